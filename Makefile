@@ -1,0 +1,32 @@
+# Shelfwise: `make demo` sets up and runs the main job on the bundled demo catalog; `make test` tests.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test test-fast bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/shelfwise catalog import config/demo/catalog.jsonl
+	$(BIN)/shelfwise index build
+	$(BIN)/shelfwise status
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/build_indexes_100k.py
+
+clean:
+	rm -rf var .pytest_cache

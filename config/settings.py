@@ -1,0 +1,192 @@
+"""Typed settings: config/settings.yaml read once, overridable by environment variables."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+CONFIG_DIR = PROJECT_ROOT / "config"
+ENV_PREFIX = "SHELFWISE__"
+
+
+class SettingsError(ValueError):
+    """A settings file or override that does not fit the schema."""
+
+
+@dataclass(frozen=True)
+class OpenAIEmbedderSettings:
+    base_url: str = "http://127.0.0.1:8080/v1"
+    model: str = "text-embedding-3-small"
+    api_key_env: str = "SHELFWISE_EMBEDDINGS_API_KEY"
+    timeout_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class EmbedderSettings:
+    backend: Literal["use", "e5", "openai"] = "use"
+    threads: int = 2
+    batch_size: int = 64
+    openai: OpenAIEmbedderSettings = field(default_factory=OpenAIEmbedderSettings)
+
+
+@dataclass(frozen=True)
+class TextSection:
+    field: str
+    repeat: int = 1
+    max_chars: int | None = None
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    brute_force_max_rows: int = 50_000
+    keep_versions: int = 2
+    text_sections: tuple[TextSection, ...] = ()
+
+
+@dataclass(frozen=True)
+class BM25Settings:
+    backend: Literal["bm25s", "rank_bm25"] = "bm25s"
+    method: Literal["lucene", "robertson", "atire", "bm25l", "bm25+"] = "lucene"
+    k1: float = 1.5
+    b: float = 0.75
+    field_weights: dict[str, float] = field(
+        default_factory=lambda: {"title": 2.0, "authors": 1.0, "summary": 1.5}
+    )
+
+
+@dataclass(frozen=True)
+class EnrichmentSettings:
+    min_similarity: float = 0.25
+    second_value_margin: float = 0.02
+    max_values_per_dimension: int = 2
+
+
+@dataclass(frozen=True)
+class PrefectSettings:
+    log_level: str = "INFO"
+
+
+@dataclass(frozen=True)
+class Settings:
+    workspace: Path = Path("var")
+    outputs_dir: Path = Path("outputs")
+    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
+    bm25: BM25Settings = field(default_factory=BM25Settings)
+    enrichment: EnrichmentSettings = field(default_factory=EnrichmentSettings)
+    prefect: PrefectSettings = field(default_factory=PrefectSettings)
+
+    @property
+    def duckdb_path(self) -> Path:
+        return self.workspace / "shelfwise.duckdb"
+
+    @property
+    def indexes_dir(self) -> Path:
+        return self.workspace / "indexes"
+
+    @property
+    def prefect_home(self) -> Path:
+        return self.workspace / "prefect"
+
+
+def _build(cls: Any, raw: Any, where: str) -> Any:
+    """Turn parsed YAML into the annotated type `cls`, naming the key that does not fit."""
+    origin = typing.get_origin(cls)
+    if dataclasses.is_dataclass(cls):
+        if not isinstance(raw, dict):
+            raise SettingsError(f"{where}: expected a mapping, got {raw!r}")
+        hints = typing.get_type_hints(cls)
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(raw) - known
+        if unknown:
+            raise SettingsError(f"{where}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**{k: _build(hints[k], v, f"{where}.{k}") for k, v in raw.items()})
+    if origin is Literal:
+        if raw not in typing.get_args(cls):
+            raise SettingsError(f"{where}: {raw!r} is not one of {typing.get_args(cls)}")
+        return raw
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(cls) if a is not type(None)]
+        return None if raw is None else _build(args[0], raw, where)
+    if origin is tuple:
+        item = typing.get_args(cls)[0]
+        return tuple(_build(item, v, f"{where}[{i}]") for i, v in enumerate(raw or []))
+    if origin is dict:
+        key_t, val_t = typing.get_args(cls)
+        return {_build(key_t, k, where): _build(val_t, v, f"{where}.{k}") for k, v in (raw or {}).items()}
+    if cls is Path:
+        return Path(str(raw))
+    if cls is bool:
+        if isinstance(raw, str):
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+        return bool(raw)
+    if cls in (int, float, str):
+        try:
+            return cls(raw)
+        except (TypeError, ValueError) as exc:
+            raise SettingsError(f"{where}: expected {cls.__name__}, got {raw!r}") from exc
+    return raw
+
+
+def _apply_env_overrides(raw: dict, environ: typing.Mapping[str, str]) -> dict:
+    """Apply SHELFWISE__A__B=value overrides; values are parsed as YAML scalars."""
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        path = [part.lower() for part in name[len(ENV_PREFIX):].split("__") if part]
+        node = raw
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+        node[path[-1]] = yaml.safe_load(value)
+    return raw
+
+
+def _resolve(path: Path) -> Path:
+    return path if path.is_absolute() else PROJECT_ROOT / path
+
+
+def load_settings(
+    path: Path | None = None, environ: typing.Mapping[str, str] | None = None
+) -> Settings:
+    """Read the settings file, apply environment overrides and resolve paths."""
+    environ = os.environ if environ is None else environ
+    path = path or Path(environ.get("SHELFWISE_CONFIG", CONFIG_DIR / "settings.yaml"))
+    with open(path, encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh) or {}
+    raw = _apply_env_overrides(raw, environ)
+    settings = _build(Settings, raw, str(path))
+    return dataclasses.replace(
+        settings, workspace=_resolve(settings.workspace), outputs_dir=_resolve(settings.outputs_dir)
+    )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return load_settings()
+
+
+def configure_runtime_environment(settings: Settings) -> None:
+    """Keep Prefect offline, quiet and inside the workspace; call before importing prefect."""
+    settings.prefect_home.mkdir(parents=True, exist_ok=True)
+    defaults = {
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_HOME": str(settings.prefect_home),
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+        "PREFECT_LOGGING_LEVEL": settings.prefect.log_level,
+        # Steps log to the "shelfwise" logger; this sends those lines to the Prefect run logs too.
+        "PREFECT_LOGGING_EXTRA_LOGGERS": "shelfwise",
+        "LANCE_LOG": "error",  # LanceDB's Rust logger warns on every new table
+    }
+    for name, value in defaults.items():
+        os.environ.setdefault(name, value)

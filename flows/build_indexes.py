@@ -1,0 +1,100 @@
+"""The index-build flow: DuckDB catalog -> LanceDB `books` and `sentences` tables + a BM25 index."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+
+from prefect import flow, task
+from prefect.cache_policies import NONE
+
+from config.settings import Settings, get_settings
+from config.vocabulary import get_vocabulary
+from storage import index_store
+from storage.catalog_db import CatalogDB, open_catalog
+from storage.models import IndexVersion
+from tasks import index_build
+from tasks.embedders import create_embedder
+from tasks.progress import logger
+
+
+def _step(fn, name: str):
+    # Inputs (a DuckDB connection, arrays) are not hashable for Prefect's cache: caching is off.
+    return task(fn, name=name, cache_policy=NONE)
+
+
+enrich_tags = _step(index_build.enrich_untagged, "enrich-tags")
+embed_books = _step(index_build.embed_books, "embed-books")
+embed_sentences = _step(index_build.embed_sentences, "embed-sentences")
+build_bm25 = _step(index_build.build_bm25, "build-bm25")
+write_books_table = _step(index_store.write_books_table, "write-lance-books")
+write_sentences_table = _step(index_store.write_sentences_table, "write-lance-sentences")
+save_bm25 = _step(index_store.save_bm25, "save-bm25")
+
+
+@contextmanager
+def _timed(stage_seconds: dict[str, float], stage: str):
+    start = time.perf_counter()
+    yield
+    stage_seconds[stage] = round(time.perf_counter() - start, 3)
+    logger.info("stage %s: %.2fs", stage, stage_seconds[stage])
+
+
+def commit_version(db: CatalogDB, version: IndexVersion, content_hashes: dict[str, str],
+                   settings: Settings) -> None:
+    """Make the new version current, then delete versions beyond the ones config keeps."""
+    db.commit_index_version(version, content_hashes)
+    keep = {v.version_id for v in db.index_versions()[: settings.index.keep_versions]}
+    index_store.prune_versions(settings.indexes_dir, keep)
+
+
+@flow(name="build-indexes")
+def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
+    """Build (incrementally unless `full`) the vector and BM25 indexes from the catalog."""
+    settings = get_settings()
+    vocabulary = get_vocabulary()
+    use_cache = not full
+    stages: dict[str, float] = {}
+    with open_catalog(settings.duckdb_path) as db:
+        with _timed(stages, "load_model"):
+            embedder = create_embedder(settings.embedder)
+        with _timed(stages, "load_catalog"):
+            books = db.load_books()
+        with _timed(stages, "embed_sentences"):
+            sentences = embed_sentences(books, embedder, db, use_cache)
+        with _timed(stages, "enrich_tags"):
+            enriched = enrich_tags(books, sentences, vocabulary, embedder, db, settings, use_cache)
+        books = enriched.books
+        snapshot = index_build.snapshot_hash(books, embedder, settings)
+        current = db.current_index_version()
+        if current and not full and current.snapshot_hash == snapshot and index_store.version_exists(current.path):
+            logger.info("index %s is up to date with the catalog", current.version_id)
+            return index_build.IndexBuildReport(current.version_id, True, current.book_count,
+                                                current.sentence_count, enriched.enriched, 0, 0, 0, stages)
+        with _timed(stages, "embed_books"):
+            book_vectors = embed_books(books, vocabulary, embedder, db, settings, use_cache)
+        with _timed(stages, "build_bm25"):
+            bm25 = build_bm25(books, db, settings, use_cache)
+        version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
+        with _timed(stages, "write_lance"):
+            write_books_table(path, index_build.lance_book_columns(books, vocabulary), book_vectors.vectors,
+                              vocabulary.dimension_names, settings.index.brute_force_max_rows)
+            write_sentences_table(path, {"book_id": sentences.book_ids, "position": sentences.positions,
+                                         "text": sentences.texts}, sentences.vectors)
+        with _timed(stages, "save_bm25"):
+            save_bm25(path, bm25.index)
+        version = IndexVersion(
+            version_id=version_id, created_at=datetime.now(timezone.utc).replace(tzinfo=None),
+            path=str(path), snapshot_hash=snapshot, book_count=len(books),
+            sentence_count=len(sentences.texts), embedder=embedder.model_id, embedding_dim=embedder.dim,
+            books_embedded=book_vectors.embedded, sentences_embedded=sentences.embedded, stage_seconds=stages,
+        )
+        with _timed(stages, "commit"):
+            commit_version(db, version, {b.book_id: b.content_hash for b in books}, settings)
+        logger.info("index version %s is current: %d books, %d sentences", version_id, len(books),
+                    len(sentences.texts))
+        return index_build.IndexBuildReport(
+            version_id, False, len(books), len(sentences.texts), enriched.enriched, book_vectors.embedded,
+            sentences.embedded, bm25.tokenized, stages,
+        )

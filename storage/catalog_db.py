@@ -1,0 +1,412 @@
+"""The DuckDB catalog: books, rejected rows, caches and index versions.
+
+All DuckDB reads and writes go through CatalogDB. DuckDB allows one writing process and readers
+block it, so one CatalogDB is opened per flow run and passed to the steps that need it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from storage.models import BookRecord, ImportCounts, IndexVersion, RejectedRow
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS books (
+    book_id VARCHAR PRIMARY KEY,
+    isbn VARCHAR,
+    title VARCHAR NOT NULL,
+    subtitle VARCHAR,
+    authors VARCHAR[],
+    publisher VARCHAR,
+    pub_year INTEGER,
+    language VARCHAR,
+    call_no VARCHAR,
+    summary VARCHAR,
+    author_intro VARCHAR,
+    toc VARCHAR,
+    tags VARCHAR,            -- JSON {dimension: [value, ...]}
+    tag_origin VARCHAR,      -- 'source' | 'enriched' | NULL (untagged)
+    tag_scores VARCHAR,      -- JSON {dimension: {value: similarity}}, enrichment only
+    rating DOUBLE,
+    rating_count INTEGER,
+    pages INTEGER,
+    copies_available INTEGER,
+    content_hash VARCHAR NOT NULL,
+    source_file VARCHAR,
+    updated_at TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS rejected_rows (
+    source_file VARCHAR,
+    row_number INTEGER,
+    field VARCHAR,
+    reason VARCHAR,
+    raw VARCHAR,
+    rejected_at TIMESTAMP,
+    PRIMARY KEY (source_file, row_number, reason)
+);
+CREATE TABLE IF NOT EXISTS embedding_cache (
+    model VARCHAR,
+    text_hash VARCHAR,
+    vector FLOAT[],
+    PRIMARY KEY (model, text_hash)
+);
+CREATE TABLE IF NOT EXISTS bm25_tokens (
+    book_id VARCHAR PRIMARY KEY,
+    analysis_key VARCHAR,    -- content hash + analyzer settings the tokens were made with
+    tokens VARCHAR[]
+);
+CREATE TABLE IF NOT EXISTS index_versions (
+    version_id VARCHAR PRIMARY KEY,
+    created_at TIMESTAMP,
+    path VARCHAR,
+    snapshot_hash VARCHAR,
+    book_count INTEGER,
+    sentence_count INTEGER,
+    embedder VARCHAR,
+    embedding_dim INTEGER,
+    books_embedded INTEGER,
+    sentences_embedded INTEGER,
+    stage_seconds VARCHAR,
+    is_current BOOLEAN
+);
+CREATE TABLE IF NOT EXISTS indexed_books (
+    book_id VARCHAR PRIMARY KEY,
+    content_hash VARCHAR
+);
+"""
+
+BOOK_COLUMNS = (
+    "book_id", "isbn", "title", "subtitle", "authors", "publisher", "pub_year", "language",
+    "call_no", "summary", "author_intro", "toc", "tags", "tag_origin", "tag_scores", "rating",
+    "rating_count", "pages", "copies_available", "content_hash", "source_file", "updated_at",
+)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def _book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime) -> dict:
+    return {
+        "book_id": book.book_id,
+        "isbn": book.isbn,
+        "title": book.title,
+        "subtitle": book.subtitle,
+        "authors": list(book.authors),
+        "publisher": book.publisher,
+        "pub_year": book.pub_year,
+        "language": book.language,
+        "call_no": book.call_no,
+        "summary": book.summary,
+        "author_intro": book.author_intro,
+        "toc": book.toc,
+        "tags": json.dumps({d: list(v) for d, v in book.tags.items()}, ensure_ascii=False),
+        "tag_origin": book.tag_origin,
+        "tag_scores": json.dumps(book.tag_scores, ensure_ascii=False) if book.tag_scores else None,
+        "rating": book.rating,
+        "rating_count": book.rating_count,
+        "pages": book.pages,
+        "copies_available": book.copies_available,
+        "content_hash": book.content_hash,
+        "source_file": source_file,
+        "updated_at": updated_at,
+    }
+
+
+def _row_to_book(row: dict) -> BookRecord:
+    tags = json.loads(row["tags"]) if row["tags"] else {}
+    return BookRecord(
+        book_id=row["book_id"],
+        title=row["title"],
+        isbn=row["isbn"],
+        subtitle=row["subtitle"],
+        authors=tuple(row["authors"] or ()),
+        publisher=row["publisher"],
+        pub_year=row["pub_year"],
+        language=row["language"],
+        call_no=row["call_no"],
+        summary=row["summary"],
+        author_intro=row["author_intro"],
+        toc=row["toc"],
+        tags={d: tuple(v) for d, v in tags.items()},
+        rating=row["rating"],
+        rating_count=row["rating_count"],
+        pages=row["pages"],
+        copies_available=row["copies_available"],
+        tag_origin=row["tag_origin"],
+        tag_scores=json.loads(row["tag_scores"]) if row["tag_scores"] else {},
+        content_hash=row["content_hash"],
+        updated_at=row["updated_at"],
+    )
+
+
+class CatalogDB:
+    """One open DuckDB catalog."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, path: Path):
+        self.conn = conn
+        self.path = path
+        self.conn.execute(SCHEMA)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.conn.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # ---- books -----------------------------------------------------------------------------
+
+    def existing_hashes(self) -> dict[str, str]:
+        rows = self.conn.execute("SELECT book_id, content_hash FROM books").fetchall()
+        return dict(rows)
+
+    def import_books(
+        self, books: Sequence[BookRecord], rejected: Sequence[RejectedRow], source_file: str
+    ) -> ImportCounts:
+        """Upsert valid books and record rejected rows, in one transaction."""
+        existing = self.existing_hashes()
+        changed = [b for b in books if existing.get(b.book_id) != b.content_hash]
+        inserted = sum(1 for b in changed if b.book_id not in existing)
+        now = _now()
+        with self.transaction():
+            if changed:
+                table = pa.Table.from_pylist([_book_to_row(b, source_file, now) for b in changed])
+                self.conn.register("incoming_books", table)
+                cols = ", ".join(BOOK_COLUMNS)
+                updates = ", ".join(f"{c} = excluded.{c}" for c in BOOK_COLUMNS if c != "book_id")
+                self.conn.execute(
+                    f"INSERT INTO books ({cols}) SELECT {cols} FROM incoming_books "
+                    f"ON CONFLICT (book_id) DO UPDATE SET {updates}"
+                )
+                self.conn.unregister("incoming_books")
+            self._record_rejected(rejected, now)
+        return ImportCounts(
+            inserted=inserted,
+            updated=len(changed) - inserted,
+            unchanged=len(books) - len(changed),
+            rejected=len(rejected),
+        )
+
+    def _record_rejected(self, rejected: Sequence[RejectedRow], now: datetime) -> None:
+        if not rejected:
+            return
+        table = pa.Table.from_pylist([
+            {
+                "source_file": r.source_file,
+                "row_number": r.row_number,
+                "field": r.field,
+                "reason": r.reason,
+                "raw": json.dumps(r.raw, ensure_ascii=False, default=str),
+                "rejected_at": now,
+            }
+            for r in rejected
+        ])
+        self.conn.register("incoming_rejected", table)
+        self.conn.execute(
+            "INSERT INTO rejected_rows SELECT * FROM incoming_rejected ON CONFLICT DO NOTHING"
+        )
+        self.conn.unregister("incoming_rejected")
+
+    def load_books(self) -> list[BookRecord]:
+        """Every book, ordered by book_id so that builds are deterministic."""
+        cursor = self.conn.execute(f"SELECT {', '.join(BOOK_COLUMNS)} FROM books ORDER BY book_id")
+        names = [d[0] for d in cursor.description]
+        return [_row_to_book(dict(zip(names, row))) for row in cursor.fetchall()]
+
+    def save_enriched_tags(
+        self, tags_by_book: dict[str, tuple[dict[str, tuple[str, ...]], dict[str, dict[str, float]]]]
+    ) -> None:
+        """Store tags computed by enrichment; books with source tags are never touched."""
+        if not tags_by_book:
+            return
+        table = pa.Table.from_pylist([
+            {
+                "book_id": book_id,
+                "tags": json.dumps({d: list(v) for d, v in tags.items()}, ensure_ascii=False),
+                "tag_scores": json.dumps(scores, ensure_ascii=False),
+            }
+            for book_id, (tags, scores) in tags_by_book.items()
+        ])
+        self.conn.register("enriched", table)
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE books SET tags = enriched.tags, tag_scores = enriched.tag_scores, "
+                "tag_origin = 'enriched' FROM enriched "
+                "WHERE books.book_id = enriched.book_id AND books.tag_origin IS DISTINCT FROM 'source'"
+            )
+        self.conn.unregister("enriched")
+
+    def rejected_rows(self, source_file: str | None = None) -> list[RejectedRow]:
+        sql = "SELECT source_file, row_number, field, reason, raw FROM rejected_rows"
+        params: list = []
+        if source_file is not None:
+            sql += " WHERE source_file = ?"
+            params.append(source_file)
+        rows = self.conn.execute(sql + " ORDER BY source_file, row_number", params).fetchall()
+        return [RejectedRow(f, n, fld, reason, json.loads(raw)) for f, n, fld, reason, raw in rows]
+
+    # ---- caches ------------------------------------------------------------------------------
+
+    def cached_vectors(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Vectors already computed by `model` for these text hashes."""
+        if not text_hashes:
+            return {}
+        wanted = pa.table({"text_hash": pa.array(sorted(set(text_hashes)), pa.string())})
+        self.conn.register("wanted_hashes", wanted)
+        result = self.conn.sql(
+            "SELECT c.text_hash, c.vector FROM embedding_cache c "
+            "JOIN wanted_hashes w USING (text_hash) WHERE c.model = $model",
+            params={"model": model},
+        ).to_arrow_table()
+        self.conn.unregister("wanted_hashes")
+        if result.num_rows == 0:
+            return {}
+        hashes = result.column("text_hash").to_pylist()
+        flat = result.column("vector").combine_chunks()
+        dim = len(flat[0])
+        matrix = flat.values.to_numpy(zero_copy_only=False).astype(np.float32).reshape(-1, dim)
+        return dict(zip(hashes, matrix))
+
+    def store_vectors(self, model: str, text_hashes: Sequence[str], vectors: np.ndarray) -> None:
+        if not len(text_hashes):
+            return
+        vectors = np.asarray(vectors, dtype=np.float32)
+        table = pa.table({
+            "model": pa.array([model] * len(text_hashes), pa.string()),
+            "text_hash": pa.array(list(text_hashes), pa.string()),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1]).cast(
+                pa.list_(pa.float32())
+            ),
+        })
+        self.conn.register("new_vectors", table)
+        with self.transaction():
+            self.conn.execute("INSERT INTO embedding_cache SELECT * FROM new_vectors ON CONFLICT DO NOTHING")
+        self.conn.unregister("new_vectors")
+
+    def prune_vector_cache(self, model: str, keep_hashes: set[str]) -> int:
+        """Drop cached vectors of `model` that no current text needs; returns how many."""
+        keep = pa.table({"text_hash": pa.array(sorted(keep_hashes), pa.string())})
+        self.conn.register("keep_hashes", keep)
+        with self.transaction():
+            removed = self.conn.execute(
+                "DELETE FROM embedding_cache WHERE model = ? "
+                "AND text_hash NOT IN (SELECT text_hash FROM keep_hashes)",
+                [model],
+            ).fetchone()[0]
+        self.conn.unregister("keep_hashes")
+        return int(removed)
+
+    def cached_tokens(self) -> dict[str, tuple[str, list[str]]]:
+        """book_id -> (analysis_key, tokens) for every book tokenized before."""
+        rows = self.conn.execute("SELECT book_id, analysis_key, tokens FROM bm25_tokens").fetchall()
+        return {book_id: (key, tokens) for book_id, key, tokens in rows}
+
+    def store_tokens(self, tokens_by_book: dict[str, tuple[str, list[str]]], live_ids: set[str]) -> None:
+        """Save fresh tokens and forget books no longer in the catalog."""
+        with self.transaction():
+            if tokens_by_book:
+                table = pa.Table.from_pylist([
+                    {"book_id": b, "analysis_key": key, "tokens": toks}
+                    for b, (key, toks) in tokens_by_book.items()
+                ])
+                self.conn.register("new_tokens", table)
+                self.conn.execute(
+                    "INSERT INTO bm25_tokens SELECT * FROM new_tokens ON CONFLICT (book_id) "
+                    "DO UPDATE SET analysis_key = excluded.analysis_key, tokens = excluded.tokens"
+                )
+                self.conn.unregister("new_tokens")
+            live = pa.table({"book_id": pa.array(sorted(live_ids), pa.string())})
+            self.conn.register("live_ids", live)
+            self.conn.execute("DELETE FROM bm25_tokens WHERE book_id NOT IN (SELECT book_id FROM live_ids)")
+            self.conn.unregister("live_ids")
+
+    # ---- index versions ----------------------------------------------------------------------
+
+    def commit_index_version(self, version: IndexVersion, content_hashes: dict[str, str]) -> None:
+        """Make `version` the current index, atomically with the book states it indexed."""
+        live = pa.table({
+            "book_id": pa.array(list(content_hashes), pa.string()),
+            "content_hash": pa.array(list(content_hashes.values()), pa.string()),
+        })
+        self.conn.register("indexed_now", live)
+        with self.transaction():
+            self.conn.execute("UPDATE index_versions SET is_current = false WHERE is_current")
+            self.conn.execute(
+                "INSERT INTO index_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true)",
+                [
+                    version.version_id, version.created_at, version.path, version.snapshot_hash,
+                    version.book_count, version.sentence_count, version.embedder,
+                    version.embedding_dim, version.books_embedded, version.sentences_embedded,
+                    json.dumps(version.stage_seconds),
+                ],
+            )
+            self.conn.execute("DELETE FROM indexed_books")
+            self.conn.execute("INSERT INTO indexed_books SELECT * FROM indexed_now")
+        self.conn.unregister("indexed_now")
+
+    def index_versions(self) -> list[IndexVersion]:
+        cursor = self.conn.execute(
+            "SELECT version_id, created_at, path, snapshot_hash, book_count, sentence_count, embedder, "
+            "embedding_dim, books_embedded, sentences_embedded, stage_seconds, is_current "
+            "FROM index_versions ORDER BY created_at DESC, version_id DESC"
+        )
+        return [
+            IndexVersion(
+                version_id=r[0], created_at=r[1], path=r[2], snapshot_hash=r[3], book_count=r[4],
+                sentence_count=r[5], embedder=r[6], embedding_dim=r[7], books_embedded=r[8],
+                sentences_embedded=r[9], stage_seconds=json.loads(r[10]), is_current=r[11],
+            )
+            for r in cursor.fetchall()
+        ]
+
+    def current_index_version(self) -> IndexVersion | None:
+        return next((v for v in self.index_versions() if v.is_current), None)
+
+    def books_changed_since_build(self) -> dict[str, int]:
+        """How the catalog differs from what the current index holds."""
+        added, changed = self.conn.execute(
+            "SELECT count(*) FILTER (WHERE i.book_id IS NULL), "
+            "count(*) FILTER (WHERE i.book_id IS NOT NULL AND i.content_hash <> b.content_hash) "
+            "FROM books b LEFT JOIN indexed_books i USING (book_id)"
+        ).fetchone()
+        removed = self.conn.execute(
+            "SELECT count(*) FROM indexed_books WHERE book_id NOT IN (SELECT book_id FROM books)"
+        ).fetchone()[0]
+        return {"added": added, "changed": changed, "removed": removed}
+
+    def catalog_counts(self) -> dict[str, int]:
+        books, tagged_source, tagged_enriched = self.conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE tag_origin = 'source'), "
+            "count(*) FILTER (WHERE tag_origin = 'enriched') FROM books"
+        ).fetchone()
+        rejected = self.conn.execute("SELECT count(*) FROM rejected_rows").fetchone()[0]
+        by_language = dict(self.conn.execute(
+            "SELECT coalesce(language, '?'), count(*) FROM books GROUP BY 1 ORDER BY 2 DESC"
+        ).fetchall())
+        return {
+            "books": books, "tagged_in_source": tagged_source, "tagged_by_enrichment": tagged_enriched,
+            "rejected_rows": rejected, **{f"language_{k}": v for k, v in by_language.items()},
+        }
+
+
+@contextmanager
+def open_catalog(path: Path) -> Iterator[CatalogDB]:
+    """Open (and create) the catalog database at `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = duckdb.connect(str(path))
+    try:
+        yield CatalogDB(conn, path)
+    finally:
+        conn.close()

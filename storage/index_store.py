@@ -1,0 +1,168 @@
+"""Index files on disk: one folder per index version holding LanceDB tables and the BM25 index.
+
+A build writes a new version folder next to the current one; DuckDB's index_versions table says
+which folder is current, so readers keep the previous index until a build has finished and been
+committed, and a build that dies half-way leaves only an orphan folder that the next build removes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import BTree, IvfFlat, LabelList
+
+from config.settings import BM25Settings
+from tasks.bm25 import BM25Index
+
+BOOKS_TABLE = "books"
+SENTENCES_TABLE = "sentences"
+SCALAR_COLUMNS = ("pub_year", "rating", "pages", "copies_available")
+
+
+def tag_column(dimension: str) -> str:
+    return f"tag_{dimension}"
+
+
+def new_version(indexes_dir: Path, snapshot_hash: str) -> tuple[str, Path]:
+    """A fresh version id and its (empty) folder."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    version_id = f"{stamp}-{snapshot_hash[:8]}"
+    path = indexes_dir / version_id
+    path.mkdir(parents=True, exist_ok=False)
+    return version_id, path
+
+
+def prune_versions(indexes_dir: Path, keep: set[str]) -> list[str]:
+    """Delete version folders not in `keep` (old versions and leftovers of failed builds)."""
+    removed = []
+    if not indexes_dir.exists():
+        return removed
+    for child in sorted(indexes_dir.iterdir()):
+        if child.is_dir() and child.name not in keep:
+            shutil.rmtree(child, ignore_errors=True)
+            removed.append(child.name)
+    return removed
+
+
+# ---- LanceDB ----------------------------------------------------------------------------------
+
+def _vector_array(vectors: np.ndarray) -> pa.FixedSizeListArray:
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    return pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
+
+
+def books_schema(tag_dimensions: tuple[str, ...], dim: int) -> pa.Schema:
+    """Typed columns, so that an all-empty column (no pages anywhere) still has its type."""
+    return pa.schema(
+        [("book_id", pa.string()), ("title", pa.string()), ("language", pa.string()),
+         ("pub_year", pa.int32()), ("rating", pa.float64()), ("pages", pa.int32()),
+         ("copies_available", pa.int32())]
+        + [(tag_column(d), pa.list_(pa.string())) for d in tag_dimensions]
+        + [("vector", pa.list_(pa.float32(), dim))]
+    )
+
+
+def write_books_table(version_path: Path, columns: dict[str, list], vectors: np.ndarray,
+                      tag_dimensions: tuple[str, ...], brute_force_max_rows: int) -> None:
+    """The LanceDB `books` table: filter columns, tag lists and the book vector, with indexes."""
+    schema = books_schema(tag_dimensions, vectors.shape[1])
+    table = pa.table({**columns, "vector": _vector_array(vectors)}, schema=schema)
+    db = lancedb.connect(str(version_path / "lance"))
+    tbl = db.create_table(BOOKS_TABLE, data=table, mode="overwrite")
+    tbl.create_scalar_index("book_id", index_type="BTREE")
+    for column in SCALAR_COLUMNS:
+        tbl.create_scalar_index(column, index_type="BTREE")
+    tbl.create_scalar_index("language", index_type="BITMAP")
+    for dim in tag_dimensions:
+        tbl.create_scalar_index(tag_column(dim), index_type="LABEL_LIST")
+    if table.num_rows > brute_force_max_rows:
+        partitions = max(1, int(math.sqrt(table.num_rows)))
+        tbl.create_index(vector_column_name="vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions))
+
+
+def write_sentences_table(version_path: Path, columns: dict[str, list], vectors: np.ndarray) -> None:
+    """The LanceDB `sentences` table: one row per summary sentence."""
+    schema = pa.schema([("book_id", pa.string()), ("position", pa.int32()), ("text", pa.string()),
+                        ("vector", pa.list_(pa.float32(), vectors.shape[1]))])
+    table = pa.table({**columns, "vector": _vector_array(vectors)}, schema=schema)
+    db = lancedb.connect(str(version_path / "lance"))
+    tbl = db.create_table(SENTENCES_TABLE, data=table, mode="overwrite")
+    if table.num_rows:
+        tbl.create_scalar_index("book_id", index_type="BTREE")
+
+
+# ---- BM25 files -------------------------------------------------------------------------------
+
+def save_bm25(version_path: Path, index: BM25Index) -> None:
+    folder = version_path / "bm25"
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = {"backend": index.settings.backend, "method": index.settings.method,
+            "k1": index.settings.k1, "b": index.settings.b, "book_ids": index.book_ids}
+    if index.settings.backend == "rank_bm25":
+        with open(folder / "tokens.jsonl", "w", encoding="utf-8") as fh:
+            for tokens in index.token_lists:
+                fh.write(json.dumps(tokens, ensure_ascii=False) + "\n")
+    else:
+        index.engine.save(str(folder / "bm25s"), show_progress=False)
+    (folder / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+
+
+def load_bm25(version_path: Path) -> BM25Index:
+    folder = version_path / "bm25"
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    settings = BM25Settings(backend=meta["backend"], method=meta["method"], k1=meta["k1"], b=meta["b"])
+    if settings.backend == "rank_bm25":
+        with open(folder / "tokens.jsonl", encoding="utf-8") as fh:
+            token_lists = [json.loads(line) for line in fh]
+        return BM25Index.build(meta["book_ids"], token_lists, settings)
+    import bm25s
+
+    engine = bm25s.BM25.load(str(folder / "bm25s"), show_progress=False)
+    return BM25Index(meta["book_ids"], settings, engine)
+
+
+# ---- reading a version --------------------------------------------------------------------------
+
+@dataclass
+class IndexSnapshot:
+    """One committed index version, open for queries."""
+
+    version_id: str
+    path: Path
+    books: lancedb.table.Table
+    sentences: lancedb.table.Table
+    bm25: BM25Index
+
+    def vector_search(self, vector: np.ndarray, k: int, where: str | None = None) -> list[tuple[str, float]]:
+        """Nearest books by cosine similarity, filter applied before the search."""
+        query = self.books.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+        query = query.distance_type("cosine")
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.select(["book_id", "_distance"]).limit(k).to_arrow().to_pylist()
+        return [(r["book_id"], 1.0 - float(r["_distance"])) for r in rows]
+
+
+def open_index(version_id: str, path: Path) -> IndexSnapshot:
+    db = lancedb.connect(str(path / "lance"))
+    return IndexSnapshot(
+        version_id=version_id,
+        path=path,
+        books=db.open_table(BOOKS_TABLE),
+        sentences=db.open_table(SENTENCES_TABLE),
+        bm25=load_bm25(path),
+    )
+
+
+def version_exists(path: str | Path) -> bool:
+    """True if a version folder is complete enough to open."""
+    path = Path(path)
+    return (path / "bm25" / "meta.json").exists() and (path / "lance").exists()

@@ -1,0 +1,101 @@
+"""Records that storage reads and writes: what a book, a rejected row and an index version are."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+# Fields that come from a catalog source; content_hash is computed over exactly these.
+SOURCE_FIELDS = (
+    "book_id", "isbn", "title", "subtitle", "authors", "publisher", "pub_year", "language",
+    "call_no", "summary", "author_intro", "toc", "tags", "rating", "rating_count", "pages",
+    "copies_available",
+)
+
+
+@dataclass(frozen=True)
+class BookRecord:
+    """One catalog book. `tags` maps a vocabulary dimension to its values."""
+
+    book_id: str
+    title: str
+    isbn: str | None = None
+    subtitle: str | None = None
+    authors: tuple[str, ...] = ()
+    publisher: str | None = None
+    pub_year: int | None = None
+    language: str | None = None
+    call_no: str | None = None
+    summary: str | None = None
+    author_intro: str | None = None
+    toc: str | None = None
+    tags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    rating: float | None = None
+    rating_count: int | None = None
+    pages: int | None = None
+    copies_available: int | None = None
+    # Set by storage / enrichment, not by sources:
+    tag_origin: str | None = None  # "source" | "enriched" | None
+    tag_scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    content_hash: str = ""
+    updated_at: datetime | None = None
+
+    def source_dict(self) -> dict:
+        """The source fields as plain JSON-able values."""
+        data = asdict(self)
+        out = {name: data[name] for name in SOURCE_FIELDS}
+        out["authors"] = list(self.authors)
+        out["tags"] = {dim: list(vals) for dim, vals in sorted(self.tags.items())}
+        return out
+
+    def compute_content_hash(self) -> str:
+        payload = json.dumps(self.source_dict(), ensure_ascii=False, sort_keys=True)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    @property
+    def title_line(self) -> str:
+        parts = [self.title]
+        if self.subtitle:
+            parts.append(self.subtitle)
+        if self.authors:
+            parts.append(" / ".join(self.authors))
+        return " — ".join(parts)
+
+
+@dataclass(frozen=True)
+class RejectedRow:
+    """A source row that failed validation, kept with its reason."""
+
+    source_file: str
+    row_number: int
+    field: str
+    reason: str
+    raw: dict
+
+
+@dataclass(frozen=True)
+class ImportCounts:
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    rejected: int = 0
+
+
+@dataclass(frozen=True)
+class IndexVersion:
+    """One finished index build, as recorded in DuckDB."""
+
+    version_id: str
+    created_at: datetime
+    path: str
+    snapshot_hash: str
+    book_count: int
+    sentence_count: int
+    embedder: str
+    embedding_dim: int
+    books_embedded: int
+    sentences_embedded: int
+    stage_seconds: dict[str, float]
+    is_current: bool = False

@@ -1,0 +1,50 @@
+"""The embedder interface every backend implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+ProgressCallback = Callable[[int], None]
+
+
+class Embedder(ABC):
+    """Turns texts into L2-normalised float32 vectors, in batches."""
+
+    #: Identifies the model in caches and index versions; vectors of different ids never mix.
+    model_id: str
+    dim: int
+
+    def __init__(self, batch_size: int = 64):
+        self.batch_size = batch_size
+
+    @abstractmethod
+    def _embed_batch(self, texts: list[str], is_query: bool) -> np.ndarray:
+        """Embed one batch; may return vectors that are not yet normalised."""
+
+    def embed_documents(self, texts: Sequence[str], on_batch: ProgressCallback | None = None) -> np.ndarray:
+        """Vectors for catalog texts, one row per text."""
+        return self._embed(texts, is_query=False, on_batch=on_batch)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for queries (some models embed queries differently from documents)."""
+        return self._embed(texts, is_query=True, on_batch=None)
+
+    def _embed(self, texts: Sequence[str], is_query: bool, on_batch: ProgressCallback | None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = [t if t.strip() else " " for t in texts[start:start + self.batch_size]]
+            parts.append(np.asarray(self._embed_batch(batch, is_query), dtype=np.float32))
+            if on_batch:
+                on_batch(len(batch))
+        return normalize(np.vstack(parts))
+
+
+def normalize(vectors: np.ndarray) -> np.ndarray:
+    """Scale each row to unit length (zero rows stay zero)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)

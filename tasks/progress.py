@@ -1,0 +1,35 @@
+"""Progress of long steps (done/total, rate, ETA), logged to the terminal and to Prefect."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+logger = logging.getLogger("shelfwise")
+
+
+class Progress:
+    """Counts work done and logs at most every `every_seconds`, plus once at the end."""
+
+    def __init__(self, label: str, total: int, every_seconds: float = 5.0):
+        self.label = label
+        self.total = total
+        self.done = 0
+        self.every_seconds = every_seconds
+        self._start = time.perf_counter()
+        self._last_report = self._start
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if self.done >= self.total or now - self._last_report >= self.every_seconds:
+            self._last_report = now
+            logger.info(self.message(now))
+
+    def message(self, now: float | None = None) -> str:
+        elapsed = max((now or time.perf_counter()) - self._start, 1e-9)
+        rate = self.done / elapsed
+        remaining = (self.total - self.done) / rate if rate > 0 else float("inf")
+        eta = "done" if self.done >= self.total else f"ETA {remaining:,.0f}s"
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        return f"{self.label}: {self.done:,}/{self.total:,} ({pct:.0f}%), {rate:,.1f}/s, {eta}"

@@ -1,0 +1,99 @@
+"""Language detection, sentence splitting and BM25 tokenization for Chinese and English text."""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+
+import jieba
+import yaml
+from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN_PLUS
+
+from config.settings import CONFIG_DIR
+
+jieba.setLogLevel(logging.WARNING)
+
+# Bump when tokenization changes, so that stored BM25 tokens are recomputed.
+ANALYZER_VERSION = "1"
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_WORD = re.compile(r"[^\W_]+")
+_ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|No|Vol)\.$")
+# A sentence ends at Chinese end punctuation, or at . ! ? followed by space (English).
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；])\s*|(?<=[.!?][\"”’')])\s+|(?<=[.!?])\s+(?=[A-Z\"“‘(0-9])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def cjk_share(text: str) -> float:
+    """Share of CJK characters among the letters of `text`."""
+    cjk = len(_CJK.findall(text))
+    latin = len(_LATIN.findall(text))
+    return cjk / (cjk + latin) if cjk + latin else 0.0
+
+
+def detect_language(text: str) -> str:
+    """'zh' when CJK characters make up at least 30% of the letters, else 'en'."""
+    return "zh" if cjk_share(text) >= 0.3 else "en"
+
+
+def normalize_language(code: str | None, text_for_detection: str = "") -> str:
+    """Map source language codes (zh-CN, chi, eng, en-US ...) to 'zh' / 'en' / the code itself."""
+    code = (code or "").strip().lower()
+    if not code:
+        return detect_language(text_for_detection)
+    if code.startswith("zh") or code in {"chi", "zho", "chs", "cht", "cn"}:
+        return "zh"
+    if code.startswith("en") or code == "eng":
+        return "en"
+    return code
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> dict[str, frozenset[str]]:
+    """Stopwords per language: the bm25s lists plus config/stopwords.yaml."""
+    with open(CONFIG_DIR / "stopwords.yaml", encoding="utf-8") as fh:
+        extra = (yaml.safe_load(fh) or {}).get("extra", {})
+    return {
+        "en": frozenset(STOPWORDS_EN_PLUS) | frozenset(extra.get("en", [])),
+        "zh": frozenset(STOPWORDS_CHINESE) | frozenset(extra.get("zh", [])) | frozenset(STOPWORDS_EN_PLUS),
+    }
+
+
+def tokenize(text: str, language: str) -> list[str]:
+    """BM25 tokens: jieba cut_for_search for Chinese, word tokens for anything else; no stopwords."""
+    if not text:
+        return []
+    text = text.lower()
+    if language == "zh":
+        raw = jieba.cut_for_search(text)
+        stop = stopwords()["zh"]
+    else:
+        raw = _WORD.findall(text)
+        stop = stopwords()["en"]
+    return [t for t in (tok.strip() for tok in raw) if t and t not in stop and _has_word_char(t)]
+
+
+def _has_word_char(token: str) -> bool:
+    return any(ch.isalnum() for ch in token)
+
+
+def split_sentences(text: str | None) -> list[str]:
+    """Split a summary into sentences (Chinese and English punctuation)."""
+    if not text:
+        return []
+    sentences: list[str] = []
+    for part in (p.strip() for p in _SENTENCE_END.split(text.strip())):
+        if not part:
+            continue
+        if sentences and _ABBREVIATION.search(sentences[-1]):
+            sentences[-1] = f"{sentences[-1]} {part}"
+        else:
+            sentences.append(part)
+    return sentences
+
+
+def has_control_characters(text: str) -> bool:
+    """True if `text` holds C0 control characters other than tab and newlines."""
+    return bool(_CONTROL.search(text))

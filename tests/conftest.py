@@ -1,0 +1,70 @@
+"""Shared fixtures. Tests are split by cost: unit (pure functions), integration (real DuckDB,
+LanceDB and embedder), flows (real Prefect flow runs, marked slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# Prefect must be configured before it is first imported.
+_PREFECT_HOME = Path(tempfile.mkdtemp(prefix="shelfwise-prefect-"))
+os.environ.setdefault("DO_NOT_TRACK", "1")
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ["PREFECT_HOME"] = str(_PREFECT_HOME)
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "shelfwise")
+os.environ.setdefault("LANCE_LOG", "error")
+
+from config.settings import PROJECT_ROOT, get_settings  # noqa: E402
+from config.vocabulary import get_vocabulary  # noqa: E402
+
+SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+DEMO_CATALOG = PROJECT_ROOT / "config" / "demo" / "catalog.jsonl"
+
+
+def shared_data(name: str) -> Path:
+    """A file in ../shared/data; the test is skipped where that folder is not beside the project."""
+    path = SHARED_DATA / name
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    return path
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    """A fresh workspace folder, made the process-wide settings' workspace for this test."""
+    monkeypatch.setenv("SHELFWISE__WORKSPACE", str(tmp_path / "var"))
+    get_settings.cache_clear()
+    yield get_settings()
+    get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def vocabulary():
+    return get_vocabulary()
+
+
+@pytest.fixture(scope="session")
+def demo_rows() -> list[dict]:
+    with open(DEMO_CATALOG, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from tasks.embedders import create_embedder
+
+    return create_embedder(get_settings().embedder)
+
+
+@pytest.fixture(scope="session")
+def prefect_server():
+    """One temporary Prefect server for every flow test of the session."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield

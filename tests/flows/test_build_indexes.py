@@ -1,0 +1,113 @@
+"""Real Prefect runs of the index-build flow on a small catalog, with the real embedder."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from flows.build_indexes import build_indexes
+from storage.catalog_db import CatalogDB, open_catalog
+from storage.index_store import open_index
+from tasks.catalog_import import ColumnMapping, validate_file
+from tasks.text_analysis import tokenize
+
+pytestmark = pytest.mark.slow
+
+BOOKS = [
+    ("zh-1", "边城", "沈从文", 1934, "zh", "湘西小镇茶峒，翠翠和爷爷守着渡船。她等一个也许不会回来的人。", {"emotional_tone": ["忧伤怅惘"]}),
+    ("zh-2", "呐喊", "鲁迅", 1923, "zh", "鲁迅的第一部小说集。狂人日记和阿Q正传写出了国民的麻木。", {"emotional_tone": ["沉重压抑"]}),
+    ("zh-3", "三体", "刘慈欣", 2008, "zh", "文化大革命中，叶文洁向宇宙发出信号。三体文明随之而来。", {"spatial_atmosphere": ["宇宙星空"]}),
+    ("zh-4", "我与地坛", "史铁生", 1991, "zh", "作者摇着轮椅走进地坛。他在园子里想生与死，也想念母亲。", {}),
+    ("zh-5", "活着", "余华", 1993, "zh", "福贵失去了一个又一个亲人。他和一头老牛一起活了下来。", {}),
+    ("zh-6", "草房子", "曹文轩", 1997, "zh", "油麻地小学的桑桑度过了六年。那里有金色的草房子。", {}),
+    ("en-1", "Stoner", "John Williams", 1965, "en", "A farm boy becomes a professor of English. His quiet life is full of small defeats.", {"emotional_tone": ["忧伤怅惘"]}),
+    ("en-2", "Dune", "Frank Herbert", 1965, "en", "Paul Atreides comes to the desert planet Arrakis. Spice, sandworms and empire collide.", {}),
+    ("en-3", "Walden", "Henry David Thoreau", 1854, "en", "Thoreau lives two years in a cabin by a pond. He writes about simple living in nature.", {}),
+    ("en-4", "The Martian", "Andy Weir", 2011, "en", "An astronaut is stranded on Mars. He survives with science and jokes.", {}),
+    ("en-5", "Charlotte's Web", "E. B. White", 1952, "en", "A spider saves a pig by writing words in her web. A warm story of friendship on a farm.", {}),
+    ("en-6", "Moby-Dick", "Herman Melville", 1851, "en", "Captain Ahab hunts the white whale across the oceans. Ishmael tells the tale.", {}),
+]
+
+
+def write_catalog(path: Path, edits: dict[str, str] | None = None) -> Path:
+    edits = edits or {}
+    with open(path, "w", encoding="utf-8") as fh:
+        for book_id, title, author, year, lang, summary, tags in BOOKS:
+            fh.write(json.dumps({"book_id": book_id, "title": title, "authors": [author], "pub_year": year,
+                                 "language": lang, "summary": edits.get(book_id, summary), "tags": tags,
+                                 "copies_available": 1}, ensure_ascii=False) + "\n")
+    return path
+
+
+def import_catalog(settings, vocabulary, source: Path):
+    with open_catalog(settings.duckdb_path) as db:
+        return db.import_books(validate_file(source, ColumnMapping(), vocabulary).books, [], str(source))
+
+
+def changed_since_build(settings) -> dict:
+    with open_catalog(settings.duckdb_path) as db:
+        return db.books_changed_since_build()
+
+
+def test_incremental_build_reembeds_only_the_edited_books(prefect_server, workspace, vocabulary, tmp_path):
+    source = write_catalog(tmp_path / "catalog.jsonl")
+    import_catalog(workspace, vocabulary, source)
+    first = build_indexes()
+    assert (first.book_count, first.books_enriched, first.books_embedded) == (12, 8, 12)
+    assert first.sentence_count == first.sentences_embedded == 24
+
+    edits = {"zh-4": "他在地坛里坐了十五年。", "en-2": "A desert planet. A boy becomes a prophet.",
+             "en-6": "A whaling voyage ends in ruin."}
+    counts = import_catalog(workspace, vocabulary, write_catalog(source, edits))
+    assert (counts.updated, counts.unchanged) == (3, 9)
+    assert changed_since_build(workspace) == {"added": 0, "changed": 3, "removed": 0}
+
+    second = build_indexes()
+    assert second.books_embedded == 3
+    assert second.books_tokenized == 3
+    assert second.sentences_embedded == 4  # only the edited books' new sentences
+    assert changed_since_build(workspace) == {"added": 0, "changed": 0, "removed": 0}
+
+    third = build_indexes()
+    assert third.up_to_date and third.version_id == second.version_id
+
+    with open_catalog(workspace.duckdb_path) as db:
+        books = {b.book_id: b for b in db.load_books()}
+        current = db.current_index_version()
+    # Untagged books were tagged with scores kept; source tags were left alone.
+    assert books["zh-4"].tag_origin == "enriched" and books["zh-4"].tag_scores["emotional_tone"]
+    assert books["zh-1"].tag_origin == "source" and books["zh-1"].tags == {"emotional_tone": ("忧伤怅惘",)}
+    snapshot = open_index(current.version_id, Path(current.path))
+    assert snapshot.bm25.search(tokenize("desert prophet", "en"), 3)[0][0] == "en-2"
+    assert snapshot.sentences.count_rows() == second.sentence_count == 22
+
+
+def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
+    prefect_server, workspace, vocabulary, embedder, tmp_path, monkeypatch
+):
+    source = write_catalog(tmp_path / "catalog.jsonl")
+    import_catalog(workspace, vocabulary, source)
+    good = build_indexes()
+    import_catalog(workspace, vocabulary, write_catalog(source, {"en-1": "A new summary of a quiet life."}))
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("disk full while committing")
+
+    monkeypatch.setattr(CatalogDB, "commit_index_version", fail)
+    with pytest.raises(RuntimeError, match="disk full"):
+        build_indexes()
+    monkeypatch.undo()
+
+    with open_catalog(workspace.duckdb_path) as db:
+        current = db.current_index_version()
+        assert current.version_id == good.version_id
+        assert db.books_changed_since_build()["changed"] == 1
+    snapshot = open_index(current.version_id, Path(current.path))
+    query = embedder.embed_queries(["宇宙 外星文明"])[0]
+    assert snapshot.vector_search(query, 3)[0][0] == "zh-3"
+    assert snapshot.vector_search(query, 3, where="pub_year < 1900")[0][0] in {"en-3", "en-6"}
+
+    # The next build succeeds and clears the half-built folder away.
+    recovered = build_indexes()
+    folders = sorted(p.name for p in workspace.indexes_dir.iterdir())
+    assert folders == sorted([good.version_id, recovered.version_id])
