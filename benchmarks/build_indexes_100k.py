@@ -1,0 +1,119 @@
+"""Benchmark: import a synthetic catalog (100k books by default) and build its indexes.
+
+Prints the time of every stage and the peak memory (RSS) of the process. Run:
+    .venv/bin/python benchmarks/build_indexes_100k.py [--books 100000] [--workspace /tmp/sw-bench]
+A second, incremental build after editing 1% of the books is timed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+ZH_WORDS = ("山 河 雨 夜 城市 故乡 孤独 时间 记忆 宇宙 星空 海 岛 少年 母亲 父亲 战争 和平 爱情 梦 "
+            "小镇 火车 旅行 冬天 春天 书店 灯 窗 风 雪 森林 草原 沙漠 渡口 老人 孩子 秘密 信 歌").split()
+EN_WORDS = ("river night rain city home lonely time memory universe stars sea island boy mother father war "
+            "peace love dream town train journey winter spring bookshop lamp window wind snow forest prairie "
+            "desert ferry old child secret letter song garden mountain kitchen harbour").split()
+
+
+def synthetic_book(i: int, rng: random.Random, vocabulary) -> dict:
+    zh = i % 2 == 0
+    words = ZH_WORDS if zh else EN_WORDS
+    join = "" if zh else " "
+    end = "。" if zh else "."
+    sentences = [join.join(rng.choices(words, k=rng.randint(6, 14))) + end for _ in range(rng.randint(2, 4))]
+    if not zh:
+        sentences = [s.capitalize() for s in sentences]
+    tags = {}
+    if rng.random() < 0.9:  # a tenth of the books arrive untagged and go through enrichment
+        for dim in vocabulary.dimensions:
+            tags[dim.name] = [v.name for v in rng.sample(dim.values, k=rng.randint(1, 2))]
+    return {
+        "book_id": f"syn-{i:06d}",
+        "title": join.join(rng.choices(words, k=rng.randint(1, 4))),
+        "authors": [f"Author {rng.randint(1, 20000)}"],
+        "pub_year": rng.randint(1900, 2025),
+        "language": "zh" if zh else "en",
+        "summary": join.join(sentences),
+        "pages": rng.randint(80, 900),
+        "copies_available": rng.randint(0, 5),
+        "tags": tags,
+    }
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--books", type=int, default=100_000)
+    parser.add_argument("--workspace", type=Path, default=None)
+    args = parser.parse_args()
+
+    workspace = args.workspace or Path(tempfile.mkdtemp(prefix="shelfwise-bench-"))
+    shutil.rmtree(workspace, ignore_errors=True)
+    os.environ["SHELFWISE__WORKSPACE"] = str(workspace)
+    from config.settings import configure_runtime_environment, get_settings
+
+    settings = get_settings()
+    configure_runtime_environment(settings)
+    from config.vocabulary import get_vocabulary
+    from flows.build_indexes import build_indexes
+    from storage.catalog_db import open_catalog
+    from tasks.catalog_import import ColumnMapping, validate_file
+
+    vocabulary = get_vocabulary()
+    rng = random.Random(20261122)
+    source = workspace / "synthetic.jsonl"
+    workspace.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    with open(source, "w", encoding="utf-8") as fh:
+        for i in range(args.books):
+            fh.write(json.dumps(synthetic_book(i, rng, vocabulary), ensure_ascii=False) + "\n")
+    print(f"books: {args.books:,}  workspace: {workspace}")
+    print(f"generate catalog file: {time.perf_counter() - t0:8.1f} s")
+
+    t0 = time.perf_counter()
+    rows = validate_file(source, ColumnMapping(), vocabulary)
+    t_validate = time.perf_counter() - t0
+    with open_catalog(settings.duckdb_path) as db:
+        t0 = time.perf_counter()
+        counts = db.import_books(rows.books, rows.rejected, str(source))
+        t_upsert = time.perf_counter() - t0
+    print(f"import: validate {t_validate:8.1f} s, upsert {t_upsert:8.1f} s "
+          f"({counts.inserted:,} inserted, {counts.rejected} rejected); peak RSS {peak_rss_mib():,.0f} MiB")
+    del rows
+
+    for label in ("full build", "incremental build (1% edited)"):
+        if label.startswith("incremental"):
+            with open_catalog(settings.duckdb_path) as db:
+                db.conn.execute("UPDATE books SET summary = summary || ' Revised.', content_hash = md5(content_hash) "
+                                "WHERE hash(book_id) % 100 = 0")
+        t0 = time.perf_counter()
+        report = build_indexes()
+        total = time.perf_counter() - t0
+        print(f"\n{label}: {total:,.1f} s total (including Prefect's temporary server)")
+        print(f"  books {report.book_count:,}, sentences {report.sentence_count:,}, embedded books "
+              f"{report.books_embedded:,}, embedded sentences {report.sentences_embedded:,}, "
+              f"tagged {report.books_enriched:,}, tokenized {report.books_tokenized:,}")
+        for stage, seconds in report.stage_seconds.items():
+            print(f"  {stage:<16} {seconds:10.2f} s")
+        print(f"  peak RSS so far  {peak_rss_mib():10,.0f} MiB")
+    size = sum(f.stat().st_size for f in workspace.rglob("*") if f.is_file()) / 2**20
+    print(f"\nworkspace on disk: {size:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""What gets indexed for a book, on tiny in-memory books."""
+
+import numpy as np
+
+from config.settings import EnrichmentSettings, TextSection
+from storage.models import BookRecord
+from tasks.enrich import choose_tags, enrich
+from tasks.index_text import bm25_document_tokens, book_sentences, compose_index_text, tags_text
+
+BIANCHENG = BookRecord(book_id="zh-1", title="边城", authors=("沈从文",), language="zh",
+                       summary="翠翠在渡口等。爷爷守着渡船。", tags={"emotional_tone": ("忧伤怅惘",)})
+STONER = BookRecord(book_id="en-1", title="Stoner", authors=("John Williams",), language="en",
+                    summary="A quiet life. A farm boy teaches.", tags={"emotional_tone": ("忧伤怅惘",)})
+
+
+def test_tags_are_rendered_in_the_books_language(vocabulary):
+    assert tags_text(BIANCHENG, vocabulary) == "忧伤怅惘"
+    assert tags_text(STONER, vocabulary) == "melancholy"
+
+
+def test_index_text_repeats_and_truncates_sections(vocabulary):
+    sections = (TextSection("tags", repeat=2), TextSection("title_line"), TextSection("summary", max_chars=5))
+    assert compose_index_text(BIANCHENG, vocabulary, sections).split("\n") == [
+        "忧伤怅惘", "忧伤怅惘", "边城 — 沈从文", "翠翠在渡口"]
+
+
+def test_bm25_fields_are_weighted_by_repetition():
+    tokens = bm25_document_tokens(STONER, {"title": 2.0, "authors": 1.0, "summary": 1.5})
+    assert tokens.count("stoner") == 2
+    assert tokens.count("john") == 1
+    # summary tokens: quiet life farm boy teaches; 1.5 = all once plus the first half again
+    assert tokens[4:] == ["quiet", "life", "farm", "boy", "teaches", "quiet", "life"]
+
+
+def test_sentences_come_from_the_summary():
+    assert book_sentences(BIANCHENG) == ["翠翠在渡口等。", "爷爷守着渡船。"]
+
+
+def test_enrichment_keeps_the_best_value_and_close_runners_up(vocabulary):
+    values = list(vocabulary.all_values())
+    similarities = np.full(len(values), 0.1, dtype=np.float32)
+    index = {(v.dimension, v.name): i for i, v in enumerate(values)}
+    similarities[index[("emotional_tone", "平静淡然")]] = 0.50
+    similarities[index[("emotional_tone", "忧伤怅惘")]] = 0.49
+    similarities[index[("emotional_tone", "孤独疏离")]] = 0.48
+    similarities[index[("genre", "小说")]] = 0.40
+    settings = EnrichmentSettings(min_similarity=0.25, second_value_margin=0.02, max_values_per_dimension=2)
+    tags, scores = choose_tags(similarities, values, settings)
+    assert tags == {"emotional_tone": ("平静淡然", "忧伤怅惘"), "genre": ("小说",)}
+    assert scores["emotional_tone"]["孤独疏离"] == 0.48  # every score is kept to show why
+
+
+def test_enrich_compares_each_book_with_every_value(vocabulary):
+    values = list(vocabulary.all_values())
+    value_vectors = np.eye(len(values), dtype=np.float32)
+    target = next(i for i, v in enumerate(values) if v.name == "宇宙星空")
+    book_vector = value_vectors[target:target + 1]
+    [result] = enrich(["b1"], book_vector, value_vectors, vocabulary, EnrichmentSettings())
+    assert result.tags == {"spatial_atmosphere": ("宇宙星空",)}
