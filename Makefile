@@ -17,6 +17,7 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/shelfwise catalog import config/demo/catalog.jsonl
 	$(BIN)/shelfwise index build
+	$(BIN)/shelfwise run config/demo/themes.yaml
 	$(BIN)/shelfwise status
 
 test: $(STAMP)

@@ -23,11 +23,13 @@ class SettingsError(ValueError):
 
 
 @dataclass(frozen=True)
-class OpenAIEmbedderSettings:
-    base_url: str = "http://127.0.0.1:8080/v1"
-    model: str = "text-embedding-3-small"
-    api_key_env: str = "SHELFWISE_EMBEDDINGS_API_KEY"
-    timeout_seconds: float = 30.0
+class EndpointSettings:
+    """An HTTP endpoint; the key is read from the variable named in api_key_env, never from config."""
+
+    base_url: str = "http://127.0.0.1:8081/v1"
+    model: str = ""
+    api_key_env: str = ""
+    timeout_seconds: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,7 @@ class EmbedderSettings:
     backend: Literal["use", "e5", "openai"] = "use"
     threads: int = 2
     batch_size: int = 64
-    openai: OpenAIEmbedderSettings = field(default_factory=OpenAIEmbedderSettings)
+    openai: EndpointSettings = field(default_factory=EndpointSettings)
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,55 @@ class EnrichmentSettings:
 
 
 @dataclass(frozen=True)
+class TranslationSettings:
+    backend: Literal["rules", "llm"] = "rules"
+    llm: EndpointSettings = field(default_factory=EndpointSettings)
+    llm_retries: int = 1
+
+
+@dataclass(frozen=True)
+class RecallSettings:
+    vector_top_k: int = 100
+    bm25_top_k: int = 100
+    min_confidence: float = 0.30
+    threshold_factor: float = 0.75
+    bm25_randomness: float = 0.15
+
+
+@dataclass(frozen=True)
+class FusionSettings:
+    rrf_k: int = 60
+    weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0})
+
+
+@dataclass(frozen=True)
+class RerankSettings:
+    backend: Literal["none", "http"] = "none"
+    http: EndpointSettings = field(default_factory=EndpointSettings)
+    top_n: int = 50
+    budget_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class HistorySettings:
+    days: int = 30
+    brief_similarity: float = 0.8
+    condition_similarity: float = 0.8
+
+
+@dataclass(frozen=True)
+class ShelfSettings:
+    size: int = 30
+    max_per_author: int = 2
+
+
+@dataclass(frozen=True)
+class ScheduleSettings:
+    cron: str = "0 2 * * *"
+    timezone: str = "Asia/Shanghai"
+
+
+@dataclass(frozen=True)
 class PrefectSettings:
     log_level: str = "INFO"
 
@@ -83,6 +134,13 @@ class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     bm25: BM25Settings = field(default_factory=BM25Settings)
     enrichment: EnrichmentSettings = field(default_factory=EnrichmentSettings)
+    translation: TranslationSettings = field(default_factory=TranslationSettings)
+    recall: RecallSettings = field(default_factory=RecallSettings)
+    fusion: FusionSettings = field(default_factory=FusionSettings)
+    rerank: RerankSettings = field(default_factory=RerankSettings)
+    history: HistorySettings = field(default_factory=HistorySettings)
+    shelf: ShelfSettings = field(default_factory=ShelfSettings)
+    schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     prefect: PrefectSettings = field(default_factory=PrefectSettings)
 
     @property
@@ -186,7 +244,7 @@ def configure_runtime_environment(settings: Settings) -> None:
         "PREFECT_LOGGING_LEVEL": settings.prefect.log_level,
         # Steps log to the "shelfwise" logger; this sends those lines to the Prefect run logs too.
         "PREFECT_LOGGING_EXTRA_LOGGERS": "shelfwise",
-        "LANCE_LOG": "error",  # LanceDB's Rust logger warns on every new table
+        "LANCEDB_LOG": "error",  # LanceDB's Rust logger warns on every new table
     }
     for name, value in defaults.items():
         os.environ.setdefault(name, value)

@@ -83,6 +83,74 @@ def _cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import_themes(path: Path, batch_id: str | None) -> str:
+    """Read a theme file into the themes table; returns the batch id."""
+    from storage.catalog_db import open_catalog
+    from storage.shelf_db import ShelfDB
+    from tasks.themes import read_themes
+
+    theme_file = read_themes(path, batch_id)
+    with open_catalog(get_settings().duckdb_path) as db:
+        counts = ShelfDB(db.conn).import_themes(theme_file.themes)
+        db.record_rejected(theme_file.rejected)
+    print(f"{path}: batch {theme_file.batch_id}: inserted {counts['inserted']}, updated {counts['updated']}, "
+          f"unchanged {counts['unchanged']}, rejected {len(theme_file.rejected)}")
+    for row in theme_file.rejected:
+        print(f"  rejected row {row.row_number}: {row.field}: {row.reason}")
+    return theme_file.batch_id
+
+
+def _cmd_themes_import(args: argparse.Namespace) -> int:
+    _import_themes(Path(args.file), args.batch)
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from flows.generate_shelves import generate_shelves
+
+    batch_id = _import_themes(Path(args.file), args.batch)
+    result = generate_shelves(batch_id)
+    for theme_id, count in result.shelves.items():
+        print(f"  {theme_id}: {result.statuses[theme_id]}, {count} books")
+    print(f"workbook: {result.workbook}")
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from prefect import serve
+    from prefect.schedules import Cron
+
+    from flows.build_indexes import build_indexes
+    from flows.generate_shelves import generate_shelves, nightly
+
+    schedule = get_settings().schedule
+    serve(
+        nightly.to_deployment(name="nightly", schedules=[Cron(schedule.cron, timezone=schedule.timezone)]),
+        generate_shelves.to_deployment(name="generate-shelves"),
+        build_indexes.to_deployment(name="build-indexes"),
+    )
+    return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from flows.evaluate import MODES, evaluate
+
+    dataset = Path(args.dataset).resolve()
+    modes = (args.mode,) if args.mode else MODES
+    workspace = Path(args.workspace) if args.workspace else get_settings().workspace / "eval" / dataset.name
+    scores = evaluate(dataset, modes, workspace.resolve(), args.limit)
+    if args.json:
+        print(json.dumps({"dataset": dataset.name, "scores": [asdict(s) for s in scores]}, indent=2))
+        return 0
+    print(f"{dataset.name}: {scores[0].queries} queries")
+    print(f"{'mode':<8} {'nDCG@10':>8} {'R@100':>8} {'seconds':>8}")
+    for s in scores:
+        print(f"{s.mode:<8} {s.ndcg_at_10:>8.4f} {s.recall_at_100:>8.4f} {s.seconds:>8.1f}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="shelfwise", description="Theme shelves from a library catalog.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -99,28 +167,38 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--full", action="store_true", help="ignore caches and rebuild everything")
     build.set_defaults(handler=_cmd_index_build)
 
+    themes = commands.add_parser("themes", help="theme briefs").add_subparsers(dest="action", required=True)
+    timp = themes.add_parser("import", help="import a batch of themes from YAML, CSV or XLSX")
+    timp.add_argument("file")
+    timp.add_argument("--batch", help="batch id (else the file's batch_id)")
+    timp.set_defaults(handler=_cmd_themes_import)
+
+    run = commands.add_parser("run", help="import a theme file and shelve its batch now")
+    run.add_argument("file")
+    run.add_argument("--batch", help="batch id (else the file's batch_id)")
+    run.set_defaults(handler=_cmd_run)
+
+    serve = commands.add_parser("serve", help="serve the nightly, generate-shelves and build-indexes deployments")
+    serve.set_defaults(handler=_cmd_serve)
+
+    ev = commands.add_parser("eval", help="score recall modes on a BEIR-layout data set")
+    ev.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    ev.add_argument("--mode", choices=("bm25", "vector", "hybrid", "full"), help="one mode (default: all)")
+    ev.add_argument("--json", action="store_true")
+    ev.add_argument("--limit", type=int, help="only the first N judged queries")
+    ev.add_argument("--workspace", help="where the set is indexed (default: <workspace>/eval/<set>)")
+    ev.set_defaults(handler=_cmd_eval)
+
     status = commands.add_parser("status", help="catalog counts, rejected rows, index version")
     status.add_argument("--json", action="store_true")
     status.set_defaults(handler=_cmd_status)
     return parser
 
 
-def _log_to_terminal() -> None:
-    """Progress lines of the steps on stderr; inside a flow run Prefect's handler takes over."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
-    log = logging.getLogger("shelfwise")
-    log.setLevel(logging.INFO)
-    if not log.handlers:
-        log.addHandler(handler)
-    log.propagate = False
-    logging.getLogger("bm25s").setLevel(logging.WARNING)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_runtime_environment(get_settings())
-    _log_to_terminal()
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     return args.handler(args)
 
 

@@ -191,7 +191,7 @@ class CatalogDB:
                     f"ON CONFLICT (book_id) DO UPDATE SET {updates}"
                 )
                 self.conn.unregister("incoming_books")
-            self._record_rejected(rejected, now)
+            self.record_rejected(rejected, now)
         return ImportCounts(
             inserted=inserted,
             updated=len(changed) - inserted,
@@ -199,7 +199,9 @@ class CatalogDB:
             rejected=len(rejected),
         )
 
-    def _record_rejected(self, rejected: Sequence[RejectedRow], now: datetime) -> None:
+    def record_rejected(self, rejected: Sequence[RejectedRow], now: datetime | None = None) -> None:
+        """Keep rows that failed validation, once per (file, row, reason)."""
+        now = now or _now()
         if not rejected:
             return
         table = pa.Table.from_pylist([

@@ -99,3 +99,33 @@ class IndexVersion:
     sentences_embedded: int
     stage_seconds: dict[str, float]
     is_current: bool = False
+
+
+@dataclass(frozen=True)
+class Theme:
+    """A curator's theme brief, one of a batch."""
+
+    batch_id: str
+    theme_id: str
+    theme_name: str
+    slogan: str = ""
+    description: str = ""
+    target_vibe: str = ""
+    position: int = 0  # order within the batch; earlier themes claim books first
+    status: str = "pending"  # pending | done | needs_review | failed
+
+    @property
+    def brief(self) -> str:
+        """The whole brief as one text."""
+        return "\n".join(p for p in (self.theme_name, self.slogan, self.description, self.target_vibe) if p)
+
+
+@dataclass(frozen=True)
+class HistoryShelf:
+    """A shelf delivered earlier, as the de-duplication step sees it."""
+
+    batch_id: str
+    theme_id: str
+    brief: str
+    conditions: list[dict]
+    book_ids: tuple[str, ...]

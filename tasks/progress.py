@@ -6,6 +6,8 @@ import logging
 import time
 
 logger = logging.getLogger("shelfwise")
+# Prefect attaches its handlers to this logger (PREFECT_LOGGING_EXTRA_LOGGERS) but not a level.
+logger.setLevel(logging.INFO)
 
 
 class Progress:

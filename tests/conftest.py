@@ -17,7 +17,7 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ["PREFECT_HOME"] = str(_PREFECT_HOME)
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "shelfwise")
-os.environ.setdefault("LANCE_LOG", "error")
+os.environ.setdefault("LANCEDB_LOG", "error")
 
 from config.settings import PROJECT_ROOT, get_settings  # noqa: E402
 from config.vocabulary import get_vocabulary  # noqa: E402

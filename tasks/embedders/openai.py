@@ -7,14 +7,14 @@ import os
 import httpx
 import numpy as np
 
-from config.settings import OpenAIEmbedderSettings
+from config.settings import EndpointSettings
 from tasks.embedders.base import Embedder
 
 
 class OpenAIEmbedder(Embedder):
     """Posts batches to {base_url}/embeddings; the key is read from the variable named in config."""
 
-    def __init__(self, settings: OpenAIEmbedderSettings, batch_size: int = 64):
+    def __init__(self, settings: EndpointSettings, batch_size: int = 64):
         super().__init__(batch_size)
         self._url = settings.base_url.rstrip("/") + "/embeddings"
         self._model = settings.model

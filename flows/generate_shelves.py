@@ -1,0 +1,127 @@
+"""The shelf flows: `generate-shelves` for one batch, `nightly` for index build + every pending batch."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NONE
+from pydantic import BaseModel, Field
+
+from config.settings import get_settings
+from config.vocabulary import get_vocabulary
+from flows.build_indexes import build_indexes
+from flows.shelving import shelve_theme
+from storage.catalog_db import open_catalog
+from storage.index_store import open_index
+from storage.models import Theme
+from storage.shelf_db import ShelfDB
+from tasks.embedders import create_embedder
+from tasks.export_excel import write_workbook
+from tasks.models import ThemeQuery
+from tasks.progress import logger
+from tasks.rerank import create_reranker
+from tasks.shelf import ThemeShelf
+from tasks.translate import create_translator
+
+
+class ThemeBrief(BaseModel):
+    """A theme typed in the Prefect UI's run form."""
+
+    theme_id: str = Field(description="unique within the batch, e.g. rainy-night")
+    theme_name: str
+    slogan: str = ""
+    description: str = ""
+    target_vibe: str = ""
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    batch_id: str
+    workbook: str
+    shelves: dict[str, int]  # theme_id -> books on its shelf
+    statuses: dict[str, str]
+
+
+shelve = task(shelve_theme, name="shelve-theme", task_run_name="shelve-{theme.theme_id}", cache_policy=NONE)
+export = task(write_workbook, name="export-excel", cache_policy=NONE)
+
+
+def artifact_key(batch_id: str) -> str:
+    """Prefect artifact keys allow lowercase letters, digits and dashes only."""
+    return "shelves-" + (re.sub(r"[^a-z0-9-]+", "-", batch_id.lower()).strip("-") or "batch")
+
+
+def _failed_shelf(theme: Theme, error: Exception) -> ThemeShelf:
+    empty = ThemeQuery((), (), "", 0.0, "none")
+    return ThemeShelf(theme, empty, [], "failed", [f"{type(error).__name__}: {error}"[:300]])
+
+
+def _publish_artifacts(batch_id: str, workbook: Path, shelves: list[ThemeShelf]) -> None:
+    rows = [{"theme": s.theme.theme_name, "rank": e.rank, "title": e.book.title,
+             "authors": " / ".join(e.book.authors), "year": e.book.pub_year, "sources": ", ".join(e.candidate.sources),
+             "why": e.why} for s in shelves for e in s.entries]
+    create_table_artifact(rows, key=artifact_key(batch_id), description=f"Shelves of batch {batch_id}")
+    lines = [f"# Batch {batch_id}", "", f"Workbook: `{workbook}`", "",
+             "| theme | status | books | translator |", "|---|---|---|---|"]
+    lines += [f"| {s.theme.theme_name} | {s.status} | {len(s.entries)} | {s.query.translator} |" for s in shelves]
+    create_markdown_artifact("\n".join(lines), key=artifact_key(batch_id) + "-summary",
+                             description=f"Summary of batch {batch_id}")
+
+
+@flow(name="generate-shelves")
+def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None) -> BatchResult:
+    """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx."""
+    settings = get_settings()
+    vocabulary = get_vocabulary()
+    embedder = create_embedder(settings.embedder)
+    translator = create_translator(settings.translation, vocabulary)
+    reranker = create_reranker(settings.rerank)
+    with open_catalog(settings.duckdb_path) as db:
+        shelf_db = ShelfDB(db.conn)
+        if themes:
+            shelf_db.import_themes([Theme(batch_id, t.theme_id, t.theme_name, t.slogan, t.description,
+                                          t.target_vibe, position=i) for i, t in enumerate(themes, start=1)])
+        batch_themes = shelf_db.themes(batch_id)
+        if not batch_themes:
+            raise ValueError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import`")
+        version = db.current_index_version()
+        if version is None:
+            raise RuntimeError("no index has been built yet: run `shelfwise index build`")
+        snapshot = open_index(version.version_id, Path(version.path))
+        books = {b.book_id: b for b in db.load_books()}
+        first_run_at = shelf_db.start_batch(batch_id)
+        workbook = settings.outputs_dir / f"{batch_id}.xlsx"
+        shelves: list[ThemeShelf] = []
+        with db.transaction():  # the batch's history and statuses land together or not at all
+            for theme in batch_themes:
+                history = shelf_db.history_for(batch_id, theme, first_run_at, settings.history.days)
+                try:
+                    shelf = shelve(theme, translator, snapshot, books, history, embedder, reranker, settings)
+                except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
+                    logger.exception("theme %s failed", theme.theme_id)
+                    shelf = _failed_shelf(theme, err)
+                shelves.append(shelf)
+                shelf_db.record_shelf(theme, [c.to_dict() for c in shelf.query.filter_conditions],
+                                      [e.book.book_id for e in shelf.entries])
+                shelf_db.set_theme_status(batch_id, theme.theme_id, shelf.status)
+                logger.info("theme %s: %s, %d books", theme.theme_id, shelf.status, len(shelf.entries))
+            export(workbook, batch_id, shelves)
+            shelf_db.finish_batch(batch_id, str(workbook))
+    _publish_artifacts(batch_id, workbook, shelves)
+    logger.info("batch %s written to %s", batch_id, workbook)
+    return BatchResult(batch_id, str(workbook), {s.theme.theme_id: len(s.entries) for s in shelves},
+                       {s.theme.theme_id: s.status for s in shelves})
+
+
+@flow(name="nightly")
+def nightly() -> list[BatchResult]:
+    """Bring the indexes up to date, then shelve every batch with pending themes."""
+    build_indexes()
+    with open_catalog(get_settings().duckdb_path) as db:
+        pending = ShelfDB(db.conn).pending_batches()
+    logger.info("pending batches: %s", ", ".join(pending) or "none")
+    return [generate_shelves(batch_id) for batch_id in pending]

@@ -1,0 +1,152 @@
+"""Themes, batches and the shelf history in DuckDB (same database file as the catalog)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+
+import duckdb
+import pyarrow as pa
+
+from storage.models import HistoryShelf, Theme
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS themes (
+    batch_id VARCHAR,
+    theme_id VARCHAR,
+    position INTEGER,
+    theme_name VARCHAR NOT NULL,
+    slogan VARCHAR,
+    description VARCHAR,
+    target_vibe VARCHAR,
+    status VARCHAR,
+    imported_at TIMESTAMP,
+    PRIMARY KEY (batch_id, theme_id)
+);
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id VARCHAR PRIMARY KEY,
+    first_run_at TIMESTAMP,   -- fixes which history a rerun may see, so reruns give the same shelves
+    last_run_at TIMESTAMP,
+    workbook VARCHAR
+);
+CREATE TABLE IF NOT EXISTS shelf_history (
+    batch_id VARCHAR,
+    theme_id VARCHAR,
+    book_id VARCHAR,
+    rank INTEGER,
+    brief VARCHAR,
+    conditions VARCHAR,       -- JSON list of {field, values, operator}
+    shelved_at TIMESTAMP,
+    PRIMARY KEY (batch_id, theme_id, book_id)
+);
+"""
+
+THEME_FIELDS = ("theme_name", "slogan", "description", "target_vibe")
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class ShelfDB:
+    """Themes, batches and shelf history, on an open DuckDB connection."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection):
+        self.conn = conn
+        self.conn.execute(SCHEMA)
+
+    def import_themes(self, themes: Sequence[Theme]) -> dict[str, int]:
+        """Upsert themes by (batch_id, theme_id); a changed brief goes back to pending."""
+        counts = {"inserted": 0, "updated": 0, "unchanged": 0}
+        now = _now()
+        self.conn.execute("BEGIN TRANSACTION")
+        try:
+            for theme in themes:
+                existing = self.conn.execute(
+                    "SELECT theme_name, slogan, description, target_vibe, position FROM themes "
+                    "WHERE batch_id = ? AND theme_id = ?", [theme.batch_id, theme.theme_id]).fetchone()
+                values = (theme.theme_name, theme.slogan, theme.description, theme.target_vibe, theme.position)
+                if existing == values:
+                    counts["unchanged"] += 1
+                    continue
+                counts["inserted" if existing is None else "updated"] += 1
+                self.conn.execute(
+                    "INSERT INTO themes VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?) "
+                    "ON CONFLICT (batch_id, theme_id) DO UPDATE SET position = excluded.position, "
+                    "theme_name = excluded.theme_name, slogan = excluded.slogan, "
+                    "description = excluded.description, target_vibe = excluded.target_vibe, "
+                    "status = 'pending', imported_at = excluded.imported_at",
+                    [theme.batch_id, theme.theme_id, theme.position, *values[:4], now])
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+        return counts
+
+    def themes(self, batch_id: str) -> list[Theme]:
+        rows = self.conn.execute(
+            "SELECT batch_id, theme_id, theme_name, slogan, description, target_vibe, position, status "
+            "FROM themes WHERE batch_id = ? ORDER BY position, theme_id", [batch_id]).fetchall()
+        return [Theme(b, t, n, s or "", d or "", v or "", p, st) for b, t, n, s, d, v, p, st in rows]
+
+    def pending_batches(self) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT batch_id FROM themes GROUP BY batch_id "
+            "HAVING count(*) FILTER (WHERE status = 'pending') > 0 ORDER BY min(imported_at), batch_id").fetchall()
+        return [r[0] for r in rows]
+
+    def set_theme_status(self, batch_id: str, theme_id: str, status: str) -> None:
+        self.conn.execute("UPDATE themes SET status = ? WHERE batch_id = ? AND theme_id = ?",
+                          [status, batch_id, theme_id])
+
+    def start_batch(self, batch_id: str) -> datetime:
+        """Record a run of the batch; returns when the batch first ran."""
+        now = _now()
+        self.conn.execute(
+            "INSERT INTO batches VALUES (?, ?, ?, NULL) ON CONFLICT (batch_id) DO UPDATE SET last_run_at = ?",
+            [batch_id, now, now, now])
+        return self.conn.execute("SELECT first_run_at FROM batches WHERE batch_id = ?", [batch_id]).fetchone()[0]
+
+    def finish_batch(self, batch_id: str, workbook: str) -> None:
+        self.conn.execute("UPDATE batches SET workbook = ? WHERE batch_id = ?", [workbook, batch_id])
+
+    def history_for(self, batch_id: str, theme: Theme, first_run_at: datetime, days: int) -> list[HistoryShelf]:
+        """Shelves a theme must not repeat: other batches that ran before this one first did, within
+        `days`, and earlier themes of this batch. Later runs never change what a rerun sees."""
+        since = first_run_at - timedelta(days=days)
+        rows = self.conn.execute(
+            "SELECT h.batch_id, h.theme_id, any_value(h.brief), any_value(h.conditions), "
+            "list(h.book_id ORDER BY h.rank) "
+            "FROM shelf_history h LEFT JOIN batches b USING (batch_id) "
+            "LEFT JOIN themes t ON t.batch_id = h.batch_id AND t.theme_id = h.theme_id "
+            "WHERE (h.batch_id <> $batch AND b.first_run_at < $first AND h.shelved_at >= $since) "
+            "   OR (h.batch_id = $batch AND t.position < $position) "
+            "GROUP BY h.batch_id, h.theme_id ORDER BY h.batch_id, h.theme_id",
+            {"batch": batch_id, "first": first_run_at, "since": since, "position": theme.position},
+        ).fetchall()
+        return [HistoryShelf(b, t, brief, json.loads(cond), tuple(ids)) for b, t, brief, cond, ids in rows]
+
+    def record_shelf(self, theme: Theme, conditions: list[dict], book_ids: Sequence[str]) -> None:
+        """The delivered shelf of a theme, exactly once per (batch, theme, book).
+
+        Runs inside the caller's batch transaction, so a batch records all its shelves or none.
+        """
+        now = _now()
+        table = pa.table({
+            "batch_id": [theme.batch_id] * len(book_ids),
+            "theme_id": [theme.theme_id] * len(book_ids),
+            "book_id": list(book_ids),
+            "rank": list(range(1, len(book_ids) + 1)),
+            "brief": [theme.brief] * len(book_ids),
+            "conditions": [json.dumps(conditions, ensure_ascii=False)] * len(book_ids),
+            "shelved_at": pa.array([now] * len(book_ids), pa.timestamp("us")),
+        })
+        self.conn.register("new_shelf", table)
+        self.conn.execute("DELETE FROM shelf_history WHERE batch_id = ? AND theme_id = ?",
+                          [theme.batch_id, theme.theme_id])
+        self.conn.execute("INSERT INTO shelf_history SELECT * FROM new_shelf")
+        self.conn.unregister("new_shelf")
+
+    def history_count(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM shelf_history").fetchone()[0]

@@ -1,0 +1,61 @@
+"""Typed data passed between the shelf-generation steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Operator = Literal["MUST", "SHOULD", "MUST_NOT"]
+OPERATORS: tuple[str, ...] = ("MUST", "SHOULD", "MUST_NOT")
+
+
+@dataclass(frozen=True)
+class FilterCondition:
+    """One condition on a vocabulary dimension: the book has (any of) these values, or must not."""
+
+    field: str
+    values: tuple[str, ...]
+    operator: Operator
+
+    def to_dict(self) -> dict:
+        return {"field": self.field, "values": list(self.values), "operator": self.operator}
+
+
+@dataclass(frozen=True)
+class ThemeQuery:
+    """A theme brief translated into filters, BM25 keywords and a vector query (seed 003 §2.1)."""
+
+    filter_conditions: tuple[FilterCondition, ...]
+    search_keywords: tuple[str, ...]
+    synthetic_query: str
+    confidence: float
+    translator: str  # "rules", "llm", or "rules (llm failed: ...)"
+    language: str = "zh"
+
+    def conditions(self, operator: str) -> tuple[FilterCondition, ...]:
+        return tuple(c for c in self.filter_conditions if c.operator == operator)
+
+    def describe_conditions(self) -> str:
+        """Short human text, e.g. 'SHOULD emotional_tone=平静淡然; MUST_NOT emotional_tone=温暖治愈'."""
+        return "; ".join(f"{c.operator} {c.field}={'/'.join(c.values)}" for c in self.filter_conditions)
+
+
+@dataclass(frozen=True)
+class PathHit:
+    """A book found by one recall path."""
+
+    book_id: str
+    score: float
+    source: str  # "vector", "bm25" or "bm25_random"
+
+
+@dataclass
+class Candidate:
+    """A book after fusion, with its provenance on every path (seed 003 §6.1)."""
+
+    book_id: str
+    sources: list[str] = field(default_factory=list)
+    ranks: dict[str, int] = field(default_factory=dict)  # path -> 1-based rank
+    scores: dict[str, float] = field(default_factory=dict)  # path -> that path's score
+    rrf_score: float = 0.0
+    rerank_score: float | None = None

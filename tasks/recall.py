@@ -1,0 +1,91 @@
+"""Recall step (seed 003 §2.2-2.4): the vector path and the BM25 path, each a ranked list of hits."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from config.settings import RecallSettings
+from storage.index_store import IndexSnapshot
+from storage.models import BookRecord
+from tasks.embedders.base import Embedder
+from tasks.filters import lance_where, satisfies
+from tasks.models import FilterCondition, PathHit, ThemeQuery
+from tasks.text_analysis import tokenize
+
+_CONNECTIVES = re.compile(r"^(这本书|这是一本|一本|本书|非常|特别|this book|a book|books?)\s*", re.IGNORECASE)
+_TARGET = re.compile(r"(适合|给|献给|for readers|for people|for anyone|for those|for when)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class VectorRecall:
+    hits: list[PathHit]
+    threshold: float
+    variants: tuple[str, ...]
+
+
+def theme_seed(batch_id: str, theme_id: str) -> int:
+    """A stable seed per (batch, theme): a rerun draws the same random share."""
+    return int.from_bytes(hashlib.sha256(f"{batch_id}\x1f{theme_id}".encode()).digest()[:8], "big")
+
+
+def query_variants(synthetic_query: str) -> tuple[str, ...]:
+    """The original query, without leading connectives, its core clause and its target clause (§2.3.3)."""
+    clauses = [c.strip() for c in re.split(r"[，,。.；;！!？?\n]", synthetic_query) if c.strip()]
+    stripped = _CONNECTIVES.sub("", synthetic_query).strip()
+    core = clauses[0] if clauses else ""
+    target = next((c for c in clauses if _TARGET.search(c)), "")
+    return tuple(dict.fromkeys(v for v in (synthetic_query, stripped, core, target) if v))
+
+
+def dynamic_threshold(similarities: list[float], settings: RecallSettings) -> float:
+    """max(factor x mean of the top 5, 0.7 x min_confidence): adapts to how well the query matches."""
+    top = sorted(similarities, reverse=True)[:5]
+    mean_top = float(np.mean(top)) if top else 0.0
+    return max(settings.threshold_factor * mean_top, 0.7 * settings.min_confidence)
+
+
+def vector_recall(query: ThemeQuery, snapshot: IndexSnapshot, embedder: Embedder,
+                  settings: RecallSettings, use_threshold: bool = True) -> VectorRecall:
+    """MUST as prefilter, MUST_NOT excluded, one query per SHOULD value; a book keeps its best similarity."""
+    variants = query_variants(query.synthetic_query)
+    vectors = embedder.embed_queries(list(variants))  # one batched call for every variant
+    hard = query.filter_conditions
+    searches: list[tuple[np.ndarray, str | None]] = [(v, lance_where(hard)) for v in vectors]
+    for cond in query.conditions("SHOULD"):
+        for value in cond.values:
+            fan_out = FilterCondition(cond.field, (value,), "SHOULD")
+            searches.append((vectors[0], lance_where(hard, fan_out)))
+    best: dict[str, float] = {}
+    for vector, where in searches:
+        for book_id, similarity in snapshot.vector_search(vector, settings.vector_top_k, where):
+            best[book_id] = max(similarity, best.get(book_id, -1.0))
+    threshold = dynamic_threshold(list(best.values()), settings) if use_threshold else -1.0
+    ranked = sorted(((s, b) for b, s in best.items() if s >= threshold), key=lambda x: (-x[0], x[1]))
+    hits = [PathHit(b, s, "vector") for s, b in ranked[: settings.vector_top_k]]
+    return VectorRecall(hits, threshold, variants)
+
+
+def bm25_recall(query: ThemeQuery, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],
+                settings: RecallSettings, seed: int, randomness: float | None = None) -> list[PathHit]:
+    """Top BM25 books for the keywords, with a seeded share drawn from the lower-scored pool (§2.4.2)."""
+    share = settings.bm25_randomness if randomness is None else randomness
+    tokens = tokenize(" ".join(query.search_keywords), query.language)
+    k = settings.bm25_top_k
+    ranked = [(b, s) for b, s in snapshot.bm25.search(tokens, k * 4)
+              if b in books and satisfies(books[b], query.filter_conditions)]
+    main_count = round(k * (1 - share))
+    main = ranked[:main_count]
+    hits = [PathHit(b, s, "bm25") for b, s in main]
+    if share > 0 and len(ranked) > main_count:
+        # The pool: below the main results, but at least half the score of the (3k)-th book.
+        floor = ranked[min(k * 3, len(ranked) - 1)][1] * 0.5
+        pool = [(b, s) for b, s in ranked[main_count:] if s >= floor]
+        drawn = random.Random(seed).sample(pool, min(k - main_count, len(pool)))
+        hits += [PathHit(b, s, "bm25_random") for b, s in sorted(drawn, key=lambda x: (-x[1], x[0]))]
+    return hits

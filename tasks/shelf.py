@@ -1,0 +1,68 @@
+"""Shelf step: the top K books, at most N per author, each with the reason it is there."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from storage.models import BookRecord, Theme
+from tasks.models import Candidate, ThemeQuery
+
+
+@dataclass(frozen=True)
+class ShelfEntry:
+    rank: int
+    book: BookRecord
+    candidate: Candidate
+    why: str
+
+
+@dataclass
+class ThemeShelf:
+    """One theme's result: what the workbook, the history and the Prefect artifact show."""
+
+    theme: Theme
+    query: ThemeQuery
+    entries: list[ShelfEntry]
+    status: str  # done | failed
+    notes: list[str] = field(default_factory=list)
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+
+def explain(book: BookRecord, query: ThemeQuery) -> str:
+    """The conditions the book meets and the keywords found in its title or summary."""
+    parts = []
+    for cond in query.filter_conditions:
+        if cond.operator == "MUST_NOT":
+            continue
+        matched = [v for v in cond.values if v in book.tags.get(cond.field, ())]
+        if matched:
+            parts.append(f"{cond.operator} {cond.field}={'/'.join(matched)}")
+    text = f"{book.title} {book.subtitle or ''} {' '.join(book.authors)} {book.summary or ''}".lower()
+    keywords = [k for k in query.search_keywords if k.lower() in text]
+    if keywords:
+        parts.append("keywords: " + ", ".join(keywords))
+    excluded = [f"{c.field}≠{'/'.join(c.values)}" for c in query.conditions("MUST_NOT")]
+    if excluded:
+        parts.append("excludes " + ", ".join(excluded))
+    return "; ".join(parts) or "similar in meaning to the brief"
+
+
+def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], excluded: frozenset[str],
+                 query: ThemeQuery, size: int, max_per_author: int) -> list[ShelfEntry]:
+    """Walk the ranked candidates, skipping excluded books and authors already shelved enough."""
+    entries: list[ShelfEntry] = []
+    per_author: dict[str, int] = {}
+    for cand in candidates:
+        book = books.get(cand.book_id)
+        if book is None or cand.book_id in excluded:
+            continue
+        authors = book.authors or ("",)
+        if any(a and per_author.get(a, 0) >= max_per_author for a in authors):
+            continue
+        for a in authors:
+            per_author[a] = per_author.get(a, 0) + 1
+        entries.append(ShelfEntry(len(entries) + 1, book, cand, explain(book, query)))
+        if len(entries) == size:
+            break
+    return entries

@@ -1,0 +1,91 @@
+"""Recall helpers, fusion, de-duplication and shelf selection on tiny in-memory data."""
+
+import pytest
+
+from config.settings import HistorySettings, RecallSettings
+from storage.models import BookRecord
+from tasks.dedupe import condition_similarity
+from tasks.fusion import rrf_fuse
+from tasks.models import PathHit, ThemeQuery
+from tasks.recall import dynamic_threshold, query_variants, theme_seed
+from tasks.shelf import select_shelf
+
+
+def test_rrf_matches_the_seed_example_and_keeps_provenance():
+    vector = [PathHit(f"v{i}", 0.9 - i / 100, "vector") for i in range(1, 3)] + [PathHit("A", 0.8, "vector")]
+    bm25 = [PathHit(f"b{i}", 9 - i, "bm25") for i in range(1, 7)] + [PathHit("A", 3.4, "bm25_random")]
+    fused = {c.book_id: c for c in rrf_fuse({"vector": vector, "bm25": bm25}, k=60)}
+    a = fused["A"]
+    assert a.ranks == {"vector": 3, "bm25": 7}
+    assert a.rrf_score == pytest.approx(1 / 63 + 1 / 67)  # 0.03080, as in seed 003 §2.5
+    assert a.sources == ["vector", "bm25_random"] and a.scores["bm25"] == 3.4
+    assert fused["v1"].rrf_score == pytest.approx(1 / 61)
+
+
+def test_rrf_weights_scale_a_path():
+    fused = rrf_fuse({"vector": [PathHit("x", 1, "vector")], "bm25": [PathHit("y", 1, "bm25")]},
+                     weights={"vector": 1.0, "bm25": 0.5})
+    assert [c.book_id for c in fused] == ["x", "y"]
+
+
+def test_dynamic_threshold_follows_the_head_with_a_floor():
+    settings = RecallSettings(min_confidence=0.3, threshold_factor=0.85)
+    assert dynamic_threshold([0.9] * 5 + [0.1], settings) == pytest.approx(0.765)
+    assert dynamic_threshold([0.2] * 5, settings) == pytest.approx(0.21)
+
+
+def test_query_variants_keep_the_original_first_without_duplicates():
+    variants = query_variants("这本书暗示了辽阔的自然场景，适合想要抽离日常的读者")
+    assert variants[0] == "这本书暗示了辽阔的自然场景，适合想要抽离日常的读者"
+    assert "暗示了辽阔的自然场景，适合想要抽离日常的读者" in variants
+    assert "适合想要抽离日常的读者" in variants
+    assert len(set(variants)) == len(variants)
+
+
+def test_theme_seed_is_stable_and_distinct():
+    assert theme_seed("b1", "t1") == theme_seed("b1", "t1") != theme_seed("b1", "t2")
+
+
+def test_condition_similarity_counts_overlapping_fields():
+    a = [{"field": "emotional_tone", "values": ["平静淡然"], "operator": "SHOULD"},
+         {"field": "genre", "values": ["小说"], "operator": "SHOULD"}]
+    b = [{"field": "emotional_tone", "values": ["平静淡然", "忧伤怅惘"], "operator": "SHOULD"},
+         {"field": "genre", "values": ["诗歌"], "operator": "SHOULD"}]
+    assert condition_similarity(a, a) == 1.0
+    assert condition_similarity(a, b) == 0.5
+    assert condition_similarity([], []) == 0.0
+    assert HistorySettings().condition_similarity == 0.8
+
+
+def test_shelf_skips_excluded_books_and_caps_each_author():
+    from tasks.models import Candidate
+
+    books = {f"b{i}": BookRecord(f"b{i}", f"T{i}", authors=("Same",) if i < 4 else (f"A{i}",)) for i in range(8)}
+    candidates = [Candidate(f"b{i}", rrf_score=1 - i / 10) for i in range(8)]
+    query = ThemeQuery((), (), "", 1.0, "rules")
+    shelf = select_shelf(candidates, books, frozenset({"b5"}), query, size=4, max_per_author=2)
+    assert [e.book.book_id for e in shelf] == ["b0", "b1", "b4", "b6"]
+    assert [e.rank for e in shelf] == [1, 2, 3, 4]
+
+
+def test_bm25_random_share_is_seeded_by_batch_and_theme():
+    from types import SimpleNamespace
+
+    from config.settings import BM25Settings
+    from tasks.bm25 import BM25Index
+    from tasks.recall import bm25_recall
+
+    ids = [f"b{i:03d}" for i in range(200)]
+    tokens = [["rain"] * (1 + i % 7) + [f"w{i}"] for i in range(200)]
+    snapshot = SimpleNamespace(bm25=BM25Index.build(ids, tokens, BM25Settings()))
+    books = {b: BookRecord(b, b) for b in ids}
+    query = ThemeQuery((), ("rain",), "rain", 1.0, "rules", "en")
+    settings = RecallSettings(bm25_top_k=20, bm25_randomness=0.15)
+    first = bm25_recall(query, snapshot, books, settings, seed=theme_seed("b1", "t1"))
+    again = bm25_recall(query, snapshot, books, settings, seed=theme_seed("b1", "t1"))
+    other = bm25_recall(query, snapshot, books, settings, seed=theme_seed("b1", "t2"))
+    assert first == again
+    assert [h.source for h in first].count("bm25_random") == 3 and len(first) == 20
+    assert {h.book_id for h in first if h.source == "bm25_random"} != {
+        h.book_id for h in other if h.source == "bm25_random"}
+    assert [h.book_id for h in first[:17]] == [h.book_id for h in other[:17]]

@@ -1,0 +1,29 @@
+"""Theme files: YAML, CSV and the XLSX template."""
+
+from config.settings import CONFIG_DIR
+from tasks.themes import read_themes
+from tests.conftest import PROJECT_ROOT
+
+
+def test_demo_themes_cover_what_the_demo_needs():
+    themes = read_themes(PROJECT_ROOT / "config" / "demo" / "themes.yaml")
+    assert themes.rejected == [] and len(themes.themes) >= 15
+    briefs = " ".join(t.brief for t in themes.themes)
+    for needed in ("不要温暖治愈", "鲁迅", "边城", "1980", "上次", "rainy night"):
+        assert needed in briefs
+    assert [t.position for t in themes.themes] == list(range(1, len(themes.themes) + 1))
+
+
+def test_csv_rows_without_a_name_are_rejected_with_their_row(tmp_path):
+    path = tmp_path / "themes.csv"
+    path.write_text("theme_id,theme_name,description\nrain,Rainy night,quiet books\nx,,no name\n"
+                    "rain,Again,duplicate\n,Unnamed id,gets one\n", encoding="utf-8")
+    result = read_themes(path, batch_id="2026-11-22")
+    assert [t.theme_id for t in result.themes] == ["rain", "theme-04"]
+    assert [(r.row_number, r.field, r.reason) for r in result.rejected] == [
+        (3, "theme_name", "missing"), (4, "theme_id", "duplicate theme_id 'rain'")]
+
+
+def test_the_xlsx_template_imports(tmp_path):
+    result = read_themes(CONFIG_DIR / "themes_template.xlsx", batch_id="template")
+    assert result.rejected == [] and result.themes[0].theme_name

@@ -1,0 +1,49 @@
+"""The rules translator on small briefs."""
+
+from storage.models import Theme
+from tasks.translate.rules import RulesTranslator, match_values
+
+
+def translate(vocabulary, **fields):
+    return RulesTranslator(vocabulary).translate(Theme("b", "t", **fields))
+
+
+def ops(query):
+    return {(c.field, v): c.operator for c in query.filter_conditions for v in c.values}
+
+
+def test_negation_cues_exclude_and_must_cues_require(vocabulary):
+    q = translate(vocabulary, theme_name="雨夜小说", description="适合雨天窗前读，不要温暖治愈的，只要小说。")
+    assert ops(q) == {("reading_context", "雨天窗前"): "SHOULD", ("emotional_tone", "温暖治愈"): "MUST_NOT",
+                      ("genre", "小说"): "MUST"}
+    assert q.translator == "rules" and q.language == "zh"
+
+
+def test_english_negation_runs_through_a_list(vocabulary):
+    q = translate(vocabulary, theme_name="Quiet novels for a rainy night",
+                  description="Melancholy is welcome; avoid heart-warming, feel-good stories.")
+    assert ops(q)[("emotional_tone", "温暖治愈")] == "MUST_NOT"
+    assert ops(q)[("emotional_tone", "忧伤怅惘")] == "SHOULD"
+    # negated words never become BM25 keywords
+    assert "heart" not in q.search_keywords and "feel" not in q.search_keywords
+    assert "melancholy" in q.search_keywords
+
+
+def test_english_cues_and_aliases_match_whole_words_only(vocabulary):
+    # "no" must not fire inside "novel", "sea" not inside "research"
+    q = translate(vocabulary, theme_name="A novel of research")
+    assert ("spatial_atmosphere", "海洋岛屿") not in ops(q)
+    assert ops(q).get(("genre", "小说")) == "SHOULD"
+
+
+def test_longest_match_wins(vocabulary):
+    names = [m.value.name for m in match_values("我想读科幻小说", vocabulary)]
+    assert names == ["科幻"]
+
+
+def test_same_brief_same_query_and_a_vague_brief_is_less_confident(vocabulary):
+    a = translate(vocabulary, theme_name="海边的书", description="关于大海和岛屿，平静的")
+    b = translate(vocabulary, theme_name="海边的书", description="关于大海和岛屿，平静的")
+    assert a == b
+    vague = translate(vocabulary, theme_name="asdf qwer zxcv")
+    assert vague.filter_conditions == () and vague.confidence < a.confidence
