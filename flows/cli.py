@@ -118,17 +118,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from prefect import serve
-    from prefect.schedules import Cron
 
-    from flows.build_indexes import build_indexes
-    from flows.generate_shelves import generate_shelves, nightly
+    from flows.deployments import deployments
 
-    schedule = get_settings().schedule
-    serve(
-        nightly.to_deployment(name="nightly", schedules=[Cron(schedule.cron, timezone=schedule.timezone)]),
-        generate_shelves.to_deployment(name="generate-shelves"),
-        build_indexes.to_deployment(name="build-indexes"),
-    )
+    serve(*deployments(get_settings().schedule))
     return 0
 
 

@@ -44,6 +44,7 @@ class BatchResult:
     workbook: str
     shelves: dict[str, int]  # theme_id -> books on its shelf
     statuses: dict[str, str]
+    stage_seconds: dict[str, dict[str, float]]  # theme_id -> stage -> seconds
 
 
 shelve = task(shelve_theme, name="shelve-theme", task_run_name="shelve-{theme.theme_id}", cache_policy=NONE)
@@ -114,7 +115,8 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None) -> B
     _publish_artifacts(batch_id, workbook, shelves)
     logger.info("batch %s written to %s", batch_id, workbook)
     return BatchResult(batch_id, str(workbook), {s.theme.theme_id: len(s.entries) for s in shelves},
-                       {s.theme.theme_id: s.status for s in shelves})
+                       {s.theme.theme_id: s.status for s in shelves},
+                       {s.theme.theme_id: s.stage_seconds for s in shelves})
 
 
 @flow(name="nightly")

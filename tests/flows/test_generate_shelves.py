@@ -105,3 +105,17 @@ def test_each_batch_publishes_a_table_artifact(demo_workspace):
 
     rows = json.loads(artifact.data)
     assert rows[0]["theme"].startswith("大脑重启") and {"rank", "title", "why"} <= set(rows[0])
+
+
+def test_nightly_shelves_every_pending_batch_after_bringing_the_index_up_to_date(demo_workspace, tmp_path):
+    from flows.generate_shelves import nightly
+
+    themes = tmp_path / "pending.yaml"
+    themes.write_text("batch_id: demo-nightly\nthemes:\n  - theme_id: stars\n    theme_name: 宇宙星空\n"
+                      "    description: 关于宇宙和星空的书\n", encoding="utf-8")
+    assert shelfwise(["themes", "import", str(themes)]) == 0
+    results = nightly()
+    assert "demo-nightly" in [r.batch_id for r in results]
+    assert (demo_workspace.outputs_dir / "demo-nightly.xlsx").exists()
+    with open_catalog(demo_workspace.duckdb_path) as db:
+        assert "demo-nightly" not in ShelfDB(db.conn).pending_batches()

@@ -1,0 +1,15 @@
+"""What `shelfwise serve` registers."""
+
+from config.settings import ScheduleSettings
+from flows.deployments import deployments
+
+
+def test_nightly_runs_on_the_configured_cron_and_timezone_and_shelves_take_a_form():
+    nightly, shelves, build = deployments(ScheduleSettings(cron="0 2 * * *", timezone="Asia/Shanghai"))
+    assert nightly.name == "nightly"
+    [schedule] = nightly.schedules
+    assert schedule.schedule.cron == "0 2 * * *" and schedule.schedule.timezone == "Asia/Shanghai"
+    assert shelves.schedules == [] and build.schedules == []
+    form = shelves._parameter_openapi_schema.model_dump()
+    assert form["required"] == ["batch_id"]
+    assert "themes" in form["properties"] and "ThemeBrief" in str(form["definitions"])
