@@ -110,6 +110,13 @@ class HistorySettings:
 
 
 @dataclass(frozen=True)
+class GatingSettings:
+    min_confidence: float = 0.5
+    min_books: int = 10
+    flat_head_gap: float = 0.035
+
+
+@dataclass(frozen=True)
 class ShelfSettings:
     size: int = 30
     max_per_author: int = 2
@@ -139,6 +146,7 @@ class Settings:
     fusion: FusionSettings = field(default_factory=FusionSettings)
     rerank: RerankSettings = field(default_factory=RerankSettings)
     history: HistorySettings = field(default_factory=HistorySettings)
+    gating: GatingSettings = field(default_factory=GatingSettings)
     shelf: ShelfSettings = field(default_factory=ShelfSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     prefect: PrefectSettings = field(default_factory=PrefectSettings)

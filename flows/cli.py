@@ -144,6 +144,36 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_try(args: argparse.Namespace) -> int:
+    import yaml
+
+    from config.vocabulary import get_vocabulary
+    from flows.shelving import build_context, shelve_theme
+    from storage.catalog_db import open_catalog
+    from storage.models import Theme
+
+    settings = get_settings()
+    with open_catalog(settings.duckdb_path) as db:
+        ctx = build_context(db, settings, get_vocabulary(), available_only=not args.include_unavailable)
+    theme = Theme("try", "try", args.brief[:80], description=args.brief)
+    shelf = shelve_theme(theme, [], ctx)  # no history is read or written
+    query = shelf.query
+    report = {
+        "theme_query": {
+            "filter_conditions": [c.to_dict() for c in query.filter_conditions],
+            "search_keywords": list(query.search_keywords), "synthetic_query": query.synthetic_query,
+            "confidence": query.confidence, "translator": query.translator,
+        },
+        "gating": {"status": shelf.verdict.status, "reasons": list(shelf.verdict.reasons),
+                   "question": shelf.verdict.question, "options": list(shelf.verdict.options)},
+        "shelf": [{"rank": e.rank, "book_id": e.book.book_id, "title": e.book.title,
+                   "authors": list(e.book.authors), "year": e.book.pub_year, "sources": e.candidate.sources,
+                   "why": e.why} for e in shelf.entries[: args.show]],
+    }
+    print(yaml.safe_dump(report, allow_unicode=True, sort_keys=False, width=120))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="shelfwise", description="Theme shelves from a library catalog.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -170,6 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file")
     run.add_argument("--batch", help="batch id (else the file's batch_id)")
     run.set_defaults(handler=_cmd_run)
+
+    trial = commands.add_parser("try", help="translate, gate and shelve one brief now; prints YAML, writes nothing")
+    trial.add_argument("brief")
+    trial.add_argument("--show", type=int, default=30, help="books to print (default 30)")
+    trial.add_argument("--include-unavailable", action="store_true", help="keep books with no copies available")
+    trial.set_defaults(handler=_cmd_try)
 
     serve = commands.add_parser("serve", help="serve the nightly, generate-shelves and build-indexes deployments")
     serve.set_defaults(handler=_cmd_serve)

@@ -10,18 +10,15 @@ from pathlib import Path
 from config.settings import get_settings
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
-from flows.shelving import RecallOptions, rank_books
+from flows.shelving import RecallOptions, build_context, rank_books
 from storage.catalog_db import open_catalog
-from storage.index_store import open_index
 from storage.models import Theme
 from tasks.catalog_import import ColumnMapping, validate_file
-from tasks.embedders import create_embedder
 from tasks.evaluate import corpus_as_catalog, load_beir, ndcg_at, recall_at
+from tasks.filters import hard_constraints
 from tasks.models import ThemeQuery
 from tasks.progress import Progress, logger
-from tasks.rerank import create_reranker
 from tasks.text_analysis import detect_language
-from tasks.translate import create_translator
 
 MODES = ("bm25", "vector", "hybrid", "full")
 MODE_OPTIONS = {
@@ -58,13 +55,8 @@ def evaluate(dataset: Path, modes: tuple[str, ...], workspace: Path, limit: int 
     with open_catalog(settings.duckdb_path) as db:
         db.import_books(rows.books, rows.rejected, str(catalog))
     build_indexes()
-    embedder = create_embedder(settings.embedder)
-    translator = create_translator(settings.translation, vocabulary)
-    reranker = create_reranker(settings.rerank)
     with open_catalog(settings.duckdb_path) as db:
-        version = db.current_index_version()
-        books = {b.book_id: b for b in db.load_books()}
-    snapshot = open_index(version.version_id, Path(version.path))
+        ctx = build_context(db, settings, vocabulary)
     queries = list(beir.queries.items())[:limit]
     scores = []
     for mode in modes:
@@ -74,10 +66,11 @@ def evaluate(dataset: Path, modes: tuple[str, ...], workspace: Path, limit: int 
         for query_id, text in queries:
             theme = Theme("eval", query_id, text[:80], description=text)
             if mode == "full":
-                query = translator.translate(theme)
+                query = ctx.translator.translate(theme)
             else:
                 query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
-            ranking = rank_books(theme, query, snapshot, books, embedder, reranker, settings, MODE_OPTIONS[mode])
+            constraints = hard_constraints(query.filter_conditions, available_only=ctx.available_only)
+            ranking = rank_books(theme, query, constraints, ctx, MODE_OPTIONS[mode])
             ranked_ids = [c.book_id for c in ranking.candidates]
             ndcg += ndcg_at(ranked_ids, beir.qrels[query_id], 10)
             recall += recall_at(ranked_ids, beir.qrels[query_id], 100)

@@ -14,18 +14,14 @@ from pydantic import BaseModel, Field
 from config.settings import get_settings
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
-from flows.shelving import shelve_theme
+from flows.shelving import build_context, shelve_theme
 from storage.catalog_db import open_catalog
-from storage.index_store import open_index
 from storage.models import Theme
 from storage.shelf_db import ShelfDB
-from tasks.embedders import create_embedder
 from tasks.export_excel import write_workbook
 from tasks.models import ThemeQuery
 from tasks.progress import logger
-from tasks.rerank import create_reranker
 from tasks.shelf import ThemeShelf
-from tasks.translate import create_translator
 
 
 class ThemeBrief(BaseModel):
@@ -69,18 +65,20 @@ def _publish_artifacts(batch_id: str, workbook: Path, shelves: list[ThemeShelf])
     lines = [f"# Batch {batch_id}", "", f"Workbook: `{workbook}`", "",
              "| theme | status | books | translator |", "|---|---|---|---|"]
     lines += [f"| {s.theme.theme_name} | {s.status} | {len(s.entries)} | {s.query.translator} |" for s in shelves]
+    review = [s for s in shelves if s.status == "needs_review"]
+    if review:
+        lines += ["", "## Needs review", ""]
+        lines += [f"- **{s.theme.theme_name}**: {s.verdict.question} ({' / '.join(s.verdict.options)}); "
+                  f"{'; '.join(s.verdict.reasons)}" for s in review]
     create_markdown_artifact("\n".join(lines), key=artifact_key(batch_id) + "-summary",
                              description=f"Summary of batch {batch_id}")
 
 
 @flow(name="generate-shelves")
-def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None) -> BatchResult:
+def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None,
+                     include_unavailable: bool = False) -> BatchResult:
     """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx."""
     settings = get_settings()
-    vocabulary = get_vocabulary()
-    embedder = create_embedder(settings.embedder)
-    translator = create_translator(settings.translation, vocabulary)
-    reranker = create_reranker(settings.rerank)
     with open_catalog(settings.duckdb_path) as db:
         shelf_db = ShelfDB(db.conn)
         if themes:
@@ -89,11 +87,7 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None) -> B
         batch_themes = shelf_db.themes(batch_id)
         if not batch_themes:
             raise ValueError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import`")
-        version = db.current_index_version()
-        if version is None:
-            raise RuntimeError("no index has been built yet: run `shelfwise index build`")
-        snapshot = open_index(version.version_id, Path(version.path))
-        books = {b.book_id: b for b in db.load_books()}
+        ctx = build_context(db, settings, get_vocabulary(), available_only=not include_unavailable)
         first_run_at = shelf_db.start_batch(batch_id)
         workbook = settings.outputs_dir / f"{batch_id}.xlsx"
         shelves: list[ThemeShelf] = []
@@ -101,7 +95,7 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None) -> B
             for theme in batch_themes:
                 history = shelf_db.history_for(batch_id, theme, first_run_at, settings.history.days)
                 try:
-                    shelf = shelve(theme, translator, snapshot, books, history, embedder, reranker, settings)
+                    shelf = shelve(theme, history, ctx)
                 except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
                     logger.exception("theme %s failed", theme.theme_id)
                     shelf = _failed_shelf(theme, err)

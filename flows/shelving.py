@@ -8,18 +8,27 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+from pathlib import Path
 
 from config.settings import Settings
-from storage.index_store import IndexSnapshot
+from config.vocabulary import Vocabulary
+from storage.catalog_db import CatalogDB
+from storage.index_store import IndexSnapshot, open_index
 from storage.models import BookRecord, HistoryShelf, Theme
 from tasks.dedupe import find_exclusions
+from tasks.embedders import create_embedder
 from tasks.embedders.base import Embedder
+from tasks.filters import Expr, evaluate, hard_constraints
 from tasks.fusion import rrf_fuse
+from tasks.gating import VocabularyVectors, gate
 from tasks.models import Candidate, PathHit, ThemeQuery
+from tasks.progress import logger
 from tasks.recall import bm25_recall, theme_seed, vector_recall
-from tasks.rerank import Reranker, rerank
+from tasks.rerank import Reranker, create_reranker, rerank
 from tasks.shelf import ThemeShelf, select_shelf
+from tasks.translate import create_translator
 from tasks.translate.base import Translator
 
 PATHS = ("vector", "bm25")
@@ -33,6 +42,20 @@ class RecallOptions:
     use_threshold: bool = True
     bm25_randomness: float | None = None  # None: as configured
     use_rerank: bool = True
+
+
+@dataclass(frozen=True)
+class ShelvingContext:
+    """What every theme of a run shares: the index, the catalog, the models and the settings."""
+
+    snapshot: IndexSnapshot
+    books: Mapping[str, BookRecord]
+    embedder: Embedder
+    translator: Translator
+    reranker: Reranker | None
+    vocabulary_vectors: VocabularyVectors
+    settings: Settings
+    available_only: bool = True  # books with no copies on the shelf are left out
 
 
 @dataclass
@@ -54,51 +77,81 @@ def document_text(book: BookRecord) -> str:
     return f"{book.title_line}\n{book.summary or ''}"[:1000]
 
 
-def rank_books(theme: Theme, query: ThemeQuery, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],
-               embedder: Embedder, reranker: Reranker | None, settings: Settings,
+def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: ShelvingContext,
                options: RecallOptions = RecallOptions()) -> Ranking:
-    """Recall on each path, RRF fusion with provenance, then the optional rerank."""
+    """Recall on each path under the hard constraints, RRF fusion with provenance, optional rerank."""
+    settings = ctx.settings
     ranking = Ranking([])
     timings = ranking.stage_seconds
     paths: dict[str, list[PathHit]] = {}
     if "vector" in options.paths:
         with _timed(timings, "vector"):
-            found = vector_recall(query, snapshot, embedder, settings.recall, options.use_threshold)
+            found = vector_recall(query, constraints, ctx.snapshot, ctx.embedder, settings.recall,
+                                  options.use_threshold)
         paths["vector"] = found.hits
         ranking.notes.append(f"vector: {len(found.hits)} above {found.threshold:.2f}")
     if "bm25" in options.paths:
         with _timed(timings, "bm25"):
-            paths["bm25"] = bm25_recall(query, snapshot, books, settings.recall,
+            paths["bm25"] = bm25_recall(query, constraints, ctx.snapshot, ctx.books, settings.recall,
                                         theme_seed(theme.batch_id, theme.theme_id), options.bm25_randomness)
         ranking.notes.append(f"bm25: {len(paths['bm25'])}")
     with _timed(timings, "fusion"):
         candidates = rrf_fuse(paths, settings.fusion.rrf_k, settings.fusion.weights)
-    if options.use_rerank and reranker is not None:
+    if options.use_rerank and ctx.reranker is not None:
         with _timed(timings, "rerank"):
-            outcome = rerank(candidates, query.synthetic_query, lambda b: document_text(books[b]), reranker,
-                             settings.rerank.top_n)
+            outcome = rerank(candidates, query.synthetic_query, lambda b: document_text(ctx.books[b]),
+                             ctx.reranker, settings.rerank.top_n)
         candidates = outcome.candidates
         ranking.notes.append(f"rerank: {outcome.note}")
     ranking.candidates = candidates
     return ranking
 
 
-def shelve_theme(theme: Theme, translator: Translator, snapshot: IndexSnapshot,
-                 books: Mapping[str, BookRecord], history: list[HistoryShelf], embedder: Embedder,
-                 reranker: Reranker | None, settings: Settings) -> ThemeShelf:
-    """One theme from brief to shelf."""
+def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
+    """One theme from brief to shelf, gated, every shelved book checked against the constraints."""
+    settings = ctx.settings
     timings: dict[str, float] = {}
     with _timed(timings, "translate"):
-        query = translator.translate(theme)
-    ranking = rank_books(theme, query, snapshot, books, embedder, reranker, settings)
+        query = ctx.translator.translate(theme)
+    constraints = hard_constraints(query.filter_conditions, available_only=ctx.available_only)
+    ranking = rank_books(theme, query, constraints, ctx)
     timings.update(ranking.stage_seconds)
     with _timed(timings, "history"):
         conditions = [c.to_dict() for c in query.filter_conditions]
-        exclusions = find_exclusions(theme.brief, conditions, history, embedder, settings.history)
+        exclusions = find_exclusions(theme.brief, conditions, history, ctx.embedder, settings.history)
     with _timed(timings, "shelf"):
-        entries = select_shelf(ranking.candidates, books, exclusions.book_ids, query, settings.shelf.size,
+        entries = select_shelf(ranking.candidates, ctx.books, exclusions.book_ids, query, settings.shelf.size,
                                settings.shelf.max_per_author)
+        checked = [e for e in entries if evaluate(constraints, e.book)]
+        for bad in (e for e in entries if e not in checked):
+            # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.
+            logger.error("BUG: %s (%s) violates the constraints of theme %s; dropped",
+                         bad.book.book_id, bad.book.title, theme.theme_id)
+        entries = [replace(e, rank=i) for i, e in enumerate(checked, start=1)]
+    with _timed(timings, "gating"):
+        brief_vector = ctx.embedder.embed_queries([theme.brief])[0]
+        verdict = gate(query, ranking.candidates, ctx.vocabulary_vectors.closest(brief_vector), settings.gating)
     notes = list(ranking.notes)
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
-    return ThemeShelf(theme, query, entries, "done", notes, {k: round(v, 3) for k, v in timings.items()})
+    return ThemeShelf(theme, query, entries, verdict.status, notes, {k: round(v, 3) for k, v in timings.items()},
+                      verdict)
+
+
+def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,
+                  available_only: bool = True) -> ShelvingContext:
+    """Open the current index and load the catalog and models a run needs."""
+    version = db.current_index_version()
+    if version is None:
+        raise RuntimeError("no index has been built yet: run `shelfwise index build`")
+    embedder = create_embedder(settings.embedder)
+    return ShelvingContext(
+        snapshot=open_index(version.version_id, Path(version.path)),
+        books={b.book_id: b for b in db.load_books()},
+        embedder=embedder,
+        translator=create_translator(settings.translation, vocabulary),
+        reranker=create_reranker(settings.rerank),
+        vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder),
+        settings=settings,
+        available_only=available_only,
+    )

@@ -8,7 +8,6 @@ committed, and a build that dies half-way leaves only an orphan folder that the 
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -25,6 +24,8 @@ from tasks.bm25 import BM25Index
 BOOKS_TABLE = "books"
 SENTENCES_TABLE = "sentences"
 SCALAR_COLUMNS = ("pub_year", "rating", "pages", "copies_available")
+ROWS_PER_PARTITION = 4096
+NPROBES = 16
 
 
 def tag_column(dimension: str) -> str:
@@ -84,8 +85,9 @@ def write_books_table(version_path: Path, columns: dict[str, list], vectors: np.
     for dim in tag_dimensions:
         tbl.create_scalar_index(tag_column(dim), index_type="LABEL_LIST")
     if table.num_rows > brute_force_max_rows:
-        partitions = max(1, int(math.sqrt(table.num_rows)))
-        tbl.create_index(vector_column_name="vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions))
+        # Few, large partitions: searching NPROBES of them stays close to exact (flat vectors, no PQ).
+        partitions = max(2, table.num_rows // ROWS_PER_PARTITION)
+        tbl.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions))
 
 
 def write_sentences_table(version_path: Path, columns: dict[str, list], vectors: np.ndarray) -> None:
@@ -144,7 +146,7 @@ class IndexSnapshot:
     def vector_search(self, vector: np.ndarray, k: int, where: str | None = None) -> list[tuple[str, float]]:
         """Nearest books by cosine similarity, filter applied before the search."""
         query = self.books.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
-        query = query.distance_type("cosine")
+        query = query.distance_type("cosine").nprobes(NPROBES)
         if where:
             query = query.where(where, prefilter=True)
         rows = query.select(["book_id", "_distance"]).limit(k).to_arrow().to_pylist()

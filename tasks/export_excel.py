@@ -27,6 +27,7 @@ _SHEET_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
 SUMMARY_COLUMNS = [("theme_id", 18), ("theme", 36), ("status", 12), ("books", 7), ("translator", 24),
                    ("confidence", 10), ("main conditions", 60), ("keywords", 40), ("notes", 60),
                    ("seconds", 40)]
+REVIEW_COLUMNS = [("theme_id", 18), ("theme", 36), ("question", 70), ("options", 50), ("reasons", 80)]
 SHELF_COLUMNS = [("rank", 6), ("title", 36), ("authors", 24), ("year", 7), ("call_no", 16), ("language", 9),
                  ("sources", 20), ("vector_rank", 11), ("bm25_rank", 10), ("rrf_score", 10),
                  ("rerank_score", 12), ("why", 70)]
@@ -95,8 +96,16 @@ def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf]) -> 
     used = {"summary"}
     summary.title = "summary"
     _sheet(summary, SUMMARY_COLUMNS, [summary_row(s) for s in shelves])
+    review = [s for s in shelves if s.status == "needs_review"]
+    if review:
+        used.add("needs review")
+        _sheet(wb.create_sheet("needs review"), REVIEW_COLUMNS, [
+            [s.theme.theme_id, s.theme.theme_name, s.verdict.question, " / ".join(s.verdict.options),
+             "; ".join(s.verdict.reasons)] for s in review])
     for shelf in shelves:
-        ws = wb.create_sheet(sheet_title(f"{shelf.theme.position:02d} {shelf.theme.theme_name}", used))
+        # A provisional shelf says so in its sheet name, where a curator sees it first.
+        mark = "REVIEW " if shelf.status == "needs_review" else ""
+        ws = wb.create_sheet(sheet_title(f"{mark}{shelf.theme.position:02d} {shelf.theme.theme_name}", used))
         _sheet(ws, SHELF_COLUMNS, shelf_rows(shelf))
     wb.properties.title = clean_text(f"Shelfwise batch {batch_id}")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,8 +14,8 @@ from config.settings import RecallSettings
 from storage.index_store import IndexSnapshot
 from storage.models import BookRecord
 from tasks.embedders.base import Embedder
-from tasks.filters import lance_where, satisfies
-from tasks.models import FilterCondition, PathHit, ThemeQuery
+from tasks.filters import All, Expr, HasAny, evaluate, to_lance_sql
+from tasks.models import PathHit, ThemeQuery
 from tasks.text_analysis import tokenize
 
 _CONNECTIVES = re.compile(r"^(这本书|这是一本|一本|本书|非常|特别|this book|a book|books?)\s*", re.IGNORECASE)
@@ -50,17 +50,15 @@ def dynamic_threshold(similarities: list[float], settings: RecallSettings) -> fl
     return max(settings.threshold_factor * mean_top, 0.7 * settings.min_confidence)
 
 
-def vector_recall(query: ThemeQuery, snapshot: IndexSnapshot, embedder: Embedder,
+def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, embedder: Embedder,
                   settings: RecallSettings, use_threshold: bool = True) -> VectorRecall:
-    """MUST as prefilter, MUST_NOT excluded, one query per SHOULD value; a book keeps its best similarity."""
+    """Hard constraints as prefilter, one query per SHOULD value; a book keeps its best similarity."""
     variants = query_variants(query.synthetic_query)
     vectors = embedder.embed_queries(list(variants))  # one batched call for every variant
-    hard = query.filter_conditions
-    searches: list[tuple[np.ndarray, str | None]] = [(v, lance_where(hard)) for v in vectors]
+    searches: list[tuple[np.ndarray, str | None]] = [(v, to_lance_sql(constraints)) for v in vectors]
     for cond in query.conditions("SHOULD"):
         for value in cond.values:
-            fan_out = FilterCondition(cond.field, (value,), "SHOULD")
-            searches.append((vectors[0], lance_where(hard, fan_out)))
+            searches.append((vectors[0], to_lance_sql(All((constraints, HasAny(cond.field, (value,)))))))
     best: dict[str, float] = {}
     for vector, where in searches:
         for book_id, similarity in snapshot.vector_search(vector, settings.vector_top_k, where):
@@ -71,14 +69,14 @@ def vector_recall(query: ThemeQuery, snapshot: IndexSnapshot, embedder: Embedder
     return VectorRecall(hits, threshold, variants)
 
 
-def bm25_recall(query: ThemeQuery, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],
+def bm25_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],
                 settings: RecallSettings, seed: int, randomness: float | None = None) -> list[PathHit]:
     """Top BM25 books for the keywords, with a seeded share drawn from the lower-scored pool (§2.4.2)."""
     share = settings.bm25_randomness if randomness is None else randomness
     tokens = tokenize(" ".join(query.search_keywords), query.language)
     k = settings.bm25_top_k
     ranked = [(b, s) for b, s in snapshot.bm25.search(tokens, k * 4)
-              if b in books and satisfies(books[b], query.filter_conditions)]
+              if b in books and evaluate(constraints, books[b])]
     main_count = round(k * (1 - share))
     main = ranked[:main_count]
     hits = [PathHit(b, s, "bm25") for b, s in main]

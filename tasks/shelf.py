@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from storage.models import BookRecord, Theme
+from tasks.gating import GateVerdict
 from tasks.models import Candidate, ThemeQuery
 
 
@@ -24,9 +25,10 @@ class ThemeShelf:
     theme: Theme
     query: ThemeQuery
     entries: list[ShelfEntry]
-    status: str  # done | failed
+    status: str  # done | needs_review | failed
     notes: list[str] = field(default_factory=list)
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    verdict: GateVerdict = GateVerdict("done")
 
 
 def explain(book: BookRecord, query: ThemeQuery) -> str:

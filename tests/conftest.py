@@ -24,6 +24,7 @@ from config.vocabulary import get_vocabulary  # noqa: E402
 
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 DEMO_CATALOG = PROJECT_ROOT / "config" / "demo" / "catalog.jsonl"
+DEMO_THEMES = PROJECT_ROOT / "config" / "demo" / "themes.yaml"
 
 
 def shared_data(name: str) -> Path:
@@ -68,3 +69,24 @@ def prefect_server():
 
     with prefect_test_harness(server_startup_timeout=120):
         yield
+
+
+@pytest.fixture(scope="session")
+def demo_workspace(prefect_server, tmp_path_factory):
+    """The demo catalog imported and indexed once per session, as `make demo` does."""
+    from flows.cli import main as shelfwise
+
+    root = tmp_path_factory.mktemp("demo")
+    saved = {k: os.environ.get(k) for k in ("SHELFWISE__WORKSPACE", "SHELFWISE__OUTPUTS_DIR")}
+    os.environ["SHELFWISE__WORKSPACE"] = str(root / "var")
+    os.environ["SHELFWISE__OUTPUTS_DIR"] = str(root / "outputs")
+    get_settings.cache_clear()
+    assert shelfwise(["catalog", "import", str(DEMO_CATALOG)]) == 0
+    assert shelfwise(["index", "build"]) == 0
+    yield get_settings()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    get_settings.cache_clear()

@@ -73,6 +73,7 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme():
 
     from config.settings import BM25Settings
     from tasks.bm25 import BM25Index
+    from tasks.filters import EVERYTHING
     from tasks.recall import bm25_recall
 
     ids = [f"b{i:03d}" for i in range(200)]
@@ -81,9 +82,9 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme():
     books = {b: BookRecord(b, b) for b in ids}
     query = ThemeQuery((), ("rain",), "rain", 1.0, "rules", "en")
     settings = RecallSettings(bm25_top_k=20, bm25_randomness=0.15)
-    first = bm25_recall(query, snapshot, books, settings, seed=theme_seed("b1", "t1"))
-    again = bm25_recall(query, snapshot, books, settings, seed=theme_seed("b1", "t1"))
-    other = bm25_recall(query, snapshot, books, settings, seed=theme_seed("b1", "t2"))
+    first = bm25_recall(query, EVERYTHING, snapshot, books, settings, seed=theme_seed("b1", "t1"))
+    again = bm25_recall(query, EVERYTHING, snapshot, books, settings, seed=theme_seed("b1", "t1"))
+    other = bm25_recall(query, EVERYTHING, snapshot, books, settings, seed=theme_seed("b1", "t2"))
     assert first == again
     assert [h.source for h in first].count("bm25_random") == 3 and len(first) == 20
     assert {h.book_id for h in first if h.source == "bm25_random"} != {
