@@ -58,6 +58,7 @@ class IndexSettings:
 class BM25Settings:
     backend: Literal["bm25s", "rank_bm25"] = "bm25s"
     method: Literal["lucene", "robertson", "atire", "bm25l", "bm25+"] = "lucene"
+    english_stemming: bool = True
     k1: float = 1.5
     b: float = 0.75
     field_weights: dict[str, float] = field(
@@ -90,8 +91,10 @@ class RecallSettings:
 
 @dataclass(frozen=True)
 class FusionSettings:
+    method: Literal["rrf", "dbsf", "minmax"] = "dbsf"
     rrf_k: int = 60
-    weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0})
+    weights: dict[str, float] = field(default_factory=lambda: {"vector": 0.5, "bm25": 1.0})
+    sentence_weight: float = 0.5  # dense score = (1 - w) x document + w x best-sentence similarity
 
 
 @dataclass(frozen=True)
@@ -220,14 +223,34 @@ def _resolve(path: Path) -> Path:
     return path if path.is_absolute() else PROJECT_ROOT / path
 
 
+def _deep_merge(base: dict, overlay: dict) -> dict:
+    merged = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict) and key != "weights":
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def local_config_path(environ: typing.Mapping[str, str] | None = None) -> Path:
+    """The per-installation overlay (`shelfwise tune` writes here); not in git."""
+    environ = os.environ if environ is None else environ
+    return Path(environ.get("SHELFWISE_LOCAL_CONFIG", CONFIG_DIR / "local.yaml"))
+
+
 def load_settings(
     path: Path | None = None, environ: typing.Mapping[str, str] | None = None
 ) -> Settings:
-    """Read the settings file, apply environment overrides and resolve paths."""
+    """Read the settings file, then config/local.yaml over it, then environment overrides."""
     environ = os.environ if environ is None else environ
     path = path or Path(environ.get("SHELFWISE_CONFIG", CONFIG_DIR / "settings.yaml"))
     with open(path, encoding="utf-8") as fh:
         raw = yaml.safe_load(fh) or {}
+    local = local_config_path(environ)
+    if local.exists():
+        with open(local, encoding="utf-8") as fh:
+            raw = _deep_merge(raw, yaml.safe_load(fh) or {})
     raw = _apply_env_overrides(raw, environ)
     settings = _build(Settings, raw, str(path))
     return dataclasses.replace(

@@ -128,19 +128,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from flows.evaluate import MODES, evaluate
+    from flows.evaluate import ABLATION, MODES, evaluate
 
     dataset = Path(args.dataset).resolve()
-    modes = (args.mode,) if args.mode else MODES
+    modes = ABLATION if args.ablation else [MODES[args.mode]] if args.mode else list(MODES.values())
     workspace = Path(args.workspace) if args.workspace else get_settings().workspace / "eval" / dataset.name
     scores = evaluate(dataset, modes, workspace.resolve(), args.limit)
     if args.json:
         print(json.dumps({"dataset": dataset.name, "scores": [asdict(s) for s in scores]}, indent=2))
         return 0
     print(f"{dataset.name}: {scores[0].queries} queries")
-    print(f"{'mode':<8} {'nDCG@10':>8} {'R@100':>8} {'seconds':>8}")
+    print(f"{'mode':<22} {'nDCG@10':>8} {'R@100':>8} {'seconds':>8}")
     for s in scores:
-        print(f"{s.mode:<8} {s.ndcg_at_10:>8.4f} {s.recall_at_100:>8.4f} {s.seconds:>8.1f}")
+        print(f"{s.mode:<22} {s.ndcg_at_10:>8.4f} {s.recall_at_100:>8.4f} {s.seconds:>8.1f}")
     return 0
 
 
@@ -171,6 +171,22 @@ def _cmd_try(args: argparse.Namespace) -> int:
                    "why": e.why} for e in shelf.entries[: args.show]],
     }
     print(yaml.safe_dump(report, allow_unicode=True, sort_keys=False, width=120))
+    return 0
+
+
+def _cmd_tune(args: argparse.Namespace) -> int:
+    from flows.evaluate import tune, write_local_fusion
+
+    dataset = Path(args.labels).resolve()
+    workspace = Path(args.workspace) if args.workspace else get_settings().workspace / "eval" / dataset.name
+    report = tune(dataset, workspace.resolve(), args.limit)
+    print(f"{dataset.name}: {report.before.queries} labelled themes")
+    print(f"before: nDCG@10 {report.before.ndcg_at_10:.4f}, Recall@100 {report.before.recall_at_100:.4f}")
+    print(f"after:  nDCG@10 {report.after.ndcg_at_10:.4f}, Recall@100 {report.after.recall_at_100:.4f}")
+    print("fusion: " + json.dumps(report.fusion, ensure_ascii=False))
+    if args.dry_run:
+        return 0
+    print(f"written to {write_local_fusion(report.fusion)}")
     return 0
 
 
@@ -213,10 +229,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev = commands.add_parser("eval", help="score recall modes on a BEIR-layout data set")
     ev.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
     ev.add_argument("--mode", choices=("bm25", "vector", "hybrid", "full"), help="one mode (default: all)")
+    ev.add_argument("--ablation", action="store_true", help="every mode and every default switched off in turn")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--limit", type=int, help="only the first N judged queries")
     ev.add_argument("--workspace", help="where the set is indexed (default: <workspace>/eval/<set>)")
     ev.set_defaults(handler=_cmd_eval)
+
+    tn = commands.add_parser("tune", help="fit the fusion weights on labelled themes (BEIR layout)")
+    tn.add_argument("labels", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    tn.add_argument("--limit", type=int, help="only the first N labelled themes")
+    tn.add_argument("--workspace", help="where the set is indexed (default: <workspace>/eval/<set>)")
+    tn.add_argument("--dry-run", action="store_true", help="report, but do not write config/local.yaml")
+    tn.set_defaults(handler=_cmd_tune)
 
     status = commands.add_parser("status", help="catalog counts, rejected rows, index version")
     status.add_argument("--json", action="store_true")

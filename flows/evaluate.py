@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from config.settings import get_settings
+import yaml
+
+from config.settings import get_settings, local_config_path
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
 from flows.shelving import RecallOptions, build_context, rank_books
@@ -20,13 +22,36 @@ from tasks.models import ThemeQuery
 from tasks.progress import Progress, logger
 from tasks.text_analysis import detect_language
 
-MODES = ("bm25", "vector", "hybrid", "full")
-MODE_OPTIONS = {
-    "bm25": RecallOptions(paths=("bm25",), use_threshold=False, bm25_randomness=0.0, use_rerank=False),
-    "vector": RecallOptions(paths=("vector",), use_threshold=False, bm25_randomness=0.0, use_rerank=False),
-    "hybrid": RecallOptions(use_threshold=False, bm25_randomness=0.0, use_rerank=False),
-    "full": RecallOptions(),
+@dataclass(frozen=True)
+class Variant:
+    """One way to run the recall path: which paths, which fusion, with or without translation."""
+
+    name: str
+    options: RecallOptions
+    fusion: dict | None = None  # overrides of settings.fusion
+    translate: bool = False
+
+
+_PLAIN = dict(use_threshold=False, bm25_randomness=0.0, use_rerank=False)
+MODES = {
+    "bm25": Variant("bm25", RecallOptions(paths=("bm25",), **_PLAIN)),
+    "vector": Variant("vector", RecallOptions(paths=("vector",), **_PLAIN)),
+    "hybrid": Variant("hybrid", RecallOptions(**_PLAIN)),
+    "full": Variant("full", RecallOptions(), translate=True),
 }
+# Every default switched off in turn, beside the modes.
+ABLATION = [
+    MODES["bm25"], MODES["vector"],
+    Variant("vector -sentence", RecallOptions(paths=("vector",), **_PLAIN), {"sentence_weight": 0.0}),
+    Variant("rrf (equal)", RecallOptions(**_PLAIN), {"method": "rrf", "weights": {"vector": 1.0, "bm25": 1.0}}),
+    MODES["hybrid"],
+    Variant("hybrid -sentence", RecallOptions(**_PLAIN), {"sentence_weight": 0.0}),
+    Variant("hybrid minmax", RecallOptions(**_PLAIN), {"method": "minmax"}),
+    Variant("hybrid equal weights", RecallOptions(**_PLAIN), {"weights": {"vector": 1.0, "bm25": 1.0}}),
+    MODES["full"],
+    Variant("full -threshold", RecallOptions(use_threshold=False), translate=True),
+    Variant("full -randomness", RecallOptions(bm25_randomness=0.0), translate=True),
+]
 
 
 @dataclass(frozen=True)
@@ -43,7 +68,7 @@ def _use_workspace(workspace: Path) -> None:
     get_settings.cache_clear()
 
 
-def evaluate(dataset: Path, modes: tuple[str, ...], workspace: Path, limit: int | None = None) -> list[ModeScore]:
+def evaluate(dataset: Path, variants: list[Variant], workspace: Path, limit: int | None = None) -> list[ModeScore]:
     """Index the data set in `workspace` (its caches make reruns cheap) and score every mode."""
     beir = load_beir(dataset)
     _use_workspace(workspace)
@@ -59,18 +84,21 @@ def evaluate(dataset: Path, modes: tuple[str, ...], workspace: Path, limit: int 
         ctx = build_context(db, settings, vocabulary)
     queries = list(beir.queries.items())[:limit]
     scores = []
-    for mode in modes:
+    for variant in variants:
+        mode = variant.name
+        run_ctx = ctx if not variant.fusion else replace(
+            ctx, settings=replace(settings, fusion=replace(settings.fusion, **variant.fusion)))
         start = time.perf_counter()
         progress = Progress(f"eval {beir.name} {mode}", len(queries), every_seconds=15)
         ndcg = recall = 0.0
         for query_id, text in queries:
             theme = Theme("eval", query_id, text[:80], description=text)
-            if mode == "full":
+            if variant.translate:
                 query = ctx.translator.translate(theme)
             else:
                 query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
             constraints = hard_constraints(query.filter_conditions, available_only=ctx.available_only)
-            ranking = rank_books(theme, query, constraints, ctx, MODE_OPTIONS[mode])
+            ranking = rank_books(theme, query, constraints, run_ctx, variant.options)
             ranked_ids = [c.book_id for c in ranking.candidates]
             ndcg += ndcg_at(ranked_ids, beir.qrels[query_id], 10)
             recall += recall_at(ranked_ids, beir.qrels[query_id], 100)
@@ -80,3 +108,41 @@ def evaluate(dataset: Path, modes: tuple[str, ...], workspace: Path, limit: int 
                                 round(time.perf_counter() - start, 1)))
         logger.info("eval %s %s: nDCG@10 %.4f, Recall@100 %.4f", beir.name, mode, ndcg / n, recall / n)
     return scores
+
+
+@dataclass(frozen=True)
+class TuneReport:
+    before: ModeScore
+    after: ModeScore
+    fusion: dict  # the chosen fusion settings, as written to config/local.yaml
+
+
+TUNE_GRID = [
+    {"method": method, "weights": {"bm25": 1.0, "vector": weight}, "sentence_weight": sentence}
+    for method in ("dbsf", "minmax") for weight in (0.25, 0.5, 0.75, 1.0, 1.5) for sentence in (0.0, 0.5)
+] + [{"method": "rrf", "weights": {"bm25": 1.0, "vector": weight}} for weight in (0.3, 0.5, 1.0)]
+
+
+def tune(dataset: Path, workspace: Path, limit: int | None = None) -> TuneReport:
+    """Fit the fusion settings on labelled themes (BEIR layout) by a small grid, best nDCG@10 wins."""
+    variants = [MODES["hybrid"]] + [Variant(f"grid {i}", MODES["hybrid"].options, grid)
+                                    for i, grid in enumerate(TUNE_GRID)]
+    scores = evaluate(dataset, variants, workspace, limit)
+    before = scores[0]
+    best_index = max(range(1, len(scores)), key=lambda i: (scores[i].ndcg_at_10, scores[i].recall_at_100, -i))
+    best = TUNE_GRID[best_index - 1] if scores[best_index].ndcg_at_10 > before.ndcg_at_10 else None
+    chosen = best or {k: v for k, v in asdict(get_settings().fusion).items()}
+    return TuneReport(before, scores[best_index] if best else before, chosen)
+
+
+def write_local_fusion(fusion: dict) -> Path:
+    """Record tuned fusion settings in config/local.yaml, keeping what else it holds (atomic write)."""
+    path = local_config_path()
+    current = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    current = current or {}
+    current["fusion"] = {**current.get("fusion", {}), **fusion}
+    tmp = path.with_suffix(".yaml.tmp")
+    tmp.write_text("# Written by `shelfwise tune`; overrides config/settings.yaml on this installation.\n"
+                   + yaml.safe_dump(current, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

@@ -21,11 +21,12 @@ from tasks.dedupe import find_exclusions
 from tasks.embedders import create_embedder
 from tasks.embedders.base import Embedder
 from tasks.filters import Expr, evaluate, hard_constraints
-from tasks.fusion import rrf_fuse
+from tasks.dense_scores import dense_scores
+from tasks.fusion import rrf_fuse, score_fuse
 from tasks.gating import VocabularyVectors, gate
 from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.progress import logger
-from tasks.recall import bm25_recall, theme_seed, vector_recall
+from tasks.recall import bm25_query_tokens, bm25_recall, theme_seed, vector_recall
 from tasks.rerank import Reranker, create_reranker, rerank
 from tasks.shelf import ThemeShelf, select_shelf
 from tasks.translate import create_translator
@@ -84,6 +85,7 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
     ranking = Ranking([])
     timings = ranking.stage_seconds
     paths: dict[str, list[PathHit]] = {}
+    found = None
     if "vector" in options.paths:
         with _timed(timings, "vector"):
             found = vector_recall(query, constraints, ctx.snapshot, ctx.embedder, settings.recall,
@@ -96,7 +98,10 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
                                         theme_seed(theme.batch_id, theme.theme_id), options.bm25_randomness)
         ranking.notes.append(f"bm25: {len(paths['bm25'])}")
     with _timed(timings, "fusion"):
-        candidates = rrf_fuse(paths, settings.fusion.rrf_k, settings.fusion.weights)
+        fusion = settings.fusion
+        candidates = rrf_fuse(paths, fusion.rrf_k, fusion.weights if fusion.method == "rrf" else None)
+        if fusion.method != "rrf" and candidates:
+            candidates = _score_fusion(candidates, paths, query, found, ctx)
     if options.use_rerank and ctx.reranker is not None:
         with _timed(timings, "rerank"):
             outcome = rerank(candidates, query.synthetic_query, lambda b: document_text(ctx.books[b]),
@@ -105,6 +110,26 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
         ranking.notes.append(f"rerank: {outcome.note}")
     ranking.candidates = candidates
     return ranking
+
+
+def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], query: ThemeQuery,
+                  found, ctx: ShelvingContext) -> list[Candidate]:
+    """Score every candidate on every path that ran, then fuse the normalised scores."""
+    fusion = ctx.settings.fusion
+    ids = [c.book_id for c in candidates]
+    all_scores: dict[str, dict[str, float]] = {}
+    references: dict[str, list[float]] = {}
+    if "bm25" in paths:
+        all_scores["bm25"] = ctx.snapshot.bm25.scores_for(bm25_query_tokens(query, ctx.snapshot), ids)
+        references["bm25"] = [h.score for h in paths["bm25"]]
+    if found is not None:
+        dense = dense_scores(found.query_vector, ids, ctx.snapshot, fusion.sentence_weight)
+        all_scores["vector"] = {b: d.score for b, d in dense.items()}
+        references["vector"] = [dense[h.book_id].score for h in paths["vector"] if h.book_id in dense]
+        for cand in candidates:
+            if cand.book_id in dense:
+                cand.evidence = dense[cand.book_id].evidence
+    return score_fuse(candidates, all_scores, references, fusion.weights, fusion.method)
 
 
 def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,6 +20,7 @@ import pyarrow as pa
 from lancedb.index import BTree, IvfFlat, LabelList
 
 from config.settings import BM25Settings
+from storage.sql import sql_string
 from tasks.bm25 import BM25Index
 
 BOOKS_TABLE = "books"
@@ -106,8 +108,8 @@ def write_sentences_table(version_path: Path, columns: dict[str, list], vectors:
 def save_bm25(version_path: Path, index: BM25Index) -> None:
     folder = version_path / "bm25"
     folder.mkdir(parents=True, exist_ok=True)
-    meta = {"backend": index.settings.backend, "method": index.settings.method,
-            "k1": index.settings.k1, "b": index.settings.b, "book_ids": index.book_ids}
+    meta = {"backend": index.settings.backend, "method": index.settings.method, "k1": index.settings.k1,
+            "b": index.settings.b, "english_stemming": index.settings.english_stemming, "book_ids": index.book_ids}
     if index.settings.backend == "rank_bm25":
         with open(folder / "tokens.jsonl", "w", encoding="utf-8") as fh:
             for tokens in index.token_lists:
@@ -120,7 +122,8 @@ def save_bm25(version_path: Path, index: BM25Index) -> None:
 def load_bm25(version_path: Path) -> BM25Index:
     folder = version_path / "bm25"
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    settings = BM25Settings(backend=meta["backend"], method=meta["method"], k1=meta["k1"], b=meta["b"])
+    settings = BM25Settings(backend=meta["backend"], method=meta["method"], k1=meta["k1"], b=meta["b"],
+                            english_stemming=meta.get("english_stemming", False))  # older versions: unstemmed
     if settings.backend == "rank_bm25":
         with open(folder / "tokens.jsonl", encoding="utf-8") as fh:
             token_lists = [json.loads(line) for line in fh]
@@ -151,6 +154,30 @@ class IndexSnapshot:
             query = query.where(where, prefilter=True)
         rows = query.select(["book_id", "_distance"]).limit(k).to_arrow().to_pylist()
         return [(r["book_id"], 1.0 - float(r["_distance"])) for r in rows]
+
+    def book_vectors(self, book_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these books."""
+        table = self._rows(self.books, book_ids, ["book_id", "vector"])
+        return dict(zip(table.column("book_id").to_pylist(), _matrix(table)))
+
+    def sentences_of(self, book_ids: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
+        """(book ids, sentence texts, vectors) of every summary sentence of these books."""
+        table = self._rows(self.sentences, book_ids, ["book_id", "text", "vector"])
+        return table.column("book_id").to_pylist(), table.column("text").to_pylist(), _matrix(table)
+
+    @staticmethod
+    def _rows(table, book_ids: Sequence[str], columns: list[str]) -> pa.Table:
+        if not book_ids:
+            return table.schema.empty_table().select(columns)
+        where = f"book_id IN ({', '.join(sql_string(b) for b in book_ids)})"
+        return table.search().where(where).select(columns).limit(None).to_arrow()
+
+
+def _matrix(table: pa.Table) -> np.ndarray:
+    column = table.column("vector").combine_chunks()
+    if len(column) == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    return column.values.to_numpy(zero_copy_only=False).reshape(len(column), -1).astype(np.float32)
 
 
 def open_index(version_id: str, path: Path) -> IndexSnapshot:

@@ -14,6 +14,7 @@ class BM25Index:
 
     def __init__(self, book_ids: Sequence[str], settings: BM25Settings, engine, token_lists=None):
         self.book_ids = list(book_ids)
+        self._position = {book_id: i for i, book_id in enumerate(self.book_ids)}
         self.settings = settings
         self._engine = engine
         # rank-bm25 cannot be saved by itself: its tokens are kept so storage can persist them.
@@ -46,6 +47,11 @@ class BM25Index:
         if not known:
             return np.zeros(len(self.book_ids), dtype=np.float32)
         return np.asarray(self._engine.get_scores(known), dtype=np.float32)
+
+    def scores_for(self, query_tokens: Sequence[str], book_ids: Sequence[str]) -> dict[str, float]:
+        """The scores of these books (0 for books the index does not hold)."""
+        scores = self.scores(query_tokens)
+        return {b: float(scores[self._position[b]]) if b in self._position else 0.0 for b in book_ids}
 
     def search(self, query_tokens: Sequence[str], k: int) -> list[tuple[str, float]]:
         """The top k books with a positive score, best first; ties broken by book_id."""

@@ -16,6 +16,7 @@ from typing import Literal, Union
 
 from storage.index_store import tag_column
 from storage.models import BookRecord
+from storage.sql import sql_string
 from tasks.models import FilterCondition
 
 NUMERIC_FIELDS = ("pub_year", "rating", "pages", "copies_available")
@@ -106,11 +107,6 @@ def evaluate(expr: Expr, book: BookRecord) -> bool:
 
 
 # ---- SQL -----------------------------------------------------------------------------------------
-
-def sql_string(value: str) -> str:
-    """A SQL string literal; quotes are doubled so a value can never end the literal."""
-    return "'" + str(value).replace("'", "''") + "'"
-
 
 def _number(value: float) -> str:
     return repr(int(value)) if float(value).is_integer() else repr(float(value))

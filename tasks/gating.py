@@ -46,9 +46,9 @@ class VocabularyVectors:
 
 def head_flatness(candidates: Sequence[Candidate]) -> float | None:
     """(top-1 - top-5) / top-1 of the fused scores; None with fewer than 5 candidates."""
-    if len(candidates) < 5 or candidates[0].rrf_score <= 0:
+    if len(candidates) < 5 or candidates[0].fused_score <= 0:
         return None
-    return (candidates[0].rrf_score - candidates[4].rrf_score) / candidates[0].rrf_score
+    return (candidates[0].fused_score - candidates[4].fused_score) / candidates[0].fused_score
 
 
 def gate(query: ThemeQuery, candidates: Sequence[Candidate], closest_values: Sequence[str],

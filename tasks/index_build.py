@@ -124,18 +124,19 @@ def embed_sentences(books: list[BookRecord], embedder: Embedder, db: CatalogDB,
 
 def build_bm25(books: list[BookRecord], db: CatalogDB, settings: Settings, use_cache: bool = True) -> BM25Build:
     """Tokenize changed books (the rest come from stored tokens) and build BM25 over all of them."""
-    weights = json.dumps(settings.bm25.field_weights, sort_keys=True)
+    analysis = json.dumps({"weights": settings.bm25.field_weights, "stem": settings.bm25.english_stemming},
+                          sort_keys=True)
     stored = db.cached_tokens() if use_cache else {}
     fresh: dict[str, tuple[str, list[str]]] = {}
     token_lists = []
     progress = Progress("tokenizing books", sum(1 for b in books if b.book_id not in stored))
     for book in books:
-        key = f"{book.content_hash}|{ANALYZER_VERSION}|{weights}"
+        key = f"{book.content_hash}|{ANALYZER_VERSION}|{analysis}"
         cached = stored.get(book.book_id)
         if cached and cached[0] == key:
             token_lists.append(cached[1])
             continue
-        tokens = bm25_document_tokens(book, settings.bm25.field_weights)
+        tokens = bm25_document_tokens(book, settings.bm25.field_weights, settings.bm25.english_stemming)
         fresh[book.book_id] = (key, tokens)
         token_lists.append(tokens)
         progress.advance()

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from config.settings import TextSection
 from config.vocabulary import Vocabulary
 from storage.models import BookRecord
-from tasks.text_analysis import split_sentences, tokenize
+from tasks.text_analysis import bm25_tokens, split_sentences
 
 
 def book_language(book: BookRecord) -> str:
@@ -59,7 +59,7 @@ def _weighted(tokens: list[str], weight: float) -> list[str]:
     return tokens * int(whole) + tokens[: round(len(tokens) * fraction)]
 
 
-def bm25_document_tokens(book: BookRecord, field_weights: Mapping[str, float]) -> list[str]:
+def bm25_document_tokens(book: BookRecord, field_weights: Mapping[str, float], stem: bool = True) -> list[str]:
     """BM25 tokens of a book, fields weighted by repetition (seed 003 §2.4.1)."""
     language = book_language(book)
     fields = {
@@ -69,5 +69,5 @@ def bm25_document_tokens(book: BookRecord, field_weights: Mapping[str, float]) -
     }
     tokens: list[str] = []
     for name, text in fields.items():
-        tokens.extend(_weighted(tokenize(text, language), field_weights.get(name, 1.0)))
+        tokens.extend(_weighted(bm25_tokens(text, language, stem), field_weights.get(name, 1.0)))
     return tokens

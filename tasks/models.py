@@ -58,4 +58,6 @@ class Candidate:
     ranks: dict[str, int] = field(default_factory=dict)  # path -> 1-based rank
     scores: dict[str, float] = field(default_factory=dict)  # path -> that path's score
     rrf_score: float = 0.0
+    fused_score: float = 0.0  # what the list is ordered by: rrf_score, or the score fusion's sum
     rerank_score: float | None = None
+    evidence: str | None = None  # the summary sentence closest to the brief

@@ -16,7 +16,7 @@ from storage.models import BookRecord
 from tasks.embedders.base import Embedder
 from tasks.filters import All, Expr, HasAny, evaluate, to_lance_sql
 from tasks.models import PathHit, ThemeQuery
-from tasks.text_analysis import tokenize
+from tasks.text_analysis import bm25_tokens
 
 _CONNECTIVES = re.compile(r"^(这本书|这是一本|一本|本书|非常|特别|this book|a book|books?)\s*", re.IGNORECASE)
 _TARGET = re.compile(r"(适合|给|献给|for readers|for people|for anyone|for those|for when)", re.IGNORECASE)
@@ -27,6 +27,7 @@ class VectorRecall:
     hits: list[PathHit]
     threshold: float
     variants: tuple[str, ...]
+    query_vector: np.ndarray  # the original query's vector (the first variant)
 
 
 def theme_seed(batch_id: str, theme_id: str) -> int:
@@ -66,14 +67,19 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
     threshold = dynamic_threshold(list(best.values()), settings) if use_threshold else -1.0
     ranked = sorted(((s, b) for b, s in best.items() if s >= threshold), key=lambda x: (-x[0], x[1]))
     hits = [PathHit(b, s, "vector") for s, b in ranked[: settings.vector_top_k]]
-    return VectorRecall(hits, threshold, variants)
+    return VectorRecall(hits, threshold, variants, vectors[0])
+
+
+def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot) -> list[str]:
+    """The keywords analysed as the index was built, whatever the config says now."""
+    return bm25_tokens(" ".join(query.search_keywords), query.language, snapshot.bm25.settings.english_stemming)
 
 
 def bm25_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],
                 settings: RecallSettings, seed: int, randomness: float | None = None) -> list[PathHit]:
     """Top BM25 books for the keywords, with a seeded share drawn from the lower-scored pool (§2.4.2)."""
     share = settings.bm25_randomness if randomness is None else randomness
-    tokens = tokenize(" ".join(query.search_keywords), query.language)
+    tokens = bm25_query_tokens(query, snapshot)
     k = settings.bm25_top_k
     ranked = [(b, s) for b, s in snapshot.bm25.search(tokens, k * 4)
               if b in books and evaluate(constraints, books[b])]

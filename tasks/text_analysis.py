@@ -75,6 +75,29 @@ def tokenize(text: str, language: str) -> list[str]:
     return [t for t in (tok.strip() for tok in raw) if t and t not in stop and _has_word_char(t)]
 
 
+@lru_cache(maxsize=1)
+def _english_stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def bm25_tokens(text: str, language: str, stem: bool) -> list[str]:
+    """Tokens as BM25 indexes and queries them: `tokenize`, then Snowball-stemmed Latin words.
+
+    Latin words are stemmed in Chinese text too, so an English query meets the English words of a
+    Chinese book in the same form.
+    """
+    tokens = tokenize(text, language)
+    if not stem:
+        return tokens
+    latin = [i for i, t in enumerate(tokens) if t.isascii() and t.isalpha()]
+    stems = _english_stemmer().stemWords([tokens[i] for i in latin])
+    for i, stemmed in zip(latin, stems):
+        tokens[i] = stemmed
+    return tokens
+
+
 def _has_word_char(token: str) -> bool:
     return any(ch.isalnum() for ch in token)
 

@@ -18,6 +18,8 @@ os.environ["PREFECT_HOME"] = str(_PREFECT_HOME)
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "shelfwise")
 os.environ.setdefault("LANCEDB_LOG", "error")
+# A developer's tuned config/local.yaml must not change what the tests see.
+os.environ["SHELFWISE_LOCAL_CONFIG"] = str(_PREFECT_HOME / "no-local.yaml")
 
 from config.settings import PROJECT_ROOT, get_settings  # noqa: E402
 from config.vocabulary import get_vocabulary  # noqa: E402

@@ -17,8 +17,12 @@ class Embedder(ABC):
     model_id: str
     dim: int
 
+    QUERY_CACHE_SIZE = 4096
+
     def __init__(self, batch_size: int = 64):
         self.batch_size = batch_size
+        # Briefs and their variants recur (reruns, similar themes, evaluation modes): keep their vectors.
+        self._query_cache: dict[str, np.ndarray] = {}
 
     @abstractmethod
     def _embed_batch(self, texts: list[str], is_query: bool) -> np.ndarray:
@@ -30,7 +34,14 @@ class Embedder(ABC):
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for queries (some models embed queries differently from documents)."""
-        return self._embed(texts, is_query=True, on_batch=None)
+        missing = list(dict.fromkeys(t for t in texts if t not in self._query_cache))
+        if missing:
+            if len(self._query_cache) + len(missing) > self.QUERY_CACHE_SIZE:
+                self._query_cache.clear()
+            self._query_cache.update(zip(missing, self._embed(missing, is_query=True, on_batch=None)))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack([self._query_cache[t] for t in texts])
 
     def _embed(self, texts: Sequence[str], is_query: bool, on_batch: ProgressCallback | None) -> np.ndarray:
         if not texts:

@@ -37,7 +37,7 @@ def rerank(candidates: list[Candidate], query: str, document_of: Callable[[str],
         return RerankOutcome(candidates, f"{reranker.name} failed, fused order kept: {type(err).__name__}")
     for cand, score in zip(head, scores):
         cand.rerank_score = score
-    reordered = sorted(head, key=lambda c: (-(c.rerank_score or 0.0), -c.rrf_score, c.book_id))
+    reordered = sorted(head, key=lambda c: (-(c.rerank_score or 0.0), -c.fused_score, c.book_id))
     return RerankOutcome(reordered + tail, reranker.name)
 
 

@@ -40,7 +40,7 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, 
         assert [row[0] for row in sheets["needs review"]] == review and all(r[2] for r in sheets["needs review"])
     header = [c.value for c in load_workbook(workbook)[list(sheets)[1]][1]]
     assert header == ["rank", "title", "authors", "year", "call_no", "language", "sources", "vector_rank",
-                      "bm25_rank", "rrf_score", "rerank_score", "why"]
+                      "bm25_rank", "rrf_score", "rerank_score", "fused_score", "why", "evidence"]
     assert all(rows for name, rows in sheets.items())
 
     tags_by_title = {r["title"]: r["tags"] for r in demo_rows}
@@ -48,7 +48,9 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, 
         assert "MUST_NOT emotional_tone=温暖治愈" in summary[theme_id][6]
         titles = [row[1] for row in sheet_named(sheets, sheet)]
         assert titles and all("温暖治愈" not in tags_by_title[t]["emotional_tone"] for t in titles)
-    assert all(row[11] for row in sheet_named(sheets, "02 Quiet novels"))  # every book says why
+    quiet = sheet_named(sheets, "02 Quiet novels")
+    assert all(row[12] for row in quiet)  # every book says why
+    assert any(row[13] for row in quiet)  # and the summary sentence closest to the brief
 
 
 def test_rerun_gives_identical_shelves_and_no_new_history(demo_workspace):

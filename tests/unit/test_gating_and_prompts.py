@@ -12,7 +12,7 @@ CLOSEST = ["平静淡然", "忧伤怅惘", "雨天窗前"]
 
 
 def candidates(scores):
-    return [Candidate(f"b{i}", rrf_score=s) for i, s in enumerate(scores)]
+    return [Candidate(f"b{i}", fused_score=s) for i, s in enumerate(scores)]
 
 
 def query(conditions=(), confidence=0.9):

@@ -25,7 +25,7 @@ def test_index_text_repeats_and_truncates_sections(vocabulary):
 
 
 def test_bm25_fields_are_weighted_by_repetition():
-    tokens = bm25_document_tokens(STONER, {"title": 2.0, "authors": 1.0, "summary": 1.5})
+    tokens = bm25_document_tokens(STONER, {"title": 2.0, "authors": 1.0, "summary": 1.5}, stem=False)
     assert tokens.count("stoner") == 2
     assert tokens.count("john") == 1
     # summary tokens: quiet life farm boy teaches; 1.5 = all once plus the first half again
@@ -57,3 +57,11 @@ def test_enrich_compares_each_book_with_every_value(vocabulary):
     book_vector = value_vectors[target:target + 1]
     [result] = enrich(["b1"], book_vector, value_vectors, vocabulary, EnrichmentSettings())
     assert result.tags == {"spatial_atmosphere": ("宇宙星空",)}
+
+
+def test_latin_words_are_stemmed_in_both_languages():
+    from tasks.text_analysis import bm25_tokens
+
+    assert bm25_tokens("Teaching studies of cells", "en", stem=True) == ["teach", "studi", "cell"]
+    assert bm25_tokens("关于cells的研究", "zh", stem=True) == ["cell", "研究"]
+    assert bm25_tokens("Teaching", "en", stem=False) == ["teaching"]

@@ -90,3 +90,20 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme():
     assert {h.book_id for h in first if h.source == "bm25_random"} != {
         h.book_id for h in other if h.source == "bm25_random"}
     assert [h.book_id for h in first[:17]] == [h.book_id for h in other[:17]]
+
+
+def test_score_fusion_keeps_margins_that_rrf_throws_away():
+    from tasks.fusion import normalizer, score_fuse
+    from tasks.models import Candidate
+
+    # BM25 is sure about "a" (a clear margin); the dense path barely prefers "b".
+    bm25 = {"a": 12.0, "b": 3.0, "c": 2.9, "d": 2.8}
+    dense = {"a": 0.50, "b": 0.52, "c": 0.40, "d": 0.39}
+    cands = [Candidate(b) for b in "abcd"]
+    fused = score_fuse(cands, {"bm25": bm25, "vector": dense}, {"bm25": list(bm25.values()),
+                       "vector": list(dense.values())}, {"bm25": 1.0, "vector": 0.5}, "dbsf")
+    assert fused[0].book_id == "a"
+    minmax = normalizer("minmax", [1.0, 3.0])
+    assert (minmax(1.0), minmax(2.0), minmax(5.0)) == (0.0, 0.5, 1.0)
+    dbsf = normalizer("dbsf", [0.0, 1.0])  # mean 0.5, sd 0.5: [-1, 2] maps to [0, 1]
+    assert dbsf(0.5) == 0.5 and dbsf(-5) == 0.0

@@ -1,0 +1,45 @@
+"""Dense scores for fusion: a book's similarity blended with its best summary sentence's (seed 001).
+
+The best sentence is also the book's evidence: the line of its summary closest to the brief.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from storage.index_store import IndexSnapshot
+
+
+@dataclass(frozen=True)
+class DenseScore:
+    document: float  # cosine of the book's index vector and the query
+    sentence: float  # cosine of its best summary sentence (= document when it has no summary)
+    score: float  # the blend fusion uses
+    evidence: str | None
+
+
+def dense_scores(query_vector: np.ndarray, book_ids: Sequence[str], snapshot: IndexSnapshot,
+                 sentence_weight: float) -> dict[str, DenseScore]:
+    """Blend (1 - w) x document similarity + w x best-sentence similarity, for every book given."""
+    ids = list(dict.fromkeys(book_ids))
+    documents = snapshot.book_vectors(ids)
+    best: dict[str, tuple[float, str]] = {}
+    if sentence_weight > 0:
+        owners, texts, vectors = snapshot.sentences_of(ids)
+        if len(owners):
+            similarities = vectors @ query_vector
+            for owner, text, sim in zip(owners, texts, similarities.tolist()):
+                if owner not in best or sim > best[owner][0]:
+                    best[owner] = (sim, text)
+    scores = {}
+    for book_id in ids:
+        if book_id not in documents:
+            continue
+        doc = float(documents[book_id] @ query_vector)
+        sentence, evidence = best.get(book_id, (doc, None))
+        blended = (1 - sentence_weight) * doc + sentence_weight * sentence
+        scores[book_id] = DenseScore(doc, float(sentence), blended, evidence)
+    return scores
