@@ -62,7 +62,7 @@ class BM25Settings:
     k1: float = 1.5
     b: float = 0.75
     field_weights: dict[str, float] = field(
-        default_factory=lambda: {"title": 2.0, "authors": 1.0, "summary": 1.5}
+        default_factory=lambda: {"title": 1.0, "authors": 1.0, "summary": 1.0}
     )
 
 
@@ -91,10 +91,12 @@ class RecallSettings:
 
 @dataclass(frozen=True)
 class FusionSettings:
-    method: Literal["rrf", "dbsf", "minmax"] = "dbsf"
+    method: Literal["rrf", "dbsf", "minmax"] = "minmax"
     rrf_k: int = 60
-    weights: dict[str, float] = field(default_factory=lambda: {"vector": 0.5, "bm25": 1.0})
+    weights: dict[str, float] = field(default_factory=lambda: {"vector": 0.3, "bm25": 1.0})
     sentence_weight: float = 0.5  # dense score = (1 - w) x document + w x best-sentence similarity
+    short_query_tokens: int = 2  # a query of at most this many BM25 tokens uses short_query_weights
+    short_query_weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0})
 
 
 @dataclass(frozen=True)
@@ -226,7 +228,7 @@ def _resolve(path: Path) -> Path:
 def _deep_merge(base: dict, overlay: dict) -> dict:
     merged = dict(base)
     for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict) and key != "weights":
+        if isinstance(value, dict) and isinstance(merged.get(key), dict) and not key.endswith("weights"):
             merged[key] = _deep_merge(merged[key], value)
         else:
             merged[key] = value

@@ -119,8 +119,10 @@ def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], 
     ids = [c.book_id for c in candidates]
     all_scores: dict[str, dict[str, float]] = {}
     references: dict[str, list[float]] = {}
+    tokens = bm25_query_tokens(query, ctx.snapshot)
+    weights = fusion.short_query_weights if len(tokens) <= fusion.short_query_tokens else fusion.weights
     if "bm25" in paths:
-        all_scores["bm25"] = ctx.snapshot.bm25.scores_for(bm25_query_tokens(query, ctx.snapshot), ids)
+        all_scores["bm25"] = ctx.snapshot.bm25.scores_for(tokens, ids)
         references["bm25"] = [h.score for h in paths["bm25"]]
     if found is not None:
         dense = dense_scores(found.query_vector, ids, ctx.snapshot, fusion.sentence_weight)
@@ -129,7 +131,7 @@ def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], 
         for cand in candidates:
             if cand.book_id in dense:
                 cand.evidence = dense[cand.book_id].evidence
-    return score_fuse(candidates, all_scores, references, fusion.weights, fusion.method)
+    return score_fuse(candidates, all_scores, references, weights, fusion.method)
 
 
 def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:

@@ -21,7 +21,7 @@ from tasks.bm25 import BM25Index
 from tasks.embedders.base import Embedder
 from tasks.embedding import embed_with_cache
 from tasks.enrich import enrich, needs_enrichment
-from tasks.index_text import book_sentences, bm25_document_tokens, compose_index_text
+from tasks.index_text import INDEX_TEXT_VERSION, book_sentences, bm25_document_tokens, compose_index_text
 from tasks.progress import Progress
 from tasks.text_analysis import ANALYZER_VERSION
 
@@ -57,7 +57,7 @@ class BM25Build:
 def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Settings) -> str:
     """Identifies what an index is built from: book contents, tags, embedder and analysis settings."""
     digest = hashlib.sha256()
-    digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{settings.bm25}|{settings.index}".encode())
+    digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{INDEX_TEXT_VERSION}|{settings.bm25}|{settings.index}".encode())
     for book in books:
         tags = json.dumps({d: list(v) for d, v in sorted(book.tags.items())}, ensure_ascii=False)
         digest.update(f"\n{book.book_id}|{book.content_hash}|{tags}".encode())

@@ -10,6 +10,10 @@ from storage.models import BookRecord
 from tasks.text_analysis import bm25_tokens, split_sentences
 
 
+# Bump when the composition of index texts changes, so that the next build is not skipped.
+INDEX_TEXT_VERSION = "2"
+
+
 def book_language(book: BookRecord) -> str:
     """The analyzer language of a book: its catalog language when zh/en, else English rules."""
     return "zh" if book.language == "zh" else "en"
@@ -27,7 +31,9 @@ def tags_text(book: BookRecord, vocabulary: Vocabulary) -> str:
 
 def _section_text(book: BookRecord, field: str, vocabulary: Vocabulary) -> str:
     if field == "tags":
-        return tags_text(book, vocabulary)
+        # Enriched tags were derived from this very text: repeating them in the vector adds only noise
+        # (scifact dense nDCG@10 0.347 with them). A curator's tags are new information.
+        return tags_text(book, vocabulary) if book.tag_origin == "source" else ""
     if field == "title_line":
         return book.title_line
     value = getattr(book, field)

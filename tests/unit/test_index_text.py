@@ -8,9 +8,10 @@ from tasks.enrich import choose_tags, enrich
 from tasks.index_text import bm25_document_tokens, book_sentences, compose_index_text, tags_text
 
 BIANCHENG = BookRecord(book_id="zh-1", title="边城", authors=("沈从文",), language="zh",
-                       summary="翠翠在渡口等。爷爷守着渡船。", tags={"emotional_tone": ("忧伤怅惘",)})
+                       summary="翠翠在渡口等。爷爷守着渡船。", tags={"emotional_tone": ("忧伤怅惘",)}, tag_origin="source")
 STONER = BookRecord(book_id="en-1", title="Stoner", authors=("John Williams",), language="en",
-                    summary="A quiet life. A farm boy teaches.", tags={"emotional_tone": ("忧伤怅惘",)})
+                    summary="A quiet life. A farm boy teaches.", tags={"emotional_tone": ("忧伤怅惘",)},
+                    tag_origin="source")
 
 
 def test_tags_are_rendered_in_the_books_language(vocabulary):
