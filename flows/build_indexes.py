@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from prefect import flow, task
@@ -16,7 +14,7 @@ from storage.catalog_db import CatalogDB, open_catalog
 from storage.models import IndexVersion
 from tasks import index_build
 from tasks.embedders import create_embedder
-from tasks.progress import logger
+from tasks.progress import logger, timed
 
 
 def _step(fn, name: str):
@@ -31,14 +29,6 @@ build_bm25 = _step(index_build.build_bm25, "build-bm25")
 write_books_table = _step(index_store.write_books_table, "write-lance-books")
 write_sentences_table = _step(index_store.write_sentences_table, "write-lance-sentences")
 save_bm25 = _step(index_store.save_bm25, "save-bm25")
-
-
-@contextmanager
-def _timed(stage_seconds: dict[str, float], stage: str):
-    start = time.perf_counter()
-    yield
-    stage_seconds[stage] = round(time.perf_counter() - start, 3)
-    logger.info("stage %s: %.2fs", stage, stage_seconds[stage])
 
 
 def commit_version(db: CatalogDB, version: IndexVersion, content_hashes: dict[str, str],
@@ -57,13 +47,13 @@ def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
     use_cache = not full
     stages: dict[str, float] = {}
     with open_catalog(settings.duckdb_path) as db:
-        with _timed(stages, "load_model"):
+        with timed(stages, "load_model", log=True):
             embedder = create_embedder(settings.embedder)
-        with _timed(stages, "load_catalog"):
+        with timed(stages, "load_catalog", log=True):
             books = db.load_books()
-        with _timed(stages, "embed_sentences"):
+        with timed(stages, "embed_sentences", log=True):
             sentences = embed_sentences(books, embedder, db, use_cache)
-        with _timed(stages, "enrich_tags"):
+        with timed(stages, "enrich_tags", log=True):
             enriched = enrich_tags(books, sentences, vocabulary, embedder, db, settings, use_cache)
         books = enriched.books
         snapshot = index_build.snapshot_hash(books, embedder, settings)
@@ -72,17 +62,17 @@ def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
             logger.info("index %s is up to date with the catalog", current.version_id)
             return index_build.IndexBuildReport(current.version_id, True, current.book_count,
                                                 current.sentence_count, enriched.enriched, 0, 0, 0, stages)
-        with _timed(stages, "embed_books"):
+        with timed(stages, "embed_books", log=True):
             book_vectors = embed_books(books, vocabulary, embedder, db, settings, use_cache)
-        with _timed(stages, "build_bm25"):
+        with timed(stages, "build_bm25", log=True):
             bm25 = build_bm25(books, db, settings, use_cache)
         version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
-        with _timed(stages, "write_lance"):
+        with timed(stages, "write_lance", log=True):
             write_books_table(path, index_build.lance_book_columns(books, vocabulary), book_vectors.vectors,
                               vocabulary.dimension_names, settings.index.brute_force_max_rows)
             write_sentences_table(path, {"book_id": sentences.book_ids, "position": sentences.positions,
                                          "text": sentences.texts}, sentences.vectors)
-        with _timed(stages, "save_bm25"):
+        with timed(stages, "save_bm25", log=True):
             save_bm25(path, bm25.index)
         version = IndexVersion(
             version_id=version_id, created_at=datetime.now(timezone.utc).replace(tzinfo=None),
@@ -90,7 +80,7 @@ def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
             sentence_count=len(sentences.texts), embedder=embedder.model_id, embedding_dim=embedder.dim,
             books_embedded=book_vectors.embedded, sentences_embedded=sentences.embedded, stage_seconds=stages,
         )
-        with _timed(stages, "commit"):
+        with timed(stages, "commit", log=True):
             commit_version(db, version, {b.book_id: b.content_hash for b in books}, settings)
         logger.info("index version %s is current: %d books, %d sentences", version_id, len(books),
                     len(sentences.texts))

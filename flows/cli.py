@@ -14,7 +14,12 @@ from config.settings import configure_runtime_environment, get_settings
 def _cmd_catalog_import(args: argparse.Namespace) -> int:
     from config.vocabulary import get_vocabulary
     from storage.catalog_db import open_catalog
-    from tasks.catalog_import import CatalogFileError, ColumnMapping, load_mapping, validate_file
+    from tasks.catalog_import import (
+        CatalogFileError,
+        ColumnMapping,
+        load_mapping,
+        validate_file,
+    )
 
     settings = get_settings()
     try:

@@ -22,6 +22,7 @@ from tasks.models import ThemeQuery
 from tasks.progress import Progress, logger
 from tasks.text_analysis import detect_language
 
+
 @dataclass(frozen=True)
 class Variant:
     """One way to run the recall path: which paths, which fusion, with or without translation."""

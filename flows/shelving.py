@@ -5,11 +5,8 @@ Shared by the shelf flow and by `shelfwise eval`, so that evaluation measures th
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-
 from pathlib import Path
 
 from config.settings import Settings
@@ -18,14 +15,14 @@ from storage.catalog_db import CatalogDB
 from storage.index_store import IndexSnapshot, open_index
 from storage.models import BookRecord, HistoryShelf, Theme
 from tasks.dedupe import find_exclusions
+from tasks.dense_scores import dense_scores
 from tasks.embedders import create_embedder
 from tasks.embedders.base import Embedder
 from tasks.filters import Expr, evaluate, hard_constraints
-from tasks.dense_scores import dense_scores
 from tasks.fusion import rrf_fuse, score_fuse
 from tasks.gating import VocabularyVectors, gate
 from tasks.models import Candidate, PathHit, ThemeQuery
-from tasks.progress import logger
+from tasks.progress import logger, timed
 from tasks.recall import bm25_query_tokens, bm25_recall, theme_seed, vector_recall
 from tasks.rerank import Reranker, create_reranker, rerank
 from tasks.shelf import ThemeShelf, select_shelf
@@ -66,13 +63,6 @@ class Ranking:
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
 
-@contextmanager
-def _timed(seconds: dict[str, float], stage: str):
-    start = time.perf_counter()
-    yield
-    seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - start
-
-
 def document_text(book: BookRecord) -> str:
     """What a reranker reads of a book."""
     return f"{book.title_line}\n{book.summary or ''}"[:1000]
@@ -87,23 +77,23 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
     paths: dict[str, list[PathHit]] = {}
     found = None
     if "vector" in options.paths:
-        with _timed(timings, "vector"):
+        with timed(timings, "vector"):
             found = vector_recall(query, constraints, ctx.snapshot, ctx.embedder, settings.recall,
                                   options.use_threshold)
         paths["vector"] = found.hits
         ranking.notes.append(f"vector: {len(found.hits)} above {found.threshold:.2f}")
     if "bm25" in options.paths:
-        with _timed(timings, "bm25"):
+        with timed(timings, "bm25"):
             paths["bm25"] = bm25_recall(query, constraints, ctx.snapshot, ctx.books, settings.recall,
                                         theme_seed(theme.batch_id, theme.theme_id), options.bm25_randomness)
         ranking.notes.append(f"bm25: {len(paths['bm25'])}")
-    with _timed(timings, "fusion"):
+    with timed(timings, "fusion"):
         fusion = settings.fusion
         candidates = rrf_fuse(paths, fusion.rrf_k, fusion.weights if fusion.method == "rrf" else None)
         if fusion.method != "rrf" and candidates:
             candidates = _score_fusion(candidates, paths, query, found, ctx)
     if options.use_rerank and ctx.reranker is not None:
-        with _timed(timings, "rerank"):
+        with timed(timings, "rerank"):
             outcome = rerank(candidates, query.synthetic_query, lambda b: document_text(ctx.books[b]),
                              ctx.reranker, settings.rerank.top_n)
         candidates = outcome.candidates
@@ -138,15 +128,15 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     """One theme from brief to shelf, gated, every shelved book checked against the constraints."""
     settings = ctx.settings
     timings: dict[str, float] = {}
-    with _timed(timings, "translate"):
+    with timed(timings, "translate"):
         query = ctx.translator.translate(theme)
     constraints = hard_constraints(query.filter_conditions, available_only=ctx.available_only)
     ranking = rank_books(theme, query, constraints, ctx)
     timings.update(ranking.stage_seconds)
-    with _timed(timings, "history"):
+    with timed(timings, "history"):
         conditions = [c.to_dict() for c in query.filter_conditions]
         exclusions = find_exclusions(theme.brief, conditions, history, ctx.embedder, settings.history)
-    with _timed(timings, "shelf"):
+    with timed(timings, "shelf"):
         entries = select_shelf(ranking.candidates, ctx.books, exclusions.book_ids, query, settings.shelf.size,
                                settings.shelf.max_per_author)
         checked = [e for e in entries if evaluate(constraints, e.book)]
@@ -155,14 +145,13 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
             logger.error("BUG: %s (%s) violates the constraints of theme %s; dropped",
                          bad.book.book_id, bad.book.title, theme.theme_id)
         entries = [replace(e, rank=i) for i, e in enumerate(checked, start=1)]
-    with _timed(timings, "gating"):
+    with timed(timings, "gating"):
         brief_vector = ctx.embedder.embed_queries([theme.brief])[0]
         verdict = gate(query, ranking.candidates, ctx.vocabulary_vectors.closest(brief_vector), settings.gating)
     notes = list(ranking.notes)
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
-    return ThemeShelf(theme, query, entries, verdict.status, notes, {k: round(v, 3) for k, v in timings.items()},
-                      verdict)
+    return ThemeShelf(theme, query, entries, verdict.status, notes, timings, verdict)
 
 
 def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,

@@ -17,7 +17,7 @@ from pathlib import Path
 import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import BTree, IvfFlat, LabelList
+from lancedb.index import IvfFlat
 
 from config.settings import BM25Settings
 from storage.sql import sql_string

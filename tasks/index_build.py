@@ -21,7 +21,12 @@ from tasks.bm25 import BM25Index
 from tasks.embedders.base import Embedder
 from tasks.embedding import embed_with_cache
 from tasks.enrich import enrich, needs_enrichment
-from tasks.index_text import INDEX_TEXT_VERSION, book_sentences, bm25_document_tokens, compose_index_text
+from tasks.index_text import (
+    INDEX_TEXT_VERSION,
+    bm25_document_tokens,
+    book_sentences,
+    compose_index_text,
+)
 from tasks.progress import Progress
 from tasks.text_analysis import ANALYZER_VERSION
 

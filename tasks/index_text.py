@@ -9,7 +9,6 @@ from config.vocabulary import Vocabulary
 from storage.models import BookRecord
 from tasks.text_analysis import bm25_tokens, split_sentences
 
-
 # Bump when the composition of index texts changes, so that the next build is not skipped.
 INDEX_TEXT_VERSION = "2"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 logger = logging.getLogger("shelfwise")
 # Prefect attaches its handlers to this logger (PREFECT_LOGGING_EXTRA_LOGGERS) but not a level.
@@ -35,3 +37,13 @@ class Progress:
         eta = "done" if self.done >= self.total else f"ETA {remaining:,.0f}s"
         pct = 100.0 * self.done / self.total if self.total else 100.0
         return f"{self.label}: {self.done:,}/{self.total:,} ({pct:.0f}%), {rate:,.1f}/s, {eta}"
+
+
+@contextmanager
+def timed(seconds: dict[str, float], stage: str, log: bool = False) -> Iterator[None]:
+    """Add the wall time of the block to seconds[stage] (and log it when asked)."""
+    start = time.perf_counter()
+    yield
+    seconds[stage] = round(seconds.get(stage, 0.0) + time.perf_counter() - start, 3)
+    if log:
+        logger.info("stage %s: %.2fs", stage, seconds[stage])

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 from storage.catalog_db import open_catalog
-from tasks.catalog_import import CatalogFileError, ColumnMapping, load_mapping, validate_file
+from tasks.catalog_import import (
+    CatalogFileError,
+    ColumnMapping,
+    load_mapping,
+    validate_file,
+)
 from tests.conftest import PROJECT_ROOT, shared_data
 
 HEADER = ["book_id", "title", "authors", "pub_year", "language", "summary", "pages", "tags.emotional_tone"]

@@ -9,7 +9,15 @@ from hypothesis import strategies as st
 
 from storage.models import BookRecord
 from tasks.filters import (
-    All, AnyOf, Compare, HasAny, Not, contradictions, evaluate, hard_constraints, to_duckdb_sql,
+    All,
+    AnyOf,
+    Compare,
+    HasAny,
+    Not,
+    contradictions,
+    evaluate,
+    hard_constraints,
+    to_duckdb_sql,
 )
 from tasks.models import FilterCondition
 

@@ -5,7 +5,12 @@ import numpy as np
 from config.settings import EnrichmentSettings, TextSection
 from storage.models import BookRecord
 from tasks.enrich import choose_tags, enrich
-from tasks.index_text import bm25_document_tokens, book_sentences, compose_index_text, tags_text
+from tasks.index_text import (
+    bm25_document_tokens,
+    book_sentences,
+    compose_index_text,
+    tags_text,
+)
 
 BIANCHENG = BookRecord(book_id="zh-1", title="边城", authors=("沈从文",), language="zh",
                        summary="翠翠在渡口等。爷爷守着渡船。", tags={"emotional_tone": ("忧伤怅惘",)}, tag_origin="source")

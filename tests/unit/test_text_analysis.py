@@ -1,5 +1,10 @@
 from tasks.text_analysis import (
-    cjk_share, detect_language, has_control_characters, normalize_language, split_sentences, tokenize,
+    cjk_share,
+    detect_language,
+    has_control_characters,
+    normalize_language,
+    split_sentences,
+    tokenize,
 )
 
 
