@@ -51,6 +51,7 @@ class TextSection:
 class IndexSettings:
     brute_force_max_rows: int = 50_000
     keep_versions: int = 2
+    e5_path: bool = False  # also embed books with multilingual-e5 (about 4 a second): a third recall path
     text_sections: tuple[TextSection, ...] = ()
 
 
@@ -93,10 +94,10 @@ class RecallSettings:
 class FusionSettings:
     method: Literal["rrf", "dbsf", "minmax"] = "minmax"
     rrf_k: int = 60
-    weights: dict[str, float] = field(default_factory=lambda: {"vector": 0.3, "bm25": 1.0})
+    weights: dict[str, float] = field(default_factory=lambda: {"vector": 0.3, "bm25": 1.0, "e5": 0.3})
     sentence_weight: float = 0.5  # dense score = (1 - w) x document + w x best-sentence similarity
     short_query_tokens: int = 2  # a query of at most this many BM25 tokens uses short_query_weights
-    short_query_weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0})
+    short_query_weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "e5": 1.0})
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ def _step(fn, name: str):
 
 enrich_tags = _step(index_build.enrich_untagged, "enrich-tags")
 embed_books = _step(index_build.embed_books, "embed-books")
+embed_books_e5 = _step(index_build.embed_books_e5, "embed-books-e5")
 embed_sentences = _step(index_build.embed_sentences, "embed-sentences")
 build_bm25 = _step(index_build.build_bm25, "build-bm25")
 write_books_table = _step(index_store.write_books_table, "write-lance-books")
@@ -64,12 +65,20 @@ def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
                                                 current.sentence_count, enriched.enriched, 0, 0, 0, stages)
         with timed(stages, "embed_books", log=True):
             book_vectors = embed_books(books, vocabulary, embedder, db, settings, use_cache)
+        e5_vectors = None
+        if settings.index.e5_path:
+            with timed(stages, "embed_books_e5", log=True):
+                e5_vectors = embed_books_e5(books, vocabulary, db, settings, use_cache)
         with timed(stages, "build_bm25", log=True):
             bm25 = build_bm25(books, db, settings, use_cache)
         version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
         with timed(stages, "write_lance", log=True):
             write_books_table(path, index_build.lance_book_columns(books, vocabulary), book_vectors.vectors,
                               vocabulary.dimension_names, settings.index.brute_force_max_rows)
+            if e5_vectors is not None:
+                write_books_table(path, index_build.lance_book_columns(books, vocabulary), e5_vectors.vectors,
+                                  vocabulary.dimension_names, settings.index.brute_force_max_rows,
+                                  index_store.BOOKS_E5_TABLE)
             write_sentences_table(path, {"book_id": sentences.book_ids, "position": sentences.positions,
                                          "text": sentences.texts}, sentences.vectors)
         with timed(stages, "save_bm25", log=True):

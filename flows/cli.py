@@ -143,9 +143,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(json.dumps({"dataset": dataset.name, "scores": [asdict(s) for s in scores]}, indent=2))
         return 0
     print(f"{dataset.name}: {scores[0].queries} queries")
-    print(f"{'mode':<22} {'nDCG@10':>8} {'R@100':>8} {'seconds':>8}")
+    print(f"{'mode':<26} {'nDCG@10':>8} {'R@100':>8} {'seconds':>8}")
     for s in scores:
-        print(f"{s.mode:<22} {s.ndcg_at_10:>8.4f} {s.recall_at_100:>8.4f} {s.seconds:>8.1f}")
+        print(f"{s.mode:<26} {s.ndcg_at_10:>8.4f} {s.recall_at_100:>8.4f} {s.seconds:>8.1f}")
     return 0
 
 

@@ -51,6 +51,8 @@ ABLATION = [
     Variant("hybrid dbsf", RecallOptions(**_PLAIN), {"method": "dbsf"}),
     Variant("hybrid dbsf 1/0.5", RecallOptions(**_PLAIN), {"method": "dbsf", "weights": {"vector": 0.5, "bm25": 1.0}}),
     Variant("hybrid equal weights", RecallOptions(**_PLAIN), {"weights": {"vector": 1.0, "bm25": 1.0}}),
+    Variant("e5", RecallOptions(paths=("e5",), **_PLAIN)),
+    Variant("hybrid -e5", RecallOptions(paths=("vector", "bm25"), **_PLAIN)),
     MODES["full"],
     Variant("full -threshold", RecallOptions(use_threshold=False), translate=True),
     Variant("full -randomness", RecallOptions(bm25_randomness=0.0), translate=True),
@@ -86,6 +88,8 @@ def evaluate(dataset: Path, variants: list[Variant], workspace: Path, limit: int
     with open_catalog(settings.duckdb_path) as db:
         ctx = build_context(db, settings, vocabulary)
     queries = list(beir.queries.items())[:limit]
+    if ctx.e5_embedder is None:  # the index has no e5 path: nothing to compare
+        variants = [v for v in variants if "e5" not in v.name]
     scores = []
     for variant in variants:
         mode = variant.name

@@ -12,7 +12,7 @@ from pathlib import Path
 from config.settings import Settings
 from config.vocabulary import Vocabulary
 from storage.catalog_db import CatalogDB
-from storage.index_store import IndexSnapshot, open_index
+from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, open_index
 from storage.models import BookRecord, HistoryShelf, Theme
 from tasks.dedupe import find_exclusions
 from tasks.dense_scores import dense_scores
@@ -23,13 +23,13 @@ from tasks.fusion import rrf_fuse, score_fuse
 from tasks.gating import VocabularyVectors, gate
 from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.progress import logger, timed
-from tasks.recall import bm25_query_tokens, bm25_recall, theme_seed, vector_recall
+from tasks.recall import VectorRecall, bm25_query_tokens, bm25_recall, theme_seed, vector_recall
 from tasks.rerank import Reranker, create_reranker, rerank
 from tasks.shelf import ThemeShelf, select_shelf
 from tasks.translate import create_translator
 from tasks.translate.base import Translator
 
-PATHS = ("vector", "bm25")
+PATHS = ("vector", "bm25", "e5")  # e5 runs only where the index was built with index.e5_path
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ class ShelvingContext:
     vocabulary_vectors: VocabularyVectors
     settings: Settings
     available_only: bool = True  # books with no copies on the shelf are left out
+    e5_embedder: Embedder | None = None  # set when the index has the e5 path
 
 
 @dataclass
@@ -75,13 +76,16 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
     ranking = Ranking([])
     timings = ranking.stage_seconds
     paths: dict[str, list[PathHit]] = {}
-    found = None
-    if "vector" in options.paths:
-        with timed(timings, "vector"):
-            found = vector_recall(query, constraints, ctx.snapshot, ctx.embedder, settings.recall,
-                                  options.use_threshold)
-        paths["vector"] = found.hits
-        ranking.notes.append(f"vector: {len(found.hits)} above {found.threshold:.2f}")
+    dense_paths = {"vector": (ctx.embedder, BOOKS_TABLE), "e5": (ctx.e5_embedder, BOOKS_E5_TABLE)}
+    found: dict[str, VectorRecall] = {}
+    for path, (embedder, table) in dense_paths.items():
+        if path not in options.paths or embedder is None:
+            continue
+        with timed(timings, path):
+            found[path] = vector_recall(query, constraints, ctx.snapshot, embedder, settings.recall,
+                                        options.use_threshold, path, table)
+        paths[path] = found[path].hits
+        ranking.notes.append(f"{path}: {len(found[path].hits)} above {found[path].threshold:.2f}")
     if "bm25" in options.paths:
         with timed(timings, "bm25"):
             paths["bm25"] = bm25_recall(query, constraints, ctx.snapshot, ctx.books, settings.recall,
@@ -103,7 +107,7 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
 
 
 def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], query: ThemeQuery,
-                  found, ctx: ShelvingContext) -> list[Candidate]:
+                  found: dict[str, VectorRecall], ctx: ShelvingContext) -> list[Candidate]:
     """Score every candidate on every path that ran, then fuse the normalised scores."""
     fusion = ctx.settings.fusion
     ids = [c.book_id for c in candidates]
@@ -114,13 +118,17 @@ def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], 
     if "bm25" in paths:
         all_scores["bm25"] = ctx.snapshot.bm25.scores_for(tokens, ids)
         references["bm25"] = [h.score for h in paths["bm25"]]
-    if found is not None:
-        dense = dense_scores(found.query_vector, ids, ctx.snapshot, fusion.sentence_weight)
+    if "vector" in found:
+        dense = dense_scores(found["vector"].query_vector, ids, ctx.snapshot, fusion.sentence_weight)
         all_scores["vector"] = {b: d.score for b, d in dense.items()}
         references["vector"] = [dense[h.book_id].score for h in paths["vector"] if h.book_id in dense]
         for cand in candidates:
             if cand.book_id in dense:
                 cand.evidence = dense[cand.book_id].evidence
+    if "e5" in found:
+        vectors = ctx.snapshot.book_vectors(ids, BOOKS_E5_TABLE)
+        all_scores["e5"] = {b: float(v @ found["e5"].query_vector) for b, v in vectors.items()}
+        references["e5"] = [all_scores["e5"][h.book_id] for h in paths["e5"] if h.book_id in vectors]
     return score_fuse(candidates, all_scores, references, weights, fusion.method)
 
 
@@ -161,8 +169,14 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,
     if version is None:
         raise RuntimeError("no index has been built yet: run `shelfwise index build`")
     embedder = create_embedder(settings.embedder)
+    snapshot = open_index(version.version_id, Path(version.path))
+    e5_embedder = None
+    if snapshot.books_e5 is not None:
+        from tasks.embedders.e5 import E5Embedder
+
+        e5_embedder = E5Embedder(threads=settings.embedder.threads)
     return ShelvingContext(
-        snapshot=open_index(version.version_id, Path(version.path)),
+        snapshot=snapshot,
         books={b.book_id: b for b in db.load_books()},
         embedder=embedder,
         translator=create_translator(settings.translation, vocabulary),
@@ -170,4 +184,5 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,
         vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder),
         settings=settings,
         available_only=available_only,
+        e5_embedder=e5_embedder,
     )

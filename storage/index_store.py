@@ -24,6 +24,7 @@ from storage.sql import sql_string
 from tasks.bm25 import BM25Index
 
 BOOKS_TABLE = "books"
+BOOKS_E5_TABLE = "books_e5"  # the optional third path: the same books embedded by multilingual-e5
 SENTENCES_TABLE = "sentences"
 SCALAR_COLUMNS = ("pub_year", "rating", "pages", "copies_available")
 ROWS_PER_PARTITION = 4096
@@ -74,12 +75,12 @@ def books_schema(tag_dimensions: tuple[str, ...], dim: int) -> pa.Schema:
 
 
 def write_books_table(version_path: Path, columns: dict[str, list], vectors: np.ndarray,
-                      tag_dimensions: tuple[str, ...], brute_force_max_rows: int) -> None:
+                      tag_dimensions: tuple[str, ...], brute_force_max_rows: int, name: str = BOOKS_TABLE) -> None:
     """The LanceDB `books` table: filter columns, tag lists and the book vector, with indexes."""
     schema = books_schema(tag_dimensions, vectors.shape[1])
     table = pa.table({**columns, "vector": _vector_array(vectors)}, schema=schema)
     db = lancedb.connect(str(version_path / "lance"))
-    tbl = db.create_table(BOOKS_TABLE, data=table, mode="overwrite")
+    tbl = db.create_table(name, data=table, mode="overwrite")
     tbl.create_scalar_index("book_id", index_type="BTREE")
     for column in SCALAR_COLUMNS:
         tbl.create_scalar_index(column, index_type="BTREE")
@@ -145,19 +146,22 @@ class IndexSnapshot:
     books: lancedb.table.Table
     sentences: lancedb.table.Table
     bm25: BM25Index
+    books_e5: lancedb.table.Table | None = None
 
-    def vector_search(self, vector: np.ndarray, k: int, where: str | None = None) -> list[tuple[str, float]]:
+    def vector_search(self, vector: np.ndarray, k: int, where: str | None = None,
+                      table: str = BOOKS_TABLE) -> list[tuple[str, float]]:
         """Nearest books by cosine similarity, filter applied before the search."""
-        query = self.books.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+        source = self.books_e5 if table == BOOKS_E5_TABLE else self.books
+        query = source.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
         query = query.distance_type("cosine").nprobes(NPROBES)
         if where:
             query = query.where(where, prefilter=True)
         rows = query.select(["book_id", "_distance"]).limit(k).to_arrow().to_pylist()
         return [(r["book_id"], 1.0 - float(r["_distance"])) for r in rows]
 
-    def book_vectors(self, book_ids: Sequence[str]) -> dict[str, np.ndarray]:
+    def book_vectors(self, book_ids: Sequence[str], table: str = BOOKS_TABLE) -> dict[str, np.ndarray]:
         """The stored vectors of these books."""
-        table = self._rows(self.books, book_ids, ["book_id", "vector"])
+        table = self._rows(self.books_e5 if table == BOOKS_E5_TABLE else self.books, book_ids, ["book_id", "vector"])
         return dict(zip(table.column("book_id").to_pylist(), _matrix(table)))
 
     def sentences_of(self, book_ids: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
@@ -188,6 +192,7 @@ def open_index(version_id: str, path: Path) -> IndexSnapshot:
         books=db.open_table(BOOKS_TABLE),
         sentences=db.open_table(SENTENCES_TABLE),
         bm25=load_bm25(path),
+        books_e5=db.open_table(BOOKS_E5_TABLE) if BOOKS_E5_TABLE in db.table_names() else None,
     )
 
 

@@ -114,6 +114,17 @@ def embed_books(books: list[BookRecord], vocabulary: Vocabulary, embedder: Embed
     return BookVectors(result.vectors, result.computed)
 
 
+def embed_books_e5(books: list[BookRecord], vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
+                   use_cache: bool = True) -> BookVectors:
+    """The same index texts embedded by multilingual-e5, for the optional third path."""
+    from tasks.embedders.e5 import E5Embedder
+
+    texts = [compose_index_text(b, vocabulary, settings.index.text_sections) for b in books]
+    result = embed_with_cache(texts, E5Embedder(threads=settings.embedder.threads), db, "book texts (e5)",
+                              use_cache)
+    return BookVectors(result.vectors, result.computed)
+
+
 def embed_sentences(books: list[BookRecord], embedder: Embedder, db: CatalogDB,
                     use_cache: bool = True) -> SentenceRows:
     """One row and vector per summary sentence."""

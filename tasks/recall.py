@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from config.settings import RecallSettings
-from storage.index_store import IndexSnapshot
+from storage.index_store import BOOKS_TABLE, IndexSnapshot
 from storage.models import BookRecord
 from tasks.embedders.base import Embedder
 from tasks.filters import All, Expr, HasAny, evaluate, to_lance_sql
@@ -52,7 +52,8 @@ def dynamic_threshold(similarities: list[float], settings: RecallSettings) -> fl
 
 
 def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, embedder: Embedder,
-                  settings: RecallSettings, use_threshold: bool = True) -> VectorRecall:
+                  settings: RecallSettings, use_threshold: bool = True, path: str = "vector",
+                  table: str = BOOKS_TABLE) -> VectorRecall:
     """Hard constraints as prefilter, one query per SHOULD value; a book keeps its best similarity."""
     variants = query_variants(query.synthetic_query)
     vectors = embedder.embed_queries(list(variants))  # one batched call for every variant
@@ -62,11 +63,11 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
             searches.append((vectors[0], to_lance_sql(All((constraints, HasAny(cond.field, (value,)))))))
     best: dict[str, float] = {}
     for vector, where in searches:
-        for book_id, similarity in snapshot.vector_search(vector, settings.vector_top_k, where):
+        for book_id, similarity in snapshot.vector_search(vector, settings.vector_top_k, where, table):
             best[book_id] = max(similarity, best.get(book_id, -1.0))
     threshold = dynamic_threshold(list(best.values()), settings) if use_threshold else -1.0
     ranked = sorted(((s, b) for b, s in best.items() if s >= threshold), key=lambda x: (-x[0], x[1]))
-    hits = [PathHit(b, s, "vector") for s, b in ranked[: settings.vector_top_k]]
+    hits = [PathHit(b, s, path) for s, b in ranked[: settings.vector_top_k]]
     return VectorRecall(hits, threshold, variants, vectors[0])
 
 

@@ -111,3 +111,25 @@ def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
     recovered = build_indexes()
     folders = sorted(p.name for p in workspace.indexes_dir.iterdir())
     assert folders == sorted([good.version_id, recovered.version_id])
+
+
+def test_the_optional_e5_path_is_built_and_recalls(prefect_server, workspace, vocabulary, tmp_path, monkeypatch):
+    from config.settings import get_settings
+    from flows.shelving import build_context, rank_books
+    from storage.models import Theme
+    from tasks.filters import EVERYTHING
+    from tasks.models import ThemeQuery
+
+    monkeypatch.setenv("SHELFWISE__INDEX__E5_PATH", "true")
+    get_settings.cache_clear()
+    import_catalog(get_settings(), vocabulary, write_catalog(tmp_path / "catalog.jsonl"))
+    report = build_indexes()
+    assert "embed_books_e5" in report.stage_seconds
+    with open_catalog(get_settings().duckdb_path) as db:
+        ctx = build_context(db, get_settings(), vocabulary)
+    assert ctx.snapshot.books_e5.count_rows() == 12 and ctx.e5_embedder is not None
+    query = ThemeQuery((), ("whale",), "a whaling voyage on the ocean", 1.0, "test", "en")
+    ranking = rank_books(Theme("b", "t", "whales"), query, EVERYTHING, ctx)
+    top = ranking.candidates[0]
+    assert top.book_id == "en-6" and {"vector", "bm25", "e5"} <= set(top.ranks)
+    get_settings.cache_clear()
