@@ -119,7 +119,7 @@ class HistorySettings:
 class GatingSettings:
     min_confidence: float = 0.5
     min_books: int = 10
-    flat_head_gap: float = 0.035
+    flat_head_gap: float = 0.2
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         entries = [replace(e, rank=i) for i, e in enumerate(checked, start=1)]
     with timed(timings, "gating"):
         brief_vector = ctx.embedder.embed_queries([theme.brief])[0]
-        verdict = gate(query, ranking.candidates, ctx.vocabulary_vectors.closest(brief_vector), settings.gating)
+        verdict = gate(query, ranking.candidates, len(entries), ctx.vocabulary_vectors.closest(brief_vector),
+                       settings.gating)
     notes = list(ranking.notes)
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))

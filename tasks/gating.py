@@ -51,9 +51,12 @@ def head_flatness(candidates: Sequence[Candidate]) -> float | None:
     return (candidates[0].fused_score - candidates[4].fused_score) / candidates[0].fused_score
 
 
-def gate(query: ThemeQuery, candidates: Sequence[Candidate], closest_values: Sequence[str],
+def gate(query: ThemeQuery, candidates: Sequence[Candidate], shelved: int, closest_values: Sequence[str],
          settings: GatingSettings) -> GateVerdict:
-    """`done`, or `needs_review` with the reasons and one clarification question."""
+    """`done`, or `needs_review` with the reasons and one clarification question.
+
+    `shelved` counts the books that passed everything: filters, threshold, history, availability.
+    """
     reasons = []
     question, options = None, ()
     clashes = contradictions(query.filter_conditions)
@@ -62,9 +65,9 @@ def gate(query: ThemeQuery, candidates: Sequence[Candidate], closest_values: Seq
         reasons.append(f"contradiction: {field}={value} is both MUST and MUST_NOT")
         question = f"「{value}」既被要求又被排除 / '{value}' is both required and excluded: which is meant?"
         options = (f"必须 {value} (must)", f"排除 {value} (exclude)", "不限 (either)")
-    if len(candidates) < settings.min_books:
+    if shelved < settings.min_books:
         required = [f"{c.field}={'/'.join(c.values)}" for c in query.filter_conditions if c.operator != "SHOULD"]
-        reasons.append(f"only {len(candidates)} candidates pass (fewer than {settings.min_books})")
+        reasons.append(f"only {shelved} books pass (fewer than {settings.min_books})")
         if question is None and required:
             question = "符合全部条件的书太少，可以放宽哪一个？ / Too few books meet every condition: which may be relaxed?"
             options = tuple(required[:3])

@@ -7,7 +7,7 @@ from tasks.gating import gate, head_flatness
 from tasks.models import Candidate, FilterCondition, ThemeQuery
 from tasks.prompt_data import HEADER, yaml_data_block
 
-SETTINGS = GatingSettings(min_confidence=0.5, min_books=10, flat_head_gap=0.05)
+SETTINGS = GatingSettings(min_confidence=0.5, min_books=10, flat_head_gap=0.2)
 CLOSEST = ["平静淡然", "忧伤怅惘", "雨天窗前"]
 
 
@@ -20,21 +20,21 @@ def query(conditions=(), confidence=0.9):
 
 
 def test_a_clear_theme_is_done():
-    verdict = gate(query(), candidates([0.03, 0.028, 0.02, 0.018, 0.016] + [0.01] * 20), CLOSEST, SETTINGS)
+    verdict = gate(query(), candidates([0.03, 0.028, 0.02, 0.018, 0.016] + [0.01] * 20), 25, CLOSEST, SETTINGS)
     assert verdict.status == "done" and verdict.question is None
 
 
 def test_a_value_both_required_and_excluded_asks_which():
     conditions = [FilterCondition("emotional_tone", ("温暖治愈",), "MUST"),
                   FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT")]
-    verdict = gate(query(conditions), candidates([0.03, 0.02, 0.015, 0.01, 0.005] * 5), CLOSEST, SETTINGS)
+    verdict = gate(query(conditions), candidates([0.03, 0.02, 0.015, 0.01, 0.005] * 5), 25, CLOSEST, SETTINGS)
     assert verdict.status == "needs_review"
     assert "contradiction" in verdict.reasons[0] and "温暖治愈" in verdict.question
     assert len(verdict.options) == 3
 
 
 def test_low_confidence_and_a_flat_head_ask_with_options_from_the_vocabulary():
-    verdict = gate(query(confidence=0.3), candidates([0.0164, 0.0163, 0.0162, 0.0161, 0.016] * 5), CLOSEST,
+    verdict = gate(query(confidence=0.3), candidates([0.0164, 0.0163, 0.0162, 0.0161, 0.016] * 5), 25, CLOSEST,
                    SETTINGS)
     assert verdict.status == "needs_review"
     assert any("confidence" in r for r in verdict.reasons) and any("flat head" in r for r in verdict.reasons)
@@ -44,7 +44,7 @@ def test_low_confidence_and_a_flat_head_ask_with_options_from_the_vocabulary():
 
 def test_too_few_books_asks_which_condition_to_relax():
     conditions = [FilterCondition("genre", ("科幻",), "MUST")]
-    verdict = gate(query(conditions), candidates([0.03, 0.02, 0.01]), CLOSEST, SETTINGS)
+    verdict = gate(query(conditions), candidates([0.03, 0.02, 0.01]), 3, CLOSEST, SETTINGS)
     assert verdict.status == "needs_review" and verdict.options == ("genre=科幻",)
 
 
