@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 from prefect import flow, task
 from prefect.cache_policies import NONE
+from prefect.utilities.annotations import quote
 
 from config.settings import Settings, get_settings
 from config.vocabulary import get_vocabulary
@@ -18,8 +19,17 @@ from tasks.progress import logger, timed
 
 
 def _step(fn, name: str):
-    # Inputs (a DuckDB connection, arrays) are not hashable for Prefect's cache: caching is off.
-    return task(fn, name=name, cache_policy=NONE)
+    """A Prefect task of a step whose arguments Prefect passes through untouched.
+
+    Caching is off (a DuckDB connection and arrays are not hashable), and every argument is quoted:
+    Prefect otherwise walks each list looking for futures, a minute per call at 100k books.
+    """
+    prefect_task = task(fn, name=name, cache_policy=NONE)
+
+    def run(*args, **kwargs):
+        return prefect_task(*(quote(a) for a in args), **{k: quote(v) for k, v in kwargs.items()})
+
+    return run
 
 
 enrich_tags = _step(index_build.enrich_untagged, "enrich-tags")

@@ -9,6 +9,7 @@ from pathlib import Path
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
+from prefect.utilities.annotations import quote
 from pydantic import BaseModel, Field
 
 from config.settings import get_settings
@@ -95,7 +96,8 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None,
             for theme in batch_themes:
                 history = shelf_db.history_for(batch_id, theme, first_run_at, settings.history.days)
                 try:
-                    shelf = shelve(theme, history, ctx)
+                    # quoted: Prefect would otherwise walk the whole catalog in ctx on every call
+                    shelf = shelve(theme, quote(history), quote(ctx))
                 except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
                     logger.exception("theme %s failed", theme.theme_id)
                     shelf = _failed_shelf(theme, err)
@@ -104,7 +106,7 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None,
                                       [e.book.book_id for e in shelf.entries])
                 shelf_db.set_theme_status(batch_id, theme.theme_id, shelf.status)
                 logger.info("theme %s: %s, %d books", theme.theme_id, shelf.status, len(shelf.entries))
-            export(workbook, batch_id, shelves)
+            export(workbook, batch_id, quote(shelves))
             shelf_db.finish_batch(batch_id, str(workbook))
     _publish_artifacts(batch_id, workbook, shelves)
     logger.info("batch %s written to %s", batch_id, workbook)

@@ -143,19 +143,15 @@ def build_bm25(books: list[BookRecord], db: CatalogDB, settings: Settings, use_c
     analysis = json.dumps({"weights": settings.bm25.field_weights, "stem": settings.bm25.english_stemming},
                           sort_keys=True)
     stored = db.cached_tokens() if use_cache else {}
+    keys = {b.book_id: f"{b.content_hash}|{ANALYZER_VERSION}|{analysis}" for b in books}
+    stale = [b for b in books if stored.get(b.book_id, ("", []))[0] != keys[b.book_id]]
+    progress = Progress("tokenizing books", len(stale))
     fresh: dict[str, tuple[str, list[str]]] = {}
-    token_lists = []
-    progress = Progress("tokenizing books", sum(1 for b in books if b.book_id not in stored))
-    for book in books:
-        key = f"{book.content_hash}|{ANALYZER_VERSION}|{analysis}"
-        cached = stored.get(book.book_id)
-        if cached and cached[0] == key:
-            token_lists.append(cached[1])
-            continue
-        tokens = bm25_document_tokens(book, settings.bm25.field_weights, settings.bm25.english_stemming)
-        fresh[book.book_id] = (key, tokens)
-        token_lists.append(tokens)
+    for book in stale:
+        fresh[book.book_id] = (keys[book.book_id], bm25_document_tokens(
+            book, settings.bm25.field_weights, settings.bm25.english_stemming))
         progress.advance()
+    token_lists = [fresh[b.book_id][1] if b.book_id in fresh else stored[b.book_id][1] for b in books]
     db.store_tokens(fresh, {b.book_id for b in books})
     index = BM25Index.build([b.book_id for b in books], token_lists, settings.bm25)
     return BM25Build(index, len(fresh))
