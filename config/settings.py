@@ -118,7 +118,7 @@ class HistorySettings:
 @dataclass(frozen=True)
 class GatingSettings:
     min_confidence: float = 0.5
-    min_books: int = 10
+    min_books: int = 15
     flat_head_gap: float = 0.2
 
 
