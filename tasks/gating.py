@@ -67,7 +67,7 @@ def gate(query: ThemeQuery, candidates: Sequence[Candidate], shelved: int, close
         options = (f"必须 {value} (must)", f"排除 {value} (exclude)", "不限 (either)")
     if shelved < settings.min_books:
         required = [f"{c.field}={'/'.join(c.values)}" for c in query.filter_conditions if c.operator != "SHOULD"]
-        reasons.append(f"only {shelved} books pass (fewer than {settings.min_books})")
+        reasons.append(f"only {shelved} book{'' if shelved == 1 else 's'} pass (fewer than {settings.min_books})")
         if question is None and required:
             question = "符合全部条件的书太少，可以放宽哪一个？ / Too few books meet every condition: which may be relaxed?"
             options = tuple(required[:3])
