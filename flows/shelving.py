@@ -24,6 +24,7 @@ from tasks.gating import VocabularyVectors, gate
 from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.progress import logger, timed
 from tasks.recall import VectorRecall, bm25_query_tokens, bm25_recall, theme_seed, vector_recall
+from tasks.references import detect_reference, merge_reference, resolve
 from tasks.rerank import Reranker, create_reranker, rerank
 from tasks.shelf import ThemeShelf, select_shelf
 from tasks.translate import create_translator
@@ -136,8 +137,19 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     """One theme from brief to shelf, gated, every shelved book checked against the constraints."""
     settings = ctx.settings
     timings: dict[str, float] = {}
+    notes: list[str] = []
     with timed(timings, "translate"):
         query = ctx.translator.translate(theme)
+        reference = detect_reference(theme.brief)
+        if reference is not None:
+            target = resolve(reference, theme, history)
+            if target is None:
+                notes.append(f"reference ({'/'.join(reference.cues)}): no earlier shelf to resolve it to")
+            else:
+                query = merge_reference(query, reference, target)
+                shifts = "".join(f", {s}" for s in reference.shifts)
+                notes.append(f"reference ({'/'.join(reference.cues)}) -> {target.batch_id}/{target.theme_id} "
+                             f"({reference.stance}{shifts})")
     constraints = hard_constraints(query.filter_conditions, available_only=ctx.available_only)
     ranking = rank_books(theme, query, constraints, ctx)
     timings.update(ranking.stage_seconds)
@@ -157,7 +169,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         brief_vector = ctx.embedder.embed_queries([theme.brief])[0]
         verdict = gate(query, ranking.candidates, len(entries), ctx.vocabulary_vectors.closest(brief_vector),
                        settings.gating)
-    notes = list(ranking.notes)
+    notes += ranking.notes
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
     return ThemeShelf(theme, query, entries, verdict.status, notes, timings, verdict)

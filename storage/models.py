@@ -129,3 +129,5 @@ class HistoryShelf:
     brief: str
     conditions: list[dict]
     book_ids: tuple[str, ...]
+    position: int = 0  # the theme's place in its batch
+    batch_started: datetime | None = None  # when its batch first ran

@@ -117,7 +117,7 @@ class ShelfDB:
         since = first_run_at - timedelta(days=days)
         rows = self.conn.execute(
             "SELECT h.batch_id, h.theme_id, any_value(h.brief), any_value(h.conditions), "
-            "list(h.book_id ORDER BY h.rank) "
+            "list(h.book_id ORDER BY h.rank), any_value(t.position), any_value(b.first_run_at) "
             "FROM shelf_history h LEFT JOIN batches b USING (batch_id) "
             "LEFT JOIN themes t ON t.batch_id = h.batch_id AND t.theme_id = h.theme_id "
             "WHERE (h.batch_id <> $batch AND b.first_run_at < $first AND h.shelved_at >= $since) "
@@ -125,7 +125,8 @@ class ShelfDB:
             "GROUP BY h.batch_id, h.theme_id ORDER BY h.batch_id, h.theme_id",
             {"batch": batch_id, "first": first_run_at, "since": since, "position": theme.position},
         ).fetchall()
-        return [HistoryShelf(b, t, brief, json.loads(cond), tuple(ids)) for b, t, brief, cond, ids in rows]
+        return [HistoryShelf(b, t, brief, json.loads(cond), tuple(ids), pos or 0, started)
+                for b, t, brief, cond, ids, pos, started in rows]
 
     def record_shelf(self, theme: Theme, conditions: list[dict], book_ids: Sequence[str]) -> None:
         """The delivered shelf of a theme, exactly once per (batch, theme, book).

@@ -1,10 +1,13 @@
 """The shelf job end to end on the bundled demo catalog: real index, real Prefect runs, a real workbook."""
 
+from datetime import datetime
+
 import pytest
 from openpyxl import load_workbook
 
 from flows.cli import main as shelfwise
 from storage.catalog_db import open_catalog
+from storage.models import Theme
 from storage.shelf_db import ShelfDB
 from tests.conftest import DEMO_THEMES
 
@@ -108,3 +111,24 @@ def test_nightly_shelves_every_pending_batch_after_bringing_the_index_up_to_date
     assert (demo_workspace.outputs_dir / "demo-nightly.xlsx").exists()
     with open_catalog(demo_workspace.duckdb_path) as db:
         assert "demo-nightly" not in ShelfDB(db.conn).pending_batches()
+
+
+def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_workspace, tmp_path):
+    if not (demo_workspace.outputs_dir / "demo-2026-11.xlsx").exists():
+        shelfwise(["run", str(DEMO_THEMES)])
+    themes = tmp_path / "ref.yaml"
+    themes.write_text("batch_id: demo-ref\nthemes:\n  - theme_id: again\n    theme_name: 延续上次的主题，但更轻松一些\n",
+                      encoding="utf-8")
+    assert shelfwise(["run", str(themes)]) == 0
+    summary = read_shelves(demo_workspace.outputs_dir / "demo-ref.xlsx")["summary"][0]
+    conditions, notes = summary[6], summary[8]
+    assert "reference (上次) -> " in notes and "(continue, lighter)" in notes
+    referenced = notes.split("-> ")[1].split(" ")[0]  # batch/theme
+    with open_catalog(demo_workspace.duckdb_path) as db:
+        # every shelf so far, as a later batch would see them
+        everything = ShelfDB(db.conn).history_for("later", Theme("later", "t", "x"), datetime(2100, 1, 1), 100_000)
+    shelf = next(h for h in everything if f"{h.batch_id}/{h.theme_id}" == referenced)
+    for cond in shelf.conditions:
+        if cond["operator"] != "MUST_NOT":
+            assert any(v in conditions for v in cond["values"])
+    assert "MUST_NOT emotional_tone=沉重压抑" in conditions

@@ -1,0 +1,48 @@
+"""References to earlier shelves (seed 004) on tiny in-memory history."""
+
+from datetime import datetime
+
+from storage.models import HistoryShelf, Theme
+from tasks.models import FilterCondition, ThemeQuery
+from tasks.references import detect_reference, merge_reference, resolve
+
+EARLIER = HistoryShelf("b1", "rain", "Quiet novels for a rainy night",
+                       [{"field": "emotional_tone", "values": ["忧伤怅惘"], "operator": "SHOULD"},
+                        {"field": "emotional_tone", "values": ["温暖治愈"], "operator": "MUST_NOT"}],
+                       ("x",), position=2, batch_started=datetime(2026, 11, 1))
+OLDER = HistoryShelf("b0", "sea", "Sea", [], ("y",), position=5, batch_started=datetime(2026, 10, 1))
+THIS_BATCH = HistoryShelf("b2", "stars", "星空", [{"field": "spatial_atmosphere", "values": ["宇宙星空"],
+                                                   "operator": "SHOULD"}], ("z",), position=1)
+
+
+def test_references_are_told_by_temporal_or_referential_words():
+    ref = detect_reference("延续上次的主题，但更轻松一些")
+    assert (ref.scope, ref.stance, ref.shifts) == ("recent_batches", "continue", ("lighter",))
+    ref = detect_reference("和刚才那个书架相反")
+    assert (ref.scope, ref.stance) == ("recent_themes", "opposite")
+    assert detect_reference("like last week's shelf").scope == "recent_batches"
+    # word boundaries: "adjust" holds "just" but is no reference; "before 1950" is a year, not a shelf
+    assert detect_reference("adjust the mood, books published before 1950") is None
+    assert detect_reference("适合雨天读的小说") is None
+
+
+def test_the_scope_decides_which_shelf_is_meant():
+    theme = Theme("b2", "t", "x", position=2)
+    history = [OLDER, EARLIER, THIS_BATCH]
+    assert resolve(detect_reference("延续上次的主题"), theme, history) == EARLIER  # latest earlier batch
+    assert resolve(detect_reference("和刚才那个书架相反"), theme, history) == THIS_BATCH
+    assert resolve(detect_reference("延续上次的主题"), theme, [THIS_BATCH]) == THIS_BATCH  # fallback
+    assert resolve(detect_reference("延续上次的主题"), theme, []) is None
+
+
+def test_continue_merges_and_opposite_inverts():
+    query = ThemeQuery((FilterCondition("reading_load", ("轻松消遣",), "SHOULD"),), ("k",), "q", 0.8, "rules")
+    cont = merge_reference(query, detect_reference("延续上次的主题，但更轻松一些"), EARLIER)
+    ops = {(c.field, v): c.operator for c in cont.filter_conditions for v in c.values}
+    assert ops == {("reading_load", "轻松消遣"): "SHOULD", ("emotional_tone", "忧伤怅惘"): "SHOULD",
+                   ("emotional_tone", "温暖治愈"): "MUST_NOT", ("emotional_tone", "沉重压抑"): "MUST_NOT"}
+    assert EARLIER.brief in cont.synthetic_query
+    opposite = merge_reference(query, detect_reference("和上次那个书架相反"), EARLIER)
+    ops = {(c.field, v): c.operator for c in opposite.filter_conditions for v in c.values}
+    assert ops[("emotional_tone", "忧伤怅惘")] == "MUST_NOT" and ops[("emotional_tone", "温暖治愈")] == "SHOULD"
+    assert EARLIER.brief not in opposite.synthetic_query
