@@ -278,6 +278,8 @@ def configure_runtime_environment(settings: Settings) -> None:
         "PREFECT_LOGGING_LEVEL": settings.prefect.log_level,
         # Steps log to the "shelfwise" logger; this sends those lines to the Prefect run logs too.
         "PREFECT_LOGGING_EXTRA_LOGGERS": "shelfwise",
+        # Steps also run outside flows (eval, try): their lines go to the terminal only.
+        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
         "LANCEDB_LOG": "error",  # LanceDB's Rust logger warns on every new table
     }
     for name, value in defaults.items():

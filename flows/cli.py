@@ -166,6 +166,7 @@ def _cmd_try(args: argparse.Namespace) -> int:
     report = {
         "theme_query": {
             "filter_conditions": [c.to_dict() for c in query.filter_conditions],
+            "numeric_conditions": [n.describe() for n in query.numeric_conditions],
             "search_keywords": list(query.search_keywords), "synthetic_query": query.synthetic_query,
             "confidence": query.confidence, "translator": query.translator,
         },

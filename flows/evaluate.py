@@ -104,7 +104,7 @@ def evaluate(dataset: Path, variants: list[Variant], workspace: Path, limit: int
                 query = ctx.translator.translate(theme)
             else:
                 query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
-            constraints = hard_constraints(query.filter_conditions, available_only=ctx.available_only)
+            constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only)
             ranking = rank_books(theme, query, constraints, run_ctx, variant.options)
             ranked_ids = [c.book_id for c in ranking.candidates]
             ndcg += ndcg_at(ranked_ids, beir.qrels[query_id], 10)

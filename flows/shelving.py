@@ -150,7 +150,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
                 shifts = "".join(f", {s}" for s in reference.shifts)
                 notes.append(f"reference ({'/'.join(reference.cues)}) -> {target.batch_id}/{target.theme_id} "
                              f"({reference.stance}{shifts})")
-    constraints = hard_constraints(query.filter_conditions, available_only=ctx.available_only)
+    constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only)
     ranking = rank_books(theme, query, constraints, ctx)
     timings.update(ranking.stage_seconds)
     with timed(timings, "history"):

@@ -17,7 +17,7 @@ from typing import Literal, Union
 from storage.index_store import tag_column
 from storage.models import BookRecord
 from storage.sql import sql_string
-from tasks.models import FilterCondition
+from tasks.models import FilterCondition, NumericCondition
 
 NUMERIC_FIELDS = ("pub_year", "rating", "pages", "copies_available")
 CompareOp = Literal["<", "<=", ">", ">=", "=", "!="]
@@ -65,12 +65,12 @@ Expr = Union[HasAny, Compare, All, AnyOf, Not]
 EVERYTHING = All(())
 
 
-def hard_constraints(conditions: Sequence[FilterCondition], numeric: Sequence[Compare] = (),
+def hard_constraints(conditions: Sequence[FilterCondition], numeric: Sequence[NumericCondition] = (),
                      available_only: bool = False) -> Expr:
     """MUST (any of its values), no MUST_NOT value, the numeric conditions, and availability."""
     parts: list[Expr] = [HasAny(c.field, c.values) for c in conditions if c.operator == "MUST"]
     parts += [Not(HasAny(c.field, c.values)) for c in conditions if c.operator == "MUST_NOT"]
-    parts += list(numeric)
+    parts += [Compare(n.field, n.op, n.value) for n in numeric]
     if available_only:
         # An unknown number of copies is not known to be zero: such books stay.
         parts.append(Not(Compare("copies_available", "<=", 0)))

@@ -22,6 +22,19 @@ class FilterCondition:
 
 
 @dataclass(frozen=True)
+class NumericCondition:
+    """A hard numeric constraint from the brief, e.g. pub_year >= 1980."""
+
+    field: str  # pub_year | rating | pages
+    op: str  # < <= > >= = !=
+    value: float
+
+    def describe(self) -> str:
+        value = int(self.value) if float(self.value).is_integer() else self.value
+        return f"MUST {self.field}{self.op}{value}"
+
+
+@dataclass(frozen=True)
 class ThemeQuery:
     """A theme brief translated into filters, BM25 keywords and a vector query (seed 003 §2.1)."""
 
@@ -31,13 +44,15 @@ class ThemeQuery:
     confidence: float
     translator: str  # "rules", "llm", or "rules (llm failed: ...)"
     language: str = "zh"
+    numeric_conditions: tuple[NumericCondition, ...] = ()
 
     def conditions(self, operator: str) -> tuple[FilterCondition, ...]:
         return tuple(c for c in self.filter_conditions if c.operator == operator)
 
     def describe_conditions(self) -> str:
         """Short human text, e.g. 'SHOULD emotional_tone=平静淡然; MUST_NOT emotional_tone=温暖治愈'."""
-        return "; ".join(f"{c.operator} {c.field}={'/'.join(c.values)}" for c in self.filter_conditions)
+        parts = [f"{c.operator} {c.field}={'/'.join(c.values)}" for c in self.filter_conditions]
+        return "; ".join(parts + [n.describe() for n in self.numeric_conditions])
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from config.settings import TranslationSettings
 from config.vocabulary import Vocabulary
 from storage.models import Theme
 from tasks.models import ThemeQuery
+from tasks.numeric_conditions import parse_numeric_conditions
 from tasks.prompt_data import yaml_data_block
 from tasks.text_analysis import detect_language
 from tasks.translate.base import TranslationError, Translator, validate_conditions
@@ -93,4 +94,5 @@ class LLMTranslator(Translator):
         if not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
             raise TranslationError("confidence must be a number in [0, 1]")
         return ThemeQuery(conditions, tuple(k.strip() for k in keywords), synthetic.strip(),
-                          float(confidence), self.name, detect_language(theme.brief))
+                          float(confidence), self.name, detect_language(theme.brief),
+                          parse_numeric_conditions(theme.brief))

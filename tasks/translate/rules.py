@@ -14,6 +14,7 @@ from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary, VocabularyValue
 from storage.models import Theme
 from tasks.models import FilterCondition, ThemeQuery
+from tasks.numeric_conditions import parse_numeric_conditions
 from tasks.text_analysis import detect_language, stopwords, tokenize
 from tasks.translate.base import Translator, merge_conditions
 
@@ -173,4 +174,5 @@ class RulesTranslator(Translator):
             confidence=round(confidence, 2),
             translator=self.name,
             language=language,
+            numeric_conditions=parse_numeric_conditions(brief),
         )

@@ -52,6 +52,9 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, 
         assert "MUST_NOT emotional_tone=温暖治愈" in summary[theme_id][6]
         titles = [row[1] for row in sheet_named(sheets, sheet)]
         assert titles and all("温暖治愈" not in tags_by_title[t]["emotional_tone"] for t in titles)
+    # "1980年代以后出版的科幻小说": the year is a hard condition
+    assert "MUST pub_year>=1980" in summary["scifi-after-1980"][6]
+    assert all(row[3] >= 1980 for row in sheet_named(sheets, "1980年代以后"))
     quiet = sheet_named(sheets, "02 Quiet novels")
     assert all(row[12] for row in quiet)  # every book says why
     assert any(row[13] for row in quiet)  # and the summary sentence closest to the brief

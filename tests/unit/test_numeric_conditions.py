@@ -1,0 +1,35 @@
+"""Time and number constraints read from briefs."""
+
+from datetime import date
+
+import pytest
+
+from tasks.models import NumericCondition as N
+from tasks.numeric_conditions import parse_numeric_conditions
+
+TODAY = date(2026, 11, 22)
+
+
+@pytest.mark.parametrize("brief, expected", [
+    ("1980年代以后出版的科幻小说", [N("pub_year", ">=", 1980)]),
+    ("出版于1980年代", [N("pub_year", ">=", 1980), N("pub_year", "<", 1990)]),
+    ("1949年以前的散文", [N("pub_year", "<", 1949)]),
+    ("近五年的新书", [N("pub_year", ">=", 2021)]),
+    ("21世纪的小说", [N("pub_year", ">=", 2001), N("pub_year", "<=", 2100)]),
+    ("novels written before 1950", [N("pub_year", "<", 1950)]),
+    ("crime novels in the 1990s", [N("pub_year", ">=", 1990), N("pub_year", "<", 2000)]),
+    ("评分8分以上，300页以内", [N("rating", ">=", 8), N("pages", "<=", 300)]),
+    ("quiet novels under 200 pages", [N("pages", "<=", 200)]),
+    ("适合雨天读的小说", []),
+])
+def test_briefs_become_numeric_conditions(brief, expected):
+    assert list(parse_numeric_conditions(brief, TODAY)) == expected
+
+
+def test_rules_translator_carries_them_into_the_query(vocabulary):
+    from storage.models import Theme
+    from tasks.translate.rules import RulesTranslator
+
+    query = RulesTranslator(vocabulary).translate(Theme("b", "t", "1980年代以后出版的科幻小说"))
+    assert query.numeric_conditions == (N("pub_year", ">=", 1980),)
+    assert "MUST pub_year>=1980" in query.describe_conditions()
