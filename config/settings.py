@@ -94,10 +94,12 @@ class RecallSettings:
 class FusionSettings:
     method: Literal["rrf", "dbsf", "minmax"] = "minmax"
     rrf_k: int = 60
-    weights: dict[str, float] = field(default_factory=lambda: {"vector": 0.3, "bm25": 1.0, "e5": 0.3})
+    weights: dict[str, float] = field(
+        default_factory=lambda: {"vector": 0.3, "bm25": 1.0, "e5": 0.3, "entity": 2.0, "similar": 1.0})
     sentence_weight: float = 0.5  # dense score = (1 - w) x document + w x best-sentence similarity
     short_query_tokens: int = 2  # a query of at most this many BM25 tokens uses short_query_weights
-    short_query_weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "e5": 1.0})
+    short_query_weights: dict[str, float] = field(
+        default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "e5": 1.0, "entity": 2.0, "similar": 1.0})
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from tasks.dedupe import find_exclusions
 from tasks.dense_scores import dense_scores
 from tasks.embedders import create_embedder
 from tasks.embedders.base import Embedder
-from tasks.filters import Expr, evaluate, hard_constraints
+from tasks.entities import EntityIndex, Understanding, load_aliases, understand
+from tasks.filters import Expr, evaluate, hard_constraints, to_lance_sql
 from tasks.fusion import rrf_fuse, score_fuse
 from tasks.gating import VocabularyVectors, gate
 from tasks.models import Candidate, PathHit, ThemeQuery
@@ -30,6 +31,8 @@ from tasks.shelf import ThemeShelf, select_shelf
 from tasks.translate import create_translator
 from tasks.translate.base import Translator
 
+THEME_SHELF = Understanding("theme_shelf")
+ENTITY_CONFIDENCE = 0.8
 PATHS = ("vector", "bm25", "e5")  # e5 runs only where the index was built with index.e5_path
 
 
@@ -56,6 +59,7 @@ class ShelvingContext:
     settings: Settings
     available_only: bool = True  # books with no copies on the shelf are left out
     e5_embedder: Embedder | None = None  # set when the index has the e5 path
+    entities: EntityIndex | None = None  # the catalog's authors and titles
 
 
 @dataclass
@@ -71,12 +75,15 @@ def document_text(book: BookRecord) -> str:
 
 
 def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: ShelvingContext,
-               options: RecallOptions = RecallOptions()) -> Ranking:
+               options: RecallOptions = RecallOptions(), understanding: Understanding = THEME_SHELF) -> Ranking:
     """Recall on each path under the hard constraints, RRF fusion with provenance, optional rerank."""
     settings = ctx.settings
     ranking = Ranking([])
     timings = ranking.stage_seconds
     paths: dict[str, list[PathHit]] = {}
+    if understanding.intent != "theme_shelf":
+        with timed(timings, "entity"):
+            paths.update(entity_paths(understanding, constraints, ctx))
     dense_paths = {"vector": (ctx.embedder, BOOKS_TABLE), "e5": (ctx.e5_embedder, BOOKS_E5_TABLE)}
     found: dict[str, VectorRecall] = {}
     for path, (embedder, table) in dense_paths.items():
@@ -107,6 +114,24 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
     return ranking
 
 
+def entity_paths(understanding: Understanding, constraints: Expr, ctx: ShelvingContext) -> dict[str, list[PathHit]]:
+    """An author spotlight lists the author's books (newest first); "like this book" its neighbours."""
+    books = ctx.books
+    if understanding.intent == "author_spotlight":
+        own = [books[b] for b in understanding.book_ids if b in books and evaluate(constraints, books[b])]
+        own.sort(key=lambda b: (-(b.pub_year or 0), b.book_id))
+        return {"entity": [PathHit(b.book_id, 1.0, "entity") for b in own]}
+    named = ctx.snapshot.book_vectors(list(understanding.book_ids))
+    best: dict[str, float] = {}
+    for vector in named.values():
+        for book_id, sim in ctx.snapshot.vector_search(vector, ctx.settings.recall.vector_top_k,
+                                                       to_lance_sql(constraints)):
+            if book_id not in understanding.book_ids:
+                best[book_id] = max(sim, best.get(book_id, -1.0))
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"similar": [PathHit(b, s, "similar") for b, s in ranked]}
+
+
 def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], query: ThemeQuery,
                   found: dict[str, VectorRecall], ctx: ShelvingContext) -> list[Candidate]:
     """Score every candidate on every path that ran, then fuse the normalised scores."""
@@ -126,6 +151,13 @@ def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], 
         for cand in candidates:
             if cand.book_id in dense:
                 cand.evidence = dense[cand.book_id].evidence
+    if "entity" in paths:
+        own = {h.book_id for h in paths["entity"]}
+        all_scores["entity"] = {b: 1.0 if b in own else 0.0 for b in ids}
+        references["entity"] = [0.0, 1.0]
+    if "similar" in paths:
+        all_scores["similar"] = {h.book_id: h.score for h in paths["similar"]}
+        references["similar"] = list(all_scores["similar"].values())
     if "e5" in found:
         vectors = ctx.snapshot.book_vectors(ids, BOOKS_E5_TABLE)
         all_scores["e5"] = {b: float(v @ found["e5"].query_vector) for b, v in vectors.items()}
@@ -150,15 +182,23 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
                 shifts = "".join(f", {s}" for s in reference.shifts)
                 notes.append(f"reference ({'/'.join(reference.cues)}) -> {target.batch_id}/{target.theme_id} "
                              f"({reference.stance}{shifts})")
+        understanding = understand(theme.brief, ctx.entities) if ctx.entities else THEME_SHELF
+        if understanding.intent != "theme_shelf":
+            # A catalog author or title named in the brief is the surest signal there is.
+            query = replace(query, confidence=max(query.confidence, ENTITY_CONFIDENCE))
+            notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only)
-    ranking = rank_books(theme, query, constraints, ctx)
+    ranking = rank_books(theme, query, constraints, ctx, understanding=understanding)
     timings.update(ranking.stage_seconds)
     with timed(timings, "history"):
         conditions = [c.to_dict() for c in query.filter_conditions]
         exclusions = find_exclusions(theme.brief, conditions, history, ctx.embedder, settings.history)
     with timed(timings, "shelf"):
-        entries = select_shelf(ranking.candidates, ctx.books, exclusions.book_ids, query, settings.shelf.size,
-                               settings.shelf.max_per_author)
+        # "more like this book" never shelves the book itself; a spotlit author is not capped
+        excluded = exclusions.book_ids | (frozenset(understanding.book_ids)
+                                          if understanding.intent == "similar_to_book" else frozenset())
+        entries = select_shelf(ranking.candidates, ctx.books, excluded, query, settings.shelf.size,
+                               settings.shelf.max_per_author, exempt_authors=frozenset(understanding.authors))
         checked = [e for e in entries if evaluate(constraints, e.book)]
         for bad in (e for e in entries if e not in checked):
             # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.
@@ -168,7 +208,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     with timed(timings, "gating"):
         brief_vector = ctx.embedder.embed_queries([theme.brief])[0]
         verdict = gate(query, ranking.candidates, len(entries), ctx.vocabulary_vectors.closest(brief_vector),
-                       settings.gating)
+                       settings.gating, head_matters=understanding.intent == "theme_shelf")
     notes += ranking.notes
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
@@ -183,6 +223,7 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,
         raise RuntimeError("no index has been built yet: run `shelfwise index build`")
     embedder = create_embedder(settings.embedder)
     snapshot = open_index(version.version_id, Path(version.path))
+    books = {b.book_id: b for b in db.load_books()}
     e5_embedder = None
     if snapshot.books_e5 is not None:
         from tasks.embedders.e5 import E5Embedder
@@ -190,7 +231,7 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,
         e5_embedder = E5Embedder(threads=settings.embedder.threads)
     return ShelvingContext(
         snapshot=snapshot,
-        books={b.book_id: b for b in db.load_books()},
+        books=books,
         embedder=embedder,
         translator=create_translator(settings.translation, vocabulary),
         reranker=create_reranker(settings.rerank),
@@ -198,4 +239,5 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,
         settings=settings,
         available_only=available_only,
         e5_embedder=e5_embedder,
+        entities=EntityIndex.build(books.values(), load_aliases()),
     )

@@ -52,10 +52,11 @@ def head_flatness(candidates: Sequence[Candidate]) -> float | None:
 
 
 def gate(query: ThemeQuery, candidates: Sequence[Candidate], shelved: int, closest_values: Sequence[str],
-         settings: GatingSettings) -> GateVerdict:
+         settings: GatingSettings, head_matters: bool = True) -> GateVerdict:
     """`done`, or `needs_review` with the reasons and one clarification question.
 
     `shelved` counts the books that passed everything: filters, threshold, history, availability.
+    `head_matters` is false where an author or a book named in the brief defines the head.
     """
     reasons = []
     question, options = None, ()
@@ -73,7 +74,7 @@ def gate(query: ThemeQuery, candidates: Sequence[Candidate], shelved: int, close
             options = tuple(required[:3])
     if query.confidence < settings.min_confidence:
         reasons.append(f"translation confidence {query.confidence:.2f} below {settings.min_confidence:.2f}")
-    flatness = head_flatness(candidates)
+    flatness = head_flatness(candidates) if head_matters else None
     if flatness is not None and flatness < settings.flat_head_gap:
         reasons.append(f"flat head: top-1 to top-5 gap {flatness:.3f} below {settings.flat_head_gap}")
     if reasons and question is None:

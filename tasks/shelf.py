@@ -51,7 +51,8 @@ def explain(book: BookRecord, query: ThemeQuery) -> str:
 
 
 def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], excluded: frozenset[str],
-                 query: ThemeQuery, size: int, max_per_author: int) -> list[ShelfEntry]:
+                 query: ThemeQuery, size: int, max_per_author: int,
+                 exempt_authors: frozenset[str] = frozenset()) -> list[ShelfEntry]:
     """Walk the ranked candidates, skipping excluded books and authors already shelved enough."""
     entries: list[ShelfEntry] = []
     per_author: dict[str, int] = {}
@@ -60,7 +61,7 @@ def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord
         if book is None or cand.book_id in excluded:
             continue
         authors = book.authors or ("",)
-        if any(a and per_author.get(a, 0) >= max_per_author for a in authors):
+        if any(a and a not in exempt_authors and per_author.get(a, 0) >= max_per_author for a in authors):
             continue
         for a in authors:
             per_author[a] = per_author.get(a, 0) + 1

@@ -92,3 +92,23 @@ def test_no_shelved_book_ever_violates_a_must_not_or_misses_a_must(demo_context,
             assert not (cond.operator == "MUST" and not has_any)
             assert not (cond.operator == "MUST_NOT" and has_any)
         assert entry.book.copies_available != 0
+
+
+def test_an_author_spotlight_puts_the_authors_books_first(demo_workspace, capsys):
+    report = try_brief(capsys, "鲁迅作品专题")
+    titles = [b["title"] for b in report["shelf"]]
+    lu_xun = [b["title"] for b in report["shelf"] if "鲁迅" in b["authors"]]
+    assert len(lu_xun) >= 5 and titles[: len(lu_xun)] == lu_xun
+
+
+def test_more_like_a_book_never_shelves_the_book_itself(demo_workspace, capsys):
+    report = try_brief(capsys, "像《边城》那样的书")
+    titles = [b["title"] for b in report["shelf"]]
+    assert titles and "边城" not in titles
+    assert any("similar" in b["sources"] for b in report["shelf"])
+
+
+def test_a_year_range_holds_for_every_shelved_book(demo_workspace, capsys):
+    report = try_brief(capsys, "1980年代以后出版的科幻小说")
+    assert "MUST pub_year>=1980" in report["theme_query"]["numeric_conditions"]
+    assert report["shelf"] and all(b["year"] >= 1980 for b in report["shelf"])
