@@ -78,7 +78,7 @@ def _named(text: str, names: Iterable[str], min_length: int) -> list[str]:
 
 def understand(brief: str, index: EntityIndex) -> Understanding:
     """The brief's intent, and the catalog authors or titles it names."""
-    quoted = [t for t in _QUOTED_TITLE.findall(brief) if t in index.title_books]
+    quoted = list(dict.fromkeys(t for t in _QUOTED_TITLE.findall(brief) if t in index.title_books))
     titles = quoted or (_named(brief, index.title_books, 2) if _SIMILAR_CUES.search(brief) else [])
     if titles and _SIMILAR_CUES.search(brief):
         ids = tuple(b for t in titles for b in index.title_books[t])

@@ -65,7 +65,10 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
     for vector, where in searches:
         for book_id, similarity in snapshot.vector_search(vector, settings.vector_top_k, where, table):
             best[book_id] = max(similarity, best.get(book_id, -1.0))
-    threshold = dynamic_threshold(list(best.values()), settings) if use_threshold else -1.0
+    # The threshold guards an open query against noise; where MUST conditions already narrowed the
+    # catalog to the topic it only cut wanted books (demo "只要科幻小说…1980年以后": 4 of 8 shelved).
+    narrowed = bool(query.conditions("MUST"))
+    threshold = dynamic_threshold(list(best.values()), settings) if use_threshold and not narrowed else -1.0
     ranked = sorted(((s, b) for b, s in best.items() if s >= threshold), key=lambda x: (-x[0], x[1]))
     hits = [PathHit(b, s, path) for s, b in ranked[: settings.vector_top_k]]
     return VectorRecall(hits, threshold, variants, vectors[0])

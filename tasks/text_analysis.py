@@ -61,6 +61,14 @@ def stopwords() -> dict[str, frozenset[str]]:
     }
 
 
+@lru_cache(maxsize=1)
+def brief_stopwords() -> frozenset[str]:
+    """Words of a brief that are never BM25 keywords (time words become numeric conditions)."""
+    with open(CONFIG_DIR / "stopwords.yaml", encoding="utf-8") as fh:
+        extra = (yaml.safe_load(fh) or {}).get("extra", {})
+    return frozenset(extra.get("zh_brief", []))
+
+
 def tokenize(text: str, language: str) -> list[str]:
     """BM25 tokens: jieba cut_for_search for Chinese, word tokens for anything else; no stopwords."""
     if not text:

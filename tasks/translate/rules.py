@@ -15,7 +15,7 @@ from config.vocabulary import Vocabulary, VocabularyValue
 from storage.models import Theme
 from tasks.models import FilterCondition, ThemeQuery
 from tasks.numeric_conditions import parse_numeric_conditions
-from tasks.text_analysis import detect_language, stopwords, tokenize
+from tasks.text_analysis import brief_stopwords, detect_language, stopwords, tokenize
 from tasks.translate.base import Translator, merge_conditions
 
 MAX_KEYWORDS = 12
@@ -133,13 +133,13 @@ def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[Fi
 
 def extract_keywords(text: str, language: str, cues: Cues) -> tuple[str, ...]:
     """BM25 keywords: jieba's TF-IDF keywords for Chinese, frequent content words for English."""
-    cue_words = {w.lower() for w in (*cues.negation, *cues.must, *cues.contrast)}
+    cue_words = {w.lower() for w in (*cues.negation, *cues.must, *cues.contrast)} | brief_stopwords()
     if language == "zh":
         stop = stopwords()["zh"]
         words = [w for w in jieba.analyse.extract_tags(text, topK=MAX_KEYWORDS * 2)
-                 if w.lower() not in stop and w.lower() not in cue_words and w.strip()]
+                 if w.lower() not in stop and w.lower() not in cue_words and w.strip() and not w.isdigit()]
     else:
-        tokens = [t for t in tokenize(text, "en") if t not in cue_words]
+        tokens = [t for t in tokenize(text, "en") if t not in cue_words and not t.isdigit()]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
     return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]
