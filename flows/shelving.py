@@ -207,8 +207,9 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         entries = [replace(e, rank=i) for i, e in enumerate(checked, start=1)]
     with timed(timings, "gating"):
         brief_vector = ctx.embedder.embed_queries([theme.brief])[0]
+        skipped = sum(1 for c in ranking.candidates if c.book_id in exclusions.book_ids)
         verdict = gate(query, ranking.candidates, len(entries), ctx.vocabulary_vectors.closest(brief_vector),
-                       settings.gating, head_matters=understanding.intent == "theme_shelf")
+                       settings.gating, head_matters=understanding.intent == "theme_shelf", history_skipped=skipped)
     notes += ranking.notes
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))

@@ -52,11 +52,12 @@ def head_flatness(candidates: Sequence[Candidate]) -> float | None:
 
 
 def gate(query: ThemeQuery, candidates: Sequence[Candidate], shelved: int, closest_values: Sequence[str],
-         settings: GatingSettings, head_matters: bool = True) -> GateVerdict:
+         settings: GatingSettings, head_matters: bool = True, history_skipped: int = 0) -> GateVerdict:
     """`done`, or `needs_review` with the reasons and one clarification question.
 
     `shelved` counts the books that passed everything: filters, threshold, history, availability.
-    `head_matters` is false where an author or a book named in the brief defines the head.
+    `head_matters` is false where an author or a book named in the brief defines the head;
+    `history_skipped` counts candidates left out because recent shelves already hold them.
     """
     reasons = []
     question, options = None, ()
@@ -69,6 +70,10 @@ def gate(query: ThemeQuery, candidates: Sequence[Candidate], shelved: int, close
     if shelved < settings.min_books:
         required = [f"{c.field}={'/'.join(c.values)}" for c in query.filter_conditions if c.operator != "SHOULD"]
         reasons.append(f"only {shelved} book{'' if shelved == 1 else 's'} pass (fewer than {settings.min_books})")
+        if question is None and history_skipped:
+            question = (f"近期书架已用掉 {history_skipped} 本合适的书，允许重复还是放宽主题？ / Recent shelves "
+                        f"already hold {history_skipped} fitting books: repeat them or widen the theme?")
+            options = ("允许重复 (repeat)", "放宽主题 (widen)", "保持现状 (keep)")
         if question is None and required:
             question = "符合全部条件的书太少，可以放宽哪一个？ / Too few books meet every condition: which may be relaxed?"
             options = tuple(required[:3])

@@ -59,3 +59,9 @@ def test_untrusted_text_reaches_a_prompt_only_inside_the_data_block_truncated():
     assert len(record["title"]) == 80 and record["title"].endswith("…")
     assert "\x07" not in record["summary"]
     assert "Ignore previous instructions" not in block.split("```yaml", 1)[0]
+
+
+def test_a_shelf_thinned_by_history_asks_whether_to_repeat():
+    verdict = gate(query(), candidates([0.03, 0.02, 0.01] * 5), 4, CLOSEST, SETTINGS, history_skipped=11)
+    assert verdict.status == "needs_review" and "11" in verdict.question
+    assert verdict.options[0].startswith("允许重复")
