@@ -297,19 +297,6 @@ class CatalogDB:
             self.conn.execute("INSERT INTO embedding_cache SELECT * FROM new_vectors ON CONFLICT DO NOTHING")
         self.conn.unregister("new_vectors")
 
-    def prune_vector_cache(self, model: str, keep_hashes: set[str]) -> int:
-        """Drop cached vectors of `model` that no current text needs; returns how many."""
-        keep = pa.table({"text_hash": pa.array(sorted(keep_hashes), pa.string())})
-        self.conn.register("keep_hashes", keep)
-        with self.transaction():
-            removed = self.conn.execute(
-                "DELETE FROM embedding_cache WHERE model = ? "
-                "AND text_hash NOT IN (SELECT text_hash FROM keep_hashes)",
-                [model],
-            ).fetchone()[0]
-        self.conn.unregister("keep_hashes")
-        return int(removed)
-
     def cached_tokens(self) -> dict[str, tuple[str, list[str]]]:
         """book_id -> (analysis_key, tokens) for every book tokenized before."""
         rows = self.conn.execute("SELECT book_id, analysis_key, tokens FROM bm25_tokens").fetchall()

@@ -15,11 +15,6 @@ import numpy as np
 from tasks.models import Candidate, PathHit
 
 
-def path_of(hit: PathHit) -> str:
-    """The path a hit ranks on: BM25's random share ranks on the BM25 path."""
-    return "bm25" if hit.source.startswith("bm25") else hit.source
-
-
 def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
              weights: Mapping[str, float] | None = None) -> list[Candidate]:
     """score(book) = sum over paths of weight / (k + rank); best first, ties by book_id."""

@@ -51,10 +51,16 @@ def normalize_language(code: str | None, text_for_detection: str = "") -> str:
 
 
 @lru_cache(maxsize=1)
+def _extra_stopwords() -> dict[str, list[str]]:
+    """The `extra:` lists of config/stopwords.yaml, read once."""
+    with open(CONFIG_DIR / "stopwords.yaml", encoding="utf-8") as fh:
+        return (yaml.safe_load(fh) or {}).get("extra", {})
+
+
+@lru_cache(maxsize=1)
 def stopwords() -> dict[str, frozenset[str]]:
     """Stopwords per language: the bm25s lists plus config/stopwords.yaml."""
-    with open(CONFIG_DIR / "stopwords.yaml", encoding="utf-8") as fh:
-        extra = (yaml.safe_load(fh) or {}).get("extra", {})
+    extra = _extra_stopwords()
     return {
         "en": frozenset(STOPWORDS_EN_PLUS) | frozenset(extra.get("en", [])),
         "zh": frozenset(STOPWORDS_CHINESE) | frozenset(extra.get("zh", [])) | frozenset(STOPWORDS_EN_PLUS),
@@ -64,9 +70,7 @@ def stopwords() -> dict[str, frozenset[str]]:
 @lru_cache(maxsize=1)
 def brief_stopwords() -> frozenset[str]:
     """Words of a brief that are never BM25 keywords (time words become numeric conditions)."""
-    with open(CONFIG_DIR / "stopwords.yaml", encoding="utf-8") as fh:
-        extra = (yaml.safe_load(fh) or {}).get("extra", {})
-    return frozenset(extra.get("zh_brief", []))
+    return frozenset(_extra_stopwords().get("zh_brief", []))
 
 
 def tokenize(text: str, language: str) -> list[str]:
