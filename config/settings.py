@@ -90,16 +90,32 @@ class RecallSettings:
     bm25_randomness: float = 0.15
 
 
+# The paths an intent adds (tasks/intent_recall.py); the same weight whatever the query's length.
+INTENT_PATH_WEIGHTS = {"entity": 2.0, "similar": 1.0, "related": 0.5, "recent": 2.0}
+
+
 @dataclass(frozen=True)
 class FusionSettings:
     method: Literal["rrf", "dbsf", "minmax"] = "minmax"
     rrf_k: int = 60
     weights: dict[str, float] = field(
-        default_factory=lambda: {"vector": 0.3, "bm25": 1.0, "e5": 0.3, "entity": 2.0, "similar": 1.0})
+        default_factory=lambda: {"vector": 0.3, "bm25": 1.0, "e5": 0.3, **INTENT_PATH_WEIGHTS})
     sentence_weight: float = 0.5  # dense score = (1 - w) x document + w x best-sentence similarity
     short_query_tokens: int = 2  # a query of at most this many BM25 tokens uses short_query_weights
     short_query_weights: dict[str, float] = field(
-        default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "e5": 1.0, "entity": 2.0, "similar": 1.0})
+        default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "e5": 1.0, **INTENT_PATH_WEIGHTS})
+
+
+@dataclass(frozen=True)
+class ExpansionSettings:
+    enabled: bool = True  # seed 001: the query, its translation and its synonyms all search the vector path
+
+
+@dataclass(frozen=True)
+class SentenceRerankSettings:
+    enabled: bool = False  # a batch can switch it either way (`shelfwise run --sentence-rerank`)
+    top_n: int = 50
+    budget_seconds: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -108,6 +124,7 @@ class RerankSettings:
     http: EndpointSettings = field(default_factory=EndpointSettings)
     top_n: int = 50
     budget_seconds: float = 10.0
+    sentence: SentenceRerankSettings = field(default_factory=SentenceRerankSettings)
 
 
 @dataclass(frozen=True)
@@ -151,6 +168,7 @@ class Settings:
     enrichment: EnrichmentSettings = field(default_factory=EnrichmentSettings)
     translation: TranslationSettings = field(default_factory=TranslationSettings)
     recall: RecallSettings = field(default_factory=RecallSettings)
+    expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
     fusion: FusionSettings = field(default_factory=FusionSettings)
     rerank: RerankSettings = field(default_factory=RerankSettings)
     history: HistorySettings = field(default_factory=HistorySettings)

@@ -114,7 +114,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from flows.generate_shelves import generate_shelves
 
     batch_id = _import_themes(Path(args.file), args.batch)
-    result = generate_shelves(batch_id)
+    result = generate_shelves(batch_id, sentence_rerank=args.sentence_rerank, query_expansion=args.expansion)
     for theme_id, count in result.shelves.items():
         print(f"  {theme_id}: {result.statuses[theme_id]}, {count} books")
     print(f"workbook: {result.workbook}")
@@ -133,10 +133,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from flows.evaluate import ABLATION, MODES, evaluate
+    from flows.evaluate import ABLATION, MODES, STAGES, evaluate
 
     dataset = Path(args.dataset).resolve()
-    modes = ABLATION if args.ablation else [MODES[args.mode]] if args.mode else list(MODES.values())
+    modes = (ABLATION if args.ablation else STAGES if args.stages else [MODES[args.mode]] if args.mode
+             else list(MODES.values()))
     workspace = Path(args.workspace) if args.workspace else get_settings().workspace / "eval" / dataset.name
     scores = evaluate(dataset, modes, workspace.resolve(), args.limit)
     if args.json:
@@ -153,13 +154,14 @@ def _cmd_try(args: argparse.Namespace) -> int:
     import yaml
 
     from config.vocabulary import get_vocabulary
-    from flows.shelving import build_context, shelve_theme
+    from flows.shelving import build_context, shelve_theme, with_switches
     from storage.catalog_db import open_catalog
     from storage.models import Theme
 
     settings = get_settings()
     with open_catalog(settings.duckdb_path) as db:
         ctx = build_context(db, settings, get_vocabulary(), available_only=not args.include_unavailable)
+    ctx = with_switches(ctx, args.sentence_rerank, args.expansion)
     theme = Theme("try", "try", args.brief[:80], description=args.brief)
     shelf = shelve_theme(theme, [], ctx)  # no history is read or written
     query = shelf.query
@@ -172,9 +174,11 @@ def _cmd_try(args: argparse.Namespace) -> int:
         },
         "gating": {"status": shelf.verdict.status, "reasons": list(shelf.verdict.reasons),
                    "question": shelf.verdict.question, "options": list(shelf.verdict.options)},
+        "notes": list(shelf.notes),
         "shelf": [{"rank": e.rank, "book_id": e.book.book_id, "title": e.book.title,
                    "authors": list(e.book.authors), "year": e.book.pub_year, "sources": e.candidate.sources,
-                   "why": e.why} for e in shelf.entries[: args.show]],
+                   "query_variant": e.candidate.query_variant, "rerank_score": e.candidate.rerank_score,
+                   "why": e.why, "evidence": e.candidate.evidence} for e in shelf.entries[: args.show]],
     }
     print(yaml.safe_dump(report, allow_unicode=True, sort_keys=False, width=120))
     return 0
@@ -194,6 +198,13 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         return 0
     print(f"written to {write_local_fusion(report.fusion)}")
     return 0
+
+
+def _add_stage_switches(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--sentence-rerank", action=argparse.BooleanOptionalAction, default=None,
+                         help="rerank by best summary sentence (default: rerank.sentence.enabled in config)")
+    command.add_argument("--expansion", action=argparse.BooleanOptionalAction, default=None,
+                         help="expand the query with translations and synonyms (default: expansion.enabled)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -221,12 +232,14 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="import a theme file and shelve its batch now")
     run.add_argument("file")
     run.add_argument("--batch", help="batch id (else the file's batch_id)")
+    _add_stage_switches(run)
     run.set_defaults(handler=_cmd_run)
 
     trial = commands.add_parser("try", help="translate, gate and shelve one brief now; prints YAML, writes nothing")
     trial.add_argument("brief")
     trial.add_argument("--show", type=int, default=30, help="books to print (default 30)")
     trial.add_argument("--include-unavailable", action="store_true", help="keep books with no copies available")
+    _add_stage_switches(trial)
     trial.set_defaults(handler=_cmd_try)
 
     serve = commands.add_parser("serve", help="serve the nightly, generate-shelves and build-indexes deployments")
@@ -236,6 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
     ev.add_argument("--mode", choices=("bm25", "vector", "hybrid", "full"), help="one mode (default: all)")
     ev.add_argument("--ablation", action="store_true", help="every mode and every default switched off in turn")
+    ev.add_argument("--stages", action="store_true",
+                    help="query expansion and sentence rerank, each on and off (vector and hybrid)")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--limit", type=int, help="only the first N judged queries")
     ev.add_argument("--workspace", help="where the set is indexed (default: <workspace>/eval/<set>)")

@@ -57,6 +57,13 @@ ABLATION = [
     Variant("full -threshold", RecallOptions(use_threshold=False), translate=True),
     Variant("full -randomness", RecallOptions(bm25_randomness=0.0), translate=True),
 ]
+# Seed 001's two stages, each on and off: query expansion and sentence-level rerank.
+STAGES = [
+    Variant(f"{mode} exp={'on' if expansion else 'off'} sent={'on' if sentence else 'off'}",
+            RecallOptions(paths=paths, **_PLAIN, expansion=expansion, sentence_rerank=sentence))
+    for mode, paths in (("vector", ("vector",)), ("hybrid", RecallOptions().paths))
+    for expansion in (False, True) for sentence in (False, True)
+]
 
 
 @dataclass(frozen=True)

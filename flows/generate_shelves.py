@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from config.settings import get_settings
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
-from flows.shelving import build_context, shelve_theme
+from flows.shelving import build_context, shelve_theme, with_switches
 from storage.catalog_db import open_catalog
 from storage.models import Theme
 from storage.shelf_db import ShelfDB
@@ -76,9 +76,12 @@ def _publish_artifacts(batch_id: str, workbook: Path, shelves: list[ThemeShelf])
 
 
 @flow(name="generate-shelves")
-def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None,
-                     include_unavailable: bool = False) -> BatchResult:
-    """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx."""
+def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, include_unavailable: bool = False,
+                     sentence_rerank: bool | None = None, query_expansion: bool | None = None) -> BatchResult:
+    """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx.
+
+    sentence_rerank and query_expansion switch those stages for this batch; empty keeps config's choice.
+    """
     settings = get_settings()
     with open_catalog(settings.duckdb_path) as db:
         shelf_db = ShelfDB(db.conn)
@@ -88,7 +91,8 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None,
         batch_themes = shelf_db.themes(batch_id)
         if not batch_themes:
             raise ValueError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import`")
-        ctx = build_context(db, settings, get_vocabulary(), available_only=not include_unavailable)
+        ctx = with_switches(build_context(db, settings, get_vocabulary(), available_only=not include_unavailable),
+                            sentence_rerank, query_expansion)
         first_run_at = shelf_db.start_batch(batch_id)
         workbook = settings.outputs_dir / f"{batch_id}.xlsx"
         shelves: list[ThemeShelf] = []

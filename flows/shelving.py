@@ -5,7 +5,8 @@ Shared by the shelf flow and by `shelfwise eval`, so that evaluation measures th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -14,24 +15,28 @@ from config.vocabulary import Vocabulary
 from storage.catalog_db import CatalogDB
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, open_index
 from storage.models import BookRecord, HistoryShelf, Theme
+from tasks.book_graph import BookGraph
 from tasks.dedupe import find_exclusions
 from tasks.dense_scores import dense_scores
 from tasks.embedders import create_embedder
 from tasks.embedders.base import Embedder
 from tasks.entities import EntityIndex, Understanding, load_aliases, understand
-from tasks.filters import Expr, evaluate, hard_constraints, to_lance_sql
+from tasks.filters import Expr, evaluate, hard_constraints
 from tasks.fusion import rrf_fuse, score_fuse
 from tasks.gating import VocabularyVectors, gate
+from tasks.intent_recall import intent_paths
 from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.progress import logger, timed
 from tasks.recall import VectorRecall, bm25_query_tokens, bm25_recall, theme_seed, vector_recall
 from tasks.references import detect_reference, merge_reference, resolve
 from tasks.rerank import Reranker, create_reranker, rerank
+from tasks.rerank.sentence import sentence_rerank
 from tasks.shelf import ThemeShelf, select_shelf
 from tasks.translate import create_translator
 from tasks.translate.base import Translator
 
 THEME_SHELF = Understanding("theme_shelf")
+INTENT_SCORED_PATHS = ("similar", "related", "recent")
 ENTITY_CONFIDENCE = 0.8
 PATHS = ("vector", "bm25", "e5")  # e5 runs only where the index was built with index.e5_path
 
@@ -44,6 +49,8 @@ class RecallOptions:
     use_threshold: bool = True
     bm25_randomness: float | None = None  # None: as configured
     use_rerank: bool = True
+    expansion: bool | None = None  # None: as configured (settings.expansion.enabled)
+    sentence_rerank: bool | None = None  # None: as configured (settings.rerank.sentence.enabled)
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ class ShelvingContext:
     available_only: bool = True  # books with no copies on the shelf are left out
     e5_embedder: Embedder | None = None  # set when the index has the e5 path
     entities: EntityIndex | None = None  # the catalog's authors and titles
+    graph: BookGraph = field(default_factory=lambda: BookGraph({}, {}, {}))  # books linked by authors and tags
 
 
 @dataclass
@@ -76,60 +84,93 @@ def document_text(book: BookRecord) -> str:
 
 def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: ShelvingContext,
                options: RecallOptions = RecallOptions(), understanding: Understanding = THEME_SHELF) -> Ranking:
-    """Recall on each path under the hard constraints, RRF fusion with provenance, optional rerank."""
+    """Recall on every path at once under the hard constraints, fusion with provenance, optional reranks."""
     settings = ctx.settings
     ranking = Ranking([])
     timings = ranking.stage_seconds
-    paths: dict[str, list[PathHit]] = {}
-    if understanding.intent != "theme_shelf":
-        with timed(timings, "entity"):
-            paths.update(entity_paths(understanding, constraints, ctx))
-    dense_paths = {"vector": (ctx.embedder, BOOKS_TABLE), "e5": (ctx.e5_embedder, BOOKS_E5_TABLE)}
-    found: dict[str, VectorRecall] = {}
-    for path, (embedder, table) in dense_paths.items():
-        if path not in options.paths or embedder is None:
-            continue
-        with timed(timings, path):
-            found[path] = vector_recall(query, constraints, ctx.snapshot, embedder, settings.recall,
-                                        options.use_threshold, path, table)
-        paths[path] = found[path].hits
-        ranking.notes.append(f"{path}: {len(found[path].hits)} above {found[path].threshold:.2f}")
-    if "bm25" in options.paths:
-        with timed(timings, "bm25"):
-            paths["bm25"] = bm25_recall(query, constraints, ctx.snapshot, ctx.books, settings.recall,
-                                        theme_seed(theme.batch_id, theme.theme_id), options.bm25_randomness)
-        ranking.notes.append(f"bm25: {len(paths['bm25'])}")
+    with timed(timings, "recall"):
+        recalled = _recall_concurrently(_recall_jobs(theme, query, constraints, ctx, options, understanding), timings)
+    paths = {name: hits for r in recalled.values() for name, hits in r.paths.items()}
+    found = {name: r.dense for name, r in recalled.items() if r.dense is not None}
+    ranking.notes += [r.note for r in recalled.values() if r.note]
     with timed(timings, "fusion"):
         fusion = settings.fusion
         candidates = rrf_fuse(paths, fusion.rrf_k, fusion.weights if fusion.method == "rrf" else None)
         if fusion.method != "rrf" and candidates:
             candidates = _score_fusion(candidates, paths, query, found, ctx)
+    sentence = settings.rerank.sentence
+    sentence_on = options.sentence_rerank if options.sentence_rerank is not None else sentence.enabled
+    if sentence_on and understanding.intent != "theme_shelf":
+        # The order of a spotlight, a "like this book" or new arrivals comes from the named author, book
+        # or date; the brief's wording ("像《边城》那样的书") says nothing a summary sentence could match.
+        ranking.notes.append(f"sentence rerank: not for intent {understanding.intent}")
+    elif sentence_on:
+        with timed(timings, "sentence_rerank"):
+            query_vector = (found["vector"].query_vector if "vector" in found
+                            else ctx.embedder.embed_queries([query.synthetic_query])[0])
+            outcome = sentence_rerank(candidates, query_vector, ctx.snapshot.sentences_of, sentence.top_n,
+                                      sentence.budget_seconds)
+        candidates = outcome.candidates
+        ranking.notes.append(outcome.note)
     if options.use_rerank and ctx.reranker is not None:
         with timed(timings, "rerank"):
-            outcome = rerank(candidates, query.synthetic_query, lambda b: document_text(ctx.books[b]),
-                             ctx.reranker, settings.rerank.top_n)
-        candidates = outcome.candidates
-        ranking.notes.append(f"rerank: {outcome.note}")
+            reranked = rerank(candidates, query.synthetic_query, lambda b: document_text(ctx.books[b]),
+                              ctx.reranker, settings.rerank.top_n)
+        candidates = reranked.candidates
+        ranking.notes.append(f"rerank: {reranked.note}")
     ranking.candidates = candidates
     return ranking
 
 
-def entity_paths(understanding: Understanding, constraints: Expr, ctx: ShelvingContext) -> dict[str, list[PathHit]]:
-    """An author spotlight lists the author's books (newest first); "like this book" its neighbours."""
-    books = ctx.books
-    if understanding.intent == "author_spotlight":
-        own = [books[b] for b in understanding.book_ids if b in books and evaluate(constraints, books[b])]
-        own.sort(key=lambda b: (-(b.pub_year or 0), b.book_id))
-        return {"entity": [PathHit(b.book_id, 1.0, "entity") for b in own]}
-    named = ctx.snapshot.book_vectors(list(understanding.book_ids))
-    best: dict[str, float] = {}
-    for vector in named.values():
-        for book_id, sim in ctx.snapshot.vector_search(vector, ctx.settings.recall.vector_top_k,
-                                                       to_lance_sql(constraints)):
-            if book_id not in understanding.book_ids:
-                best[book_id] = max(sim, best.get(book_id, -1.0))
-    ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {"similar": [PathHit(b, s, "similar") for b, s in ranked]}
+@dataclass(frozen=True)
+class PathRecall:
+    """What one recall job found: one or more named paths, and for a dense path its query vector."""
+
+    paths: dict[str, list[PathHit]]
+    note: str = ""
+    dense: VectorRecall | None = None
+
+
+def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: ShelvingContext, options: RecallOptions,
+                 understanding: Understanding) -> dict[str, Callable[[], PathRecall]]:
+    """The independent recall jobs this theme runs, by name."""
+    settings = ctx.settings
+    jobs: dict[str, Callable[[], PathRecall]] = {}
+    if understanding.intent != "theme_shelf":
+        def intent_job() -> PathRecall:
+            found = intent_paths(understanding, query, constraints, ctx.snapshot, ctx.books, ctx.graph,
+                                 settings.recall.vector_top_k)
+            return PathRecall(found, ", ".join(f"{name}: {len(hits)}" for name, hits in found.items()))
+        jobs["intent"] = intent_job
+    expand = options.expansion if options.expansion is not None else settings.expansion.enabled
+    dense_paths = {"vector": (ctx.embedder, BOOKS_TABLE), "e5": (ctx.e5_embedder, BOOKS_E5_TABLE)}
+    for path, (embedder, table) in dense_paths.items():
+        if path in options.paths and embedder is not None:
+            def dense_job(path: str = path, embedder: Embedder = embedder, table: str = table) -> PathRecall:
+                found = vector_recall(query, constraints, ctx.snapshot, embedder, settings.recall,
+                                      options.use_threshold, path, table, expand)
+                return PathRecall({path: found.hits}, found.describe(path), found)
+            jobs[path] = dense_job
+    if "bm25" in options.paths:
+        def bm25_job() -> PathRecall:
+            hits = bm25_recall(query, constraints, ctx.snapshot, ctx.books, settings.recall,
+                               theme_seed(theme.batch_id, theme.theme_id), options.bm25_randomness)
+            return PathRecall({"bm25": hits}, f"bm25: {len(hits)}")
+        jobs["bm25"] = bm25_job
+    return jobs
+
+
+def _recall_concurrently(jobs: dict[str, Callable[[], PathRecall]], timings: dict[str, float]) -> dict[str, PathRecall]:
+    """Run the jobs on threads (LanceDB, bm25s and NumPy release the GIL); results in the jobs' order."""
+    def run(name: str) -> PathRecall:
+        with timed(timings, name):
+            return jobs[name]()
+
+    if len(jobs) <= 1:
+        return {name: run(name) for name in jobs}
+    with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="recall") as pool:
+        futures = {name: pool.submit(run, name) for name in jobs}
+        return {name: future.result() for name, future in futures.items()}
 
 
 def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], query: ThemeQuery,
@@ -155,9 +196,10 @@ def _score_fusion(candidates: list[Candidate], paths: dict[str, list[PathHit]], 
         own = {h.book_id for h in paths["entity"]}
         all_scores["entity"] = {b: 1.0 if b in own else 0.0 for b in ids}
         references["entity"] = [0.0, 1.0]
-    if "similar" in paths:
-        all_scores["similar"] = {h.book_id: h.score for h in paths["similar"]}
-        references["similar"] = list(all_scores["similar"].values())
+    for path in INTENT_SCORED_PATHS:
+        if path in paths:  # books a graph or recency path did not reach get nothing from it
+            all_scores[path] = {h.book_id: h.score for h in paths[path]}
+            references[path] = list(all_scores[path].values())
     if "e5" in found:
         vectors = ctx.snapshot.book_vectors(ids, BOOKS_E5_TABLE)
         all_scores["e5"] = {b: float(v @ found["e5"].query_vector) for b, v in vectors.items()}
@@ -183,9 +225,10 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
                 notes.append(f"reference ({'/'.join(reference.cues)}) -> {target.batch_id}/{target.theme_id} "
                              f"({reference.stance}{shifts})")
         understanding = understand(theme.brief, ctx.entities) if ctx.entities else THEME_SHELF
-        if understanding.intent != "theme_shelf":
+        if understanding.book_ids:
             # A catalog author or title named in the brief is the surest signal there is.
             query = replace(query, confidence=max(query.confidence, ENTITY_CONFIDENCE))
+        if understanding.intent != "theme_shelf":
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only)
     ranking = rank_books(theme, query, constraints, ctx, understanding=understanding)
@@ -216,6 +259,18 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     return ThemeShelf(theme, query, entries, verdict.status, notes, timings, verdict)
 
 
+def with_switches(ctx: ShelvingContext, sentence_rerank: bool | None = None,
+                  query_expansion: bool | None = None) -> ShelvingContext:
+    """The context with a batch's own choice of the optional stages (None keeps the configured one)."""
+    settings = ctx.settings
+    if sentence_rerank is not None:
+        rerank_settings = replace(settings.rerank, sentence=replace(settings.rerank.sentence, enabled=sentence_rerank))
+        settings = replace(settings, rerank=rerank_settings)
+    if query_expansion is not None:
+        settings = replace(settings, expansion=replace(settings.expansion, enabled=query_expansion))
+    return replace(ctx, settings=settings)
+
+
 def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,
                   available_only: bool = True) -> ShelvingContext:
     """Open the current index and load the catalog and models a run needs."""
@@ -241,4 +296,5 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary,
         available_only=available_only,
         e5_embedder=e5_embedder,
         entities=EntityIndex.build(books.values(), load_aliases()),
+        graph=BookGraph.build(books.values()),
     )

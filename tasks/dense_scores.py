@@ -11,12 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from storage.index_store import IndexSnapshot
+from tasks.rerank.sentence import best_sentences
 
 
 @dataclass(frozen=True)
 class DenseScore:
     document: float  # cosine of the book's index vector and the query
-    sentence: float  # cosine of its best summary sentence (= document when it has no summary)
+    sentence: float  # cosine of its best summary sentence, clipped to [0, 1] (= document when it has none)
     score: float  # the blend fusion uses
     evidence: str | None
 
@@ -26,20 +27,13 @@ def dense_scores(query_vector: np.ndarray, book_ids: Sequence[str], snapshot: In
     """Blend (1 - w) x document similarity + w x best-sentence similarity, for every book given."""
     ids = list(dict.fromkeys(book_ids))
     documents = snapshot.book_vectors(ids)
-    best: dict[str, tuple[float, str]] = {}
-    if sentence_weight > 0:
-        owners, texts, vectors = snapshot.sentences_of(ids)
-        if len(owners):
-            similarities = vectors @ query_vector
-            for owner, text, sim in zip(owners, texts, similarities.tolist()):
-                if owner not in best or sim > best[owner][0]:
-                    best[owner] = (sim, text)
+    best = best_sentences(query_vector, *snapshot.sentences_of(ids)) if sentence_weight > 0 else {}
     scores = {}
     for book_id in ids:
         if book_id not in documents:
             continue
         doc = float(documents[book_id] @ query_vector)
-        sentence, evidence = best.get(book_id, (doc, None))
+        sentence = best[book_id].similarity if book_id in best else doc
         blended = (1 - sentence_weight) * doc + sentence_weight * sentence
-        scores[book_id] = DenseScore(doc, float(sentence), blended, evidence)
+        scores[book_id] = DenseScore(doc, sentence, blended, best[book_id].text if book_id in best else None)
     return scores

@@ -1,7 +1,8 @@
 """Entities and intent (seed 000): authors and titles of the catalog named in a brief.
 
 "鲁迅作品专题" is an author spotlight (the author's books first), "像《边城》那样的书" asks for books
-similar to one book (its neighbours, never the book itself); anything else is a theme shelf.
+similar to one book (its neighbours, never the book itself), "本月新书：科幻" for new arrivals (the
+newest books within the theme's conditions); anything else is a theme shelf.
 Authors are found under their aliases too (config/aliases.yaml: 周树人 is 鲁迅).
 """
 
@@ -20,6 +21,8 @@ from storage.models import BookRecord
 _SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|more like|books like|similar to|in the vein of)",
                            re.IGNORECASE)
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
+_NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
+                               r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -60,7 +63,7 @@ class EntityIndex:
 
 @dataclass(frozen=True)
 class Understanding:
-    intent: str  # theme_shelf | author_spotlight | similar_to_book
+    intent: str  # theme_shelf | author_spotlight | similar_to_book | new_arrivals
     authors: tuple[str, ...] = ()  # canonical names
     titles: tuple[str, ...] = ()
     book_ids: tuple[str, ...] = ()  # the authors' books, or the book(s) named
@@ -88,4 +91,6 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
     if authors:
         ids = tuple(b for a in authors for b in index.author_books[a])
         return Understanding("author_spotlight", authors=authors, book_ids=ids)
+    if _NEW_ARRIVAL_CUES.search(brief):
+        return Understanding("new_arrivals")
     return Understanding("theme_shelf")

@@ -29,7 +29,7 @@ SUMMARY_COLUMNS = [("theme_id", 18), ("theme", 36), ("status", 12), ("books", 7)
                    ("seconds", 40)]
 REVIEW_COLUMNS = [("theme_id", 18), ("theme", 36), ("question", 70), ("options", 50), ("reasons", 80)]
 SHELF_COLUMNS = [("rank", 6), ("title", 36), ("authors", 24), ("year", 7), ("call_no", 16), ("language", 9),
-                 ("sources", 20), ("vector_rank", 11), ("bm25_rank", 10), ("rrf_score", 10),
+                 ("sources", 20), ("query_variant", 13), ("vector_rank", 11), ("bm25_rank", 10), ("rrf_score", 10),
                  ("rerank_score", 12), ("fused_score", 11), ("why", 70), ("evidence", 70)]
 
 
@@ -83,7 +83,8 @@ def shelf_rows(shelf: ThemeShelf) -> list[list[object]]:
     for entry in shelf.entries:
         book, cand = entry.book, entry.candidate
         rows.append([entry.rank, book.title, " / ".join(book.authors), book.pub_year, book.call_no,
-                     book.language, ", ".join(cand.sources), cand.ranks.get("vector"), cand.ranks.get("bm25"),
+                     book.language, ", ".join(cand.sources), cand.query_variant, cand.ranks.get("vector"),
+                     cand.ranks.get("bm25"),
                      round(cand.rrf_score, 6), None if cand.rerank_score is None else round(cand.rerank_score, 4),
                      round(cand.fused_score, 4), entry.why, cand.evidence])
     return rows

@@ -30,6 +30,8 @@ def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
             cand.scores[path] = hit.score
             if hit.source not in cand.sources:
                 cand.sources.append(hit.source)
+            if hit.variant and cand.query_variant is None:
+                cand.query_variant = hit.variant
             cand.rrf_score += weight / (k + rank)
     for cand in candidates.values():
         cand.fused_score = cand.rrf_score

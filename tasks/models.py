@@ -62,6 +62,7 @@ class PathHit:
     book_id: str
     score: float
     source: str  # "vector", "bm25" or "bm25_random"
+    variant: str = ""  # the query variant that found it (vector paths: original, translation, synonyms ...)
 
 
 @dataclass
@@ -76,3 +77,4 @@ class Candidate:
     fused_score: float = 0.0  # what the list is ordered by: rrf_score, or the score fusion's sum
     rerank_score: float | None = None
     evidence: str | None = None  # the summary sentence closest to the brief
+    query_variant: str | None = None  # on the vector path, the query variant that found it best

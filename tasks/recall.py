@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -14,34 +13,29 @@ from config.settings import RecallSettings
 from storage.index_store import BOOKS_TABLE, IndexSnapshot
 from storage.models import BookRecord
 from tasks.embedders.base import Embedder
+from tasks.expansion import Expansion, contributions, expand_query, merge_best
 from tasks.filters import All, Expr, HasAny, evaluate, to_lance_sql
 from tasks.models import PathHit, ThemeQuery
 from tasks.text_analysis import bm25_tokens
-
-_CONNECTIVES = re.compile(r"^(这本书|这是一本|一本|本书|非常|特别|this book|a book|books?)\s*", re.IGNORECASE)
-_TARGET = re.compile(r"(适合|给|献给|for readers|for people|for anyone|for those|for when)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class VectorRecall:
     hits: list[PathHit]
     threshold: float
-    variants: tuple[str, ...]
+    expansion: Expansion
     query_vector: np.ndarray  # the original query's vector (the first variant)
+
+    def describe(self, path: str) -> str:
+        """E.g. 'vector: 87 above 0.31 (best by variant: original 52, translation 20, synonyms 15)'."""
+        counts = ", ".join(f"{kind} {n}" for kind, n in contributions(self.hits).items())
+        note = f"; {self.expansion.note}" if self.expansion.note else ""
+        return f"{path}: {len(self.hits)} above {self.threshold:.2f} (best by variant: {counts or 'none'}){note}"
 
 
 def theme_seed(batch_id: str, theme_id: str) -> int:
     """A stable seed per (batch, theme): a rerun draws the same random share."""
     return int.from_bytes(hashlib.sha256(f"{batch_id}\x1f{theme_id}".encode()).digest()[:8], "big")
-
-
-def query_variants(synthetic_query: str) -> tuple[str, ...]:
-    """The original query, without leading connectives, its core clause and its target clause (§2.3.3)."""
-    clauses = [c.strip() for c in re.split(r"[，,。.；;！!？?\n]", synthetic_query) if c.strip()]
-    stripped = _CONNECTIVES.sub("", synthetic_query).strip()
-    core = clauses[0] if clauses else ""
-    target = next((c for c in clauses if _TARGET.search(c)), "")
-    return tuple(dict.fromkeys(v for v in (synthetic_query, stripped, core, target) if v))
 
 
 def dynamic_threshold(similarities: list[float], settings: RecallSettings) -> float:
@@ -53,25 +47,25 @@ def dynamic_threshold(similarities: list[float], settings: RecallSettings) -> fl
 
 def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, embedder: Embedder,
                   settings: RecallSettings, use_threshold: bool = True, path: str = "vector",
-                  table: str = BOOKS_TABLE) -> VectorRecall:
-    """Hard constraints as prefilter, one query per SHOULD value; a book keeps its best similarity."""
-    variants = query_variants(query.synthetic_query)
-    vectors = embedder.embed_queries(list(variants))  # one batched call for every variant
-    searches: list[tuple[np.ndarray, str | None]] = [(v, to_lance_sql(constraints)) for v in vectors]
+                  table: str = BOOKS_TABLE, expand: bool = True) -> VectorRecall:
+    """Hard constraints as prefilter, one query per variant and per SHOULD value; a book keeps its best."""
+    expansion = expand_query(query.synthetic_query, None, translate=expand)
+    kinds = [v.kind for v in expansion.variants]
+    vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
+    where = to_lance_sql(constraints)
+    searches: list[tuple[np.ndarray, str | None, str]] = [(v, where, kind) for v, kind in zip(vectors, kinds)]
     for cond in query.conditions("SHOULD"):
         for value in cond.values:
-            searches.append((vectors[0], to_lance_sql(All((constraints, HasAny(cond.field, (value,)))))))
-    best: dict[str, float] = {}
-    for vector, where in searches:
-        for book_id, similarity in snapshot.vector_search(vector, settings.vector_top_k, where, table):
-            best[book_id] = max(similarity, best.get(book_id, -1.0))
+            searches.append((vectors[0], to_lance_sql(All((constraints, HasAny(cond.field, (value,))))), "original"))
+    found = merge_best(PathHit(book_id, similarity, path, kind)
+                       for vector, condition, kind in searches
+                       for book_id, similarity in snapshot.vector_search(vector, settings.vector_top_k, condition, table))
     # The threshold guards an open query against noise; where MUST conditions already narrowed the
     # catalog to the topic it only cut wanted books (demo "只要科幻小说…1980年以后": 4 of 8 shelved).
     narrowed = bool(query.conditions("MUST"))
-    threshold = dynamic_threshold(list(best.values()), settings) if use_threshold and not narrowed else -1.0
-    ranked = sorted(((s, b) for b, s in best.items() if s >= threshold), key=lambda x: (-x[0], x[1]))
-    hits = [PathHit(b, s, path) for s, b in ranked[: settings.vector_top_k]]
-    return VectorRecall(hits, threshold, variants, vectors[0])
+    threshold = dynamic_threshold([h.score for h in found], settings) if use_threshold and not narrowed else -1.0
+    hits = [h for h in found if h.score >= threshold][: settings.vector_top_k]
+    return VectorRecall(hits, threshold, expansion, vectors[0])
 
 
 def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot) -> list[str]:

@@ -99,6 +99,8 @@ def test_an_author_spotlight_puts_the_authors_books_first(demo_workspace, capsys
     titles = [b["title"] for b in report["shelf"]]
     lu_xun = [b["title"] for b in report["shelf"] if "鲁迅" in b["authors"]]
     assert len(lu_xun) >= 5 and titles[: len(lu_xun)] == lu_xun
+    # then books related through shared tags and co-authors (the co-occurrence graph)
+    assert any("related" in b["sources"] for b in report["shelf"][len(lu_xun):])
 
 
 def test_more_like_a_book_never_shelves_the_book_itself(demo_workspace, capsys):
@@ -106,6 +108,34 @@ def test_more_like_a_book_never_shelves_the_book_itself(demo_workspace, capsys):
     titles = [b["title"] for b in report["shelf"]]
     assert titles and "边城" not in titles
     assert any("similar" in b["sources"] for b in report["shelf"])
+    assert any("related" in b["sources"] for b in report["shelf"])
+
+
+def test_new_arrivals_are_the_newest_books_of_the_theme(demo_workspace, demo_context, capsys):
+    report = try_brief(capsys, "本月新书：科幻")
+    assert "intent new_arrivals" in report["notes"]
+    newest = sorted((b.pub_year for b in demo_context.books.values()
+                     if "科幻" in b.tags.get("genre", ()) and b.pub_year and b.copies_available != 0), reverse=True)
+    head = report["shelf"][:5]
+    assert all("recent" in b["sources"] for b in head)
+    assert all(b["year"] >= newest[9] for b in head)  # among the ten newest science-fiction books
+
+
+def test_a_failing_expansion_and_rerank_still_shelve(demo_context, monkeypatch):
+    from tasks import expansion
+    from tasks.rerank.http import HTTPReranker
+    from config.settings import EndpointSettings
+
+    def unreadable():
+        raise OSError("term_mapping.yaml unreadable")
+
+    monkeypatch.setattr(expansion, "load_expansion_tables", unreadable)
+    dead = HTTPReranker(EndpointSettings(base_url="http://127.0.0.1:9/rerank", timeout_seconds=1), 2.0)
+    ctx = dataclasses.replace(demo_context, reranker=dead)
+    shelf = shelve_theme(Theme("fail", "t", "适合雨天窗前读的安静小说"), [], ctx)
+    assert len(shelf.entries) >= 15
+    notes = " | ".join(shelf.notes)
+    assert "expansion failed" in notes and "fused order kept" in notes
 
 
 def test_a_year_range_holds_for_every_shelved_book(demo_workspace, capsys):

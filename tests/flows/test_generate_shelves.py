@@ -1,5 +1,6 @@
 """The shelf job end to end on the bundled demo catalog: real index, real Prefect runs, a real workbook."""
 
+import re
 from datetime import datetime
 
 import pytest
@@ -43,8 +44,8 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, 
         assert [row[0] for row in sheets["needs review"]] == review and all(r[2] for r in sheets["needs review"])
     first_theme = next(name for name in sheets if name not in ("summary", "needs review"))
     header = [c.value for c in load_workbook(workbook)[first_theme][1]]
-    assert header == ["rank", "title", "authors", "year", "call_no", "language", "sources", "vector_rank",
-                      "bm25_rank", "rrf_score", "rerank_score", "fused_score", "why", "evidence"]
+    assert header == ["rank", "title", "authors", "year", "call_no", "language", "sources", "query_variant",
+                      "vector_rank", "bm25_rank", "rrf_score", "rerank_score", "fused_score", "why", "evidence"]
     assert all(rows for name, rows in sheets.items())
 
     tags_by_title = {r["title"]: r["tags"] for r in demo_rows}
@@ -56,8 +57,10 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, 
     assert "MUST pub_year>=1980" in summary["scifi-after-1980"][6]
     assert all(row[3] >= 1980 for row in sheet_named(sheets, "1980年代以后"))
     quiet = sheet_named(sheets, "02 Quiet novels")
-    assert all(row[12] for row in quiet)  # every book says why
-    assert any(row[13] for row in quiet)  # and the summary sentence closest to the brief
+    assert all(row[13] for row in quiet)  # every book says why
+    assert any(row[14] for row in quiet)  # and the summary sentence closest to the brief
+    # what each query variant found: "vector: 84 above 0.44 (best by variant: synonyms 53, original 30, ...)"
+    assert re.search(r"best by variant: .*original \d+", summary["rainy-night-quiet"][8])
 
 
 def test_rerun_gives_identical_shelves_and_no_new_history(demo_workspace):
@@ -135,3 +138,19 @@ def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_work
         if cond["operator"] != "MUST_NOT":
             assert any(v in conditions for v in cond["values"])
     assert "MUST_NOT emotional_tone=沉重压抑" in conditions
+
+
+def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, tmp_path):
+    themes = tmp_path / "sentences.yaml"
+    themes.write_text("batch_id: demo-sentences\nthemes:\n  - theme_id: rain\n    theme_name: 适合雨天窗前读的安静小说\n",
+                      encoding="utf-8")
+    assert shelfwise(["run", str(themes), "--sentence-rerank", "--no-expansion"]) == 0
+    sheets = read_shelves(demo_workspace.outputs_dir / "demo-sentences.xlsx")
+    notes = sheets["summary"][0][8]
+    assert "sentence rerank: top" in notes and "best by variant: original" in notes
+    assert "translation" not in notes and "synonyms" not in notes  # expansion was switched off for this batch
+    rows = sheet_named(sheets, "适合雨天")
+    scores = [row[11] for row in rows]
+    assert all(0.0 <= s <= 1.0 for s in scores) and all(row[14] for row in rows)
+    # the rerank ordered the shelf's head by best-sentence similarity (the shelf's author cap aside)
+    assert scores[:3] == sorted(scores[:3], reverse=True)

@@ -7,7 +7,8 @@ from storage.models import BookRecord
 from tasks.dedupe import condition_similarity
 from tasks.fusion import rrf_fuse
 from tasks.models import PathHit, ThemeQuery
-from tasks.recall import dynamic_threshold, query_variants, theme_seed
+from tasks.expansion import expand_query
+from tasks.recall import dynamic_threshold, theme_seed
 from tasks.shelf import select_shelf
 
 
@@ -35,7 +36,7 @@ def test_dynamic_threshold_follows_the_head_with_a_floor():
 
 
 def test_query_variants_keep_the_original_first_without_duplicates():
-    variants = query_variants("这本书暗示了辽阔的自然场景，适合想要抽离日常的读者")
+    variants = expand_query("这本书暗示了辽阔的自然场景，适合想要抽离日常的读者", None, translate=False).texts
     assert variants[0] == "这本书暗示了辽阔的自然场景，适合想要抽离日常的读者"
     assert "暗示了辽阔的自然场景，适合想要抽离日常的读者" in variants
     assert "适合想要抽离日常的读者" in variants

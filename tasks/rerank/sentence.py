@@ -1,0 +1,68 @@
+"""Sentence-level rerank (seed 001): a book scores as well as its best summary sentence matches the query.
+
+The sentences come from the index's `sentences` table; the best one becomes the book's evidence. Only
+the top N fused books are reordered, never more books than came in, and past the time budget (or on
+any failure) the fused order stands.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tasks.models import Candidate
+
+SentenceSource = Callable[[Sequence[str]], tuple[list[str], list[str], np.ndarray]]  # ids -> owners, texts, vectors
+
+
+@dataclass(frozen=True)
+class BestSentence:
+    similarity: float  # cosine, clipped to [0, 1]
+    text: str
+
+
+def best_sentences(query_vector: np.ndarray, owners: Sequence[str], texts: Sequence[str],
+                   vectors: np.ndarray) -> dict[str, BestSentence]:
+    """Each owner's summary sentence most similar to the query (first wins a tie)."""
+    best: dict[str, BestSentence] = {}
+    if not len(owners):
+        return best
+    similarities = np.clip(vectors @ query_vector, 0.0, 1.0)
+    for owner, text, similarity in zip(owners, texts, similarities.tolist()):
+        if owner not in best or similarity > best[owner].similarity:
+            best[owner] = BestSentence(float(similarity), text)
+    return best
+
+
+@dataclass(frozen=True)
+class SentenceRerankOutcome:
+    candidates: list[Candidate]
+    note: str  # what was done, or why the fused order was kept
+
+
+def sentence_rerank(candidates: list[Candidate], query_vector: np.ndarray, sentences_of: SentenceSource,
+                    top_n: int, budget_seconds: float) -> SentenceRerankOutcome:
+    """Reorder the top_n candidates by best-sentence similarity; books without sentences keep 0."""
+    head, tail = candidates[:top_n], candidates[top_n:]
+    if not head:
+        return SentenceRerankOutcome(candidates, "sentence rerank: nothing to rerank")
+    start = time.perf_counter()
+    try:
+        best = best_sentences(query_vector, *sentences_of([c.book_id for c in head]))
+    except Exception as err:  # noqa: BLE001 - an optional stage: any failure keeps the fused order
+        return SentenceRerankOutcome(candidates, f"sentence rerank failed, fused order kept: {type(err).__name__}")
+    elapsed = time.perf_counter() - start
+    if elapsed > budget_seconds:
+        return SentenceRerankOutcome(candidates, f"sentence rerank over budget ({elapsed:.1f}s), fused order kept")
+    for cand in head:
+        if cand.book_id in best:
+            cand.rerank_score = best[cand.book_id].similarity
+            cand.evidence = best[cand.book_id].text
+        else:
+            cand.rerank_score = 0.0
+    # ties (equal sentence scores) keep the fused order: sorted() is stable
+    reordered = sorted(head, key=lambda c: -(c.rerank_score or 0.0))
+    return SentenceRerankOutcome(reordered + tail, f"sentence rerank: top {len(head)} in {elapsed:.2f}s")
