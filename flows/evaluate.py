@@ -31,6 +31,7 @@ class Variant:
     options: RecallOptions
     fusion: dict | None = None  # overrides of settings.fusion
     translate: bool = False
+    sentence: dict | None = None  # overrides of settings.rerank.sentence
 
 
 _PLAIN = dict(use_threshold=False, bm25_randomness=0.0, use_rerank=False)
@@ -63,7 +64,8 @@ STAGES = [
             RecallOptions(paths=paths, **_PLAIN, expansion=expansion, sentence_rerank=sentence))
     for mode, paths in (("vector", ("vector",)), ("hybrid", RecallOptions().paths))
     for expansion in (False, True) for sentence in (False, True)
-]
+] + [Variant(f"hybrid sent=on w={weight}", RecallOptions(**_PLAIN, sentence_rerank=True), sentence={"weight": weight})
+     for weight in (0.1, 0.25, 0.5)]
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,13 @@ def evaluate(dataset: Path, variants: list[Variant], workspace: Path, limit: int
     scores = []
     for variant in variants:
         mode = variant.name
-        run_ctx = ctx if not variant.fusion else replace(
-            ctx, settings=replace(settings, fusion=replace(settings.fusion, **variant.fusion)))
+        run_settings = settings
+        if variant.fusion:
+            run_settings = replace(run_settings, fusion=replace(settings.fusion, **variant.fusion))
+        if variant.sentence:
+            sentence = replace(settings.rerank.sentence, **variant.sentence)
+            run_settings = replace(run_settings, rerank=replace(settings.rerank, sentence=sentence))
+        run_ctx = replace(ctx, settings=run_settings)
         start = time.perf_counter()
         progress = Progress(f"eval {beir.name} {mode}", len(queries), every_seconds=15)
         ndcg = recall = 0.0

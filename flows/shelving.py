@@ -109,7 +109,7 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
             query_vector = (found["vector"].query_vector if "vector" in found
                             else ctx.embedder.embed_queries([query.synthetic_query])[0])
             outcome = sentence_rerank(candidates, query_vector, ctx.snapshot.sentences_of, sentence.top_n,
-                                      sentence.budget_seconds)
+                                      sentence.budget_seconds, sentence.weight)
         candidates = outcome.candidates
         ranking.notes.append(outcome.note)
     if options.use_rerank and ctx.reranker is not None:

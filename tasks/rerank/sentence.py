@@ -44,8 +44,12 @@ class SentenceRerankOutcome:
 
 
 def sentence_rerank(candidates: list[Candidate], query_vector: np.ndarray, sentences_of: SentenceSource,
-                    top_n: int, budget_seconds: float) -> SentenceRerankOutcome:
-    """Reorder the top_n candidates by best-sentence similarity; books without sentences keep 0."""
+                    top_n: int, budget_seconds: float, weight: float = 1.0) -> SentenceRerankOutcome:
+    """Reorder the top_n candidates by best-sentence similarity; books without sentences score 0.
+
+    With weight w < 1 the order is w x sentence score + (1 - w) x the fused score min-max scaled
+    over the head, so the other paths' judgement is not thrown away.
+    """
     head, tail = candidates[:top_n], candidates[top_n:]
     if not head:
         return SentenceRerankOutcome(candidates, "sentence rerank: nothing to rerank")
@@ -63,6 +67,9 @@ def sentence_rerank(candidates: list[Candidate], query_vector: np.ndarray, sente
             cand.evidence = best[cand.book_id].text
         else:
             cand.rerank_score = 0.0
-    # ties (equal sentence scores) keep the fused order: sorted() is stable
-    reordered = sorted(head, key=lambda c: -(c.rerank_score or 0.0))
+    fused = [c.fused_score for c in head]
+    low, span = min(fused), (max(fused) - min(fused)) or 1.0
+    order = {c.book_id: weight * (c.rerank_score or 0.0) + (1 - weight) * (c.fused_score - low) / span for c in head}
+    # ties keep the fused order: sorted() is stable
+    reordered = sorted(head, key=lambda c: -order[c.book_id])
     return SentenceRerankOutcome(reordered + tail, f"sentence rerank: top {len(head)} in {elapsed:.2f}s")
