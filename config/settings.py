@@ -88,6 +88,7 @@ class RecallSettings:
     min_confidence: float = 0.30
     threshold_factor: float = 0.75
     bm25_randomness: float = 0.15
+    parallel_paths: bool = True  # run the recall paths on threads at once
 
 
 # The paths an intent adds (tasks/intent_recall.py); the same weight whatever the query's length.

@@ -89,7 +89,8 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
     ranking = Ranking([])
     timings = ranking.stage_seconds
     with timed(timings, "recall"):
-        recalled = _recall_concurrently(_recall_jobs(theme, query, constraints, ctx, options, understanding), timings)
+        jobs = _recall_jobs(theme, query, constraints, ctx, options, understanding)
+        recalled = _recall_concurrently(jobs, timings, settings.recall.parallel_paths)
     paths = {name: hits for r in recalled.values() for name, hits in r.paths.items()}
     found = {name: r.dense for name, r in recalled.items() if r.dense is not None}
     ranking.notes += [r.note for r in recalled.values() if r.note]
@@ -160,13 +161,17 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
     return jobs
 
 
-def _recall_concurrently(jobs: dict[str, Callable[[], PathRecall]], timings: dict[str, float]) -> dict[str, PathRecall]:
-    """Run the jobs on threads (LanceDB, bm25s and NumPy release the GIL); results in the jobs' order."""
+def _recall_concurrently(jobs: dict[str, Callable[[], PathRecall]], timings: dict[str, float],
+                         parallel: bool = True) -> dict[str, PathRecall]:
+    """Run the jobs on threads (LanceDB, bm25s and NumPy release the GIL); results in the jobs' order.
+
+    Each job's own time is kept as "recall.<job>" (they overlap: only "recall" adds up with other stages).
+    """
     def run(name: str) -> PathRecall:
-        with timed(timings, name):
+        with timed(timings, f"recall.{name}"):
             return jobs[name]()
 
-    if len(jobs) <= 1:
+    if len(jobs) <= 1 or not parallel:
         return {name: run(name) for name in jobs}
     with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="recall") as pool:
         futures = {name: pool.submit(run, name) for name in jobs}

@@ -142,3 +142,21 @@ def test_a_year_range_holds_for_every_shelved_book(demo_workspace, capsys):
     report = try_brief(capsys, "1980年代以后出版的科幻小说")
     assert "MUST pub_year>=1980" in report["theme_query"]["numeric_conditions"]
     assert report["shelf"] and all(b["year"] >= 1980 for b in report["shelf"])
+
+
+@pytest.mark.parametrize("brief", ["适合雨天窗前读的安静小说", "鲁迅作品专题", "像《边城》那样的书", "本月新书：科幻"])
+def test_paths_run_at_once_or_one_by_one_give_the_same_ranking(demo_context, brief):
+    from flows.shelving import understand
+
+    theme = Theme("par", "t", brief)
+    query = demo_context.translator.translate(theme)
+    constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, available_only=True)
+    understanding = understand(brief, demo_context.entities)
+    rankings = []
+    for parallel in (True, False):
+        settings = dataclasses.replace(demo_context.settings, recall=dataclasses.replace(
+            demo_context.settings.recall, parallel_paths=parallel))
+        ranking = rank_books(theme, query, constraints, dataclasses.replace(demo_context, settings=settings),
+                             understanding=understanding)
+        rankings.append([(c.book_id, round(c.fused_score, 9), tuple(c.sources)) for c in ranking.candidates])
+    assert rankings[0] and rankings[0] == rankings[1]
