@@ -36,7 +36,7 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, 
     sheets = read_shelves(workbook)
     summary = {row[0]: row for row in sheets["summary"]}
     review = [t for t, row in summary.items() if row[2] == "needs_review"]
-    assert list(sheets)[0] == "summary" and len(sheets) == 1 + 16 + (1 if review else 0)
+    assert list(sheets)[0] == "summary" and len(sheets) == 1 + 17 + (1 if review else 0)
     assert all(row[2] in ("done", "needs_review") and row[3] > 0 for row in summary.values())
     # a provisional shelf is marked in its sheet name and listed with its question
     assert sum(name.startswith("REVIEW ") for name in sheets) == len(review)
