@@ -117,7 +117,7 @@ class SentenceRerankSettings:
     enabled: bool = False  # a batch can switch it either way (`shelfwise run --sentence-rerank`)
     top_n: int = 50
     budget_seconds: float = 5.0
-    weight: float = 1.0  # order by w x sentence score + (1 - w) x fused score (1: seed 001, sentences alone)
+    weight: float = 0.25  # order by w x sentence score + (1 - w) x fused score (1: seed 001, sentences alone)
 
 
 @dataclass(frozen=True)

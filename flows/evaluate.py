@@ -65,7 +65,7 @@ STAGES = [
     for mode, paths in (("vector", ("vector",)), ("hybrid", RecallOptions().paths))
     for expansion in (False, True) for sentence in (False, True)
 ] + [Variant(f"hybrid sent=on w={weight}", RecallOptions(**_PLAIN, sentence_rerank=True), sentence={"weight": weight})
-     for weight in (0.1, 0.25, 0.5)]
+     for weight in (0.1, 0.5, 1.0)]
 
 
 @dataclass(frozen=True)

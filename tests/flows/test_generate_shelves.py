@@ -152,5 +152,3 @@ def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, tmp_path):
     rows = sheet_named(sheets, "适合雨天")
     scores = [row[11] for row in rows]
     assert all(0.0 <= s <= 1.0 for s in scores) and all(row[14] for row in rows)
-    # the rerank ordered the shelf's head by best-sentence similarity (the shelf's author cap aside)
-    assert scores[:3] == sorted(scores[:3], reverse=True)

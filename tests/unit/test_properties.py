@@ -160,3 +160,12 @@ def test_sentence_rerank_leaves_the_tail_alone(ids, top_n):
     table = sentence_table(ids, 1)
     out = sentence_rerank(candidates_from(ids), np.ones(8, np.float32) / np.sqrt(8), lambda _: table, top_n, 60.0)
     assert [c.book_id for c in out.candidates[top_n:]] == ids[top_n:]
+
+
+@given(candidate_ids.filter(len), sentence_owners, unit_vector, st.floats(0, 1))
+def test_a_blended_sentence_rerank_moves_between_the_fused_and_the_sentence_order(ids, owners, query, weight):
+    table = sentence_table(owners, len(owners))
+    fused_only = sentence_rerank(candidates_from(ids), query, lambda _: table, len(ids), 60.0, 0.0).candidates
+    assert [c.book_id for c in fused_only] == ids  # weight 0: the fused order, sentences only shown
+    blended = sentence_rerank(candidates_from(ids), query, lambda _: table, len(ids), 60.0, weight).candidates
+    assert all(c.rerank_score is not None and 0.0 <= c.rerank_score <= 1.0 for c in blended)
