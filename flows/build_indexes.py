@@ -101,9 +101,13 @@ def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
         )
         with timed(stages, "commit", log=True):
             commit_version(db, version, {b.book_id: b.content_hash for b in books}, settings)
-        logger.info("index version %s is current: %d books, %d sentences", version_id, len(books),
-                    len(sentences.texts))
+        with timed(stages, "prune_cache", log=True):
+            # Vectors of edited texts would pile up night after night; the new version no longer needs them.
+            pruned = db.prune_embedding_cache(embedder.model_id, [*sentences.text_hashes, *book_vectors.text_hashes,
+                                                                  *enriched.text_hashes])
+        logger.info("index version %s is current: %d books, %d sentences; %d stale cached vectors deleted",
+                    version_id, len(books), len(sentences.texts), pruned)
         return index_build.IndexBuildReport(
             version_id, False, len(books), len(sentences.texts), enriched.enriched, book_vectors.embedded,
-            sentences.embedded, bm25.tokenized, stages,
+            sentences.embedded, bm25.tokenized, stages, pruned,
         )

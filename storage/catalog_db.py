@@ -297,6 +297,19 @@ class CatalogDB:
             self.conn.execute("INSERT INTO embedding_cache SELECT * FROM new_vectors ON CONFLICT DO NOTHING")
         self.conn.unregister("new_vectors")
 
+    def prune_embedding_cache(self, model: str, keep_hashes: Sequence[str]) -> int:
+        """Delete `model`'s cached vectors of texts not in keep_hashes (texts that changed); returns how many."""
+        keep = pa.table({"text_hash": pa.array(sorted(set(keep_hashes)), pa.string())})
+        self.conn.register("keep_hashes", keep)
+        try:
+            with self.transaction():
+                deleted = self.conn.execute(
+                    "DELETE FROM embedding_cache WHERE model = $model "
+                    "AND text_hash NOT IN (SELECT text_hash FROM keep_hashes)", {"model": model}).fetchone()
+        finally:
+            self.conn.unregister("keep_hashes")
+        return int(deleted[0]) if deleted else 0
+
     def cached_tokens(self) -> dict[str, tuple[str, list[str]]]:
         """book_id -> (analysis_key, tokens) for every book tokenized before."""
         rows = self.conn.execute("SELECT book_id, analysis_key, tokens FROM bm25_tokens").fetchall()

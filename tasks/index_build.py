@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -36,12 +36,14 @@ class EnrichmentResult:
     books: list[BookRecord]  # the catalog with enriched tags applied
     enriched: int
     embedded: int
+    text_hashes: list[str] = field(default_factory=list)  # of the texts embedded to tag (values, titles)
 
 
 @dataclass(frozen=True)
 class BookVectors:
     vectors: np.ndarray  # one row per book, in catalog order
     embedded: int
+    text_hashes: list[str]  # of the texts the vectors were computed from (the cache keys)
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class SentenceRows:
     texts: list[str]
     vectors: np.ndarray
     embedded: int
+    text_hashes: list[str]
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,8 @@ def enrich_untagged(books: list[BookRecord], sentences: SentenceRows, vocabulary
         if b.book_id in by_id else b
         for b in books
     ]
-    return EnrichmentResult(updated, len(results), titles.computed + value_vectors.computed)
+    return EnrichmentResult(updated, len(results), titles.computed + value_vectors.computed,
+                            value_vectors.text_hashes + titles.text_hashes)
 
 
 def _mean_sentence_vectors(sentences: SentenceRows) -> dict[str, np.ndarray]:
@@ -111,7 +115,7 @@ def embed_books(books: list[BookRecord], vocabulary: Vocabulary, embedder: Embed
     """One vector per book, from its weighted index text (seed 003 §2.3.1)."""
     texts = [compose_index_text(b, vocabulary, settings.index.text_sections) for b in books]
     result = embed_with_cache(texts, embedder, db, "book index texts", use_cache)
-    return BookVectors(result.vectors, result.computed)
+    return BookVectors(result.vectors, result.computed, result.text_hashes)
 
 
 def embed_books_e5(books: list[BookRecord], vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
@@ -122,7 +126,7 @@ def embed_books_e5(books: list[BookRecord], vocabulary: Vocabulary, db: CatalogD
     texts = [compose_index_text(b, vocabulary, settings.index.text_sections) for b in books]
     result = embed_with_cache(texts, E5Embedder(threads=settings.embedder.threads), db, "book texts (e5)",
                               use_cache)
-    return BookVectors(result.vectors, result.computed)
+    return BookVectors(result.vectors, result.computed, result.text_hashes)
 
 
 def embed_sentences(books: list[BookRecord], embedder: Embedder, db: CatalogDB,
@@ -135,7 +139,7 @@ def embed_sentences(books: list[BookRecord], embedder: Embedder, db: CatalogDB,
             positions.append(position)
             texts.append(sentence)
     result = embed_with_cache(texts, embedder, db, "summary sentences", use_cache)
-    return SentenceRows(book_ids, positions, texts, result.vectors, result.computed)
+    return SentenceRows(book_ids, positions, texts, result.vectors, result.computed, result.text_hashes)
 
 
 def build_bm25(books: list[BookRecord], db: CatalogDB, settings: Settings, use_cache: bool = True) -> BM25Build:
@@ -187,3 +191,4 @@ class IndexBuildReport:
     sentences_embedded: int
     books_tokenized: int
     stage_seconds: dict[str, float]
+    cache_pruned: int = 0  # cached vectors no text of this build needs any more, deleted

@@ -80,6 +80,12 @@ def test_incremental_build_reembeds_only_the_edited_books(prefect_server, worksp
     snapshot = open_index(current.version_id, Path(current.path))
     assert snapshot.bm25.search(tokenize("desert prophet", "en"), 3)[0][0] == "en-2"
     assert snapshot.sentences.count_rows() == second.sentence_count == 22
+    # the old texts' vectors left the cache with the build that replaced them: reverting the edits
+    # embeds those books again instead of finding their stale vectors
+    assert second.cache_pruned >= 3
+    import_catalog(workspace, vocabulary, write_catalog(source))
+    reverted = build_indexes()
+    assert reverted.books_embedded == 3 and reverted.cache_pruned >= 3
 
 
 def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
