@@ -149,15 +149,23 @@ class IndexSnapshot:
     books_e5: lancedb.table.Table | None = None
 
     def vector_search(self, vector: np.ndarray, k: int, where: str | None = None,
-                      table: str = BOOKS_TABLE) -> list[tuple[str, float]]:
+                      table: str = BOOKS_TABLE, nprobes: int = NPROBES) -> list[tuple[str, float]]:
         """Nearest books by cosine similarity, filter applied before the search."""
         source = self.books_e5 if table == BOOKS_E5_TABLE else self.books
         query = source.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
-        query = query.distance_type("cosine").nprobes(NPROBES)
+        query = query.distance_type("cosine").nprobes(nprobes)
         if where:
             query = query.where(where, prefilter=True)
         rows = query.select(["book_id", "_distance"]).limit(k).to_arrow().to_pylist()
         return [(r["book_id"], 1.0 - float(r["_distance"])) for r in rows]
+
+    def all_book_vectors(self, where: str | None = None) -> tuple[list[str], np.ndarray]:
+        """Every book's id and vector (those matching `where`): for exact search in benchmarks."""
+        query = self.books.search()
+        if where:
+            query = query.where(where)
+        rows = query.select(["book_id", "vector"]).limit(None).to_arrow()
+        return rows.column("book_id").to_pylist(), _matrix(rows)
 
     def book_vectors(self, book_ids: Sequence[str], table: str = BOOKS_TABLE) -> dict[str, np.ndarray]:
         """The stored vectors of these books."""
