@@ -42,7 +42,9 @@ def vector_neighbours(book_ids: tuple[str, ...], snapshot: IndexSnapshot, constr
 def graph_neighbours(book_ids: tuple[str, ...], graph: BookGraph, books: Mapping[str, BookRecord],
                      constraints: Expr, top_k: int) -> list[PathHit]:
     """Books sharing authors or tags with the named books, within the constraints."""
-    allowed = lambda b: b in books and evaluate(constraints, books[b])  # noqa: E731
+    def allowed(book_id: str) -> bool:
+        return book_id in books and evaluate(constraints, books[book_id])
+
     return [PathHit(b, s, "related") for b, s in graph.related(book_ids, allowed, top_k)]
 
 

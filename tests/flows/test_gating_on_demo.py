@@ -122,9 +122,9 @@ def test_new_arrivals_are_the_newest_books_of_the_theme(demo_workspace, demo_con
 
 
 def test_a_failing_expansion_and_rerank_still_shelve(demo_context, monkeypatch):
+    from config.settings import EndpointSettings
     from tasks import expansion
     from tasks.rerank.http import HTTPReranker
-    from config.settings import EndpointSettings
 
     def unreadable():
         raise OSError("term_mapping.yaml unreadable")

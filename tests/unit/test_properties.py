@@ -41,8 +41,12 @@ def sentence_table(owners: list[str], seed: int) -> tuple[list[str], list[str], 
     return owners, [f"sentence {i} of {o}" for i, o in enumerate(owners)], vectors
 
 
-unit_vector = st.integers(0, 2**16).map(
-    lambda s: (lambda v: v / np.linalg.norm(v))(np.random.default_rng(s).normal(size=8).astype(np.float32)))
+def random_unit_vector(seed: int) -> np.ndarray:
+    vector = np.random.default_rng(seed).normal(size=8).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+unit_vector = st.integers(0, 2**16).map(random_unit_vector)
 candidate_ids = st.lists(book_ids, unique=True, max_size=12)
 sentence_owners = st.lists(book_ids, max_size=40)
 

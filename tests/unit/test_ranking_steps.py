@@ -5,9 +5,9 @@ import pytest
 from config.settings import HistorySettings, RecallSettings
 from storage.models import BookRecord
 from tasks.dedupe import condition_similarity
+from tasks.expansion import expand_query
 from tasks.fusion import rrf_fuse
 from tasks.models import PathHit, ThemeQuery
-from tasks.expansion import expand_query
 from tasks.recall import dynamic_threshold, theme_seed
 from tasks.shelf import select_shelf
 
