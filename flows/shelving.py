@@ -231,8 +231,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
                              f"({reference.stance}{shifts})")
         understanding = understand(theme.brief, ctx.entities) if ctx.entities else THEME_SHELF
         if understanding.book_ids:
-            # A catalog author or title named in the brief is the surest signal there is.
-            query = replace(query, confidence=max(query.confidence, ENTITY_CONFIDENCE))
+            # A catalog author or title named in the brief is the surest signal there is (less so misspelt).
+            query = replace(query, confidence=max(query.confidence, ENTITY_CONFIDENCE * understanding.confidence))
         if understanding.intent != "theme_shelf":
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only)
@@ -245,8 +245,11 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         # "more like this book" never shelves the book itself; a spotlit author is not capped
         excluded = exclusions.book_ids | (frozenset(understanding.book_ids)
                                           if understanding.intent == "similar_to_book" else frozenset())
+        exempt = set(understanding.authors)  # a spotlit author, or a series' authors, is not capped
+        if understanding.intent == "series":
+            exempt |= {a for b in understanding.book_ids if b in ctx.books for a in ctx.books[b].authors}
         entries = select_shelf(ranking.candidates, ctx.books, excluded, query, settings.shelf.size,
-                               settings.shelf.max_per_author, exempt_authors=frozenset(understanding.authors))
+                               settings.shelf.max_per_author, exempt_authors=frozenset(exempt))
         checked = [e for e in entries if evaluate(constraints, e.book)]
         for bad in (e for e in entries if e not in checked):
             # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.

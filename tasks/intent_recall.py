@@ -1,6 +1,7 @@
 """Recall paths chosen by intent (seed 000's strategy table, for books).
 
 author_spotlight -> the author's own books ("entity"), then books sharing tags or co-authors ("related");
+series -> the series' books in reading order ("entity"), then the same graph neighbours;
 similar_to_book -> the named book's vector neighbours ("similar") and graph neighbours ("related"),
 never the book itself; new_arrivals -> the newest books within the theme's conditions ("recent").
 A theme shelf has none of these: the vector and BM25 paths carry it.
@@ -21,10 +22,11 @@ from tasks.models import FilterCondition, PathHit, ThemeQuery
 _EPOCH = datetime(1970, 1, 1)
 
 
-def author_books(understanding: Understanding, books: Mapping[str, BookRecord], constraints: Expr) -> list[PathHit]:
-    """The spotlit authors' books within the constraints, newest first."""
+def entity_books(understanding: Understanding, books: Mapping[str, BookRecord], constraints: Expr) -> list[PathHit]:
+    """The spotlit authors' books (newest first) or the series' (in reading order), within the constraints."""
     own = [books[b] for b in understanding.book_ids if b in books and evaluate(constraints, books[b])]
-    own.sort(key=lambda b: (-(b.pub_year or 0), b.book_id))
+    if understanding.intent != "series":
+        own.sort(key=lambda b: (-(b.pub_year or 0), b.book_id))
     return [PathHit(b.book_id, 1.0, "entity") for b in own]
 
 
@@ -66,8 +68,8 @@ def newest_books(books: Mapping[str, BookRecord], constraints: Expr, should: tup
 def intent_paths(understanding: Understanding, query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
                  books: Mapping[str, BookRecord], graph: BookGraph, top_k: int) -> dict[str, list[PathHit]]:
     """The paths an intent adds to the vector and BM25 paths."""
-    if understanding.intent == "author_spotlight":
-        return {"entity": author_books(understanding, books, constraints),
+    if understanding.intent in ("author_spotlight", "series"):
+        return {"entity": entity_books(understanding, books, constraints),
                 "related": graph_neighbours(understanding.book_ids, graph, books, constraints, top_k)}
     if understanding.intent == "similar_to_book":
         return {"similar": vector_neighbours(understanding.book_ids, snapshot, constraints, top_k),

@@ -111,6 +111,16 @@ def test_more_like_a_book_never_shelves_the_book_itself(demo_workspace, capsys):
     assert any("related" in b["sources"] for b in report["shelf"])
 
 
+def test_a_series_comes_first_in_reading_order_and_a_misspelt_author_is_still_found(demo_workspace, capsys):
+    report = try_brief(capsys, "三体系列")
+    # 三体 itself has no copy on the shelf in the demo catalog, so it is left out
+    assert [b["title"] for b in report["shelf"][:2]] == ["三体II", "三体III"]
+    assert "intent series: 三体" in report["notes"]
+    report = try_brief(capsys, "沈从纹的书")
+    assert "intent author_spotlight: 沈从文 (沈从纹 -> 沈从文)" in report["notes"]
+    assert all("沈从文" in b["authors"] for b in report["shelf"][:3])
+
+
 def test_new_arrivals_are_the_newest_books_of_the_theme(demo_workspace, demo_context, capsys):
     report = try_brief(capsys, "本月新书：科幻")
     assert "intent new_arrivals" in report["notes"]

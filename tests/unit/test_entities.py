@@ -24,3 +24,41 @@ def test_a_named_book_with_a_likeness_cue_asks_for_similar_books():
 
 def test_a_plain_theme_is_a_theme_shelf():
     assert understand("适合雨天读的安静小说", INDEX).intent == "theme_shelf"
+
+
+SERIES = BOOKS + [BookRecord("z6", "三体III", authors=("刘慈欣",), pub_year=2010),
+                  BookRecord("z7", "长安的荔枝", authors=("马伯庸",)), BookRecord("e2", "Klara and the Sun",
+                                                                              authors=("Kazuo Ishiguro",))]
+SERIES_INDEX = EntityIndex.build(SERIES, {"鲁迅": ("周树人",)})
+
+
+def test_a_misspelt_author_is_found_in_an_authors_context_and_shown_corrected():
+    for brief, written in (("沈从纹的书", "沈从纹"), ("作家沈从纹", "沈从纹")):
+        found = understand(brief, SERIES_INDEX)
+        assert (found.intent, found.authors, found.corrections) == ("author_spotlight", ("沈从文",),
+                                                                    ((written, "沈从文"),))
+        assert "沈从文" in found.resolved_query and found.confidence == 0.75
+    latin = understand("novels by Kazuo Ishiguru", SERIES_INDEX)
+    assert latin.authors == ("Kazuo Ishiguro",) and "Kazuo Ishiguru -> Kazuo Ishiguro" in latin.describe()
+
+
+def test_one_wrong_character_elsewhere_is_not_an_author():
+    # "工作人员" is one character from 周作人, "司马晏" from 司马光: no author context, no spotlight
+    index = EntityIndex.build([*SERIES, BookRecord("z8", "知堂回想录", authors=("周作人",)),
+                               BookRecord("z9", "资治通鉴", authors=("司马光",))], {})
+    assert understand("景点要在工作人员的陪同下参观", index).intent == "theme_shelf"
+    assert understand("司马晏是谁的儿子", index).intent == "theme_shelf"
+    assert understand("像《边诚》那样的书", SERIES_INDEX).intent == "theme_shelf"  # two characters: too short
+
+
+def test_aliases_and_exact_names_say_how_sure_they_are():
+    assert understand("鲁迅作品专题", SERIES_INDEX).confidence == 1.0
+    alias = understand("周树人的书", SERIES_INDEX)
+    assert alias.confidence == 0.9 and alias.resolved_query == "鲁迅的书"
+
+
+def test_a_series_is_its_books_in_reading_order():
+    for brief in ("三体系列", "《三体》三部曲", "the 三体 trilogy"):
+        found = understand(brief, SERIES_INDEX)
+        assert (found.intent, found.series, found.book_ids) == ("series", "三体", ("z4", "z5", "z6"))
+    assert understand("长安的荔枝", SERIES_INDEX).intent == "theme_shelf"  # one book is not a series
