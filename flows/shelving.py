@@ -38,6 +38,7 @@ from tasks.translate.base import Translator
 THEME_SHELF = Understanding("theme_shelf")
 INTENT_SCORED_PATHS = ("similar", "related", "recent")
 ENTITY_CONFIDENCE = 0.8
+NEW_ARRIVALS_CONFIDENCE = 0.6
 PATHS = ("vector", "bm25", "e5")  # e5 runs only where the index was built with index.e5_path
 
 
@@ -99,6 +100,10 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
         candidates = rrf_fuse(paths, fusion.rrf_k, fusion.weights if fusion.method == "rrf" else None)
         if fusion.method != "rrf" and candidates:
             candidates = _score_fusion(candidates, paths, query, found, ctx)
+        if understanding.intent == "new_arrivals":
+            # New arrivals are shelved newest first; the topic paths only add books after them.
+            candidates = ([c for c in sorted(candidates, key=lambda c: c.ranks.get("recent", 0)) if "recent" in c.ranks]
+                          + [c for c in candidates if "recent" not in c.ranks])
     sentence = settings.rerank.sentence
     sentence_on = options.sentence_rerank if options.sentence_rerank is not None else sentence.enabled
     if sentence_on and understanding.intent != "theme_shelf":
@@ -230,9 +235,15 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
                 notes.append(f"reference ({'/'.join(reference.cues)}) -> {target.batch_id}/{target.theme_id} "
                              f"({reference.stance}{shifts})")
         understanding = understand(theme.brief, ctx.entities) if ctx.entities else THEME_SHELF
+        if (understanding.intent == "theme_shelf" and not query.filter_conditions and not query.numeric_conditions
+                and query.confidence < settings.gating.min_confidence):
+            understanding = replace(understanding, intent="unknown")  # nothing recognisable: gating will ask
         if understanding.book_ids:
             # A catalog author or title named in the brief is the surest signal there is (less so misspelt).
             query = replace(query, confidence=max(query.confidence, ENTITY_CONFIDENCE * understanding.confidence))
+        elif understanding.intent == "new_arrivals":
+            # "新书上架" says little for the vocabulary, but exactly what to shelve: the newest books.
+            query = replace(query, confidence=max(query.confidence, NEW_ARRIVALS_CONFIDENCE))
         if understanding.intent != "theme_shelf":
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only)

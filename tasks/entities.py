@@ -144,7 +144,7 @@ class EntityIndex:
 
 @dataclass(frozen=True)
 class Understanding:
-    intent: str  # theme_shelf | author_spotlight | series | similar_to_book | new_arrivals
+    intent: str  # theme_shelf | author_spotlight | series | similar_to_book | new_arrivals | unknown
     authors: tuple[str, ...] = ()  # canonical names
     titles: tuple[str, ...] = ()
     book_ids: tuple[str, ...] = ()  # the authors' books, the series in reading order, or the book(s) named

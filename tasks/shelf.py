@@ -31,9 +31,18 @@ class ThemeShelf:
     verdict: GateVerdict = GateVerdict("done")
 
 
-def explain(book: BookRecord, query: ThemeQuery) -> str:
-    """The conditions the book meets and the keywords found in its title or summary."""
-    parts = []
+_PATH_REASONS = {
+    "entity": "the author or series the brief names",
+    "similar": "close in meaning to the book the brief names",
+    "related": "shares an author or tags with what the brief names",
+}
+
+
+def explain(book: BookRecord, query: ThemeQuery, sources: Sequence[str] = ()) -> str:
+    """Why the book is here: the intent path that found it, the conditions it meets, the keywords it contains."""
+    parts = [_PATH_REASONS[s] for s in sources if s in _PATH_REASONS]
+    if "recent" in sources:
+        parts.append(f"new arrival ({book.pub_year})")
     for cond in query.filter_conditions:
         if cond.operator == "MUST_NOT":
             continue
@@ -65,7 +74,7 @@ def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord
             continue
         for a in authors:
             per_author[a] = per_author.get(a, 0) + 1
-        entries.append(ShelfEntry(len(entries) + 1, book, cand, explain(book, query)))
+        entries.append(ShelfEntry(len(entries) + 1, book, cand, explain(book, query, cand.sources)))
         if len(entries) == size:
             break
     return entries

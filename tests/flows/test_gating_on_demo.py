@@ -34,7 +34,7 @@ def test_required_and_excluded_at_once_goes_to_review_with_a_question(demo_works
 
 def test_a_nonsense_brief_is_not_a_confident_shelf(demo_workspace, capsys):
     report = try_brief(capsys, "asdf qwer zxcv")
-    assert report["gating"]["status"] == "needs_review"
+    assert report["gating"]["status"] == "needs_review" and "intent unknown" in report["notes"]
     assert report["gating"]["question"] and 2 <= len(report["gating"]["options"]) <= 3
 
 
