@@ -58,9 +58,22 @@ def prune_versions(indexes_dir: Path, keep: set[str]) -> list[str]:
 
 # ---- LanceDB ----------------------------------------------------------------------------------
 
+WRITE_BATCH_ROWS = 50_000  # rows handed to LanceDB at a time: one batch's Arrow copy in memory, not the table's
+
+
 def _vector_array(vectors: np.ndarray) -> pa.FixedSizeListArray:
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     return pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
+
+
+def _batches(columns: dict[str, list], vectors: np.ndarray, schema: pa.Schema) -> pa.RecordBatchReader:
+    """The columns and vectors as a stream of record batches, built one batch at a time."""
+    def generate():
+        for start in range(0, len(vectors), WRITE_BATCH_ROWS):
+            end = start + WRITE_BATCH_ROWS
+            data = {name: values[start:end] for name, values in columns.items()}
+            yield pa.RecordBatch.from_pydict({**data, "vector": _vector_array(vectors[start:end])}, schema=schema)
+    return pa.RecordBatchReader.from_batches(schema, generate())
 
 
 def books_schema(tag_dimensions: tuple[str, ...], dim: int) -> pa.Schema:
@@ -78,18 +91,17 @@ def write_books_table(version_path: Path, columns: dict[str, list], vectors: np.
                       tag_dimensions: tuple[str, ...], brute_force_max_rows: int, name: str = BOOKS_TABLE) -> None:
     """The LanceDB `books` table: filter columns, tag lists and the book vector, with indexes."""
     schema = books_schema(tag_dimensions, vectors.shape[1])
-    table = pa.table({**columns, "vector": _vector_array(vectors)}, schema=schema)
     db = lancedb.connect(str(version_path / "lance"))
-    tbl = db.create_table(name, data=table, mode="overwrite")
+    tbl = db.create_table(name, data=_batches(columns, vectors, schema), schema=schema, mode="overwrite")
     tbl.create_scalar_index("book_id", index_type="BTREE")
     for column in SCALAR_COLUMNS:
         tbl.create_scalar_index(column, index_type="BTREE")
     tbl.create_scalar_index("language", index_type="BITMAP")
     for dim in tag_dimensions:
         tbl.create_scalar_index(tag_column(dim), index_type="LABEL_LIST")
-    if table.num_rows > brute_force_max_rows:
+    if len(vectors) > brute_force_max_rows:
         # Few, large partitions: searching NPROBES of them stays close to exact (flat vectors, no PQ).
-        partitions = max(2, table.num_rows // ROWS_PER_PARTITION)
+        partitions = max(2, len(vectors) // ROWS_PER_PARTITION)
         tbl.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions))
 
 
@@ -97,10 +109,9 @@ def write_sentences_table(version_path: Path, columns: dict[str, list], vectors:
     """The LanceDB `sentences` table: one row per summary sentence."""
     schema = pa.schema([("book_id", pa.string()), ("position", pa.int32()), ("text", pa.string()),
                         ("vector", pa.list_(pa.float32(), vectors.shape[1]))])
-    table = pa.table({**columns, "vector": _vector_array(vectors)}, schema=schema)
     db = lancedb.connect(str(version_path / "lance"))
-    tbl = db.create_table(SENTENCES_TABLE, data=table, mode="overwrite")
-    if table.num_rows:
+    tbl = db.create_table(SENTENCES_TABLE, data=_batches(columns, vectors, schema), schema=schema, mode="overwrite")
+    if len(vectors):
         tbl.create_scalar_index("book_id", index_type="BTREE")
 
 
