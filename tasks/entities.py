@@ -43,8 +43,32 @@ def load_aliases() -> dict[str, tuple[str, ...]]:
     return {str(k): tuple(str(a) for a in v or ()) for k, v in (raw.get("authors") or {}).items()}
 
 
-def _pattern(name: str) -> str:
-    return rf"(?<![\w-]){re.escape(name)}(?![\w-])" if name.isascii() else re.escape(name)
+def _word_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] in "_-")
+
+
+@dataclass(frozen=True)
+class NameLookup:
+    """Names found in a text by looking up its substrings: linear in the text, whatever the catalog's size."""
+
+    by_lower: dict[str, str]  # lower-cased name -> name
+    max_length: int
+
+    @classmethod
+    def of(cls, names: Iterable[str]) -> NameLookup:
+        by_lower = {n.lower(): n for n in names if n}
+        return cls(by_lower, max((len(n) for n in by_lower), default=0))
+
+    def find(self, text: str, min_length: int) -> list[str]:
+        """Names in the text (Latin names as whole words); where one is inside another, the longer."""
+        lowered = text.lower()
+        found: dict[str, None] = {}
+        for start in range(len(lowered)):
+            for end in range(start + min_length, min(len(lowered), start + self.max_length) + 1):
+                name = self.by_lower.get(lowered[start:end])
+                if name and not (name.isascii() and (_word_char(lowered, start - 1) or _word_char(lowered, end))):
+                    found[name] = None
+        return [n for n in found if not any(n != other and n in other for other in found)]
 
 
 def series_key(title: str) -> str:
@@ -129,6 +153,18 @@ class EntityIndex:
                    {t: tuple(ids) for t, ids in title_books.items()}, series)
 
     @cached_property
+    def author_lookup(self) -> NameLookup:
+        return NameLookup.of(self.author_names)
+
+    @cached_property
+    def title_lookup(self) -> NameLookup:
+        return NameLookup.of(self.title_books)
+
+    @cached_property
+    def series_lookup(self) -> NameLookup:
+        return NameLookup.of(self.series_books)
+
+    @cached_property
     def fuzzy_names(self) -> dict[str, tuple[str, ...]]:
         return _deletion_index(self.author_names)
 
@@ -159,12 +195,6 @@ class Understanding:
         return f"intent {self.intent}" + (f": {named}" if named else "") + (f" ({fixes[2:]})" if fixes else "")
 
 
-def _named(text: str, names: Iterable[str], min_length: int) -> list[str]:
-    found = [n for n in names if len(n) >= min_length and re.search(_pattern(n), text, flags=re.IGNORECASE)]
-    # the longest name wins where one is inside another ("三体" inside "三体II")
-    return [n for n in found if not any(n != other and n in other for other in found)]
-
-
 def _resolve(brief: str, corrections: list[tuple[str, str]]) -> str:
     for written, name in corrections:
         brief = brief.replace(written, name)
@@ -185,7 +215,7 @@ def _quoted_titles(brief: str, index: EntityIndex) -> tuple[list[str], list[tupl
 
 def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str, str]]]:
     """Catalog authors named in the brief: exactly or by alias, else within one edit."""
-    names = _named(brief, index.author_names, 2)
+    names = index.author_lookup.find(brief, 2)
     if names:
         return names, [(n, index.author_names[n]) for n in names if index.author_names[n] != n]
     corrections = []
@@ -201,13 +231,13 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
     """The brief's intent, and the catalog authors, series or titles it names."""
     quoted, corrections = _quoted_titles(brief, index)
     if _SERIES_CUES.search(brief):
-        keys = [series_key(t) for t in quoted] or _named(brief, index.series_books, 2)
+        keys = [series_key(t) for t in quoted] or index.series_lookup.find(brief, 2)
         series = next((k for k in keys if k in index.series_books), None)
         if series:
             return Understanding("series", titles=(series,), book_ids=index.series_books[series], series=series,
                                  resolved_query=_resolve(brief, corrections),
                                  confidence=TYPO if corrections else EXACT, corrections=tuple(corrections))
-    titles = quoted or (_named(brief, index.title_books, 2) if _SIMILAR_CUES.search(brief) else [])
+    titles = quoted or (index.title_lookup.find(brief, 2) if _SIMILAR_CUES.search(brief) else [])
     if titles and _SIMILAR_CUES.search(brief):
         ids = tuple(b for t in titles for b in index.title_books[t])
         return Understanding("similar_to_book", titles=tuple(titles), book_ids=ids,
