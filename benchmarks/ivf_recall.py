@@ -52,7 +52,7 @@ def main() -> None:
         if len(ids) < args.k:
             print(f"filter {where}: only {len(ids)} books pass, skipped")
             continue
-        for nprobes in sorted({4, NPROBES, 64}):
+        for nprobes in sorted({4, NPROBES, 32, 64}):
             recalls, seconds = [], []
             for query in queries:
                 exact = {ids[i] for i in np.argsort(-(vectors @ query))[: args.k]}
