@@ -164,13 +164,25 @@ class IndexSnapshot:
     def vector_search(self, vector: np.ndarray, k: int, where: str | None = None,
                       table: str = BOOKS_TABLE, nprobes: int = NPROBES) -> list[tuple[str, float]]:
         """Nearest books by cosine similarity, filter applied before the search."""
+        return self.vector_search_many(np.asarray(vector)[None, :], k, where, table, nprobes)[0]
+
+    def vector_search_many(self, vectors: np.ndarray, k: int, where: str | None = None,
+                           table: str = BOOKS_TABLE, nprobes: int = NPROBES) -> list[list[tuple[str, float]]]:
+        """Nearest books for each query vector, in one LanceDB query sharing the filter."""
+        if len(vectors) == 0:
+            return []
         source = self.books_e5 if table == BOOKS_E5_TABLE else self.books
-        query = source.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
-        query = query.distance_type("cosine").nprobes(nprobes)
+        queries = [row.tolist() for row in np.asarray(vectors, dtype=np.float32)] if len(vectors) > 1 else \
+            np.asarray(vectors[0], dtype=np.float32)
+        query = source.search(queries, vector_column_name="vector").distance_type("cosine").nprobes(nprobes)
         if where:
             query = query.where(where, prefilter=True)
-        rows = query.select(["book_id", "_distance"]).limit(k).to_arrow().to_pylist()
-        return [(r["book_id"], 1.0 - float(r["_distance"])) for r in rows]
+        columns = ["book_id", "_distance"] + (["query_index"] if len(vectors) > 1 else [])
+        rows = query.select(["book_id", "_distance"]).limit(k).to_arrow().select(columns).to_pylist()
+        found: list[list[tuple[str, float]]] = [[] for _ in vectors]
+        for r in rows:
+            found[r.get("query_index", 0)].append((r["book_id"], 1.0 - float(r["_distance"])))
+        return found
 
     def all_book_vectors(self, where: str | None = None) -> tuple[list[str], np.ndarray]:
         """Every book's id and vector (those matching `where`): for exact search in benchmarks."""

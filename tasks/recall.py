@@ -52,14 +52,15 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
     expansion = expand_query(query.synthetic_query, None, translate=expand)
     kinds = [v.kind for v in expansion.variants]
     vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
-    where = to_lance_sql(constraints)
-    searches: list[tuple[np.ndarray, str | None, str]] = [(v, where, kind) for v, kind in zip(vectors, kinds)]
+    # every variant in one search (they share the filter), then the original once per SHOULD value
+    results = list(zip(kinds, snapshot.vector_search_many(vectors, settings.vector_top_k, to_lance_sql(constraints),
+                                                          table)))
     for cond in query.conditions("SHOULD"):
         for value in cond.values:
-            searches.append((vectors[0], to_lance_sql(All((constraints, HasAny(cond.field, (value,))))), "original"))
+            where = to_lance_sql(All((constraints, HasAny(cond.field, (value,)))))
+            results.append(("original", snapshot.vector_search(vectors[0], settings.vector_top_k, where, table)))
     found = merge_best(PathHit(book_id, similarity, path, kind)
-                       for vector, condition, kind in searches
-                       for book_id, similarity in snapshot.vector_search(vector, settings.vector_top_k, condition, table))
+                       for kind, hits in results for book_id, similarity in hits)
     # The threshold guards an open query against noise; where MUST conditions already narrowed the
     # catalog to the topic it only cut wanted books (demo "只要科幻小说…1980年以后": 4 of 8 shelved).
     narrowed = bool(query.conditions("MUST"))
