@@ -17,7 +17,7 @@ from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
 from flows.shelving import build_context, shelve_theme, with_switches
 from storage.catalog_db import open_catalog
-from storage.models import Theme
+from storage.models import BatchSwitches, Theme
 from storage.shelf_db import ShelfDB
 from tasks.export_excel import write_workbook
 from tasks.models import ThemeQuery
@@ -80,7 +80,8 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, incl
                      sentence_rerank: bool | None = None, query_expansion: bool | None = None) -> BatchResult:
     """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx.
 
-    sentence_rerank and query_expansion switch those stages for this batch; empty keeps config's choice.
+    sentence_rerank and query_expansion switch those stages for this batch and its later reruns; empty
+    keeps the batch's earlier choice, or config's.
     """
     settings = get_settings()
     with open_catalog(settings.duckdb_path) as db:
@@ -91,9 +92,10 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, incl
         batch_themes = shelf_db.themes(batch_id)
         if not batch_themes:
             raise ValueError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import`")
-        ctx = with_switches(build_context(db, settings, get_vocabulary(), available_only=not include_unavailable),
-                            sentence_rerank, query_expansion)
         first_run_at = shelf_db.start_batch(batch_id)
+        switches = shelf_db.batch_switches(batch_id, BatchSwitches(sentence_rerank, query_expansion))
+        ctx = with_switches(build_context(db, settings, get_vocabulary(), available_only=not include_unavailable),
+                            switches.sentence_rerank, switches.query_expansion)
         workbook = settings.outputs_dir / f"{batch_id}.xlsx"
         shelves: list[ThemeShelf] = []
         with db.transaction():  # the batch's history and statuses land together or not at all

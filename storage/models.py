@@ -131,3 +131,11 @@ class HistoryShelf:
     book_ids: tuple[str, ...]
     position: int = 0  # the theme's place in its batch
     batch_started: datetime | None = None  # when its batch first ran
+
+
+@dataclass(frozen=True)
+class BatchSwitches:
+    """A batch's choice of the optional stages; None keeps what config/settings.yaml says."""
+
+    sentence_rerank: bool | None = None
+    query_expansion: bool | None = None

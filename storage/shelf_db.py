@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import duckdb
 import pyarrow as pa
 
-from storage.models import HistoryShelf, Theme
+from storage.models import BatchSwitches, HistoryShelf, Theme
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS themes (
@@ -29,6 +29,11 @@ CREATE TABLE IF NOT EXISTS batches (
     first_run_at TIMESTAMP,   -- fixes which history a rerun may see, so reruns give the same shelves
     last_run_at TIMESTAMP,
     workbook VARCHAR
+);
+CREATE TABLE IF NOT EXISTS batch_switches (  -- a batch's own choice of optional stages, kept for its reruns
+    batch_id VARCHAR PRIMARY KEY,
+    sentence_rerank BOOLEAN,  -- NULL: as configured
+    query_expansion BOOLEAN
 );
 CREATE TABLE IF NOT EXISTS shelf_history (
     batch_id VARCHAR,
@@ -107,6 +112,16 @@ class ShelfDB:
             "INSERT INTO batches VALUES (?, ?, ?, NULL) ON CONFLICT (batch_id) DO UPDATE SET last_run_at = ?",
             [batch_id, now, now, now])
         return self.conn.execute("SELECT first_run_at FROM batches WHERE batch_id = ?", [batch_id]).fetchone()[0]
+
+    def batch_switches(self, batch_id: str, given: BatchSwitches) -> BatchSwitches:
+        """The batch's switches: those given now, else those of its earlier runs (a rerun stays the same)."""
+        row = self.conn.execute("SELECT sentence_rerank, query_expansion FROM batch_switches WHERE batch_id = ?",
+                                [batch_id]).fetchone() or (None, None)
+        switches = BatchSwitches(given.sentence_rerank if given.sentence_rerank is not None else row[0],
+                                 given.query_expansion if given.query_expansion is not None else row[1])
+        self.conn.execute("INSERT OR REPLACE INTO batch_switches VALUES (?, ?, ?)",
+                          [batch_id, switches.sentence_rerank, switches.query_expansion])
+        return switches
 
     def finish_batch(self, batch_id: str, workbook: str) -> None:
         self.conn.execute("UPDATE batches SET workbook = ? WHERE batch_id = ?", [workbook, batch_id])

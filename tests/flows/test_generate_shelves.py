@@ -152,3 +152,8 @@ def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, tmp_path):
     rows = sheet_named(sheets, "适合雨天")
     scores = [row[11] for row in rows]
     assert all(0.0 <= s <= 1.0 for s in scores) and all(row[14] for row in rows)
+    # a rerun without the switches (the nightly job's) keeps the batch's choice, and its shelf
+    assert shelfwise(["run", str(themes)]) == 0
+    again = read_shelves(demo_workspace.outputs_dir / "demo-sentences.xlsx")
+    assert "sentence rerank: top" in again["summary"][0][8] and "synonyms" not in again["summary"][0][8]
+    assert sheet_named(again, "适合雨天") == rows
