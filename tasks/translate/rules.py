@@ -86,6 +86,11 @@ def _cue_scopes(text: str, start: int, end: int, words: tuple[str, ...], stops: 
     return scopes
 
 
+def _cut_at(scopes: list[tuple[int, int]], cue_starts: list[int]) -> list[tuple[int, int]]:
+    """Each scope shortened to end before the first of the other cues inside it."""
+    return [(a, min([c for c in cue_starts if a < c < b], default=b)) for a, b in scopes]
+
+
 def _inside(position: int, scopes: list[tuple[int, int]]) -> bool:
     return any(a < position < b for a, b in scopes)
 
@@ -106,6 +111,9 @@ def analyse_brief(text: str, vocabulary: Vocabulary, cues: Cues) -> BriefAnalysi
         # a Chinese comma ends it, and any comma ends a "must".
         negated = _cue_scopes(text, start, end, cues.negation, "，")
         required = _cue_scopes(text, start, end, cues.must, "，,")
+        # a scope ends where the other kind of cue begins: "no war books, only calm ones"
+        negated = _cut_at(negated, [a for a, _ in required])
+        required = _cut_at(required, [a for a, _ in negated])
         negated_spans.extend(negated)
         for match in (m for m in matches if start <= m.start < end):
             operator = "SHOULD"

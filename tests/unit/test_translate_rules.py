@@ -29,6 +29,14 @@ def test_english_negation_runs_through_a_list(vocabulary):
     assert "melancholy" in q.search_keywords
 
 
+def test_a_negation_ends_where_a_must_begins(vocabulary):
+    q = translate(vocabulary, theme_name="No heart-warming books, only calm ones")
+    assert ops(q)[("emotional_tone", "温暖治愈")] == "MUST_NOT"
+    assert ops(q)[("emotional_tone", "平静淡然")] == "MUST"
+    q = translate(vocabulary, theme_name="只要小说，不要温暖治愈的")
+    assert ops(q) == {("genre", "小说"): "MUST", ("emotional_tone", "温暖治愈"): "MUST_NOT"}
+
+
 def test_english_cues_and_aliases_match_whole_words_only(vocabulary):
     # "no" must not fire inside "novel", "sea" not inside "research"
     q = translate(vocabulary, theme_name="A novel of research")
