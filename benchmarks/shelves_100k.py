@@ -60,7 +60,8 @@ def main() -> None:
     from flows.generate_shelves import ThemeBrief, generate_shelves
 
     themes = [ThemeBrief(**t) for t in synthetic_themes(args.themes, get_vocabulary(), random.Random(7))]
-    batch_id = f"bench-{int(time.time())}"
+    # one batch id: a rerun sees the same history (a new id a run would find its own earlier shelves)
+    batch_id = f"bench-{args.themes}"
     start = time.perf_counter()
     result = generate_shelves(batch_id, themes)
     total = time.perf_counter() - start
