@@ -80,8 +80,14 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, incl
                      sentence_rerank: bool | None = None, query_expansion: bool | None = None) -> BatchResult:
     """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx.
 
-    sentence_rerank and query_expansion switch those stages for this batch and its later reruns; empty
-    keeps the batch's earlier choice, or config's.
+    Args:
+        batch_id: the batch to shelve; its themes come from `shelfwise themes import` or from `themes`.
+        themes: themes to add to the batch (or replace, by theme_id) before shelving.
+        include_unavailable: keep books with no copies on the shelf.
+        sentence_rerank: order the head of each shelf by its best summary sentences; kept for the
+            batch's reruns. Empty: the batch's earlier choice, else config (rerank.sentence.enabled).
+        query_expansion: search translations and synonyms of each brief too; kept likewise.
+            Empty: the batch's earlier choice, else config (expansion.enabled).
     """
     settings = get_settings()
     with open_catalog(settings.duckdb_path) as db:

@@ -13,3 +13,6 @@ def test_nightly_runs_on_the_configured_cron_and_timezone_and_shelves_take_a_for
     form = shelves._parameter_openapi_schema.model_dump()
     assert form["required"] == ["batch_id"]
     assert "themes" in form["properties"] and "ThemeBrief" in str(form["definitions"])
+    # the optional stages are switches on the form, each saying what it does and what empty means
+    for switch in ("sentence_rerank", "query_expansion"):
+        assert "Empty: the batch's earlier choice" in form["properties"][switch]["description"]
