@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -17,6 +18,9 @@ from tasks.expansion import Expansion, contributions, expand_query, merge_best
 from tasks.filters import All, Expr, HasAny, evaluate, to_lance_sql
 from tasks.models import PathHit, ThemeQuery
 from tasks.text_analysis import bm25_tokens
+
+
+SEARCH_THREADS = 4
 
 
 @dataclass(frozen=True)
@@ -52,13 +56,15 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
     expansion = expand_query(query.synthetic_query, None, translate=expand)
     kinds = [v.kind for v in expansion.variants]
     vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
-    # every variant in one search (they share the filter), then the original once per SHOULD value
-    results = list(zip(kinds, snapshot.vector_search_many(vectors, settings.vector_top_k, to_lance_sql(constraints),
-                                                          table)))
-    for cond in query.conditions("SHOULD"):
-        for value in cond.values:
-            where = to_lance_sql(All((constraints, HasAny(cond.field, (value,)))))
-            results.append(("original", snapshot.vector_search(vectors[0], settings.vector_top_k, where, table)))
+    k = settings.vector_top_k
+    should_filters = [to_lance_sql(All((constraints, HasAny(cond.field, (value,)))))
+                      for cond in query.conditions("SHOULD") for value in cond.values]
+    # Every variant in one search (they share the filter), and the original once per SHOULD value,
+    # all at once on threads (LanceDB releases the GIL); merged in a fixed order.
+    with ThreadPoolExecutor(max_workers=SEARCH_THREADS, thread_name_prefix="vector-search") as pool:
+        variant_hits = pool.submit(snapshot.vector_search_many, vectors, k, to_lance_sql(constraints), table)
+        should_hits = [pool.submit(snapshot.vector_search, vectors[0], k, where, table) for where in should_filters]
+        results = [*zip(kinds, variant_hits.result()), *(("original", f.result()) for f in should_hits)]
     found = merge_best(PathHit(book_id, similarity, path, kind)
                        for kind, hits in results for book_id, similarity in hits)
     # The threshold guards an open query against noise; where MUST conditions already narrowed the
