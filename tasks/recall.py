@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,6 @@ from tasks.expansion import Expansion, contributions, expand_query, merge_best
 from tasks.filters import All, Expr, HasAny, evaluate, to_lance_sql
 from tasks.models import PathHit, ThemeQuery
 from tasks.text_analysis import bm25_tokens
-
 
 SEARCH_THREADS = 4
 
