@@ -34,14 +34,17 @@ class Embedder(ABC):
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for queries (some models embed queries differently from documents)."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self._query_cache))
-        if missing:
-            if len(self._query_cache) + len(missing) > self.QUERY_CACHE_SIZE:
-                self._query_cache.clear()
-            self._query_cache.update(zip(missing, self._embed(missing, is_query=True, on_batch=None)))
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.vstack([self._query_cache[t] for t in texts])
+        # Taken from the cache before it may be cleared below: a full cache must not lose this call's texts.
+        found = {t: self._query_cache[t] for t in texts if t in self._query_cache}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            found.update(zip(missing, self._embed(missing, is_query=True, on_batch=None)))
+            if len(self._query_cache) + len(missing) > self.QUERY_CACHE_SIZE:
+                self._query_cache.clear()
+            self._query_cache.update((t, found[t]) for t in missing)
+        return np.vstack([found[t] for t in texts])
 
     def _embed(self, texts: Sequence[str], is_query: bool, on_batch: ProgressCallback | None) -> np.ndarray:
         if not texts:

@@ -18,3 +18,13 @@ def test_a_batch_embeds_like_its_texts_one_by_one(embedder, batch):
     np.testing.assert_allclose(together, alone, atol=1e-5)
     # queries go through the cache: a variant embedded with others equals the variant alone
     np.testing.assert_allclose(embedder.embed_queries(batch), embedder.embed_queries(batch[::-1])[::-1], atol=1e-6)
+
+
+def test_a_full_query_cache_never_loses_the_texts_of_the_call_that_fills_it(embedder, monkeypatch):
+    monkeypatch.setattr(embedder, "QUERY_CACHE_SIZE", 3)
+    texts = ["雨夜", "孤独的城市", "quiet novels", "海岛"]
+    expected = embedder.embed_documents(texts)
+    embedder.embed_queries(texts[:3])  # the cache is full
+    # one cached text and one new one: the new one clears the cache, the cached one must survive the call
+    np.testing.assert_allclose(embedder.embed_queries([texts[2], texts[3]]), expected[2:], atol=1e-5)
+    np.testing.assert_allclose(embedder.embed_queries(texts), expected, atol=1e-5)
