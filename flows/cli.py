@@ -156,12 +156,12 @@ def _cmd_try(args: argparse.Namespace) -> int:
     from config.vocabulary import get_vocabulary
     from flows.shelving import build_context, shelve_theme, with_switches
     from storage.catalog_db import open_catalog
-    from storage.models import Theme
+    from storage.models import BatchSwitches, Theme
 
     settings = get_settings()
     with open_catalog(settings.duckdb_path) as db:
         ctx = build_context(db, settings, get_vocabulary(), available_only=not args.include_unavailable)
-    ctx = with_switches(ctx, args.sentence_rerank, args.expansion)
+    ctx = with_switches(ctx, BatchSwitches(args.sentence_rerank, args.expansion))
     theme = Theme("try", "try", args.brief[:80], description=args.brief)
     shelf = shelve_theme(theme, [], ctx)  # no history is read or written
     query = shelf.query

@@ -101,7 +101,7 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, incl
         first_run_at = shelf_db.start_batch(batch_id)
         switches = shelf_db.batch_switches(batch_id, BatchSwitches(sentence_rerank, query_expansion))
         ctx = with_switches(build_context(db, settings, get_vocabulary(), available_only=not include_unavailable),
-                            switches.sentence_rerank, switches.query_expansion)
+                            switches)
         workbook = settings.outputs_dir / f"{batch_id}.xlsx"
         shelves: list[ThemeShelf] = []
         with db.transaction():  # the batch's history and statuses land together or not at all

@@ -14,7 +14,7 @@ from config.settings import Settings
 from config.vocabulary import Vocabulary
 from storage.catalog_db import CatalogDB
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, open_index
-from storage.models import BookRecord, HistoryShelf, Theme
+from storage.models import BatchSwitches, BookRecord, HistoryShelf, Theme
 from tasks.book_graph import BookGraph
 from tasks.dedupe import find_exclusions
 from tasks.dense_scores import dense_scores
@@ -102,8 +102,8 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
             candidates = _score_fusion(candidates, paths, query, found, ctx)
         if understanding.intent == "new_arrivals":
             # New arrivals are shelved newest first; the topic paths only add books after them.
-            candidates = ([c for c in sorted(candidates, key=lambda c: c.ranks.get("recent", 0)) if "recent" in c.ranks]
-                          + [c for c in candidates if "recent" not in c.ranks])
+            recent = sorted((c for c in candidates if "recent" in c.ranks), key=lambda c: c.ranks["recent"])
+            candidates = recent + [c for c in candidates if "recent" not in c.ranks]
     sentence = settings.rerank.sentence
     sentence_on = options.sentence_rerank if options.sentence_rerank is not None else sentence.enabled
     if sentence_on and understanding.intent != "theme_shelf":
@@ -278,15 +278,14 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     return ThemeShelf(theme, query, entries, verdict.status, notes, timings, verdict)
 
 
-def with_switches(ctx: ShelvingContext, sentence_rerank: bool | None = None,
-                  query_expansion: bool | None = None) -> ShelvingContext:
+def with_switches(ctx: ShelvingContext, switches: BatchSwitches) -> ShelvingContext:
     """The context with a batch's own choice of the optional stages (None keeps the configured one)."""
     settings = ctx.settings
-    if sentence_rerank is not None:
-        rerank_settings = replace(settings.rerank, sentence=replace(settings.rerank.sentence, enabled=sentence_rerank))
-        settings = replace(settings, rerank=rerank_settings)
-    if query_expansion is not None:
-        settings = replace(settings, expansion=replace(settings.expansion, enabled=query_expansion))
+    if switches.sentence_rerank is not None:
+        sentence = replace(settings.rerank.sentence, enabled=switches.sentence_rerank)
+        settings = replace(settings, rerank=replace(settings.rerank, sentence=sentence))
+    if switches.query_expansion is not None:
+        settings = replace(settings, expansion=replace(settings.expansion, enabled=switches.query_expansion))
     return replace(ctx, settings=settings)
 
 

@@ -177,10 +177,9 @@ class IndexSnapshot:
         query = source.search(queries, vector_column_name="vector").distance_type("cosine").nprobes(nprobes)
         if where:
             query = query.where(where, prefilter=True)
-        columns = ["book_id", "_distance"] + (["query_index"] if len(vectors) > 1 else [])
-        rows = query.select(["book_id", "_distance"]).limit(k).to_arrow().select(columns).to_pylist()
         found: list[list[tuple[str, float]]] = [[] for _ in vectors]
-        for r in rows:
+        for r in query.select(["book_id", "_distance"]).limit(k).to_arrow().to_pylist():
+            # LanceDB adds query_index only when it was given several vectors
             found[r.get("query_index", 0)].append((r["book_id"], 1.0 - float(r["_distance"])))
         return found
 

@@ -11,7 +11,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from storage.index_store import IndexSnapshot
-from tasks.rerank.sentence import best_sentences
+
+
+@dataclass(frozen=True)
+class BestSentence:
+    similarity: float  # cosine, clipped to [0, 1]
+    text: str
+
+
+def best_sentences(query_vector: np.ndarray, owners: Sequence[str], texts: Sequence[str],
+                   vectors: np.ndarray) -> dict[str, BestSentence]:
+    """Each owner's summary sentence most similar to the query (first wins a tie)."""
+    best: dict[str, BestSentence] = {}
+    if not len(owners):
+        return best
+    similarities = np.clip(vectors @ query_vector, 0.0, 1.0)
+    for owner, text, similarity in zip(owners, texts, similarities.tolist()):
+        if owner not in best or similarity > best[owner].similarity:
+            best[owner] = BestSentence(float(similarity), text)
+    return best
 
 
 @dataclass(frozen=True)

@@ -184,13 +184,16 @@ class Understanding:
     authors: tuple[str, ...] = ()  # canonical names
     titles: tuple[str, ...] = ()
     book_ids: tuple[str, ...] = ()  # the authors' books, the series in reading order, or the book(s) named
-    series: str = ""
     resolved_query: str = ""  # the brief with aliases and misspellings replaced by catalog names
     confidence: float = 0.0  # 1 for exact names, 0.9 through an alias, 0.75 through a typo; 0 for none
     corrections: tuple[tuple[str, str], ...] = ()  # (as written, catalog name) for aliases and typos
 
+    @property
+    def series(self) -> str:
+        return self.titles[0] if self.intent == "series" else ""
+
     def describe(self) -> str:
-        named = ", ".join(self.authors or ((self.series,) if self.series else self.titles))
+        named = ", ".join(self.authors or self.titles)
         fixes = "".join(f", {written} -> {name}" for written, name in self.corrections)
         return f"intent {self.intent}" + (f": {named}" if named else "") + (f" ({fixes[2:]})" if fixes else "")
 
@@ -199,6 +202,14 @@ def _resolve(brief: str, corrections: list[tuple[str, str]]) -> str:
     for written, name in corrections:
         brief = brief.replace(written, name)
     return brief
+
+
+def _named(intent: str, brief: str, corrections: list[tuple[str, str]], confidence: float | None = None,
+           **entities) -> Understanding:
+    """An intent carried by catalog names, with the brief they resolve it to and how sure they are."""
+    sure = confidence if confidence is not None else TYPO if corrections else EXACT
+    return Understanding(intent, resolved_query=_resolve(brief, corrections), confidence=sure,
+                         corrections=tuple(corrections), **entities)
 
 
 def _quoted_titles(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str, str]]]:
@@ -234,24 +245,18 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         keys = [series_key(t) for t in quoted] or index.series_lookup.find(brief, 2)
         series = next((k for k in keys if k in index.series_books), None)
         if series:
-            return Understanding("series", titles=(series,), book_ids=index.series_books[series], series=series,
-                                 resolved_query=_resolve(brief, corrections),
-                                 confidence=TYPO if corrections else EXACT, corrections=tuple(corrections))
+            return _named("series", brief, corrections, titles=(series,), book_ids=index.series_books[series])
     titles = quoted or (index.title_lookup.find(brief, 2) if _SIMILAR_CUES.search(brief) else [])
     if titles and _SIMILAR_CUES.search(brief):
         ids = tuple(b for t in titles for b in index.title_books[t])
-        return Understanding("similar_to_book", titles=tuple(titles), book_ids=ids,
-                             resolved_query=_resolve(brief, corrections),
-                             confidence=TYPO if corrections else EXACT, corrections=tuple(corrections))
+        return _named("similar_to_book", brief, corrections, titles=tuple(titles), book_ids=ids)
     names, corrections = _authors(brief, index)
     authors = tuple(dict.fromkeys(index.author_names[n] for n in names))
     if authors:
         ids = tuple(b for a in authors for b in index.author_books[a])
         typo = any(written not in index.author_names for written, _ in corrections)
         confidence = TYPO if typo else ALIAS if corrections else EXACT
-        return Understanding("author_spotlight", authors=authors, book_ids=ids,
-                             resolved_query=_resolve(brief, corrections), confidence=confidence,
-                             corrections=tuple(corrections))
+        return _named("author_spotlight", brief, corrections, confidence, authors=authors, book_ids=ids)
     if _NEW_ARRIVAL_CUES.search(brief):
         return Understanding("new_arrivals", resolved_query=brief)
     return Understanding("theme_shelf", resolved_query=brief)

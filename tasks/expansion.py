@@ -113,15 +113,15 @@ def with_synonyms(query: str, tables: ExpansionTables) -> str:
     return replaced if replaced != query else ""
 
 
-def expand_query(query: str, tables: ExpansionTables | None, translate: bool = True) -> Expansion:
+def expand_query(query: str, tables: ExpansionTables | None, expand: bool = True) -> Expansion:
     """[original, reformulations, translation, synonyms], original first, no empty or repeated text.
 
-    With `translate` off, or when the tables fail to load or match, only the original and its
+    With `expand` off, or when the tables fail to load or match, only the original and its
     reformulations are searched (seed 001's fallback), and the note says why.
     """
     candidates = [QueryVariant(query, "original"), *reformulations(query)]
     note = ""
-    if translate:
+    if expand:
         try:
             tables = tables or load_expansion_tables()
             candidates += [QueryVariant(translation(query, tables), "translation"),

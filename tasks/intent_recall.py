@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
+import numpy as np
+
 from storage.index_store import IndexSnapshot
 from storage.models import BookRecord
 from tasks.book_graph import BookGraph
@@ -33,11 +35,13 @@ def entity_books(understanding: Understanding, books: Mapping[str, BookRecord], 
 def vector_neighbours(book_ids: tuple[str, ...], snapshot: IndexSnapshot, constraints: Expr,
                       top_k: int) -> list[PathHit]:
     """Books whose vectors are closest to any of the named books', the named books left out."""
+    named = snapshot.book_vectors(list(book_ids))
     best: dict[str, float] = {}
-    for vector in snapshot.book_vectors(list(book_ids)).values():
-        for book_id, similarity in snapshot.vector_search(vector, top_k, to_lance_sql(constraints)):
-            if book_id not in book_ids:
-                best[book_id] = max(similarity, best.get(book_id, -1.0))
+    if named:
+        for hits in snapshot.vector_search_many(np.vstack(list(named.values())), top_k, to_lance_sql(constraints)):
+            for book_id, similarity in hits:
+                if book_id not in book_ids:
+                    best[book_id] = max(similarity, best.get(book_id, -1.0))
     return [PathHit(b, s, "similar") for b, s in sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 

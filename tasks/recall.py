@@ -52,7 +52,7 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
                   settings: RecallSettings, use_threshold: bool = True, path: str = "vector",
                   table: str = BOOKS_TABLE, expand: bool = True) -> VectorRecall:
     """Hard constraints as prefilter, one query per variant and per SHOULD value; a book keeps its best."""
-    expansion = expand_query(query.synthetic_query, None, translate=expand)
+    expansion = expand_query(query.synthetic_query, None, expand=expand)
     kinds = [v.kind for v in expansion.variants]
     vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
     k = settings.vector_top_k
@@ -70,7 +70,7 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
     # catalog to the topic it only cut wanted books (demo "只要科幻小说…1980年以后": 4 of 8 shelved).
     narrowed = bool(query.conditions("MUST"))
     threshold = dynamic_threshold([h.score for h in found], settings) if use_threshold and not narrowed else -1.0
-    hits = [h for h in found if h.score >= threshold][: settings.vector_top_k]
+    hits = [h for h in found if h.score >= threshold][:k]
     return VectorRecall(hits, threshold, expansion, vectors[0])
 
 

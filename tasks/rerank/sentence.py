@@ -13,28 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tasks.dense_scores import best_sentences
 from tasks.models import Candidate
 
 SentenceSource = Callable[[Sequence[str]], tuple[list[str], list[str], np.ndarray]]  # ids -> owners, texts, vectors
-
-
-@dataclass(frozen=True)
-class BestSentence:
-    similarity: float  # cosine, clipped to [0, 1]
-    text: str
-
-
-def best_sentences(query_vector: np.ndarray, owners: Sequence[str], texts: Sequence[str],
-                   vectors: np.ndarray) -> dict[str, BestSentence]:
-    """Each owner's summary sentence most similar to the query (first wins a tie)."""
-    best: dict[str, BestSentence] = {}
-    if not len(owners):
-        return best
-    similarities = np.clip(vectors @ query_vector, 0.0, 1.0)
-    for owner, text, similarity in zip(owners, texts, similarities.tolist()):
-        if owner not in best or similarity > best[owner].similarity:
-            best[owner] = BestSentence(float(similarity), text)
-    return best
 
 
 @dataclass(frozen=True)

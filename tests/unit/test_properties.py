@@ -13,12 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tasks.dense_scores import best_sentences
 from tasks.expansion import expand_query, load_expansion_tables, merge_best, translation
 from tasks.fusion import rrf_fuse
 from tasks.models import Candidate, PathHit
 from tasks.rerank import rerank
 from tasks.rerank.base import Reranker
-from tasks.rerank.sentence import best_sentences, sentence_rerank
+from tasks.rerank.sentence import sentence_rerank
 
 TABLES = load_expansion_tables()
 WORDS = list(TABLES.to_english) + [e for terms in TABLES.to_english.values() for e in terms] + [

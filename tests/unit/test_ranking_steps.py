@@ -36,7 +36,7 @@ def test_dynamic_threshold_follows_the_head_with_a_floor():
 
 
 def test_query_variants_keep_the_original_first_without_duplicates():
-    variants = expand_query("这本书暗示了辽阔的自然场景，适合想要抽离日常的读者", None, translate=False).texts
+    variants = expand_query("这本书暗示了辽阔的自然场景，适合想要抽离日常的读者", None, expand=False).texts
     assert variants[0] == "这本书暗示了辽阔的自然场景，适合想要抽离日常的读者"
     assert "暗示了辽阔的自然场景，适合想要抽离日常的读者" in variants
     assert "适合想要抽离日常的读者" in variants
