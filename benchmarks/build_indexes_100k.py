@@ -70,13 +70,13 @@ def main() -> None:
     if not args.incremental_only:
         shutil.rmtree(workspace, ignore_errors=True)
     os.environ["SHELFWISE__WORKSPACE"] = str(workspace)
-    from config.settings import configure_runtime_environment, get_settings
+    from config.settings import configure_runtime_environment, load_settings
 
-    settings = get_settings()
+    settings = load_settings()
     configure_runtime_environment(settings)
     from config.vocabulary import get_vocabulary
     from storage.catalog_db import open_catalog
-    from tasks.catalog_import import ColumnMapping, validate_file
+    from tasks.catalog.ingest import ColumnMapping, validate_file
 
     if args.incremental_only:
         _build_and_report(["incremental build (1% edited)"], settings)

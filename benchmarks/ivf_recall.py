@@ -29,13 +29,13 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["SHELFWISE__WORKSPACE"] = str(args.workspace)
     from benchmarks.shelves_100k import synthetic_themes
-    from config.settings import get_settings
+    from config.settings import load_settings
     from config.vocabulary import get_vocabulary
     from storage.catalog_db import open_catalog
     from storage.index_store import NPROBES, open_index
-    from tasks.embedders import create_embedder
+    from tasks.catalog.embedders import create_embedder
 
-    settings = get_settings()
+    settings = load_settings()
     with open_catalog(settings.duckdb_path) as db:
         version = db.current_index_version()
     if version is None:

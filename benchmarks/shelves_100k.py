@@ -53,9 +53,9 @@ def main() -> None:
         subprocess.run([sys.executable, str(script), "--workspace", str(args.workspace)], check=True)
     os.environ["SHELFWISE__WORKSPACE"] = str(args.workspace)
     os.environ["SHELFWISE__OUTPUTS_DIR"] = str(args.workspace / "outputs")
-    from config.settings import configure_runtime_environment, get_settings
+    from config.settings import configure_runtime_environment, load_settings
 
-    configure_runtime_environment(get_settings())
+    configure_runtime_environment(load_settings())
     from config.vocabulary import get_vocabulary
     from flows.generate_shelves import ThemeBrief, generate_shelves
 

@@ -1,183 +1,318 @@
-"""Typed settings: config/settings.yaml read once, overridable by environment variables."""
+"""Settings: one validated pydantic-settings model, read once and passed to the code that uses it.
+
+Sources, highest first: arguments given to `load_settings`, environment variables
+`SHELFWISE__<SECTION>__<KEY>` (values read as YAML scalars or flow collections), the installation's
+overlay `config/local.yaml` (what `shelfwise tune` writes), then `config/settings.yaml` (or the file
+named by SHELFWISE_CONFIG). Nested mappings merge key by key, so an overlay changes only what it names.
+config/settings.yaml documents every key; tests keep the two in step.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import types
-import typing
-from dataclasses import dataclass, field
-from functools import lru_cache
+import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = PROJECT_ROOT / "config"
 ENV_PREFIX = "SHELFWISE__"
 
+Positive = Annotated[int, Field(gt=0)]
+NonNegative = Annotated[int, Field(ge=0)]
+PositiveFloat = Annotated[float, Field(gt=0)]
+Weight = Annotated[float, Field(ge=0)]
+Share = Annotated[float, Field(ge=0, le=1)]  # thresholds, similarities and shares
+PathName = Literal["vector", "bm25", "e5", "entity", "similar", "related", "recent"]
+
+
+def _project_path(path: Path) -> Path:
+    """Relative paths are relative to the project root, wherever the command runs."""
+    return path if path.is_absolute() else PROJECT_ROOT / path
+
+
+ProjectPath = Annotated[Path, AfterValidator(_project_path)]
+
 
 class SettingsError(ValueError):
-    """A settings file or override that does not fit the schema."""
+    """Settings that do not fit the model; the message has one line per problem."""
 
 
-@dataclass(frozen=True)
-class EndpointSettings:
+class Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EndpointSettings(Section):
     """An HTTP endpoint; the key is read from the variable named in api_key_env, never from config."""
 
     base_url: str = "http://127.0.0.1:8081/v1"
     model: str = ""
     api_key_env: str = ""
-    timeout_seconds: float = 20.0
+    timeout_seconds: PositiveFloat = 20.0
 
 
-@dataclass(frozen=True)
-class EmbedderSettings:
+class EmbedderSettings(Section):
     backend: Literal["use", "e5", "openai"] = "use"
-    threads: int = 2
-    batch_size: int = 64
-    openai: EndpointSettings = field(default_factory=EndpointSettings)
+    threads: Positive = 2
+    batch_size: Positive = 64
+    openai: EndpointSettings = EndpointSettings(base_url="http://127.0.0.1:8080/v1", model="text-embedding-3-small",
+                                                api_key_env="SHELFWISE_EMBEDDINGS_API_KEY", timeout_seconds=30)
 
 
-@dataclass(frozen=True)
-class TextSection:
-    field: str
-    repeat: int = 1
-    max_chars: int | None = None
+class TextSection(Section):
+    field: Literal["tags", "title_line", "title", "subtitle", "authors", "publisher", "summary", "author_intro", "toc"]
+    repeat: Positive = 1
+    max_chars: Positive | None = None
 
 
-@dataclass(frozen=True)
-class IndexSettings:
-    brute_force_max_rows: int = 50_000
-    keep_versions: int = 2
-    e5_path: bool = False  # also embed books with multilingual-e5 (about 4 a second): a third recall path
-    text_sections: tuple[TextSection, ...] = ()
+class IndexSettings(Section):
+    brute_force_max_rows: Positive = 50_000
+    keep_versions: Positive = 2
+    e5_path: bool = False
+    text_sections: tuple[TextSection, ...] = (
+        TextSection(field="tags", repeat=2), TextSection(field="title_line"),
+        TextSection(field="summary", max_chars=500), TextSection(field="author_intro", max_chars=200),
+        TextSection(field="toc", max_chars=300))
 
 
-@dataclass(frozen=True)
-class BM25Settings:
+class BM25Settings(Section):
     backend: Literal["bm25s", "rank_bm25"] = "bm25s"
     method: Literal["lucene", "robertson", "atire", "bm25l", "bm25+"] = "lucene"
     english_stemming: bool = True
-    k1: float = 1.5
-    b: float = 0.75
-    field_weights: dict[str, float] = field(
-        default_factory=lambda: {"title": 1.0, "authors": 1.0, "summary": 1.0}
-    )
+    k1: PositiveFloat = 1.5
+    b: Share = 0.75
+    field_weights: dict[Literal["title", "authors", "summary"], Weight] = {"title": 1.0, "authors": 1.0, "summary": 1.0}
 
 
-@dataclass(frozen=True)
-class EnrichmentSettings:
-    min_similarity: float = 0.25
-    second_value_margin: float = 0.02
-    max_values_per_dimension: int = 2
+class EnrichmentSettings(Section):
+    min_similarity: Share = 0.25
+    second_value_margin: Share = 0.02
+    max_values_per_dimension: Positive = 2
 
 
-@dataclass(frozen=True)
-class TranslationSettings:
+class TranslationSettings(Section):
     backend: Literal["rules", "llm"] = "rules"
-    llm: EndpointSettings = field(default_factory=EndpointSettings)
-    llm_retries: int = 1
+    llm: EndpointSettings = EndpointSettings(model="qwen2.5-7b-instruct", api_key_env="SHELFWISE_LLM_API_KEY")
+    llm_retries: NonNegative = 1
 
 
-@dataclass(frozen=True)
-class RecallSettings:
-    vector_top_k: int = 100
-    bm25_top_k: int = 100
-    min_confidence: float = 0.30
-    threshold_factor: float = 0.75
-    bm25_randomness: float = 0.15
-    parallel_paths: bool = True  # run the recall paths on threads at once
+class RecallSettings(Section):
+    vector_top_k: Positive = 100
+    bm25_top_k: Positive = 100
+    min_confidence: Share = 0.30
+    threshold_factor: Share = 0.75
+    bm25_randomness: Share = 0.15
+    parallel_paths: bool = True
 
 
-# The paths an intent adds (tasks/intent_recall.py); the same weight whatever the query's length.
-INTENT_PATH_WEIGHTS = {"entity": 2.0, "similar": 1.0, "related": 0.5, "recent": 2.0}
+class ExpansionSettings(Section):
+    enabled: bool = Field(True, description="Also search each brief's translation into the other language and its "
+                                            "synonyms (config/term_mapping.yaml, config/synonyms.yaml).")
 
 
-@dataclass(frozen=True)
-class FusionSettings:
+# The paths an intent adds (tasks/recall/intent_paths.py) weigh the same whatever the query's length.
+_INTENT_WEIGHTS = {"entity": 2.0, "similar": 1.0, "related": 0.5, "recent": 2.0}
+
+
+class FusionSettings(Section):
     method: Literal["rrf", "dbsf", "minmax"] = "minmax"
-    rrf_k: int = 60
-    weights: dict[str, float] = field(
-        default_factory=lambda: {"vector": 0.3, "bm25": 1.0, "e5": 0.3, **INTENT_PATH_WEIGHTS})
-    sentence_weight: float = 0.5  # dense score = (1 - w) x document + w x best-sentence similarity
-    short_query_tokens: int = 2  # a query of at most this many BM25 tokens uses short_query_weights
-    short_query_weights: dict[str, float] = field(
-        default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "e5": 1.0, **INTENT_PATH_WEIGHTS})
+    rrf_k: Positive = 60
+    weights: dict[PathName, Weight] = {"vector": 0.3, "bm25": 1.0, "e5": 0.3, **_INTENT_WEIGHTS}
+    sentence_weight: Share = 0.5
+    short_query_tokens: NonNegative = 2
+    short_query_weights: dict[PathName, Weight] = {"vector": 1.0, "bm25": 1.0, "e5": 1.0, **_INTENT_WEIGHTS}
 
 
-@dataclass(frozen=True)
-class ExpansionSettings:
-    enabled: bool = True  # seed 001: the query, its translation and its synonyms all search the vector path
+class SentenceRerankSettings(Section):
+    enabled: bool = Field(False, description="Reorder the head of each shelf by how well each book's best summary "
+                                             "sentence matches the brief.")
+    top_n: Positive = 50
+    budget_seconds: PositiveFloat = 5.0
+    weight: Share = 0.25
 
 
-@dataclass(frozen=True)
-class SentenceRerankSettings:
-    enabled: bool = False  # a batch can switch it either way (`shelfwise run --sentence-rerank`)
-    top_n: int = 50
-    budget_seconds: float = 5.0
-    weight: float = 0.25  # order by w x sentence score + (1 - w) x fused score (1: seed 001, sentences alone)
-
-
-@dataclass(frozen=True)
-class RerankSettings:
+class RerankSettings(Section):
     backend: Literal["none", "http"] = "none"
-    http: EndpointSettings = field(default_factory=EndpointSettings)
-    top_n: int = 50
-    budget_seconds: float = 10.0
-    sentence: SentenceRerankSettings = field(default_factory=SentenceRerankSettings)
+    http: EndpointSettings = EndpointSettings(base_url="http://127.0.0.1:8082/rerank",
+                                              api_key_env="SHELFWISE_RERANK_API_KEY", timeout_seconds=10)
+    top_n: Positive = 50
+    budget_seconds: PositiveFloat = 10.0
+    sentence: SentenceRerankSettings = SentenceRerankSettings()
 
 
-@dataclass(frozen=True)
-class HistorySettings:
-    days: int = 30
-    brief_similarity: float = 0.8
-    condition_similarity: float = 0.8
+class HistorySettings(Section):
+    days: NonNegative = 30
+    brief_similarity: Share = 0.8
+    condition_similarity: Share = 0.8
 
 
-@dataclass(frozen=True)
-class GatingSettings:
-    min_confidence: float = 0.5
-    min_books: int = 15
-    flat_head_gap: float = 0.2
+class GatingSettings(Section):
+    min_confidence: Share = 0.5
+    min_books: NonNegative = 15
+    flat_head_gap: Share = 0.2
 
 
-@dataclass(frozen=True)
-class ShelfSettings:
-    size: int = 30
-    max_per_author: int = 2
+class ShelfSettings(Section):
+    size: Positive = 30
+    max_per_author: Positive = 2
 
 
-@dataclass(frozen=True)
-class ScheduleSettings:
+class ScheduleSettings(Section):
     cron: str = "0 2 * * *"
     timezone: str = "Asia/Shanghai"
 
+    @field_validator("cron")
+    @classmethod
+    def _five_cron_fields(cls, value: str) -> str:
+        # Prefect checks the ranges when it schedules; this catches what is not a cron line at all.
+        if not re.fullmatch(r"\s*([\w*/,-]+\s+){4}[\w*/,-]+\s*", value):
+            raise ValueError(f"{value!r} is not a cron expression (minute hour day month weekday)")
+        return value
 
-@dataclass(frozen=True)
-class PrefectSettings:
-    log_level: str = "INFO"
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA time zone such as Asia/Shanghai") from None
+        return value
 
 
-@dataclass(frozen=True)
-class Settings:
-    workspace: Path = Path("var")
-    outputs_dir: Path = Path("outputs")
-    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
-    index: IndexSettings = field(default_factory=IndexSettings)
-    bm25: BM25Settings = field(default_factory=BM25Settings)
-    enrichment: EnrichmentSettings = field(default_factory=EnrichmentSettings)
-    translation: TranslationSettings = field(default_factory=TranslationSettings)
-    recall: RecallSettings = field(default_factory=RecallSettings)
-    expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
-    fusion: FusionSettings = field(default_factory=FusionSettings)
-    rerank: RerankSettings = field(default_factory=RerankSettings)
-    history: HistorySettings = field(default_factory=HistorySettings)
-    gating: GatingSettings = field(default_factory=GatingSettings)
-    shelf: ShelfSettings = field(default_factory=ShelfSettings)
-    schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
-    prefect: PrefectSettings = field(default_factory=PrefectSettings)
+class PrefectSettings(Section):
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+
+
+# ---- sources ----------------------------------------------------------------------------------------
+
+class _DictSource(PydanticBaseSettingsSource):
+    """A source whose whole tree is read up front; `origin` names it in error messages."""
+
+    def __init__(self, settings_cls: type[BaseSettings], data: dict, origin: str):
+        super().__init__(settings_cls)
+        self.data = data
+        self.origin = origin
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return self.data
+
+    def origin_of(self, location: tuple[str, ...]) -> str | None:
+        """Where the value at `location` (or the mapping holding it) came from, if this source set it."""
+        node: Any = self.data
+        for key in location:
+            if not isinstance(node, Mapping) or key not in node:
+                return None
+            node = node[key]
+        return self.origin
+
+
+class _EnvironmentSource(_DictSource):
+    """SHELFWISE__SECTION__KEY=value overrides; each value is read as YAML ("0.5", "{bm25: 2}", "[a, b]")."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]):
+        data: dict = {}
+        self.names: dict[tuple[str, ...], str] = {}
+        for name, value in sorted(environ.items()):
+            if not name.startswith(ENV_PREFIX):
+                continue
+            path = tuple(part.lower() for part in name[len(ENV_PREFIX):].split("__") if part)
+            if not path:
+                continue
+            try:
+                parsed = yaml.safe_load(value) if value.strip() else ""
+            except yaml.YAMLError:
+                raise SettingsError(f"setting {'.'.join(path)} (from {name}): not a YAML value: {value!r}") from None
+            node = data
+            for part in path[:-1]:
+                node = node.setdefault(part, {})
+                if not isinstance(node, dict):
+                    raise SettingsError(f"setting {'.'.join(path)} (from {name}): "
+                                        f"{part} is set as a whole by another variable")
+            node[path[-1]] = parsed
+            self.names[path] = name
+        super().__init__(settings_cls, data, "the environment")
+
+    def origin_of(self, location: tuple[str, ...]) -> str | None:
+        for size in range(len(location), 0, -1):
+            if location[:size] in self.names:
+                return self.names[location[:size]]
+        return None
+
+
+def _yaml_source(settings_cls: type[BaseSettings], path: Path, required: bool, named_by: str = "") -> _DictSource:
+    label = str(path) + (f" (from {named_by})" if named_by else "")
+    if not path.exists():
+        if required:
+            raise SettingsError(f"settings file {label} not found")
+        return _DictSource(settings_cls, {}, label)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            raw = yaml.safe_load(fh) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise SettingsError(f"settings file {label}: not valid YAML{where}") from None
+    if not isinstance(raw, dict):
+        raise SettingsError(f"settings file {label}: expected a mapping of sections")
+    return _DictSource(settings_cls, raw, label)
+
+
+def settings_file(environ: Mapping[str, str] | None = None) -> Path:
+    """config/settings.yaml, or the file SHELFWISE_CONFIG names."""
+    environ = os.environ if environ is None else environ
+    return Path(environ.get("SHELFWISE_CONFIG", CONFIG_DIR / "settings.yaml"))
+
+
+def local_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """The per-installation overlay (`shelfwise tune` writes here); not in git."""
+    environ = os.environ if environ is None else environ
+    return Path(environ.get("SHELFWISE_LOCAL_CONFIG", CONFIG_DIR / "local.yaml"))
+
+
+class Settings(BaseSettings):
+    """Every setting of the product; config/settings.yaml says what each one does."""
+
+    model_config = SettingsConfigDict(frozen=True, extra="forbid")
+
+    workspace: ProjectPath = Path("var")
+    outputs_dir: ProjectPath = Path("outputs")
+    embedder: EmbedderSettings = EmbedderSettings()
+    index: IndexSettings = IndexSettings()
+    bm25: BM25Settings = BM25Settings()
+    enrichment: EnrichmentSettings = EnrichmentSettings()
+    translation: TranslationSettings = TranslationSettings()
+    recall: RecallSettings = RecallSettings()
+    expansion: ExpansionSettings = ExpansionSettings()
+    fusion: FusionSettings = FusionSettings()
+    rerank: RerankSettings = RerankSettings()
+    history: HistorySettings = HistorySettings()
+    gating: GatingSettings = GatingSettings()
+    shelf: ShelfSettings = ShelfSettings()
+    schedule: ScheduleSettings = ScheduleSettings()
+    prefect: PrefectSettings = PrefectSettings()
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
+                                   file_secret_settings):
+        return (init_settings, *cls.file_and_environment_sources())
+
+    @classmethod
+    def file_and_environment_sources(cls) -> tuple[_DictSource, ...]:
+        """The environment, config/local.yaml and the settings file, highest first."""
+        named = "SHELFWISE_CONFIG" if "SHELFWISE_CONFIG" in os.environ else ""
+        return (_EnvironmentSource(cls, os.environ),
+                _yaml_source(cls, local_config_path(), required=False),
+                _yaml_source(cls, settings_file(), required=True, named_by=named))
 
     @property
     def duckdb_path(self) -> Path:
@@ -192,101 +327,50 @@ class Settings:
         return self.workspace / "prefect"
 
 
-def _build(cls: Any, raw: Any, where: str) -> Any:
-    """Turn parsed YAML into the annotated type `cls`, naming the key that does not fit."""
-    origin = typing.get_origin(cls)
-    if dataclasses.is_dataclass(cls):
-        if not isinstance(raw, dict):
-            raise SettingsError(f"{where}: expected a mapping, got {raw!r}")
-        hints = typing.get_type_hints(cls)
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(raw) - known
-        if unknown:
-            raise SettingsError(f"{where}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
-        return cls(**{k: _build(hints[k], v, f"{where}.{k}") for k, v in raw.items()})
-    if origin is Literal:
-        if raw not in typing.get_args(cls):
-            raise SettingsError(f"{where}: {raw!r} is not one of {typing.get_args(cls)}")
-        return raw
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(cls) if a is not type(None)]
-        return None if raw is None else _build(args[0], raw, where)
-    if origin is tuple:
-        item = typing.get_args(cls)[0]
-        return tuple(_build(item, v, f"{where}[{i}]") for i, v in enumerate(raw or []))
-    if origin is dict:
-        key_t, val_t = typing.get_args(cls)
-        return {_build(key_t, k, where): _build(val_t, v, f"{where}.{k}") for k, v in (raw or {}).items()}
-    if cls is Path:
-        return Path(str(raw))
-    if cls is bool:
-        if isinstance(raw, str):
-            return raw.strip().lower() in {"1", "true", "yes", "on"}
-        return bool(raw)
-    if cls in (int, float, str):
-        try:
-            return cls(raw)
-        except (TypeError, ValueError) as exc:
-            raise SettingsError(f"{where}: expected {cls.__name__}, got {raw!r}") from exc
-    return raw
+def load_settings(**overrides: Any) -> Settings:
+    """The settings from every source (`overrides` first); SettingsError names each bad key and its source."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as err:
+        sources = Settings.file_and_environment_sources()
+        lines = [_describe(problem, overrides, sources) for problem in err.errors(include_url=False)]
+        raise SettingsError("\n".join(dict.fromkeys(lines))) from None
 
 
-def _apply_env_overrides(raw: dict, environ: typing.Mapping[str, str]) -> dict:
-    """Apply SHELFWISE__A__B=value overrides; values are parsed as YAML scalars."""
-    for name, value in environ.items():
-        if not name.startswith(ENV_PREFIX):
-            continue
-        path = [part.lower() for part in name[len(ENV_PREFIX):].split("__") if part]
-        node = raw
-        for part in path[:-1]:
-            node = node.setdefault(part, {})
-        node[path[-1]] = yaml.safe_load(value)
-    return raw
+_EXPECTED = {
+    "dict_type": "expected a mapping", "model_type": "expected a mapping", "model_attributes_type": "expected a mapping",
+    "int_parsing": "expected a whole number", "int_type": "expected a whole number",
+    "int_from_float": "expected a whole number", "float_parsing": "expected a number", "float_type": "expected a number",
+    "bool_parsing": "expected true or false", "bool_type": "expected true or false", "string_type": "expected text",
+    "tuple_type": "expected a list", "list_type": "expected a list", "extra_forbidden": "unknown setting",
+    "missing": "missing",
+}
 
 
-def _resolve(path: Path) -> Path:
-    return path if path.is_absolute() else PROJECT_ROOT / path
-
-
-def _deep_merge(base: dict, overlay: dict) -> dict:
-    merged = dict(base)
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict) and not key.endswith("weights"):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def local_config_path(environ: typing.Mapping[str, str] | None = None) -> Path:
-    """The per-installation overlay (`shelfwise tune` writes here); not in git."""
-    environ = os.environ if environ is None else environ
-    return Path(environ.get("SHELFWISE_LOCAL_CONFIG", CONFIG_DIR / "local.yaml"))
-
-
-def load_settings(
-    path: Path | None = None, environ: typing.Mapping[str, str] | None = None
-) -> Settings:
-    """Read the settings file, then config/local.yaml over it, then environment overrides."""
-    environ = os.environ if environ is None else environ
-    path = path or Path(environ.get("SHELFWISE_CONFIG", CONFIG_DIR / "settings.yaml"))
-    with open(path, encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh) or {}
-    local = local_config_path(environ)
-    if local.exists():
-        with open(local, encoding="utf-8") as fh:
-            raw = _deep_merge(raw, yaml.safe_load(fh) or {})
-    raw = _apply_env_overrides(raw, environ)
-    settings = _build(Settings, raw, str(path))
-    return dataclasses.replace(
-        settings, workspace=_resolve(settings.workspace), outputs_dir=_resolve(settings.outputs_dir)
-    )
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """The process-wide settings, read once."""
-    return load_settings()
+def _describe(problem: Mapping[str, Any], overrides: Mapping[str, Any], sources: tuple[_DictSource, ...]) -> str:
+    """One line: the key, where its value came from, what is wrong."""
+    location = tuple(str(part) for part in problem["loc"] if part != "[key]")
+    key = ".".join(location)
+    if location and location[0] in overrides:
+        origin = "given by the caller"
+    else:
+        origin = next((o for s in sources if (o := s.origin_of(location))), "defaults")
+    kind, ctx = problem["type"], problem.get("ctx") or {}
+    if kind in _EXPECTED:
+        what = _EXPECTED[kind]
+    elif kind == "literal_error":
+        what = f"must be one of {ctx.get('expected')}"
+    elif kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        bound = next(iter(ctx.values()), "")
+        bound = f"{bound:g}" if isinstance(bound, (int, float)) else bound
+        what = {"greater_than": "must be greater than", "greater_than_equal": "must be at least",
+                "less_than": "must be less than", "less_than_equal": "must be at most"}[kind] + f" {bound}"
+    else:
+        what = str(problem["msg"]).removeprefix("Value error, ")
+    given = problem.get("input")
+    quiet = kind in ("missing", "extra_forbidden", "value_error") or isinstance(given, (dict, list))
+    shown = "" if quiet else f", got {given!r}"
+    return f"setting {key} (from {origin}): {what}{shown}"
 
 
 def configure_runtime_environment(settings: Settings) -> None:
@@ -306,3 +390,23 @@ def configure_runtime_environment(settings: Settings) -> None:
     }
     for name, value in defaults.items():
         os.environ.setdefault(name, value)
+
+
+def _merged(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in overlay.items():
+        both = isinstance(value, Mapping) and isinstance(merged.get(key), Mapping)
+        merged[key] = _merged(merged[key], value) if both else value
+    return merged
+
+
+def write_local_overlay(updates: Mapping[str, Any], path: Path | None = None) -> Path:
+    """Merge `updates` into config/local.yaml key by key, keeping what else it holds (atomic write)."""
+    path = path or local_config_path()
+    current = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    merged = _merged(current or {}, updates)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("# Written by `shelfwise tune`; overrides config/settings.yaml on this installation.\n"
+                   + yaml.safe_dump(merged, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

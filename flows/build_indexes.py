@@ -8,13 +8,14 @@ from prefect import flow, task
 from prefect.cache_policies import NONE
 from prefect.utilities.annotations import quote
 
-from config.settings import Settings, get_settings
+from config.settings import Settings, load_settings
 from config.vocabulary import get_vocabulary
 from storage import index_store
 from storage.catalog_db import CatalogDB, open_catalog
 from storage.models import IndexVersion
-from tasks import index_build
-from tasks.embedders import create_embedder
+from tasks.catalog import bm25 as bm25_step
+from tasks.catalog import index_build
+from tasks.catalog.embedders import create_embedder
 from tasks.progress import logger, timed
 
 
@@ -36,7 +37,7 @@ enrich_tags = _step(index_build.enrich_untagged, "enrich-tags")
 embed_books = _step(index_build.embed_books, "embed-books")
 embed_books_e5 = _step(index_build.embed_books_e5, "embed-books-e5")
 embed_sentences = _step(index_build.embed_sentences, "embed-sentences")
-build_bm25 = _step(index_build.build_bm25, "build-bm25")
+build_bm25 = _step(bm25_step.build_bm25, "build-bm25")
 write_books_table = _step(index_store.write_books_table, "write-lance-books")
 write_sentences_table = _step(index_store.write_sentences_table, "write-lance-sentences")
 save_bm25 = _step(index_store.save_bm25, "save-bm25")
@@ -50,10 +51,8 @@ def commit_version(db: CatalogDB, version: IndexVersion, content_hashes: dict[st
     index_store.prune_versions(settings.indexes_dir, keep)
 
 
-@flow(name="build-indexes")
-def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
-    """Build (incrementally unless `full`) the vector and BM25 indexes from the catalog."""
-    settings = get_settings()
+def build_index_version(settings: Settings, full: bool = False) -> index_build.IndexBuildReport:
+    """Build (incrementally unless `full`) the vector and BM25 indexes of the catalog in settings.workspace."""
     vocabulary = get_vocabulary()
     use_cache = not full
     stages: dict[str, float] = {}
@@ -111,3 +110,9 @@ def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
             version_id, False, len(books), len(sentences.texts), enriched.enriched, book_vectors.embedded,
             sentences.embedded, bm25.tokenized, stages, pruned,
         )
+
+
+@flow(name="build-indexes")
+def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
+    """Build (incrementally unless `full`) the vector and BM25 indexes from the catalog."""
+    return build_index_version(load_settings(), full)

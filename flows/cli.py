@@ -8,20 +8,19 @@ import logging
 import sys
 from pathlib import Path
 
-from config.settings import configure_runtime_environment, get_settings
+from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings
 
 
-def _cmd_catalog_import(args: argparse.Namespace) -> int:
+def _cmd_catalog_import(args: argparse.Namespace, settings: Settings) -> int:
     from config.vocabulary import get_vocabulary
     from storage.catalog_db import open_catalog
-    from tasks.catalog_import import (
+    from tasks.catalog.ingest import (
         CatalogFileError,
         ColumnMapping,
         load_mapping,
         validate_file,
     )
 
-    settings = get_settings()
     try:
         mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
         rows = validate_file(Path(args.file), mapping, get_vocabulary())
@@ -39,7 +38,7 @@ def _cmd_catalog_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_index_build(args: argparse.Namespace) -> int:
+def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     from flows.build_indexes import build_indexes
 
     report = build_indexes(full=args.full)
@@ -53,10 +52,9 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_status(args: argparse.Namespace) -> int:
+def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     from storage.catalog_db import open_catalog
 
-    settings = get_settings()
     with open_catalog(settings.duckdb_path) as db:
         status = {
             "catalog": db.catalog_counts(),
@@ -88,14 +86,14 @@ def _cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import_themes(path: Path, batch_id: str | None) -> str:
+def _import_themes(path: Path, batch_id: str | None, settings: Settings) -> str:
     """Read a theme file into the themes table; returns the batch id."""
     from storage.catalog_db import open_catalog
     from storage.shelf_db import ShelfDB
-    from tasks.themes import read_themes
+    from tasks.understanding.themes import read_themes
 
     theme_file = read_themes(path, batch_id)
-    with open_catalog(get_settings().duckdb_path) as db:
+    with open_catalog(settings.duckdb_path) as db:
         counts = ShelfDB(db.conn).import_themes(theme_file.themes)
         db.record_rejected(theme_file.rejected)
     print(f"{path}: batch {theme_file.batch_id}: inserted {counts['inserted']}, updated {counts['updated']}, "
@@ -105,15 +103,15 @@ def _import_themes(path: Path, batch_id: str | None) -> str:
     return theme_file.batch_id
 
 
-def _cmd_themes_import(args: argparse.Namespace) -> int:
-    _import_themes(Path(args.file), args.batch)
+def _cmd_themes_import(args: argparse.Namespace, settings: Settings) -> int:
+    _import_themes(Path(args.file), args.batch, settings)
     return 0
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
+def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from flows.generate_shelves import generate_shelves
 
-    batch_id = _import_themes(Path(args.file), args.batch)
+    batch_id = _import_themes(Path(args.file), args.batch, settings)
     result = generate_shelves(batch_id, sentence_rerank=args.sentence_rerank, query_expansion=args.expansion)
     for theme_id, count in result.shelves.items():
         print(f"  {theme_id}: {result.statuses[theme_id]}, {count} books")
@@ -121,25 +119,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
+def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from prefect import serve
 
     from flows.deployments import deployments
 
-    serve(*deployments(get_settings().schedule))
+    serve(*deployments(settings.schedule))
     return 0
 
 
-def _cmd_eval(args: argparse.Namespace) -> int:
+def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from dataclasses import asdict
 
-    from flows.evaluate import ABLATION, MODES, STAGES, evaluate
+    from flows.evaluate import evaluate
+    from tasks.evaluation.variants import ABLATION, MODES, STAGES
 
     dataset = Path(args.dataset).resolve()
     modes = (ABLATION if args.ablation else STAGES if args.stages else [MODES[args.mode]] if args.mode
              else list(MODES.values()))
-    workspace = Path(args.workspace) if args.workspace else get_settings().workspace / "eval" / dataset.name
-    scores = evaluate(dataset, modes, workspace.resolve(), args.limit)
+    scores = evaluate(dataset, modes, _eval_settings(settings, args.workspace, dataset), args.limit)
     if args.json:
         print(json.dumps({"dataset": dataset.name, "scores": [asdict(s) for s in scores]}, indent=2))
         return 0
@@ -150,18 +148,17 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_try(args: argparse.Namespace) -> int:
+def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     import yaml
 
     from config.vocabulary import get_vocabulary
-    from flows.shelving import build_context, shelve_theme, with_switches
+    from flows.shelving import build_context, shelve_theme
     from storage.catalog_db import open_catalog
-    from storage.models import BatchSwitches, Theme
+    from storage.models import StageSwitches, Theme
 
-    settings = get_settings()
+    switches = StageSwitches(sentence_rerank=args.sentence_rerank, query_expansion=args.expansion)
     with open_catalog(settings.duckdb_path) as db:
-        ctx = build_context(db, settings, get_vocabulary(), available_only=not args.include_unavailable)
-    ctx = with_switches(ctx, BatchSwitches(args.sentence_rerank, args.expansion))
+        ctx = build_context(db, settings, get_vocabulary(), not args.include_unavailable, switches)
     theme = Theme("try", "try", args.brief[:80], description=args.brief)
     shelf = shelve_theme(theme, [], ctx)  # no history is read or written
     query = shelf.query
@@ -184,20 +181,26 @@ def _cmd_try(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_tune(args: argparse.Namespace) -> int:
-    from flows.evaluate import tune, write_local_fusion
+def _cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
+    from config.settings import write_local_overlay
+    from flows.evaluate import tune
 
     dataset = Path(args.labels).resolve()
-    workspace = Path(args.workspace) if args.workspace else get_settings().workspace / "eval" / dataset.name
-    report = tune(dataset, workspace.resolve(), args.limit)
+    report = tune(dataset, _eval_settings(settings, args.workspace, dataset), args.limit)
     print(f"{dataset.name}: {report.before.queries} labelled themes")
     print(f"before: nDCG@10 {report.before.ndcg_at_10:.4f}, Recall@100 {report.before.recall_at_100:.4f}")
     print(f"after:  nDCG@10 {report.after.ndcg_at_10:.4f}, Recall@100 {report.after.recall_at_100:.4f}")
     print("fusion: " + json.dumps(report.fusion, ensure_ascii=False))
     if args.dry_run:
         return 0
-    print(f"written to {write_local_fusion(report.fusion)}")
+    print(f"written to {write_local_overlay({'fusion': report.fusion})}")
     return 0
+
+
+def _eval_settings(settings: Settings, workspace: str | None, dataset: Path) -> Settings:
+    """The settings with the workspace a labelled set is indexed in (default: <workspace>/eval/<set>)."""
+    folder = Path(workspace) if workspace else settings.workspace / "eval" / dataset.name
+    return settings.model_copy(update={"workspace": folder.resolve()})
 
 
 def _add_stage_switches(command: argparse.ArgumentParser) -> None:
@@ -271,9 +274,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_runtime_environment(get_settings())
+    try:
+        settings = load_settings()
+    except SettingsError as err:
+        print(f"error: {err}".replace("\n", "\nerror: "), file=sys.stderr)
+        return 2
+    configure_runtime_environment(settings)
     logging.getLogger("bm25s").setLevel(logging.WARNING)
-    return args.handler(args)
+    return args.handler(args, settings)
 
 
 if __name__ == "__main__":

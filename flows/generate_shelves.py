@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
@@ -12,17 +10,17 @@ from prefect.cache_policies import NONE
 from prefect.utilities.annotations import quote
 from pydantic import BaseModel, Field
 
-from config.settings import get_settings
+from config.settings import ExpansionSettings, SentenceRerankSettings, Settings, load_settings
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
-from flows.shelving import build_context, shelve_theme, with_switches
+from flows.shelving import build_context, shelve_theme
 from storage.catalog_db import open_catalog
-from storage.models import BatchSwitches, Theme
+from storage.models import StageSwitches, Theme
 from storage.shelf_db import ShelfDB
-from tasks.export_excel import write_workbook
-from tasks.models import ThemeQuery
+from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
+from tasks.export.excel import write_workbook
 from tasks.progress import logger
-from tasks.shelf import ThemeShelf
+from tasks.ranking.shelf import ThemeShelf, failed_shelf
 
 
 class ThemeBrief(BaseModel):
@@ -44,52 +42,21 @@ class BatchResult:
     stage_seconds: dict[str, dict[str, float]]  # theme_id -> stage -> seconds
 
 
+def _mirrors(title: str, section: type[BaseModel], key: str):
+    """A run-form parameter that overrides a setting: the setting's own description, and what empty means."""
+    described = section.model_fields["enabled"].description
+    return Field(None, description=f"{described} Empty: the batch's earlier choice, else `{key}` in "
+                                   "config/settings.yaml. Kept for the batch's reruns.",
+                 json_schema_extra={"title": title})  # Prefect sets the title to the name; the extra wins
+
+
 shelve = task(shelve_theme, name="shelve-theme", task_run_name="shelve-{theme.theme_id}", cache_policy=NONE)
 export = task(write_workbook, name="export-excel", cache_policy=NONE)
 
 
-def artifact_key(batch_id: str) -> str:
-    """Prefect artifact keys allow lowercase letters, digits and dashes only."""
-    return "shelves-" + (re.sub(r"[^a-z0-9-]+", "-", batch_id.lower()).strip("-") or "batch")
-
-
-def _failed_shelf(theme: Theme, error: Exception) -> ThemeShelf:
-    empty = ThemeQuery((), (), "", 0.0, "none")
-    return ThemeShelf(theme, empty, [], "failed", [f"{type(error).__name__}: {error}"[:300]])
-
-
-def _publish_artifacts(batch_id: str, workbook: Path, shelves: list[ThemeShelf]) -> None:
-    rows = [{"theme": s.theme.theme_name, "rank": e.rank, "title": e.book.title,
-             "authors": " / ".join(e.book.authors), "year": e.book.pub_year, "sources": ", ".join(e.candidate.sources),
-             "why": e.why} for s in shelves for e in s.entries]
-    create_table_artifact(rows, key=artifact_key(batch_id), description=f"Shelves of batch {batch_id}")
-    lines = [f"# Batch {batch_id}", "", f"Workbook: `{workbook}`", "",
-             "| theme | status | books | translator |", "|---|---|---|---|"]
-    lines += [f"| {s.theme.theme_name} | {s.status} | {len(s.entries)} | {s.query.translator} |" for s in shelves]
-    review = [s for s in shelves if s.status == "needs_review"]
-    if review:
-        lines += ["", "## Needs review", ""]
-        lines += [f"- **{s.theme.theme_name}**: {s.verdict.question} ({' / '.join(s.verdict.options)}); "
-                  f"{'; '.join(s.verdict.reasons)}" for s in review]
-    create_markdown_artifact("\n".join(lines), key=artifact_key(batch_id) + "-summary",
-                             description=f"Summary of batch {batch_id}")
-
-
-@flow(name="generate-shelves")
-def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, include_unavailable: bool = False,
-                     sentence_rerank: bool | None = None, query_expansion: bool | None = None) -> BatchResult:
-    """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx.
-
-    Args:
-        batch_id: the batch to shelve; its themes come from `shelfwise themes import` or from `themes`.
-        themes: themes to add to the batch (or replace, by theme_id) before shelving.
-        include_unavailable: keep books with no copies on the shelf.
-        sentence_rerank: order the head of each shelf by its best summary sentences; kept for the
-            batch's reruns. Empty: the batch's earlier choice, else config (rerank.sentence.enabled).
-        query_expansion: search translations and synonyms of each brief too; kept likewise.
-            Empty: the batch's earlier choice, else config (expansion.enabled).
-    """
-    settings = get_settings()
+def shelve_batch(settings: Settings, batch_id: str, themes: list[ThemeBrief] | None = None,
+                 include_unavailable: bool = False, switches: StageSwitches = StageSwitches()) -> BatchResult:
+    """Every theme of the batch shelved in one transaction with its workbook; the artifacts published."""
     with open_catalog(settings.duckdb_path) as db:
         shelf_db = ShelfDB(db.conn)
         if themes:
@@ -99,9 +66,8 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, incl
         if not batch_themes:
             raise ValueError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import`")
         first_run_at = shelf_db.start_batch(batch_id)
-        switches = shelf_db.batch_switches(batch_id, BatchSwitches(sentence_rerank, query_expansion))
-        ctx = with_switches(build_context(db, settings, get_vocabulary(), available_only=not include_unavailable),
-                            switches)
+        ctx = build_context(db, settings, get_vocabulary(), available_only=not include_unavailable,
+                            switches=shelf_db.batch_switches(batch_id, switches))
         workbook = settings.outputs_dir / f"{batch_id}.xlsx"
         shelves: list[ThemeShelf] = []
         with db.transaction():  # the batch's history and statuses land together or not at all
@@ -112,26 +78,44 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, incl
                     shelf = shelve(theme, quote(history), quote(ctx))
                 except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
                     logger.exception("theme %s failed", theme.theme_id)
-                    shelf = _failed_shelf(theme, err)
+                    shelf = failed_shelf(theme, err)
                 shelves.append(shelf)
-                shelf_db.record_shelf(theme, [c.to_dict() for c in shelf.query.filter_conditions],
-                                      [e.book.book_id for e in shelf.entries])
+                shelf_db.record_shelf(theme, shelf.query.filter_conditions, [e.book.book_id for e in shelf.entries])
                 shelf_db.set_theme_status(batch_id, theme.theme_id, shelf.status)
                 logger.info("theme %s: %s, %d books", theme.theme_id, shelf.status, len(shelf.entries))
             export(workbook, batch_id, quote(shelves))
             shelf_db.finish_batch(batch_id, str(workbook))
-    _publish_artifacts(batch_id, workbook, shelves)
+    create_table_artifact(shelf_table(shelves), key=artifact_key(batch_id), description=f"Shelves of batch {batch_id}")
+    create_markdown_artifact(batch_summary(batch_id, workbook, shelves), key=artifact_key(batch_id) + "-summary",
+                             description=f"Summary of batch {batch_id}")
     logger.info("batch %s written to %s", batch_id, workbook)
     return BatchResult(batch_id, str(workbook), {s.theme.theme_id: len(s.entries) for s in shelves},
                        {s.theme.theme_id: s.status for s in shelves},
                        {s.theme.theme_id: s.stage_seconds for s in shelves})
 
 
+@flow(name="generate-shelves")
+def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, include_unavailable: bool = False,
+                     sentence_rerank: bool | None = _mirrors("Sentence rerank", SentenceRerankSettings,
+                                                             "rerank.sentence.enabled"),
+                     query_expansion: bool | None = _mirrors("Query expansion", ExpansionSettings,
+                                                             "expansion.enabled")) -> BatchResult:
+    """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx.
+
+    Args:
+        batch_id: the batch to shelve; its themes come from `shelfwise themes import` or from `themes`.
+        themes: themes to add to the batch (or replace, by theme_id) before shelving.
+        include_unavailable: keep books with no copies on the shelf.
+    """
+    return shelve_batch(load_settings(), batch_id, themes, include_unavailable,
+                        StageSwitches(sentence_rerank=sentence_rerank, query_expansion=query_expansion))
+
+
 @flow(name="nightly")
 def nightly() -> list[BatchResult]:
-    """Bring the indexes up to date, then shelve every batch with pending themes."""
+    """Bring the indexes up to date, then shelve every batch with pending themes (each its own flow run)."""
     build_indexes()
-    with open_catalog(get_settings().duckdb_path) as db:
+    with open_catalog(load_settings().duckdb_path) as db:
         pending = ShelfDB(db.conn).pending_batches()
     logger.info("pending batches: %s", ", ".join(pending) or "none")
     return [generate_shelves(batch_id) for batch_id in pending]

@@ -7,7 +7,6 @@ committed, and a build that dies half-way leaves only an orphan folder that the 
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,9 +18,8 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import IvfFlat
 
-from config.settings import BM25Settings
-from storage.sql import sql_string
-from tasks.bm25 import BM25Index
+from storage.bm25_index import META_FILE, BM25Index
+from storage.sql import sql_string, tag_column
 
 BOOKS_TABLE = "books"
 BOOKS_E5_TABLE = "books_e5"  # the optional third path: the same books embedded by multilingual-e5
@@ -31,10 +29,6 @@ ROWS_PER_PARTITION = 4096
 # Partitions searched. benchmarks/ivf_recall.py at 100k books (24 partitions): 16 kept 99.5% of the
 # exact top 100 (worst query 81%), 32 kept all of it for 3 ms more a search; recall comes first.
 NPROBES = 32
-
-
-def tag_column(dimension: str) -> str:
-    return f"tag_{dimension}"
 
 
 def new_version(indexes_dir: Path, snapshot_hash: str) -> tuple[str, Path]:
@@ -120,32 +114,8 @@ def write_sentences_table(version_path: Path, columns: dict[str, list], vectors:
 # ---- BM25 files -------------------------------------------------------------------------------
 
 def save_bm25(version_path: Path, index: BM25Index) -> None:
-    folder = version_path / "bm25"
-    folder.mkdir(parents=True, exist_ok=True)
-    meta = {"backend": index.settings.backend, "method": index.settings.method, "k1": index.settings.k1,
-            "b": index.settings.b, "english_stemming": index.settings.english_stemming, "book_ids": index.book_ids}
-    if index.settings.backend == "rank_bm25":
-        with open(folder / "tokens.jsonl", "w", encoding="utf-8") as fh:
-            for tokens in index.token_lists:
-                fh.write(json.dumps(tokens, ensure_ascii=False) + "\n")
-    else:
-        index.engine.save(str(folder / "bm25s"), show_progress=False)
-    (folder / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-
-
-def load_bm25(version_path: Path) -> BM25Index:
-    folder = version_path / "bm25"
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    settings = BM25Settings(backend=meta["backend"], method=meta["method"], k1=meta["k1"], b=meta["b"],
-                            english_stemming=meta.get("english_stemming", False))  # older versions: unstemmed
-    if settings.backend == "rank_bm25":
-        with open(folder / "tokens.jsonl", encoding="utf-8") as fh:
-            token_lists = [json.loads(line) for line in fh]
-        return BM25Index.build(meta["book_ids"], token_lists, settings)
-    import bm25s
-
-    engine = bm25s.BM25.load(str(folder / "bm25s"), show_progress=False)
-    return BM25Index(meta["book_ids"], settings, engine)
+    """The BM25 index into its folder of the version."""
+    index.save(version_path / "bm25")
 
 
 # ---- reading a version --------------------------------------------------------------------------
@@ -223,7 +193,7 @@ def open_index(version_id: str, path: Path) -> IndexSnapshot:
         path=path,
         books=db.open_table(BOOKS_TABLE),
         sentences=db.open_table(SENTENCES_TABLE),
-        bm25=load_bm25(path),
+        bm25=BM25Index.load(path / "bm25"),
         books_e5=db.open_table(BOOKS_E5_TABLE) if BOOKS_E5_TABLE in db.table_names() else None,
     )
 
@@ -231,4 +201,4 @@ def open_index(version_id: str, path: Path) -> IndexSnapshot:
 def version_exists(path: str | Path) -> bool:
     """True if a version folder is complete enough to open."""
     path = Path(path)
-    return (path / "bm25" / "meta.json").exists() and (path / "lance").exists()
+    return (path / "bm25" / META_FILE).exists() and (path / "lance").exists()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
+from typing import Literal
 
 # Fields that come from a catalog source; content_hash is computed over exactly these.
 SOURCE_FIELDS = (
@@ -13,6 +14,39 @@ SOURCE_FIELDS = (
     "call_no", "summary", "author_intro", "toc", "tags", "rating", "rating_count", "pages",
     "copies_available",
 )
+
+
+Operator = Literal["MUST", "SHOULD", "MUST_NOT"]
+OPERATORS: tuple[str, ...] = ("MUST", "SHOULD", "MUST_NOT")
+
+
+@dataclass(frozen=True)
+class FilterCondition:
+    """One condition on a vocabulary dimension: the book has (any of) these values, or must not."""
+
+    field: str
+    values: tuple[str, ...]
+    operator: Operator
+
+    def to_dict(self) -> dict:
+        return {"field": self.field, "values": list(self.values), "operator": self.operator}
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> FilterCondition:
+        return cls(raw["field"], tuple(raw["values"]), raw["operator"])
+
+
+@dataclass(frozen=True)
+class NumericCondition:
+    """A hard numeric constraint from the brief, e.g. pub_year >= 1980."""
+
+    field: str  # pub_year | rating | pages
+    op: str  # < <= > >= = !=
+    value: float
+
+    def describe(self) -> str:
+        value = int(self.value) if float(self.value).is_integer() else self.value
+        return f"MUST {self.field}{self.op}{value}"
 
 
 @dataclass(frozen=True)
@@ -127,15 +161,35 @@ class HistoryShelf:
     batch_id: str
     theme_id: str
     brief: str
-    conditions: list[dict]
+    conditions: tuple[FilterCondition, ...]
     book_ids: tuple[str, ...]
     position: int = 0  # the theme's place in its batch
     batch_started: datetime | None = None  # when its batch first ran
 
 
+RECALL_PATHS = ("vector", "bm25", "e5")  # e5 runs only where the index was built with index.e5_path
+
+
 @dataclass(frozen=True)
-class BatchSwitches:
-    """A batch's choice of the optional stages; None keeps what config/settings.yaml says."""
+class StageSwitches:
+    """Which optional stages a run uses: one record for the CLI, the flows, a batch's stored choice and eval.
+
+    None keeps what the settings say. A batch stores its two curator-facing switches (sentence rerank,
+    query expansion) so that its reruns give the same shelves; the others exist for evaluation.
+    """
 
     sentence_rerank: bool | None = None
     query_expansion: bool | None = None
+    paths: tuple[str, ...] = RECALL_PATHS
+    vector_threshold: bool = True
+    bm25_randomness: float | None = None  # None: recall.bm25_randomness
+    rerank: bool = True  # the configured HTTP reranker, if any
+
+    def over(self, stored: StageSwitches) -> StageSwitches:
+        """These switches, with the stored batch choice where these leave a curator switch open."""
+        return replace(self, sentence_rerank=_first_set(self.sentence_rerank, stored.sentence_rerank),
+                       query_expansion=_first_set(self.query_expansion, stored.query_expansion))
+
+
+def _first_set(*choices: bool | None) -> bool | None:
+    return next((c for c in choices if c is not None), None)

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import duckdb
 import pyarrow as pa
 
-from storage.models import BatchSwitches, HistoryShelf, Theme
+from storage.models import FilterCondition, HistoryShelf, StageSwitches, Theme
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS themes (
@@ -113,12 +113,11 @@ class ShelfDB:
             [batch_id, now, now, now])
         return self.conn.execute("SELECT first_run_at FROM batches WHERE batch_id = ?", [batch_id]).fetchone()[0]
 
-    def batch_switches(self, batch_id: str, given: BatchSwitches) -> BatchSwitches:
+    def batch_switches(self, batch_id: str, given: StageSwitches) -> StageSwitches:
         """The batch's switches: those given now, else those of its earlier runs (a rerun stays the same)."""
         row = self.conn.execute("SELECT sentence_rerank, query_expansion FROM batch_switches WHERE batch_id = ?",
                                 [batch_id]).fetchone() or (None, None)
-        switches = BatchSwitches(given.sentence_rerank if given.sentence_rerank is not None else row[0],
-                                 given.query_expansion if given.query_expansion is not None else row[1])
+        switches = given.over(StageSwitches(sentence_rerank=row[0], query_expansion=row[1]))
         self.conn.execute("INSERT OR REPLACE INTO batch_switches VALUES (?, ?, ?)",
                           [batch_id, switches.sentence_rerank, switches.query_expansion])
         return switches
@@ -140,10 +139,11 @@ class ShelfDB:
             "GROUP BY h.batch_id, h.theme_id ORDER BY h.batch_id, h.theme_id",
             {"batch": batch_id, "first": first_run_at, "since": since, "position": theme.position},
         ).fetchall()
-        return [HistoryShelf(b, t, brief, json.loads(cond), tuple(ids), pos or 0, started)
+        return [HistoryShelf(b, t, brief, tuple(FilterCondition.from_dict(c) for c in json.loads(cond)), tuple(ids),
+                             pos or 0, started)
                 for b, t, brief, cond, ids, pos, started in rows]
 
-    def record_shelf(self, theme: Theme, conditions: list[dict], book_ids: Sequence[str]) -> None:
+    def record_shelf(self, theme: Theme, conditions: Sequence[FilterCondition], book_ids: Sequence[str]) -> None:
         """The delivered shelf of a theme, exactly once per (batch, theme, book).
 
         Runs inside the caller's batch transaction, so a batch records all its shelves or none.
@@ -155,7 +155,7 @@ class ShelfDB:
             "book_id": list(book_ids),
             "rank": list(range(1, len(book_ids) + 1)),
             "brief": [theme.brief] * len(book_ids),
-            "conditions": [json.dumps(conditions, ensure_ascii=False)] * len(book_ids),
+            "conditions": [json.dumps([c.to_dict() for c in conditions], ensure_ascii=False)] * len(book_ids),
             "shelved_at": pa.array([now] * len(book_ids), pa.timestamp("us")),
         })
         self.conn.register("new_shelf", table)

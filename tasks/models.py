@@ -3,40 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-Operator = Literal["MUST", "SHOULD", "MUST_NOT"]
-OPERATORS: tuple[str, ...] = ("MUST", "SHOULD", "MUST_NOT")
-
-
-@dataclass(frozen=True)
-class FilterCondition:
-    """One condition on a vocabulary dimension: the book has (any of) these values, or must not."""
-
-    field: str
-    values: tuple[str, ...]
-    operator: Operator
-
-    def to_dict(self) -> dict:
-        return {"field": self.field, "values": list(self.values), "operator": self.operator}
-
-
-@dataclass(frozen=True)
-class NumericCondition:
-    """A hard numeric constraint from the brief, e.g. pub_year >= 1980."""
-
-    field: str  # pub_year | rating | pages
-    op: str  # < <= > >= = !=
-    value: float
-
-    def describe(self) -> str:
-        value = int(self.value) if float(self.value).is_integer() else self.value
-        return f"MUST {self.field}{self.op}{value}"
+from storage.models import FilterCondition, NumericCondition
 
 
 @dataclass(frozen=True)
 class ThemeQuery:
-    """A theme brief translated into filters, BM25 keywords and a vector query (seed 003 §2.1)."""
+    """A theme brief translated into filters, BM25 keywords and a vector query."""
 
     filter_conditions: tuple[FilterCondition, ...]
     search_keywords: tuple[str, ...]
@@ -65,9 +38,9 @@ class PathHit:
     variant: str = ""  # the query variant that found it (vector paths: original, translation, synonyms ...)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Candidate:
-    """A book after fusion, with its provenance on every path (seed 003 §6.1)."""
+    """A book after fusion, with its provenance on every path; steps return new ones, never change one."""
 
     book_id: str
     sources: list[str] = field(default_factory=list)

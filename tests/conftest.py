@@ -22,7 +22,7 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 # A developer's tuned config/local.yaml must not change what the tests see.
 os.environ["SHELFWISE_LOCAL_CONFIG"] = str(_PREFECT_HOME / "no-local.yaml")
 
-from config.settings import PROJECT_ROOT, get_settings  # noqa: E402
+from config.settings import PROJECT_ROOT, load_settings  # noqa: E402
 from config.vocabulary import get_vocabulary  # noqa: E402
 
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
@@ -42,9 +42,7 @@ def shared_data(name: str) -> Path:
 def workspace(tmp_path, monkeypatch):
     """A fresh workspace folder, made the process-wide settings' workspace for this test."""
     monkeypatch.setenv("SHELFWISE__WORKSPACE", str(tmp_path / "var"))
-    get_settings.cache_clear()
-    yield get_settings()
-    get_settings.cache_clear()
+    return load_settings()
 
 
 @pytest.fixture(scope="session")
@@ -60,9 +58,9 @@ def demo_rows() -> list[dict]:
 
 @pytest.fixture(scope="session")
 def embedder():
-    from tasks.embedders import create_embedder
+    from tasks.catalog.embedders import create_embedder
 
-    return create_embedder(get_settings().embedder)
+    return create_embedder(load_settings().embedder)
 
 
 @pytest.fixture(scope="session")
@@ -83,13 +81,11 @@ def demo_workspace(prefect_server, tmp_path_factory):
     saved = {k: os.environ.get(k) for k in ("SHELFWISE__WORKSPACE", "SHELFWISE__OUTPUTS_DIR")}
     os.environ["SHELFWISE__WORKSPACE"] = str(root / "var")
     os.environ["SHELFWISE__OUTPUTS_DIR"] = str(root / "outputs")
-    get_settings.cache_clear()
     assert shelfwise(["catalog", "import", str(DEMO_CATALOG)]) == 0
     assert shelfwise(["index", "build"]) == 0
-    yield get_settings()
+    yield load_settings()
     for key, value in saved.items():
         if value is None:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
-    get_settings.cache_clear()

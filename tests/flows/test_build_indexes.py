@@ -8,8 +8,8 @@ import pytest
 from flows.build_indexes import build_indexes
 from storage.catalog_db import CatalogDB, open_catalog
 from storage.index_store import open_index
-from tasks.catalog_import import ColumnMapping, validate_file
-from tasks.text_analysis import tokenize
+from tasks.catalog.ingest import ColumnMapping, validate_file
+from tasks.catalog.text_analysis import tokenize
 
 pytestmark = pytest.mark.slow
 
@@ -99,10 +99,9 @@ def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
     def fail(*args, **kwargs):
         raise RuntimeError("disk full while committing")
 
-    monkeypatch.setattr(CatalogDB, "commit_index_version", fail)
-    with pytest.raises(RuntimeError, match="disk full"):
+    with monkeypatch.context() as patch, pytest.raises(RuntimeError, match="disk full"):
+        patch.setattr(CatalogDB, "commit_index_version", fail)
         build_indexes()
-    monkeypatch.undo()
 
     with open_catalog(workspace.duckdb_path) as db:
         current = db.current_index_version()
@@ -120,22 +119,21 @@ def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
 
 
 def test_the_optional_e5_path_is_built_and_recalls(prefect_server, workspace, vocabulary, tmp_path, monkeypatch):
-    from config.settings import get_settings
+    from config.settings import load_settings
     from flows.shelving import build_context, rank_books
     from storage.models import Theme
-    from tasks.filters import EVERYTHING
     from tasks.models import ThemeQuery
+    from tasks.recall.filters import EVERYTHING
 
     monkeypatch.setenv("SHELFWISE__INDEX__E5_PATH", "true")
-    get_settings.cache_clear()
-    import_catalog(get_settings(), vocabulary, write_catalog(tmp_path / "catalog.jsonl"))
+    settings = load_settings()
+    import_catalog(settings, vocabulary, write_catalog(tmp_path / "catalog.jsonl"))
     report = build_indexes()
     assert "embed_books_e5" in report.stage_seconds
-    with open_catalog(get_settings().duckdb_path) as db:
-        ctx = build_context(db, get_settings(), vocabulary)
+    with open_catalog(settings.duckdb_path) as db:
+        ctx = build_context(db, settings, vocabulary)
     assert ctx.snapshot.books_e5.count_rows() == 12 and ctx.e5_embedder is not None
     query = ThemeQuery((), ("whale",), "a whaling voyage on the ocean", 1.0, "test", "en")
     ranking = rank_books(Theme("b", "t", "whales"), query, EVERYTHING, ctx)
     top = ranking.candidates[0]
     assert top.book_id == "en-6" and {"vector", "bm25", "e5"} <= set(top.ranks)
-    get_settings.cache_clear()

@@ -11,10 +11,10 @@ from config.vocabulary import get_vocabulary
 from flows.cli import main as shelfwise
 from flows.shelving import build_context, rank_books, shelve_theme
 from storage.catalog_db import open_catalog
-from storage.models import Theme
-from tasks.filters import evaluate, hard_constraints
-from tasks.models import FilterCondition, ThemeQuery
-from tasks.translate.base import Translator
+from storage.models import FilterCondition, Theme
+from tasks.models import ThemeQuery
+from tasks.recall.filters import evaluate, hard_constraints
+from tasks.understanding.translate.base import Translator
 
 pytestmark = pytest.mark.slow
 
@@ -133,8 +133,8 @@ def test_new_arrivals_are_the_newest_books_of_the_theme(demo_workspace, demo_con
 
 def test_a_failing_expansion_and_rerank_still_shelve(demo_context, monkeypatch):
     from config.settings import EndpointSettings
-    from tasks import expansion
-    from tasks.rerank.http import HTTPReranker
+    from tasks.ranking.rerank.http import HTTPReranker
+    from tasks.understanding import expansion
 
     def unreadable():
         raise OSError("term_mapping.yaml unreadable")
@@ -156,7 +156,7 @@ def test_a_year_range_holds_for_every_shelved_book(demo_workspace, capsys):
 
 @pytest.mark.parametrize("brief", ["适合雨天窗前读的安静小说", "鲁迅作品专题", "像《边城》那样的书", "本月新书：科幻"])
 def test_paths_run_at_once_or_one_by_one_give_the_same_ranking(demo_context, brief):
-    from flows.shelving import understand
+    from tasks.understanding.entities import understand
 
     theme = Theme("par", "t", brief)
     query = demo_context.translator.translate(theme)
@@ -164,8 +164,8 @@ def test_paths_run_at_once_or_one_by_one_give_the_same_ranking(demo_context, bri
     understanding = understand(brief, demo_context.entities)
     rankings = []
     for parallel in (True, False):
-        settings = dataclasses.replace(demo_context.settings, recall=dataclasses.replace(
-            demo_context.settings.recall, parallel_paths=parallel))
+        settings = demo_context.settings.model_copy(update={"recall": demo_context.settings.recall.model_copy(
+            update={"parallel_paths": parallel})})
         ranking = rank_books(theme, query, constraints, dataclasses.replace(demo_context, settings=settings),
                              understanding=understanding)
         rankings.append([(c.book_id, round(c.fused_score, 9), tuple(c.sources)) for c in ranking.candidates])

@@ -135,8 +135,8 @@ def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_work
         everything = ShelfDB(db.conn).history_for("later", Theme("later", "t", "x"), datetime(2100, 1, 1), 100_000)
     shelf = next(h for h in everything if f"{h.batch_id}/{h.theme_id}" == referenced)
     for cond in shelf.conditions:
-        if cond["operator"] != "MUST_NOT":
-            assert any(v in conditions for v in cond["values"])
+        if cond.operator != "MUST_NOT":
+            assert any(v in conditions for v in cond.values)
     assert "MUST_NOT emotional_tone=沉重压抑" in conditions
 
 

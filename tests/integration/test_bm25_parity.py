@@ -6,8 +6,8 @@ from collections import Counter
 import numpy as np
 
 from config.settings import BM25Settings
-from tasks.bm25 import BM25Index
-from tasks.text_analysis import tokenize
+from storage.bm25_index import BM25Index
+from tasks.catalog.text_analysis import tokenize
 from tests.conftest import shared_data
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from storage.catalog_db import open_catalog
-from tasks.catalog_import import (
+from tasks.catalog.ingest import (
     CatalogFileError,
     ColumnMapping,
     load_mapping,

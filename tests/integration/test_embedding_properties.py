@@ -1,4 +1,4 @@
-"""Seed 001 property 9 with the real model: embedding in one batch equals embedding one by one."""
+"""Property 9 with the real model: embedding in one batch equals embedding one by one."""
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings

@@ -10,9 +10,9 @@ import pytest
 from config.settings import EndpointSettings, TranslationSettings
 from storage.models import Theme
 from tasks.models import Candidate
-from tasks.rerank import rerank
-from tasks.rerank.http import HTTPReranker
-from tasks.translate import create_translator
+from tasks.ranking.rerank import rerank
+from tasks.ranking.rerank.http import HTTPReranker
+from tasks.understanding.translate import create_translator
 
 VALID_REPLY = {
     "filter_conditions": [{"field": "emotional_tone", "values": ["平静淡然"], "operator": "SHOULD"},

@@ -3,7 +3,7 @@
 import numpy as np
 
 from storage.index_store import write_books_table
-from tasks.filters import All, Compare, HasAny, Not, to_lance_sql
+from tasks.recall.filters import All, Compare, HasAny, Not, to_lance_sql
 
 DIMS = ("emotional_tone", "genre")
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tasks.catalog_import import ColumnMapping, RowError, validate_row
+from tasks.catalog.ingest import ColumnMapping, RowError, validate_row
 
 
 def row(**overrides):

@@ -1,7 +1,7 @@
 """Authors and titles named in a brief, on a tiny catalog."""
 
 from storage.models import BookRecord
-from tasks.entities import EntityIndex, understand
+from tasks.understanding.entities import EntityIndex, understand
 
 BOOKS = [BookRecord("z1", "呐喊", authors=("鲁迅",)), BookRecord("z2", "野草", authors=("鲁迅",)),
          BookRecord("z3", "边城", authors=("沈从文",)), BookRecord("z4", "三体", authors=("刘慈欣",)),

@@ -1,9 +1,9 @@
-"""Query expansion (seed 001): variants from config/term_mapping.yaml and config/synonyms.yaml."""
+"""Query expansion: variants from config/term_mapping.yaml and config/synonyms.yaml."""
 
 import dataclasses
 
-from tasks.expansion import ExpansionTables, expand_query, load_expansion_tables, merge_best, translation
 from tasks.models import PathHit
+from tasks.understanding.expansion import ExpansionTables, expand_query, load_expansion_tables, merge_best, translation
 
 TABLES = ExpansionTables.build({"雨夜": ["rainy night", "rain"], "孤独": ["loneliness", "lonely"],
                                 "悲伤": ["sad", "sorrow"]},

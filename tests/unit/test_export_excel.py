@@ -2,10 +2,10 @@
 
 from openpyxl import load_workbook
 
-from storage.models import BookRecord, Theme
-from tasks.export_excel import sheet_title, write_workbook
-from tasks.models import Candidate, FilterCondition, ThemeQuery
-from tasks.shelf import ShelfEntry, ThemeShelf
+from storage.models import BookRecord, FilterCondition, Theme
+from tasks.export.excel import sheet_title, write_workbook
+from tasks.models import Candidate, ThemeQuery
+from tasks.ranking.shelf import ShelfEntry, ThemeShelf
 
 EVIL_THEME = "=cmd|' /C calc'!A0"
 EVIL_TITLE = '=HYPERLINK("http://x")'

@@ -7,8 +7,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from storage.models import BookRecord
-from tasks.filters import (
+from storage.models import BookRecord, FilterCondition
+from tasks.recall.filters import (
     All,
     AnyOf,
     Compare,
@@ -19,7 +19,6 @@ from tasks.filters import (
     hard_constraints,
     to_duckdb_sql,
 )
-from tasks.models import FilterCondition
 
 BOOKS = [
     BookRecord("b1", "A", pub_year=1934, pages=120, copies_available=0,

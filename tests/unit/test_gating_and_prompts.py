@@ -3,9 +3,10 @@
 import yaml
 
 from config.settings import GatingSettings
-from tasks.gating import gate, head_flatness
-from tasks.models import Candidate, FilterCondition, ThemeQuery
-from tasks.prompt_data import HEADER, yaml_data_block
+from storage.models import FilterCondition
+from tasks.models import Candidate, ThemeQuery
+from tasks.ranking.gating import gate, head_flatness
+from tasks.understanding.prompt_data import HEADER, yaml_data_block
 
 SETTINGS = GatingSettings(min_confidence=0.5, min_books=10, flat_head_gap=0.2)
 CLOSEST = ["平静淡然", "忧伤怅惘", "雨天窗前"]

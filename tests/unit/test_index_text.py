@@ -4,8 +4,8 @@ import numpy as np
 
 from config.settings import EnrichmentSettings, TextSection
 from storage.models import BookRecord
-from tasks.enrich import choose_tags, enrich
-from tasks.index_text import (
+from tasks.catalog.enrich import choose_tags, enrich
+from tasks.catalog.index_text import (
     bm25_document_tokens,
     book_sentences,
     compose_index_text,
@@ -25,7 +25,7 @@ def test_tags_are_rendered_in_the_books_language(vocabulary):
 
 
 def test_index_text_repeats_and_truncates_sections(vocabulary):
-    sections = (TextSection("tags", repeat=2), TextSection("title_line"), TextSection("summary", max_chars=5))
+    sections = (TextSection(field="tags", repeat=2), TextSection(field="title_line"), TextSection(field="summary", max_chars=5))
     assert compose_index_text(BIANCHENG, vocabulary, sections).split("\n") == [
         "忧伤怅惘", "忧伤怅惘", "边城 — 沈从文", "翠翠在渡口"]
 
@@ -66,7 +66,7 @@ def test_enrich_compares_each_book_with_every_value(vocabulary):
 
 
 def test_latin_words_are_stemmed_in_both_languages():
-    from tasks.text_analysis import bm25_tokens
+    from tasks.catalog.text_analysis import bm25_tokens
 
     assert bm25_tokens("Teaching studies of cells", "en", stem=True) == ["teach", "studi", "cell"]
     assert bm25_tokens("关于cells的研究", "zh", stem=True) == ["cell", "研究"]

@@ -2,12 +2,11 @@
 
 from datetime import datetime
 
-from storage.models import BookRecord
-from tasks.book_graph import BookGraph
-from tasks.entities import EntityIndex, understand
-from tasks.filters import All, Compare, hard_constraints
-from tasks.intent_recall import graph_neighbours, newest_books
-from tasks.models import FilterCondition
+from storage.models import BookRecord, FilterCondition
+from tasks.recall.book_graph import BookGraph
+from tasks.recall.filters import All, Compare, hard_constraints
+from tasks.recall.intent_paths import graph_neighbours, newest_books
+from tasks.understanding.entities import EntityIndex, understand
 
 BOOKS = {b.book_id: b for b in [
     BookRecord("a1", "边城", authors=("沈从文",), pub_year=1934, tags={"genre": ("小说",), "mood": ("乡愁",)}),

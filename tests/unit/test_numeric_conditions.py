@@ -4,8 +4,8 @@ from datetime import date
 
 import pytest
 
-from tasks.models import NumericCondition as N
-from tasks.numeric_conditions import parse_numeric_conditions
+from storage.models import NumericCondition as N
+from tasks.understanding.numbers import parse_numeric_conditions
 
 TODAY = date(2026, 11, 22)
 
@@ -28,7 +28,7 @@ def test_briefs_become_numeric_conditions(brief, expected):
 
 def test_rules_translator_carries_them_into_the_query(vocabulary):
     from storage.models import Theme
-    from tasks.translate.rules import RulesTranslator
+    from tasks.understanding.translate.rules import RulesTranslator
 
     query = RulesTranslator(vocabulary).translate(Theme("b", "t", "1980年代以后出版的科幻小说"))
     assert query.numeric_conditions == (N("pub_year", ">=", 1980),)

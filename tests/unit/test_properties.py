@@ -1,7 +1,7 @@
-"""Seed 001's ten correctness properties, adapted to books, as hypothesis property tests.
+"""Ten correctness properties of query expansion and sentence rerank, as hypothesis property tests.
 
 Property 9 (batch embedding equals one-by-one) needs the real model: tests/integration/test_embedding_properties.py.
-Property 8's whole-shelf half runs on the demo index: tests/flows/test_understanding_on_demo.py.
+Property 8's whole-shelf half runs on the demo index: tests/flows/test_gating_on_demo.py.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks.dense_scores import best_sentences
-from tasks.expansion import expand_query, load_expansion_tables, merge_best, translation
-from tasks.fusion import rrf_fuse
 from tasks.models import Candidate, PathHit
-from tasks.rerank import rerank
-from tasks.rerank.base import Reranker
-from tasks.rerank.sentence import sentence_rerank
+from tasks.ranking.fusion import rrf_fuse
+from tasks.ranking.rerank import rerank
+from tasks.ranking.rerank.base import Reranker
+from tasks.ranking.rerank.sentence import sentence_rerank
+from tasks.recall.dense_scores import best_sentences
+from tasks.understanding.expansion import expand_query, load_expansion_tables, merge_best, translation
 
 TABLES = load_expansion_tables()
 WORDS = list(TABLES.to_english) + [e for terms in TABLES.to_english.values() for e in terms] + [
@@ -147,7 +147,7 @@ def test_a_failing_or_slow_sentence_rerank_keeps_the_fused_order(ids, failure):
     assert not ids or "fused order kept" in outcome.note
 
 
-# 10. (Seed 001: every DOI reaches the candidate pool.) Every book any path found reaches fusion,
+# 10. Every book any path found reaches fusion,
 # with that path's rank in its provenance.
 @given(st.dictionaries(st.sampled_from(["vector", "bm25", "entity", "related"]), hits, max_size=4))
 def test_fusion_keeps_every_found_book_with_its_provenance(paths):

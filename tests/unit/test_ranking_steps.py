@@ -3,13 +3,13 @@
 import pytest
 
 from config.settings import HistorySettings, RecallSettings
-from storage.models import BookRecord
-from tasks.dedupe import condition_similarity
-from tasks.expansion import expand_query
-from tasks.fusion import rrf_fuse
+from storage.models import BookRecord, FilterCondition
 from tasks.models import PathHit, ThemeQuery
-from tasks.recall import dynamic_threshold, theme_seed
-from tasks.shelf import select_shelf
+from tasks.ranking.dedupe import condition_similarity
+from tasks.ranking.fusion import rrf_fuse
+from tasks.ranking.shelf import select_shelf
+from tasks.recall.paths import dynamic_threshold, theme_seed
+from tasks.understanding.expansion import expand_query
 
 
 def test_rrf_matches_the_seed_example_and_keeps_provenance():
@@ -18,7 +18,7 @@ def test_rrf_matches_the_seed_example_and_keeps_provenance():
     fused = {c.book_id: c for c in rrf_fuse({"vector": vector, "bm25": bm25}, k=60)}
     a = fused["A"]
     assert a.ranks == {"vector": 3, "bm25": 7}
-    assert a.rrf_score == pytest.approx(1 / 63 + 1 / 67)  # 0.03080, as in seed 003 §2.5
+    assert a.rrf_score == pytest.approx(1 / 63 + 1 / 67)  # 0.03080: RRF with k = 60
     assert a.sources == ["vector", "bm25_random"] and a.scores["bm25"] == 3.4
     assert fused["v1"].rrf_score == pytest.approx(1 / 61)
 
@@ -48,10 +48,10 @@ def test_theme_seed_is_stable_and_distinct():
 
 
 def test_condition_similarity_counts_overlapping_fields():
-    a = [{"field": "emotional_tone", "values": ["平静淡然"], "operator": "SHOULD"},
-         {"field": "genre", "values": ["小说"], "operator": "SHOULD"}]
-    b = [{"field": "emotional_tone", "values": ["平静淡然", "忧伤怅惘"], "operator": "SHOULD"},
-         {"field": "genre", "values": ["诗歌"], "operator": "SHOULD"}]
+    a = [FilterCondition("emotional_tone", ("平静淡然",), "SHOULD"),
+         FilterCondition("genre", ("小说",), "SHOULD")]
+    b = [FilterCondition("emotional_tone", ("平静淡然", "忧伤怅惘"), "SHOULD"),
+         FilterCondition("genre", ("诗歌",), "SHOULD")]
     assert condition_similarity(a, a) == 1.0
     assert condition_similarity(a, b) == 0.5
     assert condition_similarity([], []) == 0.0
@@ -73,9 +73,9 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme():
     from types import SimpleNamespace
 
     from config.settings import BM25Settings
-    from tasks.bm25 import BM25Index
-    from tasks.filters import EVERYTHING
-    from tasks.recall import bm25_recall
+    from storage.bm25_index import BM25Index
+    from tasks.recall.filters import EVERYTHING
+    from tasks.recall.paths import bm25_recall
 
     ids = [f"b{i:03d}" for i in range(200)]
     tokens = [["rain"] * (1 + i % 7) + [f"w{i}"] for i in range(200)]
@@ -94,8 +94,8 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme():
 
 
 def test_score_fusion_keeps_margins_that_rrf_throws_away():
-    from tasks.fusion import normalizer, score_fuse
     from tasks.models import Candidate
+    from tasks.ranking.fusion import normalizer, score_fuse
 
     # BM25 is sure about "a" (a clear margin); the dense path barely prefers "b".
     bm25 = {"a": 12.0, "b": 3.0, "c": 2.9, "d": 2.8}

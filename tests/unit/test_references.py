@@ -1,18 +1,18 @@
-"""References to earlier shelves (seed 004) on tiny in-memory history."""
+"""References to earlier shelves on tiny in-memory history."""
 
 from datetime import datetime
 
-from storage.models import HistoryShelf, Theme
-from tasks.models import FilterCondition, ThemeQuery
-from tasks.references import detect_reference, merge_reference, resolve
+from storage.models import FilterCondition, HistoryShelf, Theme
+from tasks.models import ThemeQuery
+from tasks.understanding.references import detect_reference, merge_reference, resolve
 
 EARLIER = HistoryShelf("b1", "rain", "Quiet novels for a rainy night",
-                       [{"field": "emotional_tone", "values": ["忧伤怅惘"], "operator": "SHOULD"},
-                        {"field": "emotional_tone", "values": ["温暖治愈"], "operator": "MUST_NOT"}],
+                       (FilterCondition("emotional_tone", ("忧伤怅惘",), "SHOULD"),
+                        FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT")),
                        ("x",), position=2, batch_started=datetime(2026, 11, 1))
-OLDER = HistoryShelf("b0", "sea", "Sea", [], ("y",), position=5, batch_started=datetime(2026, 10, 1))
-THIS_BATCH = HistoryShelf("b2", "stars", "星空", [{"field": "spatial_atmosphere", "values": ["宇宙星空"],
-                                                   "operator": "SHOULD"}], ("z",), position=1)
+OLDER = HistoryShelf("b0", "sea", "Sea", (), ("y",), position=5, batch_started=datetime(2026, 10, 1))
+THIS_BATCH = HistoryShelf("b2", "stars", "星空", (FilterCondition("spatial_atmosphere", ("宇宙星空",), "SHOULD"),),
+                          ("z",), position=1)
 
 
 def test_references_are_told_by_temporal_or_referential_words():

@@ -1,7 +1,7 @@
 """Theme files: YAML, CSV and the XLSX template."""
 
 from config.settings import CONFIG_DIR
-from tasks.themes import read_themes
+from tasks.understanding.themes import read_themes
 from tests.conftest import PROJECT_ROOT
 
 

@@ -1,7 +1,7 @@
 """The rules translator on small briefs."""
 
 from storage.models import Theme
-from tasks.translate.rules import RulesTranslator, match_values
+from tasks.understanding.translate.rules import RulesTranslator, match_values
 
 
 def translate(vocabulary, **fields):

@@ -1,0 +1,39 @@
+"""BM25 step: books tokenized as the index analyses them (only changed books again), one index over all."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from config.settings import Settings
+from storage.bm25_index import BM25Index
+from storage.catalog_db import CatalogDB
+from storage.models import BookRecord
+from tasks.catalog.index_text import bm25_document_tokens
+from tasks.catalog.text_analysis import ANALYZER_VERSION
+from tasks.progress import Progress
+
+
+@dataclass(frozen=True)
+class BM25Build:
+    index: BM25Index
+    tokenized: int  # books tokenized now (the rest came from stored tokens)
+
+
+def build_bm25(books: list[BookRecord], db: CatalogDB, settings: Settings, use_cache: bool = True) -> BM25Build:
+    """Tokenize changed books (the rest come from stored tokens) and build BM25 over all of them."""
+    analysis = json.dumps({"weights": settings.bm25.field_weights, "stem": settings.bm25.english_stemming},
+                          sort_keys=True)
+    stored = db.cached_tokens() if use_cache else {}
+    keys = {b.book_id: f"{b.content_hash}|{ANALYZER_VERSION}|{analysis}" for b in books}
+    stale = [b for b in books if stored.get(b.book_id, ("", []))[0] != keys[b.book_id]]
+    progress = Progress("tokenizing books", len(stale))
+    fresh: dict[str, tuple[str, list[str]]] = {}
+    for book in stale:
+        fresh[book.book_id] = (keys[book.book_id], bm25_document_tokens(
+            book, settings.bm25.field_weights, settings.bm25.english_stemming))
+        progress.advance()
+    token_lists = [fresh[b.book_id][1] if b.book_id in fresh else stored[b.book_id][1] for b in books]
+    db.store_tokens(fresh, {b.book_id for b in books})
+    index = BM25Index.build([b.book_id for b in books], token_lists, settings.bm25)
+    return BM25Build(index, len(fresh))

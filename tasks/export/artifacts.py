@@ -1,0 +1,34 @@
+"""What a batch run publishes to Prefect: a table of every shelved book and a markdown summary."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from tasks.ranking.shelf import ThemeShelf
+
+
+def artifact_key(batch_id: str) -> str:
+    """Prefect artifact keys allow lowercase letters, digits and dashes only."""
+    return "shelves-" + (re.sub(r"[^a-z0-9-]+", "-", batch_id.lower()).strip("-") or "batch")
+
+
+def shelf_table(shelves: Sequence[ThemeShelf]) -> list[dict]:
+    """One row per shelved book: theme, rank, title, authors, year, sources, why."""
+    return [{"theme": s.theme.theme_name, "rank": e.rank, "title": e.book.title,
+             "authors": " / ".join(e.book.authors), "year": e.book.pub_year, "sources": ", ".join(e.candidate.sources),
+             "why": e.why} for s in shelves for e in s.entries]
+
+
+def batch_summary(batch_id: str, workbook: Path, shelves: Sequence[ThemeShelf]) -> str:
+    """Markdown: each theme's status, books and translator, then the questions of themes under review."""
+    lines = [f"# Batch {batch_id}", "", f"Workbook: `{workbook}`", "",
+             "| theme | status | books | translator |", "|---|---|---|---|"]
+    lines += [f"| {s.theme.theme_name} | {s.status} | {len(s.entries)} | {s.query.translator} |" for s in shelves]
+    review = [s for s in shelves if s.status == "needs_review"]
+    if review:
+        lines += ["", "## Needs review", ""]
+        lines += [f"- **{s.theme.theme_name}**: {s.verdict.question} ({' / '.join(s.verdict.options)}); "
+                  f"{'; '.join(s.verdict.reasons)}" for s in review]
+    return "\n".join(lines)

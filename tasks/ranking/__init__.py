@@ -1,0 +1,1 @@
+"""Ranking stage: hits per path in; one fused, reranked, de-duplicated, checked and gated shelf out."""

@@ -1,0 +1,50 @@
+"""History de-duplication step: skip books already shelved for a similar theme."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from config.settings import HistorySettings
+from storage.models import FilterCondition, HistoryShelf
+from tasks.catalog.embedders.base import Embedder
+
+
+@dataclass(frozen=True)
+class Exclusions:
+    book_ids: frozenset[str]
+    because_of: tuple[str, ...]  # "batch/theme (brief 0.91)" for every similar earlier shelf
+
+
+def condition_similarity(a: Sequence[FilterCondition], b: Sequence[FilterCondition]) -> float:
+    """Share of the fields named by either side on which their value sets overlap."""
+    def grouped(conditions: Sequence[FilterCondition]) -> dict[str, set[str]]:
+        fields: dict[str, set[str]] = {}
+        for cond in conditions:
+            fields.setdefault(cond.field, set()).update(cond.values)
+        return fields
+
+    ga, gb = grouped(a), grouped(b)
+    fields = set(ga) | set(gb)
+    if not fields:
+        return 0.0
+    return sum(1 for f in fields if ga.get(f, set()) & gb.get(f, set())) / len(fields)
+
+
+def find_exclusions(brief: str, conditions: Sequence[FilterCondition], history: Sequence[HistoryShelf],
+                    embedder: Embedder, settings: HistorySettings) -> Exclusions:
+    """Books of earlier shelves whose brief or conditions are similar enough to this theme's."""
+    if not history:
+        return Exclusions(frozenset(), ())
+    vectors = embedder.embed_queries([brief, *(h.brief for h in history)])
+    brief_sims = vectors[1:] @ vectors[0]
+    excluded: set[str] = set()
+    reasons = []
+    for shelf, brief_sim in zip(history, np.asarray(brief_sims).tolist()):
+        cond_sim = condition_similarity(conditions, shelf.conditions)
+        if brief_sim >= settings.brief_similarity or cond_sim >= settings.condition_similarity:
+            excluded.update(shelf.book_ids)
+            reasons.append(f"{shelf.batch_id}/{shelf.theme_id} (brief {brief_sim:.2f}, conditions {cond_sim:.2f})")
+    return Exclusions(frozenset(excluded), tuple(reasons))

@@ -1,0 +1,94 @@
+"""Fusion step: reciprocal rank fusion and score fusion with per-query normalisation.
+
+RRF only sees ranks, so a BM25 list with one clear winner counts no more than a flat one; score
+fusion keeps those margins. Each path's scores are normalised per query against that path's own
+result list: DBSF maps mean ± 3σ to [0, 1] (as Qdrant does), min-max maps min..max. Every book in the
+union is scored on every path (tasks/recall/scores.py), so a book found by one path still gets the
+other path's opinion. Candidates are never changed in place: every step returns new ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from config.settings import FusionSettings
+from tasks.models import Candidate, PathHit
+from tasks.recall.scores import PathScoring
+
+
+def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
+             weights: Mapping[str, float] | None = None) -> list[Candidate]:
+    """score(book) = sum over paths of weight / (k + rank); best first, ties by book_id."""
+    weights = weights or {}
+    found: dict[str, dict] = {}
+    for path, hits in paths.items():
+        weight = weights.get(path, 1.0)
+        for rank, hit in enumerate(hits, start=1):
+            book = found.setdefault(hit.book_id, {"sources": [], "ranks": {}, "scores": {}, "rrf": 0.0,
+                                                  "variant": None})
+            if path in book["ranks"]:
+                continue  # a path lists a book once; keep its best rank
+            book["ranks"][path] = rank
+            book["scores"][path] = hit.score
+            if hit.source not in book["sources"]:
+                book["sources"].append(hit.source)
+            if hit.variant and book["variant"] is None:
+                book["variant"] = hit.variant
+            book["rrf"] += weight / (k + rank)
+    candidates = [Candidate(book_id, b["sources"], b["ranks"], b["scores"], rrf_score=b["rrf"], fused_score=b["rrf"],
+                            query_variant=b["variant"]) for book_id, b in found.items()]
+    return sorted(candidates, key=lambda c: (-c.fused_score, c.book_id))
+
+
+def normalizer(name: str, reference: Sequence[float]):
+    """A function mapping a path's raw score into [0, 1], fitted on that path's result list."""
+    ref = np.asarray(reference, dtype=np.float64)
+    if ref.size == 0:
+        return lambda s: 0.0
+    if name == "dbsf":
+        low, high = ref.mean() - 3 * ref.std(), ref.mean() + 3 * ref.std()
+    elif name == "minmax":
+        low, high = ref.min(), ref.max()
+    else:
+        raise ValueError(f"unknown normaliser {name!r}")
+    span = high - low
+    if span <= 0:
+        return lambda s: 1.0 if s >= high else 0.0
+    return lambda s: float(min(1.0, max(0.0, (s - low) / span)))
+
+
+def score_fuse(candidates: Sequence[Candidate], all_scores: Mapping[str, Mapping[str, float]],
+               references: Mapping[str, Sequence[float]], weights: Mapping[str, float],
+               method: str) -> list[Candidate]:
+    """fused = sum over paths of weight x normalised score; `all_scores` covers every candidate."""
+    norms = {path: normalizer(method, references.get(path, ())) for path in all_scores}
+    fused = [replace(cand, fused_score=sum(weights.get(path, 1.0) * norms[path](scores[cand.book_id])
+                                           for path, scores in all_scores.items() if cand.book_id in scores))
+             for cand in candidates]
+    return sorted(fused, key=lambda c: (-c.fused_score, -c.rrf_score, c.book_id))
+
+
+def fusion_weights(settings: FusionSettings, query_tokens: int) -> Mapping[str, float]:
+    """A query of few BM25 tokens gives BM25 little to rank with: its short-query weights count the dense path fully."""
+    return settings.short_query_weights if query_tokens <= settings.short_query_tokens else settings.weights
+
+
+def fuse(paths: Mapping[str, Sequence[PathHit]], scoring: PathScoring | None, settings: FusionSettings,
+         query_tokens: int) -> list[Candidate]:
+    """The fused list: RRF, or (with `scoring`) score fusion, each book with its evidence sentence."""
+    candidates = rrf_fuse(paths, settings.rrf_k, settings.weights if settings.method == "rrf" else None)
+    if settings.method == "rrf" or scoring is None or not candidates:
+        return candidates
+    with_evidence = [replace(c, evidence=scoring.evidence[c.book_id]) if c.book_id in scoring.evidence else c
+                     for c in candidates]
+    return score_fuse(with_evidence, scoring.scores, scoring.references, fusion_weights(settings, query_tokens),
+                      settings.method)
+
+
+def newest_first(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """New arrivals in the order of the `recent` path; the topic paths only add books after them."""
+    recent = sorted((c for c in candidates if "recent" in c.ranks), key=lambda c: c.ranks["recent"])
+    return recent + [c for c in candidates if "recent" not in c.ranks]

@@ -1,0 +1,100 @@
+"""Shelf step: the top K books, at most N per author, each with the reason it is there."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from storage.models import BookRecord, Theme
+from tasks.models import Candidate, ThemeQuery
+from tasks.ranking.gating import GateVerdict
+from tasks.recall.filters import Expr, evaluate
+
+
+@dataclass(frozen=True)
+class ShelfEntry:
+    rank: int
+    book: BookRecord
+    candidate: Candidate
+    why: str
+
+
+@dataclass
+class ThemeShelf:
+    """One theme's result: what the workbook, the history and the Prefect artifact show."""
+
+    theme: Theme
+    query: ThemeQuery
+    entries: list[ShelfEntry]
+    status: str  # done | needs_review | failed
+    notes: list[str] = field(default_factory=list)
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    verdict: GateVerdict = GateVerdict("done")
+
+
+_PATH_REASONS = {
+    "entity": "the author or series the brief names",
+    "similar": "close in meaning to the book the brief names",
+    "related": "shares an author or tags with what the brief names",
+}
+
+
+def explain(book: BookRecord, query: ThemeQuery, sources: Sequence[str] = ()) -> str:
+    """Why the book is here: the intent path that found it, the conditions it meets, the keywords it contains."""
+    parts = [_PATH_REASONS[s] for s in sources if s in _PATH_REASONS]
+    if "recent" in sources:
+        parts.append(f"new arrival ({book.pub_year})")
+    for cond in query.filter_conditions:
+        if cond.operator == "MUST_NOT":
+            continue
+        matched = [v for v in cond.values if v in book.tags.get(cond.field, ())]
+        if matched:
+            parts.append(f"{cond.operator} {cond.field}={'/'.join(matched)}")
+    text = f"{book.title} {book.subtitle or ''} {' '.join(book.authors)} {book.summary or ''}".lower()
+    keywords = [k for k in query.search_keywords if k.lower() in text]
+    if keywords:
+        parts.append("keywords: " + ", ".join(keywords))
+    excluded = [f"{c.field}≠{'/'.join(c.values)}" for c in query.conditions("MUST_NOT")]
+    if excluded:
+        parts.append("excludes " + ", ".join(excluded))
+    return "; ".join(parts) or "similar in meaning to the brief"
+
+
+def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], excluded: frozenset[str],
+                 query: ThemeQuery, size: int, max_per_author: int,
+                 exempt_authors: frozenset[str] = frozenset()) -> list[ShelfEntry]:
+    """Walk the ranked candidates, skipping excluded books and authors already shelved enough."""
+    entries: list[ShelfEntry] = []
+    per_author: dict[str, int] = {}
+    for cand in candidates:
+        book = books.get(cand.book_id)
+        if book is None or cand.book_id in excluded:
+            continue
+        authors = book.authors or ("",)
+        if any(a and a not in exempt_authors and per_author.get(a, 0) >= max_per_author for a in authors):
+            continue
+        for a in authors:
+            per_author[a] = per_author.get(a, 0) + 1
+        entries.append(ShelfEntry(len(entries) + 1, book, cand, explain(book, query, cand.sources)))
+        if len(entries) == size:
+            break
+    return entries
+
+
+@dataclass(frozen=True)
+class CheckedShelf:
+    entries: list[ShelfEntry]  # the books that meet every hard constraint, ranked anew
+    dropped: list[ShelfEntry]  # books that do not: a bug in a recall path, never shelved
+
+
+def check_shelf(entries: Sequence[ShelfEntry], constraints: Expr) -> CheckedShelf:
+    """Every shelved book checked once more against the hard constraints before it is delivered."""
+    kept = [e for e in entries if evaluate(constraints, e.book)]
+    dropped = [e for e in entries if e not in kept]
+    return CheckedShelf([replace(e, rank=i) for i, e in enumerate(kept, start=1)], dropped)
+
+
+def failed_shelf(theme: Theme, error: Exception) -> ThemeShelf:
+    """The record of a theme whose shelving raised: no books, the error in its notes."""
+    empty = ThemeQuery((), (), "", 0.0, "none")
+    return ThemeShelf(theme, empty, [], "failed", [f"{type(error).__name__}: {error}"[:300]])

@@ -1,0 +1,81 @@
+"""Recall paths chosen by intent: what each kind of brief adds to the vector and BM25 paths.
+
+author_spotlight -> the author's own books ("entity"), then books sharing tags or co-authors ("related");
+series -> the series' books in reading order ("entity"), then the same graph neighbours;
+similar_to_book -> the named book's vector neighbours ("similar") and graph neighbours ("related"),
+never the book itself; new_arrivals -> the newest books within the theme's conditions ("recent").
+A theme shelf has none of these: the vector and BM25 paths carry it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+import numpy as np
+
+from storage.index_store import IndexSnapshot
+from storage.models import BookRecord, FilterCondition
+from tasks.models import PathHit, ThemeQuery
+from tasks.recall.book_graph import BookGraph
+from tasks.recall.filters import All, AnyOf, Expr, HasAny, evaluate, to_lance_sql
+from tasks.understanding.intent import POLICIES, Intent, Understanding
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def entity_books(understanding: Understanding, books: Mapping[str, BookRecord], constraints: Expr) -> list[PathHit]:
+    """The spotlit authors' books (newest first) or the series' (in reading order), within the constraints."""
+    own = [books[b] for b in understanding.book_ids if b in books and evaluate(constraints, books[b])]
+    if understanding.intent is not Intent.SERIES:  # a series keeps its reading order
+        own.sort(key=lambda b: (-(b.pub_year or 0), b.book_id))
+    return [PathHit(b.book_id, 1.0, "entity") for b in own]
+
+
+def vector_neighbours(book_ids: tuple[str, ...], snapshot: IndexSnapshot, constraints: Expr,
+                      top_k: int) -> list[PathHit]:
+    """Books whose vectors are closest to any of the named books', the named books left out."""
+    named = snapshot.book_vectors(list(book_ids))
+    best: dict[str, float] = {}
+    if named:
+        for hits in snapshot.vector_search_many(np.vstack(list(named.values())), top_k, to_lance_sql(constraints)):
+            for book_id, similarity in hits:
+                if book_id not in book_ids:
+                    best[book_id] = max(similarity, best.get(book_id, -1.0))
+    return [PathHit(b, s, "similar") for b, s in sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def graph_neighbours(book_ids: tuple[str, ...], graph: BookGraph, books: Mapping[str, BookRecord],
+                     constraints: Expr, top_k: int) -> list[PathHit]:
+    """Books sharing authors or tags with the named books, within the constraints."""
+    def allowed(book_id: str) -> bool:
+        return book_id in books and evaluate(constraints, books[book_id])
+
+    return [PathHit(b, s, "related") for b, s in graph.related(book_ids, allowed, top_k)]
+
+
+def newest_books(books: Mapping[str, BookRecord], constraints: Expr, should: tuple[FilterCondition, ...],
+                 top_k: int) -> list[PathHit]:
+    """The most recently published books within the theme's conditions (newest catalog entries first on a tie).
+
+    "本月新书：科幻" wants new science fiction, not any new book: where the theme has SHOULD conditions a
+    book must meet one of them. Scored 1 for the newest down to near 0 for the k-th, so fusion sees
+    recency, not a publication year.
+    """
+    wanted = All((constraints, AnyOf(tuple(HasAny(c.field, c.values) for c in should)))) if should else constraints
+    matching = [b for b in books.values() if b.pub_year and evaluate(wanted, b)]
+    matching.sort(key=lambda b: (-(b.pub_year or 0), -(b.updated_at or _EPOCH).timestamp(), b.book_id))
+    top = matching[:top_k]
+    return [PathHit(b.book_id, 1.0 - i / len(top), "recent") for i, b in enumerate(top)]
+
+
+def intent_paths(understanding: Understanding, query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
+                 books: Mapping[str, BookRecord], graph: BookGraph, top_k: int) -> dict[str, list[PathHit]]:
+    """The paths the intent's policy adds to the vector and BM25 paths, by name."""
+    path_of = {
+        "entity": lambda: entity_books(understanding, books, constraints),
+        "similar": lambda: vector_neighbours(understanding.book_ids, snapshot, constraints, top_k),
+        "related": lambda: graph_neighbours(understanding.book_ids, graph, books, constraints, top_k),
+        "recent": lambda: newest_books(books, constraints, query.conditions("SHOULD"), top_k),
+    }
+    return {name: path_of[name]() for name in POLICIES[understanding.intent].paths}

@@ -1,0 +1,126 @@
+"""Recall step: the vector path and the BM25 path, each a ranked list of hits."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from config.settings import RecallSettings
+from storage.index_store import BOOKS_TABLE, IndexSnapshot
+from storage.models import BookRecord
+from tasks.catalog.embedders.base import Embedder
+from tasks.catalog.text_analysis import bm25_tokens
+from tasks.models import PathHit, ThemeQuery
+from tasks.progress import timed
+from tasks.recall.filters import All, Expr, HasAny, evaluate, to_lance_sql
+from tasks.understanding.expansion import Expansion, contributions, expand_query, merge_best
+
+SEARCH_THREADS = 4
+
+
+@dataclass(frozen=True)
+class VectorRecall:
+    hits: list[PathHit]
+    threshold: float
+    expansion: Expansion
+    query_vector: np.ndarray  # the original query's vector (the first variant)
+
+    def describe(self, path: str) -> str:
+        """E.g. 'vector: 87 above 0.31 (best by variant: original 52, translation 20, synonyms 15)'."""
+        counts = ", ".join(f"{kind} {n}" for kind, n in contributions(self.hits).items())
+        note = f"; {self.expansion.note}" if self.expansion.note else ""
+        return f"{path}: {len(self.hits)} above {self.threshold:.2f} (best by variant: {counts or 'none'}){note}"
+
+
+def theme_seed(batch_id: str, theme_id: str) -> int:
+    """A stable seed per (batch, theme): a rerun draws the same random share."""
+    return int.from_bytes(hashlib.sha256(f"{batch_id}\x1f{theme_id}".encode()).digest()[:8], "big")
+
+
+def dynamic_threshold(similarities: list[float], settings: RecallSettings) -> float:
+    """max(factor x mean of the top 5, 0.7 x min_confidence): adapts to how well the query matches."""
+    top = sorted(similarities, reverse=True)[:5]
+    mean_top = float(np.mean(top)) if top else 0.0
+    return max(settings.threshold_factor * mean_top, 0.7 * settings.min_confidence)
+
+
+def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, embedder: Embedder,
+                  settings: RecallSettings, use_threshold: bool = True, path: str = "vector",
+                  table: str = BOOKS_TABLE, expand: bool = True) -> VectorRecall:
+    """Hard constraints as prefilter, one query per variant and per SHOULD value; a book keeps its best."""
+    expansion = expand_query(query.synthetic_query, None, expand=expand)
+    kinds = [v.kind for v in expansion.variants]
+    vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
+    k = settings.vector_top_k
+    should_filters = [to_lance_sql(All((constraints, HasAny(cond.field, (value,)))))
+                      for cond in query.conditions("SHOULD") for value in cond.values]
+    # Every variant in one search (they share the filter), and the original once per SHOULD value,
+    # all at once on threads (LanceDB releases the GIL); merged in a fixed order.
+    with ThreadPoolExecutor(max_workers=SEARCH_THREADS, thread_name_prefix="vector-search") as pool:
+        variant_hits = pool.submit(snapshot.vector_search_many, vectors, k, to_lance_sql(constraints), table)
+        should_hits = [pool.submit(snapshot.vector_search, vectors[0], k, where, table) for where in should_filters]
+        results = [*zip(kinds, variant_hits.result()), *(("original", f.result()) for f in should_hits)]
+    found = merge_best(PathHit(book_id, similarity, path, kind)
+                       for kind, hits in results for book_id, similarity in hits)
+    # The threshold guards an open query against noise; where MUST conditions already narrowed the
+    # catalog to the topic it only cut wanted books (demo "只要科幻小说…1980年以后": 4 of 8 shelved).
+    narrowed = bool(query.conditions("MUST"))
+    threshold = dynamic_threshold([h.score for h in found], settings) if use_threshold and not narrowed else -1.0
+    hits = [h for h in found if h.score >= threshold][:k]
+    return VectorRecall(hits, threshold, expansion, vectors[0])
+
+
+def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot) -> list[str]:
+    """The keywords analysed as the index was built, whatever the config says now."""
+    return bm25_tokens(" ".join(query.search_keywords), query.language, snapshot.bm25.settings.english_stemming)
+
+
+def bm25_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],
+                settings: RecallSettings, seed: int, randomness: float | None = None) -> list[PathHit]:
+    """Top BM25 books for the keywords, with a seeded share drawn from the lower-scored pool."""
+    share = settings.bm25_randomness if randomness is None else randomness
+    tokens = bm25_query_tokens(query, snapshot)
+    k = settings.bm25_top_k
+    ranked = [(b, s) for b, s in snapshot.bm25.search(tokens, k * 4)
+              if b in books and evaluate(constraints, books[b])]
+    main_count = round(k * (1 - share))
+    main = ranked[:main_count]
+    hits = [PathHit(b, s, "bm25") for b, s in main]
+    if share > 0 and len(ranked) > main_count:
+        # The pool: below the main results, but at least half the score of the (3k)-th book.
+        floor = ranked[min(k * 3, len(ranked) - 1)][1] * 0.5
+        pool = [(b, s) for b, s in ranked[main_count:] if s >= floor]
+        drawn = random.Random(seed).sample(pool, min(k - main_count, len(pool)))
+        hits += [PathHit(b, s, "bm25_random") for b, s in sorted(drawn, key=lambda x: (-x[1], x[0]))]
+    return hits
+
+
+@dataclass(frozen=True)
+class PathRecall:
+    """What one recall job found: one or more named paths, and for a dense path its query vector."""
+
+    paths: dict[str, list[PathHit]]
+    note: str = ""
+    dense: VectorRecall | None = None
+
+
+def run_jobs(jobs: Mapping[str, Callable[[], PathRecall]], timings: dict[str, float],
+             parallel: bool = True) -> dict[str, PathRecall]:
+    """Run the recall jobs on threads (LanceDB, bm25s and NumPy release the GIL); results in the jobs' order.
+
+    Each job's own time is kept as "recall.<job>" (they overlap: only "recall" adds up with other stages).
+    """
+    def run(name: str) -> PathRecall:
+        with timed(timings, f"recall.{name}"):
+            return jobs[name]()
+
+    if len(jobs) <= 1 or not parallel:
+        return {name: run(name) for name in jobs}
+    with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="recall") as pool:
+        futures = {name: pool.submit(run, name) for name in jobs}
+        return {name: future.result() for name, future in futures.items()}

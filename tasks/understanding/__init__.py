@@ -1,0 +1,1 @@
+"""Understanding stage: a curator's brief in; its ThemeQuery, intent, references and query variants out."""

@@ -1,0 +1,243 @@
+"""Entities and intent: authors, titles and series of the catalog named in a brief.
+
+"鲁迅作品专题" is an author spotlight (the author's books first), "三体系列" a series (its books in
+reading order), "像《边城》那样的书" asks for books similar to one book (its neighbours, never the book
+itself), "本月新书：科幻" for new arrivals (the newest books within the theme's conditions); anything
+else is a theme shelf. Authors are found under their aliases too (config/aliases.yaml: 周树人 is 鲁迅),
+and names and quoted titles despite one wrong, missing or extra character ("沈从纹", "Ishiguru").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+
+import yaml
+
+from config.settings import CONFIG_DIR
+from storage.models import BookRecord
+from tasks.understanding.intent import Intent, Understanding
+
+_SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|more like|books like|similar to|in the vein of)",
+                           re.IGNORECASE)
+_QUOTED_TITLE = re.compile(r"《([^》]+)》")
+_NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
+                               r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
+_SERIES_CUES = re.compile(r"(系列|三部曲|全集|\bseries\b|\btrilogy\b|\bsaga\b|\bcycle\b)", re.IGNORECASE)
+# A volume marker at the end of a title: 三体II, 哈利·波特 3, Dune: Messiah, 平凡的世界 第二部
+_VOLUME = re.compile(r"\s*([:：].*|第[一二三四五六七八九十\d]+[部卷册]|\d+|[IVX]+|[一二三四五六七八九十]+)$")
+_AUTHOR_AFTER = re.compile(r"(的书|的作品|作品|的小说|小说集|的散文|散文集|的诗|诗集|诗选|文集|全集|专题|笔下|写的)")
+_AUTHOR_BEFORE = re.compile(r"(作家|作者|诗人|小说家)$")
+# Typo tolerance only for names long enough that one edit cannot turn one real word into another.
+MIN_FUZZY_CJK = 3
+MIN_FUZZY_LATIN = 5
+EXACT, ALIAS, TYPO = 1.0, 0.9, 0.75  # how sure a named entity is, by how it was found
+
+
+@lru_cache(maxsize=1)
+def load_aliases() -> dict[str, tuple[str, ...]]:
+    """Canonical author -> other names, from config/aliases.yaml."""
+    with open(CONFIG_DIR / "aliases.yaml", encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh) or {}
+    return {str(k): tuple(str(a) for a in v or ()) for k, v in (raw.get("authors") or {}).items()}
+
+
+def _word_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] in "_-")
+
+
+@dataclass(frozen=True)
+class NameLookup:
+    """Names found in a text by looking up its substrings: linear in the text, whatever the catalog's size."""
+
+    by_lower: dict[str, str]  # lower-cased name -> name
+    max_length: int
+
+    @classmethod
+    def of(cls, names: Iterable[str]) -> NameLookup:
+        by_lower = {n.lower(): n for n in names if n}
+        return cls(by_lower, max((len(n) for n in by_lower), default=0))
+
+    def find(self, text: str, min_length: int) -> list[str]:
+        """Names in the text (Latin names as whole words); where one is inside another, the longer."""
+        lowered = text.lower()
+        found: dict[str, None] = {}
+        for start in range(len(lowered)):
+            for end in range(start + min_length, min(len(lowered), start + self.max_length) + 1):
+                name = self.by_lower.get(lowered[start:end])
+                if name and not (name.isascii() and (_word_char(lowered, start - 1) or _word_char(lowered, end))):
+                    found[name] = None
+        return [n for n in found if not any(n != other and n in other for other in found)]
+
+
+def series_key(title: str) -> str:
+    """The title without a trailing volume marker ("三体III" -> "三体")."""
+    return _VOLUME.sub("", title).strip() or title
+
+
+def within_one_edit(a: str, b: str) -> bool:
+    """Levenshtein distance of at most 1 (case-insensitive)."""
+    a, b = a.lower(), b.lower()
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i + 1:] == b[i + 1:] if len(a) == len(b) else a[i:] == b[i + 1:]
+
+
+def _deletions(text: str) -> set[str]:
+    lowered = text.lower()
+    return {lowered} | {lowered[:i] + lowered[i + 1:] for i in range(len(lowered))}
+
+
+def _fuzzy_enough(name: str) -> bool:
+    return len(name) >= (MIN_FUZZY_LATIN if name.isascii() else MIN_FUZZY_CJK)
+
+
+def _deletion_index(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Single-deletion variant -> names: two strings within one edit share a variant (SymSpell)."""
+    index: dict[str, list[str]] = {}
+    for name in names:
+        if _fuzzy_enough(name):
+            for variant in _deletions(name):
+                index.setdefault(variant, []).append(name)
+    return {k: tuple(dict.fromkeys(v)) for k, v in index.items()}
+
+
+def _spans(text: str) -> Iterable[str]:
+    """Pieces of a brief a misspelt name could be: 2-9 CJK characters in an author's context
+    ("沈从纹的书", "作家沈从纹": one wrong character in any three is too common to trust alone,
+    "工作人员" is not 周作人), or runs of 1-4 Latin words."""
+    for run in re.finditer(r"[\u3400-\u9fff·]+", text):
+        for size in range(MIN_FUZZY_CJK - 1, min(len(run.group()), 9) + 1):
+            for start in range(run.start(), run.end() - size + 1):
+                end = start + size
+                if _AUTHOR_AFTER.match(text, end) or _AUTHOR_BEFORE.search(text, 0, start):
+                    yield text[start:end]
+    words = re.findall(r"[A-Za-z][A-Za-z'.-]*", text)
+    for size in range(1, 5):
+        for start in range(len(words) - size + 1):
+            yield " ".join(words[start:start + size])
+
+
+@dataclass(frozen=True)
+class EntityIndex:
+    """Every author (with aliases), title and series of the catalog, to find them in a brief."""
+
+    author_books: dict[str, tuple[str, ...]]  # canonical author -> book ids
+    author_names: dict[str, str]  # any name or alias -> canonical author
+    title_books: dict[str, tuple[str, ...]]  # title -> book ids
+    series_books: dict[str, tuple[str, ...]] = field(default_factory=dict)  # series -> ids, in reading order
+
+    @classmethod
+    def build(cls, books: Iterable[BookRecord], aliases: dict[str, tuple[str, ...]]) -> EntityIndex:
+        author_books: dict[str, list[str]] = {}
+        title_books: dict[str, list[str]] = {}
+        by_series: dict[str, list[BookRecord]] = {}
+        for book in books:
+            for author in book.authors:
+                author_books.setdefault(author, []).append(book.book_id)
+            title_books.setdefault(book.title, []).append(book.book_id)
+            by_series.setdefault(series_key(book.title), []).append(book)
+        names = {a: a for a in author_books}
+        for canonical, others in aliases.items():
+            if canonical in author_books:
+                names.update({alias: canonical for alias in others if alias not in author_books})
+        series = {key: tuple(b.book_id for b in sorted(members, key=lambda b: (b.pub_year or 0, b.title)))
+                  for key, members in by_series.items() if len({b.title for b in members}) > 1}
+        return cls({a: tuple(ids) for a, ids in author_books.items()}, names,
+                   {t: tuple(ids) for t, ids in title_books.items()}, series)
+
+    @cached_property
+    def author_lookup(self) -> NameLookup:
+        return NameLookup.of(self.author_names)
+
+    @cached_property
+    def title_lookup(self) -> NameLookup:
+        return NameLookup.of(self.title_books)
+
+    @cached_property
+    def series_lookup(self) -> NameLookup:
+        return NameLookup.of(self.series_books)
+
+    @cached_property
+    def fuzzy_names(self) -> dict[str, tuple[str, ...]]:
+        return _deletion_index(self.author_names)
+
+    @cached_property
+    def fuzzy_titles(self) -> dict[str, tuple[str, ...]]:
+        return _deletion_index(self.title_books)
+
+    def near(self, text: str, fuzzy: dict[str, tuple[str, ...]]) -> list[str]:
+        """Names within one edit of `text` (not text itself), closest spelling first."""
+        found = {n for variant in _deletions(text) for n in fuzzy.get(variant, ())}
+        return sorted((n for n in found if n.lower() != text.lower() and within_one_edit(n, text)), key=len)
+
+
+def _resolve(brief: str, corrections: list[tuple[str, str]]) -> str:
+    for written, name in corrections:
+        brief = brief.replace(written, name)
+    return brief
+
+
+def _named(intent: Intent, brief: str, corrections: list[tuple[str, str]], confidence: float | None = None,
+           **entities) -> Understanding:
+    """An intent carried by catalog names, with the brief they resolve it to and how sure they are."""
+    sure = confidence if confidence is not None else TYPO if corrections else EXACT
+    return Understanding(intent, resolved_query=_resolve(brief, corrections), confidence=sure,
+                         corrections=tuple(corrections), **entities)
+
+
+def _quoted_titles(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str, str]]]:
+    """Titles in 《》 that are in the catalog, exactly or within one edit."""
+    titles, corrections = [], []
+    for quoted in dict.fromkeys(_QUOTED_TITLE.findall(brief)):
+        if quoted in index.title_books:
+            titles.append(quoted)
+        elif _fuzzy_enough(quoted) and (near := index.near(quoted, index.fuzzy_titles)):
+            titles.append(near[0])
+            corrections.append((quoted, near[0]))
+    return titles, corrections
+
+
+def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str, str]]]:
+    """Catalog authors named in the brief: exactly or by alias, else within one edit."""
+    names = index.author_lookup.find(brief, 2)
+    if names:
+        return names, [(n, index.author_names[n]) for n in names if index.author_names[n] != n]
+    corrections = []
+    for span in dict.fromkeys(_spans(brief)):
+        if _fuzzy_enough(span) and (near := index.near(span, index.fuzzy_names)):
+            corrections.append((span, near[0]))
+    # a longer misspelled span beats a shorter one inside it
+    corrections = [(w, n) for w, n in corrections if not any(w != o and w in o for o, _ in corrections)]
+    return [n for _, n in corrections], corrections
+
+
+def understand(brief: str, index: EntityIndex) -> Understanding:
+    """The brief's intent, and the catalog authors, series or titles it names."""
+    quoted, corrections = _quoted_titles(brief, index)
+    if _SERIES_CUES.search(brief):
+        keys = [series_key(t) for t in quoted] or index.series_lookup.find(brief, 2)
+        series = next((k for k in keys if k in index.series_books), None)
+        if series:
+            return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
+    titles = quoted or (index.title_lookup.find(brief, 2) if _SIMILAR_CUES.search(brief) else [])
+    if titles and _SIMILAR_CUES.search(brief):
+        ids = tuple(b for t in titles for b in index.title_books[t])
+        return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(titles), book_ids=ids)
+    names, corrections = _authors(brief, index)
+    authors = tuple(dict.fromkeys(index.author_names[n] for n in names))
+    if authors:
+        ids = tuple(b for a in authors for b in index.author_books[a])
+        typo = any(written not in index.author_names for written, _ in corrections)
+        confidence = TYPO if typo else ALIAS if corrections else EXACT
+        return _named(Intent.AUTHOR_SPOTLIGHT, brief, corrections, confidence, authors=authors, book_ids=ids)
+    if _NEW_ARRIVAL_CUES.search(brief):
+        return Understanding(Intent.NEW_ARRIVALS, resolved_query=brief)
+    return Understanding(Intent.THEME_SHELF, resolved_query=brief)

@@ -1,0 +1,153 @@
+"""Query expansion step: one query, several variants.
+
+Variants are [original, reformulations, translation, synonyms]; the original is always first and no
+text appears twice. The vector path embeds them all in one batched call and keeps, per book, the best
+similarity any variant reached (`merge_best`); which variant that was is counted and shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import yaml
+
+from config.settings import CONFIG_DIR
+from tasks.catalog.text_analysis import detect_language
+from tasks.models import PathHit
+
+_CONNECTIVES = re.compile(r"^(这本书|这是一本|一本|本书|非常|特别|this book|a book|books?)\s*", re.IGNORECASE)
+_TARGET = re.compile(r"(适合|给|献给|for readers|for people|for anyone|for those|for when)", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[，,。.；;！!？?\n]")
+
+
+@dataclass(frozen=True)
+class QueryVariant:
+    text: str
+    kind: str  # original | stripped | core | target | translation | synonyms
+
+
+@dataclass(frozen=True)
+class Expansion:
+    variants: tuple[QueryVariant, ...]
+    note: str = ""  # why the expansion fell back to the original alone, if it did
+
+    @property
+    def texts(self) -> list[str]:
+        return [v.text for v in self.variants]
+
+
+def _term_pattern(term: str) -> str:
+    """English terms match on word boundaries ("sad" is not in "saddle"); Chinese ones anywhere."""
+    return rf"(?<![A-Za-z0-9]){re.escape(term)}(?![A-Za-z0-9])" if term.isascii() else re.escape(term)
+
+
+def _alternation(terms: Iterable[str]) -> re.Pattern[str]:
+    ordered = sorted(set(terms), key=lambda t: (-len(t), t))  # the longest term wins an overlap
+    return re.compile("|".join(_term_pattern(t) for t in ordered) or r"(?!)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ExpansionTables:
+    """config/term_mapping.yaml (Chinese -> English) and config/synonyms.yaml (groups), ready to match."""
+
+    to_english: dict[str, tuple[str, ...]]
+    to_chinese: dict[str, str]  # lower-case English term -> the first Chinese term that maps to it
+    synonym_of: dict[str, str]  # lower-case member -> the next member of its group
+    chinese_terms: re.Pattern[str]
+    english_terms: re.Pattern[str]
+    synonym_terms: re.Pattern[str]
+
+    @classmethod
+    def build(cls, term_mapping: dict[str, Iterable[str]], synonym_groups: Iterable[Iterable[str]]) -> ExpansionTables:
+        to_english = {str(zh): tuple(str(e) for e in en or ()) for zh, en in term_mapping.items()}
+        to_chinese: dict[str, str] = {}
+        for zh, english in to_english.items():
+            for term in english:
+                to_chinese.setdefault(term.lower(), zh)
+        synonym_of: dict[str, str] = {}
+        for group in synonym_groups:
+            members = [str(m) for m in group]
+            for i, member in enumerate(members):
+                # the next member, cyclically: every member of a group has a different synonym to offer
+                synonym_of.setdefault(member.lower(), members[(i + 1) % len(members)])
+        return cls(to_english, to_chinese, synonym_of, _alternation(to_english), _alternation(to_chinese),
+                   _alternation(m for m in synonym_of))
+
+
+@lru_cache(maxsize=1)
+def load_expansion_tables() -> ExpansionTables:
+    """The tables in config/, read once."""
+    with open(CONFIG_DIR / "term_mapping.yaml", encoding="utf-8") as fh:
+        terms = (yaml.safe_load(fh) or {}).get("terms") or {}
+    with open(CONFIG_DIR / "synonyms.yaml", encoding="utf-8") as fh:
+        groups = (yaml.safe_load(fh) or {}).get("groups") or []
+    return ExpansionTables.build(terms, groups)
+
+
+def reformulations(query: str) -> list[QueryVariant]:
+    """Reformulations: without leading connectives, the core clause and the target clause."""
+    clauses = [c.strip() for c in _CLAUSE_BREAK.split(query) if c.strip()]
+    target = next((c for c in clauses if _TARGET.search(c)), "")
+    return [QueryVariant(_CONNECTIVES.sub("", query).strip(), "stripped"),
+            QueryVariant(clauses[0] if clauses else "", "core"), QueryVariant(target, "target")]
+
+
+def translation(query: str, tables: ExpansionTables) -> str:
+    """The query's mapped terms in the other language: Chinese terms to English, English to Chinese."""
+    if detect_language(query) == "zh":
+        found = [m.group(0) for m in tables.chinese_terms.finditer(query)]
+        # a brief's own Latin words (names, "sci-fi") stay: they are already English
+        latin = re.findall(r"[A-Za-z][A-Za-z'-]+", query)
+        return " ".join(dict.fromkeys([tables.to_english[t][0] for t in found if tables.to_english[t]] + latin))
+    found = [m.group(0).lower() for m in tables.english_terms.finditer(query)]
+    return " ".join(dict.fromkeys(tables.to_chinese[t] for t in found))
+
+
+def with_synonyms(query: str, tables: ExpansionTables) -> str:
+    """The query with every term of a synonym group replaced by another member of its group."""
+    replaced = tables.synonym_terms.sub(lambda m: tables.synonym_of[m.group(0).lower()], query)
+    return replaced if replaced != query else ""
+
+
+def expand_query(query: str, tables: ExpansionTables | None, expand: bool = True) -> Expansion:
+    """[original, reformulations, translation, synonyms], original first, no empty or repeated text.
+
+    With `expand` off, or when the tables fail to load or match, only the original and its
+    reformulations are searched, and the note says why.
+    """
+    candidates = [QueryVariant(query, "original"), *reformulations(query)]
+    note = ""
+    if expand:
+        try:
+            tables = tables or load_expansion_tables()
+            candidates += [QueryVariant(translation(query, tables), "translation"),
+                           QueryVariant(with_synonyms(query, tables), "synonyms")]
+        except Exception as err:  # noqa: BLE001 - expansion is optional: any failure searches the original alone
+            note = f"expansion failed, original query only: {type(err).__name__}: {err}"[:200]
+    seen: set[str] = set()
+    variants = []
+    for variant in candidates:
+        key = variant.text.strip().lower()
+        if key and key not in seen:
+            seen.add(key)
+            variants.append(QueryVariant(variant.text.strip(), variant.kind))
+    return Expansion(tuple(variants), note)
+
+
+def merge_best(hits: Iterable[PathHit]) -> list[PathHit]:
+    """One hit per book, the best-scoring one (ties: the earlier), ordered by score then book id."""
+    best: dict[str, PathHit] = {}
+    for hit in hits:
+        if hit.book_id not in best or hit.score > best[hit.book_id].score:
+            best[hit.book_id] = hit
+    return sorted(best.values(), key=lambda h: (-h.score, h.book_id))
+
+
+def contributions(hits: Iterable[PathHit]) -> dict[str, int]:
+    """How many books each query variant found best, largest first."""
+    counts = Counter(h.variant for h in hits)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

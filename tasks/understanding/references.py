@@ -1,0 +1,131 @@
+"""Reference step: a brief such as "延续上次的主题" or "opposite of that shelf" points at
+an earlier shelf; its conditions are merged into this theme's, inverted where the brief says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import yaml
+
+from config.settings import CONFIG_DIR
+from storage.models import FilterCondition, HistoryShelf, Theme
+from tasks.models import ThemeQuery
+from tasks.understanding.translate.base import merge_conditions
+
+INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
+
+
+@dataclass(frozen=True)
+class ReferenceTables:
+    temporal: tuple[str, ...]
+    referential: tuple[str, ...]
+    stances: dict[str, tuple[str, ...]]
+    scope_words: dict[str, tuple[str, ...]]
+    scope_sizes: dict[str, int]
+    adjust: dict[str, tuple[FilterCondition, ...]]
+
+
+@lru_cache(maxsize=1)
+def load_tables() -> ReferenceTables:
+    """config/references.yaml, both languages merged (words are matched whatever the language)."""
+    with open(CONFIG_DIR / "references.yaml", encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh)
+    both = lambda table: tuple(str(w) for lang in ("zh", "en") for w in table.get(lang, []))  # noqa: E731
+    scopes = raw["scopes"]
+    return ReferenceTables(
+        temporal=both(raw["types"]["temporal"]),
+        referential=both(raw["types"]["referential"]),
+        stances={name: both(words) for name, words in raw["types"]["stance"].items()},
+        scope_words={name: tuple(str(w) for w in scope["words"]) for name, scope in scopes.items()},
+        scope_sizes={"recent_themes": int(scopes["recent_themes"]["themes"]),
+                     "recent_batches": int(scopes["recent_batches"]["batches"])},
+        adjust={name: tuple(FilterCondition(c["field"], tuple(c["values"]), c["operator"]) for c in conds)
+                for name, conds in raw.get("adjust", {}).items()},
+    )
+
+
+def _found(text: str, words: Sequence[str]) -> list[str]:
+    """The words present in the text; Latin words and phrases on word boundaries only."""
+    hits = []
+    for word in words:
+        pattern = rf"(?<![\w-]){re.escape(word)}(?![\w-])" if word.isascii() else re.escape(word)
+        if re.search(pattern, text, flags=re.IGNORECASE):
+            hits.append(word)
+    return hits
+
+
+@dataclass(frozen=True)
+class Reference:
+    scope: str  # "recent_themes" (this batch) or "recent_batches"
+    stance: str  # "continue" or "opposite"
+    shifts: tuple[str, ...]  # "lighter", "darker"
+    cues: tuple[str, ...]  # the words that made it a reference
+
+
+def detect_reference(brief: str, tables: ReferenceTables | None = None) -> Reference | None:
+    """A reference when a temporal or referential word is in the brief, else None."""
+    tables = tables or load_tables()
+    cues = _found(brief, tables.temporal) + _found(brief, tables.referential)
+    if not cues:
+        return None
+    scope = "recent_themes" if _found(brief, tables.scope_words["recent_themes"]) else "recent_batches"
+    stance = "opposite" if _found(brief, tables.stances["opposite"]) else "continue"
+    shifts = tuple(s for s in ("lighter", "darker") if _found(brief, tables.stances[s]))
+    return Reference(scope, stance, shifts, tuple(dict.fromkeys(cues)))
+
+
+def resolve(reference: Reference, theme: Theme, history: Sequence[HistoryShelf],
+            tables: ReferenceTables | None = None) -> HistoryShelf | None:
+    """The shelf meant: the latest of the last N themes of this batch, or of the last N batches.
+
+    With no earlier batch, "last time" falls back to this batch's earlier themes.
+    """
+    tables = tables or load_tables()
+    same_batch = sorted((h for h in history if h.batch_id == theme.batch_id), key=lambda h: -h.position)
+    earlier = sorted((h for h in history if h.batch_id != theme.batch_id),
+                     key=lambda h: (h.batch_started, h.position), reverse=True)
+    batches = list(dict.fromkeys(h.batch_id for h in earlier))[: tables.scope_sizes["recent_batches"]]
+    earlier = [h for h in earlier if h.batch_id in batches]
+    same_batch = same_batch[: tables.scope_sizes["recent_themes"]]
+    order = (same_batch, earlier) if reference.scope == "recent_themes" else (earlier, same_batch)
+    return next((shelf for candidates in order for shelf in candidates), None)
+
+
+def merge_reference(query: ThemeQuery, reference: Reference, shelf: HistoryShelf,
+                    tables: ReferenceTables | None = None) -> ThemeQuery:
+    """This theme's query with the referenced shelf's conditions, inverted for an opposite."""
+    tables = tables or load_tables()
+    referenced = list(shelf.conditions)
+    if reference.stance == "opposite":
+        referenced = [replace(c, operator=INVERTED[c.operator]) for c in referenced]
+    else:
+        referenced = [replace(c, operator="SHOULD") if c.operator == "MUST" else c for c in referenced]
+    adjustments = [c for shift in reference.shifts for c in tables.adjust.get(shift, ())]
+    conditions = merge_conditions([*query.filter_conditions, *referenced, *adjustments])
+    # A value this brief excludes is not brought back by the referenced shelf.
+    excluded = {(c.field, v) for c in conditions if c.operator == "MUST_NOT" for v in c.values}
+    conditions = tuple(
+        replace(c, values=tuple(v for v in c.values if (c.field, v) not in excluded))
+        if c.operator == "SHOULD" else c for c in conditions)
+    synthetic = query.synthetic_query
+    if reference.stance == "continue":
+        synthetic = f"{synthetic} {shelf.brief}".strip()
+    return replace(query, filter_conditions=tuple(c for c in conditions if c.values), synthetic_query=synthetic)
+
+
+def apply_reference(query: ThemeQuery, theme: Theme, history: Sequence[HistoryShelf]) -> tuple[ThemeQuery, str]:
+    """The query with the earlier shelf its brief refers to merged in, and a note saying which (or none)."""
+    reference = detect_reference(theme.brief)
+    if reference is None:
+        return query, ""
+    target = resolve(reference, theme, history)
+    cues = "/".join(reference.cues)
+    if target is None:
+        return query, f"reference ({cues}): no earlier shelf to resolve it to"
+    shifts = "".join(f", {s}" for s in reference.shifts)
+    return (merge_reference(query, reference, target),
+            f"reference ({cues}) -> {target.batch_id}/{target.theme_id} ({reference.stance}{shifts})")
