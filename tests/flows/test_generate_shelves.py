@@ -140,7 +140,7 @@ def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_work
     assert "MUST_NOT emotional_tone=沉重压抑" in conditions
 
 
-def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, tmp_path):
+def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, demo_rows, tmp_path):
     themes = tmp_path / "sentences.yaml"
     themes.write_text("batch_id: demo-sentences\nthemes:\n  - theme_id: rain\n    theme_name: 适合雨天窗前读的安静小说\n",
                       encoding="utf-8")
@@ -151,7 +151,9 @@ def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, tmp_path):
     assert "translation" not in notes and "synonyms" not in notes  # expansion was switched off for this batch
     rows = sheet_named(sheets, "适合雨天")
     scores = [row[11] for row in rows]
-    assert all(0.0 <= s <= 1.0 for s in scores) and all(row[14] for row in rows)
+    summarised = {r["title"] for r in demo_rows if r["summary"]}
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert all(row[14] for row in rows if row[1] in summarised)  # evidence wherever there is a summary
     # a rerun without the switches (the nightly job's) keeps the batch's choice, and its shelf
     assert shelfwise(["run", str(themes)]) == 0
     again = read_shelves(demo_workspace.outputs_dir / "demo-sentences.xlsx")
