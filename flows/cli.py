@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings
+from tasks.catalog.formats import SOURCE_FORMATS
 
 
 def _cmd_catalog_import(args: argparse.Namespace, settings: Settings) -> int:
@@ -23,18 +24,25 @@ def _cmd_catalog_import(args: argparse.Namespace, settings: Settings) -> int:
 
     try:
         mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
-        rows = validate_file(Path(args.file), mapping, get_vocabulary())
+        rows = validate_file(Path(args.file), mapping, get_vocabulary(), args.format)
     except CatalogFileError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     with open_catalog(settings.duckdb_path) as db:
-        counts = db.import_books(rows.books, rows.rejected, str(Path(args.file)))
-    print(f"{args.file}: inserted {counts.inserted}, updated {counts.updated}, "
-          f"unchanged {counts.unchanged}, rejected {counts.rejected}")
+        counts = db.import_books(rows.books, rows.rejected, str(Path(args.file)), rows.warnings)
+    overwritten = f" ({counts.overwritten} of them first imported from another file)" if counts.overwritten else ""
+    print(f"{args.file}: inserted {counts.inserted}, updated {counts.updated}{overwritten}, "
+          f"unchanged {counts.unchanged}, rejected {counts.rejected}, warnings {counts.warnings}")
+    for note in rows.notes:
+        print(f"  note: {note}")
     for row in rows.rejected[: args.show_rejected]:
         print(f"  rejected row {row.row_number}: {row.field}: {row.reason}")
     if len(rows.rejected) > args.show_rejected:
         print(f"  ... {len(rows.rejected) - args.show_rejected} more in the rejected_rows table")
+    for warning in rows.warnings[: args.show_rejected]:
+        print(f"  warning row {warning.row_number}: {warning.field}: {warning.message}")
+    if len(rows.warnings) > args.show_rejected:
+        print(f"  ... {len(rows.warnings) - args.show_rejected} more in the import_warnings table")
     return 0
 
 
@@ -215,10 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     catalog = commands.add_parser("catalog", help="catalog data").add_subparsers(dest="action", required=True)
-    imp = catalog.add_parser("import", help="import CSV / Parquet / JSON Lines / XLSX into the catalog")
+    imp = catalog.add_parser("import", help="import CSV / Parquet / JSON Lines / XLSX / MARC into the catalog")
     imp.add_argument("file")
+    imp.add_argument("--format", choices=SOURCE_FORMATS,
+                     help="the file's format (default: told by its extension; cnmarc for Chinese UNIMARC records)")
     imp.add_argument("--mapping", help="YAML column mapping (see config/mappings/)")
-    imp.add_argument("--show-rejected", type=int, default=10, help="rejected rows to print (default 10)")
+    imp.add_argument("--show-rejected", type=int, default=10,
+                     help="rejected rows and warnings to print (default 10 each)")
     imp.set_defaults(handler=_cmd_catalog_import)
 
     index = commands.add_parser("index", help="search indexes").add_subparsers(dest="action", required=True)

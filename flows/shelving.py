@@ -24,9 +24,9 @@ from tasks.ranking.fusion import fuse, newest_first
 from tasks.ranking.gating import VocabularyVectors, gate
 from tasks.ranking.rerank import Reranker, create_reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
-from tasks.ranking.shelf import ThemeShelf, check_shelf, select_shelf
+from tasks.ranking.shelf import ThemeShelf, check_shelf, editions_by_work, select_shelf
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import Expr, hard_constraints
+from tasks.recall.filters import Expr, evaluate, hard_constraints
 from tasks.recall.intent_paths import intent_paths
 from tasks.recall.paths import PathRecall, bm25_query_tokens, bm25_recall, run_jobs, theme_seed, vector_recall
 from tasks.recall.scores import score_every_path
@@ -61,6 +61,7 @@ class ShelvingContext:
     entities: EntityIndex | None = None  # the catalog's authors and titles
     graph: BookGraph = field(default_factory=lambda: BookGraph({}, {}, {}))  # books linked by authors and tags
     switches: StageSwitches = StageSwitches()
+    editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
 
 
 @dataclass
@@ -162,7 +163,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     with timed(timings, "shelf"):
         entries = select_shelf(ranking.candidates, ctx.books, exclusions.book_ids | excluded_books(understanding),
                                query, settings.shelf.size, settings.shelf.max_per_author,
-                               uncapped_authors(understanding, ctx.books))
+                               uncapped_authors(understanding, ctx.books), ctx.editions,
+                               lambda book: evaluate(constraints, book))
         checked = check_shelf(entries, constraints)
         for bad in checked.dropped:
             # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.
@@ -206,4 +208,5 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary, ava
         entities=EntityIndex.build(books.values(), load_aliases()),
         graph=BookGraph.build(books.values()),
         switches=switches,
+        editions=editions_by_work(books),
     )

@@ -16,7 +16,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from storage.models import BookRecord, ImportCounts, IndexVersion, RejectedRow
+from storage.models import BookRecord, Facet, ImportCounts, ImportWarning, IndexVersion, RejectedRow
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS books (
@@ -32,9 +32,8 @@ CREATE TABLE IF NOT EXISTS books (
     summary VARCHAR,
     author_intro VARCHAR,
     toc VARCHAR,
-    tags VARCHAR,            -- JSON {dimension: [value, ...]}
+    tags VARCHAR,            -- JSON {dimension: [value, ...]}, as the source gave them
     tag_origin VARCHAR,      -- 'source' | 'enriched' | NULL (untagged)
-    tag_scores VARCHAR,      -- JSON {dimension: {value: similarity}}, enrichment only
     rating DOUBLE,
     rating_count INTEGER,
     pages INTEGER,
@@ -42,6 +41,23 @@ CREATE TABLE IF NOT EXISTS books (
     content_hash VARCHAR NOT NULL,
     source_file VARCHAR,
     updated_at TIMESTAMP
+);
+-- Added after the first release: older workspaces gain them in place.
+ALTER TABLE books ADD COLUMN IF NOT EXISTS subjects VARCHAR[];
+ALTER TABLE books ADD COLUMN IF NOT EXISTS classification VARCHAR[];
+ALTER TABLE books ADD COLUMN IF NOT EXISTS edition VARCHAR;
+ALTER TABLE books ADD COLUMN IF NOT EXISTS series VARCHAR;
+ALTER TABLE books ADD COLUMN IF NOT EXISTS original_title VARCHAR;
+ALTER TABLE books ADD COLUMN IF NOT EXISTS facets VARCHAR;   -- JSON [{dimension, value, confidence, origin, because}]
+ALTER TABLE books ADD COLUMN IF NOT EXISTS work_id VARCHAR;  -- set by the index build: editions share it
+CREATE TABLE IF NOT EXISTS import_warnings (
+    source_file VARCHAR,
+    row_number INTEGER,
+    field VARCHAR,
+    message VARCHAR,
+    value VARCHAR,
+    warned_at TIMESTAMP,
+    PRIMARY KEY (source_file, row_number, field)
 );
 CREATE TABLE IF NOT EXISTS rejected_rows (
     source_file VARCHAR,
@@ -85,8 +101,9 @@ CREATE TABLE IF NOT EXISTS indexed_books (
 
 BOOK_COLUMNS = (
     "book_id", "isbn", "title", "subtitle", "authors", "publisher", "pub_year", "language",
-    "call_no", "summary", "author_intro", "toc", "tags", "tag_origin", "tag_scores", "rating",
+    "call_no", "summary", "author_intro", "toc", "tags", "tag_origin", "rating",
     "rating_count", "pages", "copies_available", "content_hash", "source_file", "updated_at",
+    "subjects", "classification", "edition", "series", "original_title", "facets", "work_id",
 )
 
 
@@ -110,7 +127,13 @@ def _book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime
         "toc": book.toc,
         "tags": json.dumps({d: list(v) for d, v in book.tags.items()}, ensure_ascii=False),
         "tag_origin": book.tag_origin,
-        "tag_scores": json.dumps(book.tag_scores, ensure_ascii=False) if book.tag_scores else None,
+        "subjects": list(book.subjects),
+        "classification": list(book.classification),
+        "edition": book.edition,
+        "series": book.series,
+        "original_title": book.original_title,
+        "facets": _facets_json(book.facets),
+        "work_id": book.work_id or None,
         "rating": book.rating,
         "rating_count": book.rating_count,
         "pages": book.pages,
@@ -119,6 +142,10 @@ def _book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime
         "source_file": source_file,
         "updated_at": updated_at,
     }
+
+
+def _facets_json(facets) -> str | None:
+    return json.dumps([f.to_dict() for f in facets], ensure_ascii=False) if facets else None
 
 
 def _row_to_book(row: dict) -> BookRecord:
@@ -142,7 +169,13 @@ def _row_to_book(row: dict) -> BookRecord:
         pages=row["pages"],
         copies_available=row["copies_available"],
         tag_origin=row["tag_origin"],
-        tag_scores=json.loads(row["tag_scores"]) if row["tag_scores"] else {},
+        subjects=tuple(row["subjects"] or ()),
+        classification=tuple(row["classification"] or ()),
+        edition=row["edition"],
+        series=row["series"],
+        original_title=row["original_title"],
+        facets=tuple(Facet(**f) for f in json.loads(row["facets"])) if row["facets"] else (),
+        work_id=row["work_id"] or row["book_id"],
         content_hash=row["content_hash"],
         updated_at=row["updated_at"],
     )
@@ -172,32 +205,58 @@ class CatalogDB:
         rows = self.conn.execute("SELECT book_id, content_hash FROM books").fetchall()
         return dict(rows)
 
-    def import_books(
-        self, books: Sequence[BookRecord], rejected: Sequence[RejectedRow], source_file: str
-    ) -> ImportCounts:
-        """Upsert valid books and record rejected rows, in one transaction."""
-        existing = self.existing_hashes()
-        changed = [b for b in books if existing.get(b.book_id) != b.content_hash]
+    def import_books(self, books: Sequence[BookRecord], rejected: Sequence[RejectedRow], source_file: str,
+                     warnings: Sequence[ImportWarning] = ()) -> ImportCounts:
+        """Upsert valid books and record rejected rows and warnings, in one transaction."""
+        existing = dict(((b, (h, f)) for b, h, f in
+                         self.conn.execute("SELECT book_id, content_hash, source_file FROM books").fetchall()))
+        changed = [b for b in books if existing.get(b.book_id, ("", ""))[0] != b.content_hash]
         inserted = sum(1 for b in changed if b.book_id not in existing)
+        overwritten = sum(1 for b in changed if b.book_id in existing and existing[b.book_id][1] != source_file)
         now = _now()
         with self.transaction():
             if changed:
                 table = pa.Table.from_pylist([_book_to_row(b, source_file, now) for b in changed])
                 self.conn.register("incoming_books", table)
-                cols = ", ".join(BOOK_COLUMNS)
-                updates = ", ".join(f"{c} = excluded.{c}" for c in BOOK_COLUMNS if c != "book_id")
+                # Facets and works are the build's: an import leaves them to the next build to recompute.
+                cols = ", ".join(c for c in BOOK_COLUMNS if c not in ("facets", "work_id"))
+                updates = ", ".join(f"{c} = excluded.{c}" for c in BOOK_COLUMNS
+                                    if c not in ("book_id", "facets", "work_id"))
                 self.conn.execute(
                     f"INSERT INTO books ({cols}) SELECT {cols} FROM incoming_books "
                     f"ON CONFLICT (book_id) DO UPDATE SET {updates}"
                 )
                 self.conn.unregister("incoming_books")
             self.record_rejected(rejected, now)
+            self._record_warnings(warnings, now)
         return ImportCounts(
             inserted=inserted,
             updated=len(changed) - inserted,
             unchanged=len(books) - len(changed),
             rejected=len(rejected),
+            warnings=len(warnings),
+            overwritten=overwritten,
         )
+
+    def _record_warnings(self, warnings: Sequence[ImportWarning], now: datetime) -> None:
+        """Keep each warning once per (file, row, field); a re-import adds none."""
+        if not warnings:
+            return
+        table = pa.Table.from_pylist([
+            {"source_file": w.source_file, "row_number": w.row_number, "field": w.field, "message": w.message,
+             "value": w.value, "warned_at": now} for w in warnings])
+        self.conn.register("incoming_warnings", table)
+        self.conn.execute("INSERT INTO import_warnings SELECT * FROM incoming_warnings ON CONFLICT DO NOTHING")
+        self.conn.unregister("incoming_warnings")
+
+    def import_warnings(self, source_file: str | None = None) -> list[ImportWarning]:
+        sql = "SELECT source_file, row_number, field, message, value FROM import_warnings"
+        params: list = []
+        if source_file is not None:
+            sql += " WHERE source_file = ?"
+            params.append(source_file)
+        rows = self.conn.execute(sql + " ORDER BY source_file, row_number, field", params).fetchall()
+        return [ImportWarning(*r) for r in rows]
 
     def record_rejected(self, rejected: Sequence[RejectedRow], now: datetime | None = None) -> None:
         """Keep rows that failed validation, once per (file, row, reason)."""
@@ -227,28 +286,23 @@ class CatalogDB:
         names = [d[0] for d in cursor.description]
         return [_row_to_book(dict(zip(names, row))) for row in cursor.fetchall()]
 
-    def save_enriched_tags(
-        self, tags_by_book: dict[str, tuple[dict[str, tuple[str, ...]], dict[str, dict[str, float]]]]
-    ) -> None:
-        """Store tags computed by enrichment; books with source tags are never touched."""
-        if not tags_by_book:
+    def save_facets(self, facets: dict[str, tuple[Facet, ...]], work_ids: dict[str, str]) -> None:
+        """Store what the build derived for each book: its facets and its work. Source tags are not touched."""
+        if not facets and not work_ids:
             return
         table = pa.Table.from_pylist([
-            {
-                "book_id": book_id,
-                "tags": json.dumps({d: list(v) for d, v in tags.items()}, ensure_ascii=False),
-                "tag_scores": json.dumps(scores, ensure_ascii=False),
-            }
-            for book_id, (tags, scores) in tags_by_book.items()
+            {"book_id": book_id, "facets": _facets_json(facets.get(book_id, ())), "work_id": work_ids.get(book_id)}
+            for book_id in sorted(set(facets) | set(work_ids))
         ])
-        self.conn.register("enriched", table)
+        self.conn.register("derived", table)
         with self.transaction():
             self.conn.execute(
-                "UPDATE books SET tags = enriched.tags, tag_scores = enriched.tag_scores, "
-                "tag_origin = 'enriched' FROM enriched "
-                "WHERE books.book_id = enriched.book_id AND books.tag_origin IS DISTINCT FROM 'source'"
+                "UPDATE books SET facets = derived.facets, work_id = derived.work_id, "
+                "tag_origin = CASE WHEN books.tag_origin = 'source' THEN 'source' "
+                "WHEN derived.facets IS NULL THEN NULL ELSE 'enriched' END "
+                "FROM derived WHERE books.book_id = derived.book_id"
             )
-        self.conn.unregister("enriched")
+        self.conn.unregister("derived")
 
     def rejected_rows(self, source_file: str | None = None) -> list[RejectedRow]:
         sql = "SELECT source_file, row_number, field, reason, raw FROM rejected_rows"
@@ -394,12 +448,13 @@ class CatalogDB:
             "count(*) FILTER (WHERE tag_origin = 'enriched') FROM books"
         ).fetchone()
         rejected = self.conn.execute("SELECT count(*) FROM rejected_rows").fetchone()[0]
+        warnings = self.conn.execute("SELECT count(*) FROM import_warnings").fetchone()[0]
         by_language = dict(self.conn.execute(
             "SELECT coalesce(language, '?'), count(*) FROM books GROUP BY 1 ORDER BY 2 DESC"
         ).fetchall())
         return {
             "books": books, "tagged_in_source": tagged_source, "tagged_by_enrichment": tagged_enriched,
-            "rejected_rows": rejected, **{f"language_{k}": v for k, v in by_language.items()},
+            "rejected_rows": rejected, "import_warnings": warnings, **{f"language_{k}": v for k, v in by_language.items()},
         }
 
 

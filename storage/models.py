@@ -12,8 +12,9 @@ from typing import Literal
 SOURCE_FIELDS = (
     "book_id", "isbn", "title", "subtitle", "authors", "publisher", "pub_year", "language",
     "call_no", "summary", "author_intro", "toc", "tags", "rating", "rating_count", "pages",
-    "copies_available",
+    "copies_available", "subjects", "classification", "edition", "series", "original_title",
 )
+FACET_ORIGINS = ("source", "crosswalk", "neighbours", "zero-shot")
 
 
 Operator = Literal["MUST", "SHOULD", "MUST_NOT"]
@@ -50,8 +51,23 @@ class NumericCondition:
 
 
 @dataclass(frozen=True)
+class Facet:
+    """A book's value on a vocabulary dimension (or its `form` or `audience`): how sure, and from what."""
+
+    dimension: str
+    value: str
+    confidence: float  # how often a book given this value by this origin truly has it
+    origin: str  # one of FACET_ORIGINS
+    because: str = ""  # what it was derived from: "clc I247.5", "subject 科幻小说", "4 of 5 neighbours"
+
+    def to_dict(self) -> dict:
+        return {"dimension": self.dimension, "value": self.value, "confidence": round(self.confidence, 4),
+                "origin": self.origin, "because": self.because}
+
+
+@dataclass(frozen=True)
 class BookRecord:
-    """One catalog book. `tags` maps a vocabulary dimension to its values."""
+    """One catalog book. `tags` maps a vocabulary dimension to the values its source gave it."""
 
     book_id: str
     title: str
@@ -70,9 +86,15 @@ class BookRecord:
     rating_count: int | None = None
     pages: int | None = None
     copies_available: int | None = None
+    subjects: tuple[str, ...] = ()  # subject headings and reader tags, any language ("Butlers -- Fiction", "推理")
+    classification: tuple[str, ...] = ()  # "scheme:code": "clc:I246.7", "ddc:823.914", "lcc:PR6059.S5"
+    edition: str | None = None  # the edition statement: "第2版", "25th anniversary edition"
+    series: str | None = None  # the series statement: "企鹅经典 ; 12"
+    original_title: str | None = None  # a translation's original (uniform) title
     # Set by storage / enrichment, not by sources:
     tag_origin: str | None = None  # "source" | "enriched" | None
-    tag_scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    facets: tuple[Facet, ...] = ()  # every derived value with its confidence and origin (source tags included)
+    work_id: str = ""  # the work this edition belongs to (editions, printings, translations share it)
     content_hash: str = ""
     updated_at: datetime | None = None
 
@@ -81,12 +103,25 @@ class BookRecord:
         data = asdict(self)
         out = {name: data[name] for name in SOURCE_FIELDS}
         out["authors"] = list(self.authors)
+        out["subjects"] = list(self.subjects)
+        out["classification"] = list(self.classification)
         out["tags"] = {dim: list(vals) for dim, vals in sorted(self.tags.items())}
         return out
 
     def compute_content_hash(self) -> str:
         payload = json.dumps(self.source_dict(), ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def confidence(self, dimension: str, value: str) -> float:
+        """How sure the catalog is that the book has this value (1 for its source's own tags)."""
+        if value in self.tags.get(dimension, ()):
+            return 1.0
+        return max((f.confidence for f in self.facets if f.dimension == dimension and f.value == value), default=0.0)
+
+    def values_at(self, dimension: str, min_confidence: float) -> frozenset[str]:
+        """The book's values of a dimension held with at least this confidence."""
+        derived = {f.value for f in self.facets if f.dimension == dimension and f.confidence >= min_confidence}
+        return frozenset(self.tags.get(dimension, ())) | derived
 
     @property
     def title_line(self) -> str:
@@ -110,11 +145,24 @@ class RejectedRow:
 
 
 @dataclass(frozen=True)
+class ImportWarning:
+    """A value that could not be read as its field: the book was kept, the field left empty or cleaned."""
+
+    source_file: str
+    row_number: int
+    field: str
+    message: str
+    value: str
+
+
+@dataclass(frozen=True)
 class ImportCounts:
     inserted: int = 0
     updated: int = 0
     unchanged: int = 0
     rejected: int = 0
+    warnings: int = 0
+    overwritten: int = 0  # updated books that an earlier import had taken from another source file
 
 
 @dataclass(frozen=True)

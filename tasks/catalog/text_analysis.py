@@ -132,3 +132,8 @@ def split_sentences(text: str | None) -> list[str]:
 def has_control_characters(text: str) -> bool:
     """True if `text` holds C0 control characters other than tab and newlines."""
     return bool(_CONTROL.search(text))
+
+
+def strip_control_characters(text: str) -> str:
+    """`text` without the C0 control characters `has_control_characters` finds."""
+    return _CONTROL.sub("", text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from storage.models import BookRecord, Theme
@@ -14,9 +14,10 @@ from tasks.recall.filters import Expr, evaluate
 @dataclass(frozen=True)
 class ShelfEntry:
     rank: int
-    book: BookRecord
+    book: BookRecord  # the edition shelved: one with copies available where the work has one
     candidate: Candidate
     why: str
+    other_editions: tuple[str, ...] = ()  # book ids of the work's other editions in the catalog
 
 
 @dataclass
@@ -60,25 +61,53 @@ def explain(book: BookRecord, query: ThemeQuery, sources: Sequence[str] = ()) ->
     return "; ".join(parts) or "similar in meaning to the brief"
 
 
+def shelved_edition(book: BookRecord, editions: Sequence[BookRecord],
+                    allowed: Callable[[BookRecord], bool]) -> BookRecord:
+    """The edition to shelve: this one, unless it has no copies and another allowed edition has some."""
+    if book.copies_available != 0:
+        return book
+    available = [e for e in editions if e.copies_available and allowed(e)]
+    return max(available, key=lambda e: (e.copies_available, e.pub_year or 0, e.book_id), default=book)
+
+
 def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], excluded: frozenset[str],
                  query: ThemeQuery, size: int, max_per_author: int,
-                 exempt_authors: frozenset[str] = frozenset()) -> list[ShelfEntry]:
-    """Walk the ranked candidates, skipping excluded books and authors already shelved enough."""
+                 exempt_authors: frozenset[str] = frozenset(), editions: Mapping[str, tuple[str, ...]] = {},
+                 allowed: Callable[[BookRecord], bool] = lambda book: True) -> list[ShelfEntry]:
+    """Walk the ranked candidates: one place per work, no excluded work, at most N books per author.
+
+    Excluding a book excludes its work: last week's shelf in one edition is not this week's in another.
+    """
     entries: list[ShelfEntry] = []
     per_author: dict[str, int] = {}
+    # works already shelved, and works whose editions are excluded
+    shelved_works: set[str] = {books[b].work_id or b for b in excluded if b in books} | set(excluded)
     for cand in candidates:
         book = books.get(cand.book_id)
-        if book is None or cand.book_id in excluded:
+        if book is None or (book.work_id or book.book_id) in shelved_works:
             continue
         authors = book.authors or ("",)
         if any(a and a not in exempt_authors and per_author.get(a, 0) >= max_per_author for a in authors):
             continue
         for a in authors:
             per_author[a] = per_author.get(a, 0) + 1
-        entries.append(ShelfEntry(len(entries) + 1, book, cand, explain(book, query, cand.sources)))
+        work = book.work_id or book.book_id
+        shelved_works.add(work)
+        siblings = [books[b] for b in editions.get(work, ()) if b != book.book_id and b in books]
+        shown = shelved_edition(book, siblings, allowed)
+        others = tuple(e.book_id for e in [book, *siblings] if e.book_id != shown.book_id)
+        entries.append(ShelfEntry(len(entries) + 1, shown, cand, explain(shown, query, cand.sources), others))
         if len(entries) == size:
             break
     return entries
+
+
+def editions_by_work(books: Mapping[str, BookRecord]) -> dict[str, tuple[str, ...]]:
+    """work id -> the book ids of its editions, for works with more than one."""
+    works: dict[str, list[str]] = {}
+    for book in books.values():
+        works.setdefault(book.work_id or book.book_id, []).append(book.book_id)
+    return {work: tuple(sorted(ids)) for work, ids in works.items() if len(ids) > 1}
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,14 @@ from tests.conftest import PROJECT_ROOT, shared_data
 HEADER = ["book_id", "title", "authors", "pub_year", "language", "summary", "pages", "tags.emotional_tone"]
 MALFORMED = [
     ["1", "边城", "沈从文", "1934", "zh", "翠翠在渡口。", "120", "忧伤怅惘"],   # row 2 good
-    ["", "No id", "Anon", "2001", "en", "x", "", ""],                          # row 3 no id
-    ["3", "", "Anon", "2001", "en", "x", "", ""],                              # row 4 no title
-    ["4", "Future", "Anon", "2999", "en", "x", "", ""],                        # row 5 impossible year
-    ["1", "边城 again", "沈从文", "1934", "zh", "dup", "", ""],                # row 6 duplicate id
-    ["6", "Bell", "Anon", "2001", "en", "ring\x07", "", ""],                   # row 7 control char
-    ["7", "Thick", "Anon", "2001", "en", "x", "many", ""],                     # row 8 wrong type
-    ["8", "Stoner", "John Williams", "1965", "en", "A quiet life.", "288", "孤独疏离"],  # row 9 good
+    ["", "No id", "Anon", "2001", "en", "x", "", ""],                          # row 3 no id: rejected
+    ["3", "", "Anon", "2001", "en", "x", "", ""],                              # row 4 no title: rejected
+    ["4", "Future", "Anon", "2999", "en", "x", "", ""],                        # row 5 impossible year: warned
+    ["1", "边城 again", "沈从文", "1934", "zh", "dup", "", ""],                # row 6 duplicate id: rejected
+    ["6", "Bell", "Anon", "2001", "en", "ring\x07", "", ""],                   # row 7 control char: cleaned
+    ["7", "Thick", "Anon", "2001", "en", "x", "many", ""],                     # row 8 wrong type: warned
+    ["9", "Thin", "Anon", "2001", "en", "x", "128页", "快乐"],                 # row 9 units, unknown tag
+    ["8", "Stoner", "John Williams", "1965", "en", "A quiet life.", "288", "孤独疏离"],  # row 10 good
 ]
 
 
@@ -36,30 +37,35 @@ def write_csv(path: Path, rows) -> Path:
     return path
 
 
-def test_malformed_file_rejects_exactly_its_bad_rows(tmp_path, vocabulary):
+def test_malformed_file_keeps_every_book_it_can_and_says_why_for_the_rest(tmp_path, vocabulary):
     source = write_csv(tmp_path / "malformed.csv", MALFORMED)
     rows = validate_file(source, ColumnMapping(), vocabulary)
-    assert [b.book_id for b in rows.books] == ["1", "8"]
+    assert [b.book_id for b in rows.books] == ["1", "4", "6", "7", "9", "8"]
     reasons = {r.row_number: (r.field, r.reason) for r in rows.rejected}
     assert reasons == {
         3: ("book_id", "missing"),
         4: ("title", "missing"),
-        5: ("pub_year", "impossible year 2999"),
         6: ("book_id", "duplicate book_id '1', first seen at row 2"),
-        7: ("summary", "contains control characters"),
-        8: ("pages", "expected a whole number, got 'many'"),
     }
+    warned = {(w.row_number, w.field): w.message for w in rows.warnings}
+    assert warned == {(5, "pub_year"): "impossible year 2999", (7, "summary"): "control characters removed",
+                      (8, "pages"): "expected a whole number, got 'many'", (9, "pages"): "read '128页' as 128",
+                      (9, "tags.emotional_tone"): "unknown value '快乐': read as a subject"}
+    books = {b.book_id: b for b in rows.books}
+    assert books["4"].pub_year is None and books["6"].summary == "ring" and books["9"].pages == 128
+    assert books["9"].subjects == ("快乐",)
     with open_catalog(tmp_path / "catalog.duckdb") as db:
-        counts = db.import_books(rows.books, rows.rejected, str(source))
-        assert (counts.inserted, counts.updated, counts.unchanged, counts.rejected) == (2, 0, 0, 6)
+        counts = db.import_books(rows.books, rows.rejected, str(source), rows.warnings)
+        assert (counts.inserted, counts.updated, counts.unchanged, counts.rejected, counts.warnings) == (6, 0, 0, 3, 5)
         stored = db.rejected_rows(str(source))
-        assert [(r.row_number, r.field) for r in stored] == [(3, "book_id"), (4, "title"), (5, "pub_year"),
-                                                             (6, "book_id"), (7, "summary"), (8, "pages")]
+        assert [(r.row_number, r.field) for r in stored] == [(3, "book_id"), (4, "title"), (6, "book_id")]
         assert stored[0].raw["title"] == "No id"  # the raw row is kept: nothing is lost
-        # Importing the same file again changes nothing, rejected rows included.
-        again = db.import_books(rows.books, rows.rejected, str(source))
-        assert (again.inserted, again.updated, again.unchanged) == (0, 0, 2)
-        assert len(db.rejected_rows()) == 6
+        assert [(w.row_number, w.field, w.value) for w in db.import_warnings(str(source))][:2] == [
+            (5, "pub_year", "2999"), (7, "summary", "ring\x07")]
+        # Importing the same file again changes nothing, rejected rows and warnings included.
+        again = db.import_books(rows.books, rows.rejected, str(source), rows.warnings)
+        assert (again.inserted, again.updated, again.unchanged) == (0, 0, 6)
+        assert len(db.rejected_rows()) == 3 and len(db.import_warnings()) == 5
 
 
 def test_updates_are_counted_and_source_tags_are_kept(tmp_path, vocabulary):
@@ -73,6 +79,20 @@ def test_updates_are_counted_and_source_tags_are_kept(tmp_path, vocabulary):
         book = {b.book_id: b for b in db.load_books()}["1"]
         assert book.summary == "翠翠在渡口等了一辈子。"
         assert book.tags == {"emotional_tone": ("忧伤怅惘",)} and book.tag_origin == "source"
+
+
+def test_another_file_that_overwrites_books_says_how_many(tmp_path, vocabulary):
+    first = write_csv(tmp_path / "branch-a.csv", [MALFORMED[0], MALFORMED[-1]])
+    second = write_csv(tmp_path / "branch-b.csv", [MALFORMED[0][:5] + ["另一段简介。"] + MALFORMED[0][6:],
+                                                   MALFORMED[-1]])
+    with open_catalog(tmp_path / "catalog.duckdb") as db:
+        db.import_books(validate_file(first, ColumnMapping(), vocabulary).books, [], str(first))
+        counts = db.import_books(validate_file(second, ColumnMapping(), vocabulary).books, [], str(second))
+        assert (counts.updated, counts.overwritten, counts.unchanged) == (1, 1, 1)
+        # the same file again overwrites nothing
+        again = write_csv(second, [MALFORMED[0][:5] + ["第三段简介。"] + MALFORMED[0][6:], MALFORMED[-1]])
+        counts = db.import_books(validate_file(again, ColumnMapping(), vocabulary).books, [], str(again))
+        assert (counts.updated, counts.overwritten) == (1, 0)
 
 
 def test_every_file_format_reads_the_same_books(tmp_path, vocabulary):

@@ -1,0 +1,188 @@
+"""MARC records as catalog rows: MARC21 (binary ISO 2709 or MARCXML) and Chinese CNMARC / UNIMARC.
+
+Each record becomes a row keyed by catalog field names, so that the usual validation applies: a record
+without a control number (001) or a title is rejected with its reason, a record pymarc cannot parse is
+rejected with pymarc's reason, and the others are read field by field:
+
+MARC21   001 id, 020 ISBN, 008/041 language, 050 LCC, 082 DDC, 084 (with $2 clc) CLC, 100/700 authors,
+         240 original title, 245 title/subtitle, 250 edition, 260/264 publisher and year, 300 pages,
+         490 series, 505 contents, 520 summary, 600-655 subjects ("Heading -- Subdivision").
+UNIMARC  001 id, 010 ISBN, 101 language, 200 title/subtitle, 205 edition, 210 publisher and year,
+         215 pages, 225 series, 327 contents, 330 summary, 454/500 original title, 600-610 subjects,
+         690 CLC, 676 DDC, 680 LCC, 700/701 authors (702 only as author, never a translator).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pymarc
+
+from tasks.catalog.fields import read_pages
+from tasks.catalog.formats import CatalogFileError
+
+# Non-filing markers around leading articles ("℗L'℗altra faccia") and other C1 controls MARC-8 leaves.
+_NON_FILING = re.compile(r"[\u0080-\u009f\u2117]")
+_TRAILING = re.compile(r"[\s/:;,=]+$")
+# A final period is ISBD punctuation, except after an abbreviation or an initial ("2nd ed.", "Jr.", "J.").
+_ABBREVIATED = re.compile(r"(?:\b(?:ed|eds|rev|enl|p|pp|v|vol|vols|no|nos|inc|ltd|co|jr|sr|st|dr|ca|cm)|\b\w)\.$",
+                          re.IGNORECASE)
+_DATES = re.compile(r",?\s*(?:ca\.\s*)?\d{3,4}\??-(?:\d{3,4}\??)?\.?$|,?\s*\d{3,4}-\s*$|,?\s*\(?\d{4}-\d{0,4}\)?$")
+_TRANSLATOR = {"trl", "translator", "730", "tr.", "translated by"}
+_SUBJECT_TAGS_MARC21 = ("600", "610", "611", "630", "650", "651", "655")
+_SUBJECT_TAGS_UNIMARC = ("600", "601", "602", "604", "605", "606", "607", "608", "610")
+
+
+def _clean(text: str | None) -> str | None:
+    if not text:
+        return None
+    cleaned = _TRAILING.sub("", _NON_FILING.sub("", text)).strip()
+    while cleaned.endswith(".") and not _ABBREVIATED.search(cleaned):
+        cleaned = _TRAILING.sub("", cleaned[:-1]).strip()
+    return cleaned or None
+
+
+def _first(record: pymarc.Record, tag: str, code: str) -> str | None:
+    for field in record.get_fields(tag):
+        values = field.get_subfields(code)
+        if values:
+            return _clean(values[0])
+    return None
+
+
+def _control(record: pymarc.Record, tag: str) -> str | None:
+    fields = record.get_fields(tag)
+    return fields[0].data.strip() if fields and fields[0].is_control_field() and fields[0].data.strip() else None
+
+
+def _person(field: pymarc.Field, unimarc: bool) -> str | None:
+    """A personal name as it is shelved and searched: "Kazuo Ishiguro" from "Ishiguro, Kazuo, 1954-"."""
+    relators = {r.strip(" .").lower() for r in field.get_subfields("e", "4")}
+    if relators & _TRANSLATOR:
+        return None
+    if unimarc:
+        surname, forename = _clean(field.get("a")), _clean((field.get("b") or "").lstrip(", "))
+        return f"{forename} {surname}" if surname and forename else surname
+    name = _clean(_DATES.sub("", (field.get("a") or "").strip()))
+    if name and field.indicator1 == "1" and "," in name:  # entered under the surname: "Last, First"
+        last, _, first = name.partition(",")
+        name = f"{first.strip()} {last.strip()}"
+    return name
+
+
+def _subject(field: pymarc.Field, separator: str) -> str | None:
+    """One heading with its subdivisions: "World War, 1939-1945 -- Fiction"."""
+    main = " ".join(_clean(v) or "" for v in field.get_subfields("a", "b", "c", "d", "t")).strip()
+    parts = [main] + [_clean(v) for v in field.get_subfields("x", "y", "z", "v", "j")]
+    heading = separator.join(p for p in parts if p)
+    return heading or None
+
+
+def _year(text: str | None) -> str | None:
+    found = re.search(r"(?<!\d)(\d{4})(?!\d)", text or "")
+    return found.group(1) if found else None
+
+
+def _looks_unimarc(record: pymarc.Record) -> bool:
+    """UNIMARC keeps the title in 200 and has no 245."""
+    return bool(record.get_fields("200")) and not record.get_fields("245")
+
+
+def marc21_row(record: pymarc.Record) -> dict[str, Any]:
+    """A MARC21 bibliographic record as catalog fields."""
+    fixed = _control(record, "008") or ""
+    title = " ".join(v for v in (_first(record, "245", c) for c in ("a", "n", "p")) if v)
+    authors = [_person(f, unimarc=False) for f in record.get_fields("100", "700")]
+    publication = record.get_fields("264") or record.get_fields("260")
+    publisher = next((_clean(f.get("b")) for f in publication if f.get("b")), None)
+    year = fixed[7:11] if fixed[7:11].isdigit() else next((_year(f.get("c")) for f in publication if f.get("c")), None)
+    series = next((" ; ".join(_clean(v) for v in f.get_subfields("a", "v") if _clean(v))
+                   for f in record.get_fields("490", "830")), None)
+    clc = [_clean(f.get("a")) for f in record.get_fields("084") if (f.get("2") or "").strip().lower() == "clc"]
+    lcc = [" ".join(v.strip() for v in f.get_subfields("a", "b")) for f in record.get_fields("050")]
+    return {
+        "book_id": _control(record, "001"),
+        "isbn": (_first(record, "020", "a") or "").split(" ")[0] or None,
+        "title": _clean(title),
+        "subtitle": _first(record, "245", "b"),
+        "authors": [a for a in dict.fromkeys(authors) if a],
+        "publisher": publisher,
+        "pub_year": year,
+        "language": fixed[35:38] if fixed[35:38].isalpha() else _first(record, "041", "a"),
+        "pages": read_pages(_first(record, "300", "a")).value,  # "xii, 300 p." is MARC's normal form
+        "edition": _first(record, "250", "a"),
+        "series": series or None,
+        "original_title": _first(record, "240", "a") or _first(record, "130", "a"),
+        "toc": " ; ".join(v for f in record.get_fields("505") for v in f.get_subfields("a", "t")) or None,
+        "summary": " ".join(v for f in record.get_fields("520") for v in f.get_subfields("a", "b")) or None,
+        "subjects": [s for f in record.get_fields(*_SUBJECT_TAGS_MARC21) if (s := _subject(f, " -- "))],
+        "classification": {"ddc": [c for f in record.get_fields("082") if (c := _clean(f.get("a")))],
+                           "lcc": [c for c in lcc if c], "clc": [c for c in clc if c]},
+    }
+
+
+def unimarc_row(record: pymarc.Record) -> dict[str, Any]:
+    """A UNIMARC / CNMARC bibliographic record as catalog fields."""
+    authors = [_person(f, unimarc=True) for f in record.get_fields("700", "701")]
+    authors += [_person(f, unimarc=True) for f in record.get_fields("702")
+                if (f.get("4") or "").strip() == "070"]  # 702 is secondary responsibility: only an author counts
+    coded = _first(record, "100", "a") or ""
+    series = next((" ; ".join(_clean(v) for v in f.get_subfields("a", "v") if _clean(v))
+                   for f in record.get_fields("225")), None)
+    return {
+        "book_id": _control(record, "001"),
+        "isbn": _first(record, "010", "a"),
+        "title": _first(record, "200", "a"),
+        "subtitle": _first(record, "200", "e"),
+        "authors": [a for a in dict.fromkeys(authors) if a],
+        "publisher": _first(record, "210", "c"),
+        "pub_year": _year(_first(record, "210", "d")) or (coded[9:13] if coded[9:13].isdigit() else None),
+        "language": _first(record, "101", "a"),
+        "pages": read_pages(_first(record, "215", "a")).value,
+        "edition": _first(record, "205", "a"),
+        "series": series or None,
+        "original_title": _first(record, "500", "a") or _first(record, "454", "a"),
+        "toc": " ; ".join(v for f in record.get_fields("327") for v in f.get_subfields("a")) or None,
+        "summary": " ".join(v for f in record.get_fields("330") for v in f.get_subfields("a")) or None,
+        "subjects": [s for f in record.get_fields(*_SUBJECT_TAGS_UNIMARC) if (s := _subject(f, "—"))],
+        "classification": {"clc": [c for f in record.get_fields("690") if (c := _clean(f.get("a")))],
+                           "ddc": [c for f in record.get_fields("676") if (c := _clean(f.get("a")))],
+                           "lcc": [c for f in record.get_fields("680") if (c := _clean(f.get("a")))]},
+    }
+
+
+def _records(path: Path, fmt: str) -> Iterator[tuple[pymarc.Record | None, str | None]]:
+    """(record, None) or (None, why it could not be read), in file order."""
+    if fmt == "marcxml":
+        try:
+            records = pymarc.parse_xml_to_array(str(path))
+        except Exception as err:  # noqa: BLE001 - any XML failure is one clear line for the whole file
+            raise CatalogFileError(f"{path}: not MARCXML ({type(err).__name__}: {str(err)[:120]})") from None
+        for record in records:
+            yield record, None
+        return
+    with open(path, "rb") as fh:
+        reader = pymarc.MARCReader(fh, to_unicode=True, hide_utf8_warnings=True, utf8_handling="replace",
+                                   permissive=True)
+        while True:
+            try:
+                record = next(reader)
+            except StopIteration:
+                return
+            except pymarc.exceptions.PymarcException as err:  # a broken length prefix: nothing after it is readable
+                yield None, f"unreadable from here on ({type(err).__name__})"
+                return
+            yield record, None if record is not None else f"not a MARC record ({reader.current_exception})"
+
+
+def read_marc(path: Path, fmt: str) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+    """(record number, catalog row, parse error) for every record; `fmt` is marc21, marcxml or cnmarc."""
+    for number, (record, error) in enumerate(_records(path, fmt), start=1):
+        if record is None:
+            yield number, {}, error
+            continue
+        unimarc = fmt == "cnmarc" or _looks_unimarc(record)
+        yield number, unimarc_row(record) if unimarc else marc21_row(record), None
