@@ -67,7 +67,8 @@ class EmbedderSettings(Section):
 
 
 class TextSection(Section):
-    field: Literal["tags", "title_line", "title", "subtitle", "authors", "publisher", "summary", "author_intro", "toc"]
+    field: Literal["tags", "title_line", "title", "subtitle", "authors", "publisher", "summary", "author_intro", "toc",
+                   "subjects"]
     repeat: Positive = 1
     max_chars: Positive | None = None
 
@@ -78,8 +79,8 @@ class IndexSettings(Section):
     e5_path: bool = False
     text_sections: tuple[TextSection, ...] = (
         TextSection(field="tags", repeat=2), TextSection(field="title_line"),
-        TextSection(field="summary", max_chars=500), TextSection(field="author_intro", max_chars=200),
-        TextSection(field="toc", max_chars=300))
+        TextSection(field="subjects", max_chars=200), TextSection(field="summary", max_chars=500),
+        TextSection(field="author_intro", max_chars=200), TextSection(field="toc", max_chars=300))
 
 
 class BM25Settings(Section):
@@ -88,13 +89,16 @@ class BM25Settings(Section):
     english_stemming: bool = True
     k1: PositiveFloat = 1.5
     b: Share = 0.75
-    field_weights: dict[Literal["title", "authors", "summary"], Weight] = {"title": 1.0, "authors": 1.0, "summary": 1.0}
+    field_weights: dict[Literal["title", "authors", "summary", "subjects", "classification"], Weight] = {
+        "title": 1.0, "authors": 1.0, "summary": 1.0, "subjects": 1.0, "classification": 1.0}
 
 
 class EnrichmentSettings(Section):
-    min_similarity: Share = 0.25
-    second_value_margin: Share = 0.02
-    max_values_per_dimension: Positive = 2
+    filter_confidence: Share = 0.85
+    seed_confidence: Share = 0.85
+    neighbours: Positive = 10
+    min_calibration_books: Positive = 30
+    max_guesses_per_dimension: Positive = 2
 
 
 class TranslationSettings(Section):

@@ -18,6 +18,7 @@ class VocabularyValue:
     aliases: tuple[str, ...]
     description: str
     description_en: str
+    narrower: tuple[str, ...] = ()  # values of the same dimension that, when derived, make this one redundant
 
     @property
     def english_label(self) -> str:
@@ -39,8 +40,38 @@ class Dimension:
 
 
 @dataclass(frozen=True)
+class Kind:
+    """A form (fiction, poetry ...) or an audience (children): the genre values that make it, the words for it."""
+
+    facet: str  # "form" | "audience"
+    name: str
+    name_zh: str
+    name_en: str
+    genres: tuple[str, ...]
+    words: tuple[str, ...]
+
+
+FACETS_BEYOND_DIMENSIONS = ("form", "audience")
+
+
+@dataclass(frozen=True)
 class Vocabulary:
     dimensions: tuple[Dimension, ...]
+    kinds: tuple[Kind, ...] = ()  # forms and audiences
+
+    @property
+    def facet_names(self) -> tuple[str, ...]:
+        """Every dimension a book's facets and a filter condition can name: the dimensions, form, audience."""
+        return self.dimension_names + FACETS_BEYOND_DIMENSIONS
+
+    def kinds_of(self, facet: str) -> tuple[Kind, ...]:
+        return tuple(k for k in self.kinds if k.facet == facet)
+
+    def facet_values(self, facet: str) -> frozenset[str]:
+        """The values a facet can take: a dimension's value names, or the forms' / audiences' names."""
+        if facet in FACETS_BEYOND_DIMENSIONS:
+            return frozenset(k.name for k in self.kinds_of(facet))
+        return self.value_names(facet)
 
     @property
     def dimension_names(self) -> tuple[str, ...]:
@@ -79,14 +110,33 @@ def load_vocabulary(path: Path | None = None) -> Vocabulary:
                 aliases=tuple(str(a) for a in v.get("aliases", [])),
                 description=str(v.get("description", "")),
                 description_en=str(v.get("description_en", "")),
+                narrower=tuple(str(n) for n in v.get("narrower", [])),
             )
             for v in dim["values"]
         )
         dimensions.append(Dimension(dim_name, dim.get("name_zh", dim_name), dim.get("name_en", dim_name), values))
-    return Vocabulary(tuple(dimensions))
+    kinds = tuple(
+        Kind(facet, str(name), str(kind.get("name_zh", name)), str(kind.get("name_en", name)),
+             tuple(str(g) for g in kind.get("genres") or ()), tuple(str(w) for w in kind.get("words") or ()))
+        for facet, section in (("form", "forms"), ("audience", "audiences"))
+        for name, kind in (raw.get(section) or {}).items()
+    )
+    genres = {v.name for d in dimensions if d.name == "genre" for v in d.values}
+    unknown = sorted({g for k in kinds for g in k.genres} - genres)
+    if unknown:
+        raise ValueError(f"{path}: forms or audiences name genre values that are not in the vocabulary: {unknown}")
+    return Vocabulary(tuple(dimensions), kinds)
 
 
 @lru_cache(maxsize=1)
 def get_vocabulary() -> Vocabulary:
     """The process-wide vocabulary, read once."""
     return load_vocabulary()
+
+
+@lru_cache(maxsize=1)
+def load_aliases() -> dict[str, tuple[str, ...]]:
+    """Canonical author -> other names, from config/aliases.yaml (周树人 is 鲁迅)."""
+    with open(CONFIG_DIR / "aliases.yaml", encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh) or {}
+    return {str(k): tuple(str(a) for a in v or ()) for k, v in (raw.get("authors") or {}).items()}

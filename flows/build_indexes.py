@@ -15,6 +15,7 @@ from storage.catalog_db import CatalogDB, open_catalog
 from storage.models import IndexVersion
 from tasks.catalog import bm25 as bm25_step
 from tasks.catalog import index_build
+from tasks.catalog.crosswalk import CROSSWALK_FILE
 from tasks.catalog.embedders import create_embedder
 from tasks.progress import logger, timed
 
@@ -33,7 +34,7 @@ def _step(fn, name: str):
     return run
 
 
-enrich_tags = _step(index_build.enrich_untagged, "enrich-tags")
+enrich_catalog = _step(index_build.enrich_catalog, "enrich-catalog")
 embed_books = _step(index_build.embed_books, "embed-books")
 embed_books_e5 = _step(index_build.embed_books_e5, "embed-books-e5")
 embed_sentences = _step(index_build.embed_sentences, "embed-sentences")
@@ -61,19 +62,19 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             embedder = create_embedder(settings.embedder)
         with timed(stages, "load_catalog", log=True):
             books = db.load_books()
-        with timed(stages, "embed_sentences", log=True):
-            sentences = embed_sentences(books, embedder, db, use_cache)
-        with timed(stages, "enrich_tags", log=True):
-            enriched = enrich_tags(books, sentences, vocabulary, embedder, db, settings, use_cache)
-        books = enriched.books
-        snapshot = index_build.snapshot_hash(books, embedder, settings)
+        snapshot = index_build.snapshot_hash(books, embedder, settings, vocabulary, CROSSWALK_FILE)
         current = db.current_index_version()
         if current and not full and current.snapshot_hash == snapshot and index_store.version_exists(current.path):
             logger.info("index %s is up to date with the catalog", current.version_id)
             return index_build.IndexBuildReport(current.version_id, True, current.book_count,
-                                                current.sentence_count, enriched.enriched, 0, 0, 0, stages)
+                                                current.sentence_count, 0, 0, 0, 0, stages)
+        with timed(stages, "embed_sentences", log=True):
+            sentences = embed_sentences(books, embedder, db, use_cache)
         with timed(stages, "embed_books", log=True):
             book_vectors = embed_books(books, vocabulary, embedder, db, settings, use_cache)
+        with timed(stages, "enrich_catalog", log=True):
+            enriched = enrich_catalog(books, book_vectors.vectors, vocabulary, embedder, db, settings, use_cache)
+        books = enriched.books
         e5_vectors = None
         if settings.index.e5_path:
             with timed(stages, "embed_books_e5", log=True):
@@ -82,12 +83,13 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             bm25 = build_bm25(books, db, settings, use_cache)
         version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
         with timed(stages, "write_lance", log=True):
-            write_books_table(path, index_build.lance_book_columns(books, vocabulary), book_vectors.vectors,
-                              vocabulary.dimension_names, settings.index.brute_force_max_rows)
+            columns = index_build.lance_book_columns(books, vocabulary, settings.enrichment.filter_confidence)
+            write_books_table(path, columns, book_vectors.vectors, vocabulary.facet_names,
+                              settings.index.brute_force_max_rows)
             if e5_vectors is not None:
-                write_books_table(path, index_build.lance_book_columns(books, vocabulary), e5_vectors.vectors,
-                                  vocabulary.dimension_names, settings.index.brute_force_max_rows,
-                                  index_store.BOOKS_E5_TABLE)
+                write_books_table(path, columns, e5_vectors.vectors, vocabulary.facet_names,
+                                  settings.index.brute_force_max_rows, index_store.BOOKS_E5_TABLE)
+            index_store.save_filter_meta(path, settings.enrichment.filter_confidence)
             write_sentences_table(path, {"book_id": sentences.book_ids, "position": sentences.positions,
                                          "text": sentences.texts}, sentences.vectors)
         with timed(stages, "save_bm25", log=True):

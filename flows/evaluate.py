@@ -49,7 +49,8 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
                 query = ctx.translator.translate(theme)
             else:
                 query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
-            constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only)
+            constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,
+                                           ctx.snapshot.filter_confidence)
             ranked_ids = [c.book_id for c in rank_books(theme, query, constraints, run_ctx).candidates]
             ndcg += ndcg_at(ranked_ids, beir.qrels[query_id], 10)
             recall += recall_at(ranked_ids, beir.qrels[query_id], 100)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from config.settings import Settings
-from config.vocabulary import Vocabulary
+from config.vocabulary import Vocabulary, load_aliases
 from storage.catalog_db import CatalogDB
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, open_index
 from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
@@ -30,7 +30,7 @@ from tasks.recall.filters import Expr, evaluate, hard_constraints
 from tasks.recall.intent_paths import intent_paths
 from tasks.recall.paths import PathRecall, bm25_query_tokens, bm25_recall, run_jobs, theme_seed, vector_recall
 from tasks.recall.scores import score_every_path
-from tasks.understanding.entities import EntityIndex, load_aliases, understand
+from tasks.understanding.entities import EntityIndex, understand
 from tasks.understanding.intent import (
     POLICIES,
     THEME_SHELF,
@@ -155,7 +155,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         query = raise_confidence(query, understanding)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
-    constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only)
+    constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,
+                                   ctx.snapshot.filter_confidence)
     ranking = rank_books(theme, query, constraints, ctx, understanding)
     timings.update(ranking.stage_seconds)
     with timed(timings, "history"):

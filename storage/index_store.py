@@ -7,6 +7,7 @@ committed, and a build that dies half-way leaves only an orphan folder that the 
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -77,7 +78,8 @@ def books_schema(tag_dimensions: tuple[str, ...], dim: int) -> pa.Schema:
     return pa.schema(
         [("book_id", pa.string()), ("title", pa.string()), ("language", pa.string()),
          ("pub_year", pa.int32()), ("rating", pa.float64()), ("pages", pa.int32()),
-         ("copies_available", pa.int32())]
+         ("copies_available", pa.int32()), ("work_id", pa.string()), ("authors", pa.list_(pa.string())),
+         ("subject_text", pa.string()), ("class_prefixes", pa.list_(pa.string()))]
         + [(tag_column(d), pa.list_(pa.string())) for d in tag_dimensions]
         + [("vector", pa.list_(pa.float32(), dim))]
     )
@@ -93,8 +95,9 @@ def write_books_table(version_path: Path, columns: dict[str, list], vectors: np.
     for column in SCALAR_COLUMNS:
         tbl.create_scalar_index(column, index_type="BTREE")
     tbl.create_scalar_index("language", index_type="BITMAP")
-    for dim in tag_dimensions:
-        tbl.create_scalar_index(tag_column(dim), index_type="LABEL_LIST")
+    tbl.create_scalar_index("work_id", index_type="BTREE")
+    for column in ("authors", "class_prefixes", *(tag_column(d) for d in tag_dimensions)):
+        tbl.create_scalar_index(column, index_type="LABEL_LIST")
     if len(vectors) > brute_force_max_rows:
         # Few, large partitions: searching NPROBES of them stays close to exact (flat vectors, no PQ).
         partitions = max(2, len(vectors) // ROWS_PER_PARTITION)
@@ -130,6 +133,7 @@ class IndexSnapshot:
     sentences: lancedb.table.Table
     bm25: BM25Index
     books_e5: lancedb.table.Table | None = None
+    filter_confidence: float = 1.0  # the facet columns hold values at least this sure (see save_filter_meta)
 
     def vector_search(self, vector: np.ndarray, k: int, where: str | None = None,
                       table: str = BOOKS_TABLE, nprobes: int = NPROBES) -> list[tuple[str, float]]:
@@ -195,7 +199,21 @@ def open_index(version_id: str, path: Path) -> IndexSnapshot:
         sentences=db.open_table(SENTENCES_TABLE),
         bm25=BM25Index.load(path / "bm25"),
         books_e5=db.open_table(BOOKS_E5_TABLE) if BOOKS_E5_TABLE in db.table_names() else None,
+        filter_confidence=_filter_meta(path).get("filter_confidence", 1.0),
     )
+
+
+FILTER_META = "filters.json"
+
+
+def save_filter_meta(version_path: Path, filter_confidence: float) -> None:
+    """What a reader must know to filter this version as it was built: its facet columns' confidence."""
+    (version_path / FILTER_META).write_text(json.dumps({"filter_confidence": filter_confidence}), encoding="utf-8")
+
+
+def _filter_meta(version_path: Path) -> dict:
+    meta = version_path / FILTER_META
+    return json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
 
 
 def version_exists(path: str | Path) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Literal
@@ -15,6 +17,16 @@ SOURCE_FIELDS = (
     "copies_available", "subjects", "classification", "edition", "series", "original_title",
 )
 FACET_ORIGINS = ("source", "crosswalk", "neighbours", "zero-shot")
+MAX_CLASS_PREFIX = 16  # the longest class prefix a filter can name ("clc:I247.55" needs 7)
+_NOT_A_WORD = re.compile(r"[^\w\u3400-\u9fff]+|_")
+
+
+def subject_words(text: str) -> str:
+    """Lower-case words separated by single spaces: how subject headings and subject conditions compare.
+
+    A Latin term matches whole words ("war" is not in "award"); a Chinese term matches anywhere.
+    """
+    return " ".join(_NOT_A_WORD.sub(" ", unicodedata.normalize("NFKC", text).lower()).split())
 
 
 Operator = Literal["MUST", "SHOULD", "MUST_NOT"]
@@ -122,6 +134,21 @@ class BookRecord:
         """The book's values of a dimension held with at least this confidence."""
         derived = {f.value for f in self.facets if f.dimension == dimension and f.confidence >= min_confidence}
         return frozenset(self.tags.get(dimension, ())) | derived
+
+    @property
+    def subject_text(self) -> str:
+        """The subject headings as filters read them: `subject_words` of all headings, space padded."""
+        return f" {subject_words(' '.join(self.subjects))} "
+
+    @property
+    def class_prefixes(self) -> tuple[str, ...]:
+        """Every prefix of every classification code ("clc:I", "clc:I2", "clc:I24" ...): a code "starts with"."""
+        found = []
+        for code in self.classification:
+            scheme, _, number = code.partition(":")
+            number = number.replace(" ", "").upper()
+            found += [f"{scheme}:{number[:n]}" for n in range(1, min(len(number), MAX_CLASS_PREFIX) + 1)]
+        return tuple(dict.fromkeys(found))
 
     @property
     def title_line(self) -> str:

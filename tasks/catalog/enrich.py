@@ -1,62 +1,208 @@
-"""Enrichment step: books the source left untagged get vocabulary tags by embedding similarity."""
+"""Enrichment step: every book's facets (vocabulary values, form, audience), each with an origin and a confidence.
+
+In order of trust:
+1. the source's own tags (confidence 1);
+2. the crosswalk from classification codes and subject headings (each rule's own confidence);
+3. the values of the book's nearest neighbours among the books that hold that dimension surely;
+4. the similarity of the book's vector to each value's description (zero-shot).
+A dimension the source tagged keeps exactly the source's values: the curator's word wins.
+
+A guess (3, 4) is calibrated on the catalog itself: among the sure books, how often a guess at least
+this strong names a value the book really has (neighbours left out one at a time). Where a dimension
+has too few sure books to measure that, its guesses stay below the filter confidence: they rank, never
+filter. Forms and audience follow from genre values. Filters use a value only at or above
+enrichment.filter_confidence.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from config.settings import EnrichmentSettings
-from config.vocabulary import Vocabulary, VocabularyValue
-from storage.models import BookRecord
+from config.vocabulary import Vocabulary
+from storage.models import BookRecord, Facet
+from tasks.catalog.crosswalk import Crosswalk
 
-TagSet = dict[str, tuple[str, ...]]
-TagScores = dict[str, dict[str, float]]
+UNCALIBRATED_CAP = 0.5  # the most an uncalibrated guess may claim: below any sensible filter confidence
+ZERO_SHOT_TEMPERATURE = 0.05  # USE similarities to value descriptions differ by hundredths: sharpen before comparing
+BLOCK = 512  # rows of a similarity matrix computed at a time (512 x 20k floats: 40 MB)
+POOL_MAX = 20_000  # sure books that vote: a sample of them is as good a neighbourhood at a fraction of the cost
+CALIBRATION_MAX = 2_000  # sure books a guesser is scored on
 
 
 @dataclass(frozen=True)
-class EnrichedTags:
-    book_id: str
-    tags: TagSet
-    scores: TagScores  # every value's similarity, per dimension, so a curator can see why
+class Calibration:
+    """Score -> confidence: how often a guess with this score is right, non-decreasing in the score.
+
+    Fitted by isotonic regression (pool adjacent violators), so the guesses kept at any confidence c
+    are right at least a share c of the time on the books it was fitted on.
+    """
+
+    scores: np.ndarray  # ascending, distinct
+    confidences: np.ndarray  # non-decreasing, one per score
+
+    @classmethod
+    def fit(cls, scores: Sequence[float], correct: Sequence[bool]) -> Calibration:
+        levels, inverse = np.unique(np.asarray(scores, dtype=np.float64), return_inverse=True)
+        hits = np.bincount(inverse, weights=np.asarray(correct, dtype=np.float64), minlength=len(levels))
+        counts = np.bincount(inverse, minlength=len(levels)).astype(np.float64)
+        blocks: list[list[float]] = []  # [hits, count, last level index]
+        for i, (h, n) in enumerate(zip(hits, counts)):
+            blocks.append([h, n, i])
+            while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+                h2, n2, last = blocks.pop()
+                blocks[-1][0] += h2
+                blocks[-1][1] += n2
+                blocks[-1][2] = last
+        confidences = np.empty(len(levels))
+        start = 0
+        for h, n, last in blocks:
+            confidences[start:int(last) + 1] = h / n
+            start = int(last) + 1
+        return cls(levels, confidences)
+
+    def __call__(self, score: float) -> float:
+        if not len(self.scores) or score < self.scores[0]:
+            return 0.0
+        return float(self.confidences[np.searchsorted(self.scores, score, side="right") - 1])
 
 
-def needs_enrichment(book: BookRecord) -> bool:
-    """Source tags always win; enriched tags stay until the book's content changes."""
-    return book.tag_origin is None
+def _sure(facets: Sequence[Facet], dimension: str, seed_confidence: float) -> frozenset[str]:
+    return frozenset(f.value for f in facets if f.dimension == dimension and f.confidence >= seed_confidence)
 
 
-def choose_tags(
-    similarities: np.ndarray, values: list[VocabularyValue], settings: EnrichmentSettings
-) -> tuple[TagSet, TagScores]:
-    """Per dimension: the best value if similar enough, plus close runners-up."""
-    tags: TagSet = {}
-    scores: TagScores = {}
-    by_dimension: dict[str, list[tuple[float, str]]] = {}
-    for score, value in zip(similarities.tolist(), values):
-        by_dimension.setdefault(value.dimension, []).append((score, value.name))
-    for dim, scored in by_dimension.items():
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        scores[dim] = {name: round(score, 4) for score, name in scored}
-        best = scored[0][0]
-        if best < settings.min_similarity:
+def _best(facets: Sequence[Facet]) -> list[Facet]:
+    """One facet per (dimension, value): the surest."""
+    best: dict[tuple[str, str], Facet] = {}
+    for facet in facets:
+        key = (facet.dimension, facet.value)
+        if key not in best or facet.confidence > best[key].confidence:
+            best[key] = facet
+    return list(best.values())
+
+
+def known_facets(book: BookRecord, crosswalk: Crosswalk) -> list[Facet]:
+    """What the source and the crosswalk say, before any guess; a dimension the source tagged is the source's.
+
+    Form and audience follow the source's genre values when it gave some.
+    """
+    source = [Facet(dim, value, 1.0, "source") for dim, values in book.tags.items() for value in values]
+    tagged = set(book.tags) | ({"form", "audience"} if "genre" in book.tags else set())
+    return _best(source + [f for f in crosswalk.facets(book) if f.dimension not in tagged])
+
+
+def _top_neighbours(queries: np.ndarray, pool: np.ndarray, k: int,
+                    self_index: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """For each query row, the pool indices and cosine similarities (clipped at 0) of its k nearest rows.
+
+    `self_index[q]` is the query's own row in the pool, left out (a book does not vote for itself).
+    """
+    k = min(k, len(pool) - (1 if self_index is not None else 0))
+    index = np.zeros((len(queries), max(k, 0)), dtype=np.int64)
+    sims = np.zeros((len(queries), max(k, 0)), dtype=np.float32)
+    if k <= 0:
+        return index, sims
+    for start in range(0, len(queries), BLOCK):
+        block = queries[start:start + BLOCK] @ pool.T
+        if self_index is not None:
+            block[np.arange(len(block)), self_index[start:start + BLOCK]] = -np.inf
+        top = np.argpartition(-block, k - 1, axis=1)[:, :k]
+        index[start:start + BLOCK] = top
+        sims[start:start + BLOCK] = np.clip(np.take_along_axis(block, top, axis=1), 0.0, None)
+    return index, sims
+
+
+def _sample(indices: np.ndarray, limit: int, seed: int) -> np.ndarray:
+    """At most `limit` of the indices, the same ones on every build of the same catalog."""
+    if len(indices) <= limit:
+        return indices
+    return np.sort(np.random.default_rng(seed).choice(indices, limit, replace=False))
+
+
+def _vote_shares(index: np.ndarray, sims: np.ndarray, holds: np.ndarray) -> np.ndarray:
+    """Per query and value: the similarity-weighted share of its neighbours holding the value."""
+    weights = sims / np.maximum(sims.sum(axis=1, keepdims=True), 1e-9)
+    return np.einsum("qk,qkv->qv", weights, holds[index])
+
+
+def _softmax(similarities: np.ndarray) -> np.ndarray:
+    scaled = similarities / ZERO_SHOT_TEMPERATURE
+    scaled -= scaled.max(axis=1, keepdims=True)
+    exp = np.exp(scaled)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def _calibrate(scores: np.ndarray, holds: np.ndarray, settings: EnrichmentSettings) -> Calibration | None:
+    """The calibration of a guesser scored on the sure books; None with too few of them."""
+    if len(scores) < settings.min_calibration_books:
+        return None
+    return Calibration.fit(scores.ravel().tolist(), holds.ravel().astype(bool).tolist())
+
+
+def _guesses(scores: np.ndarray, calibration: Calibration | None, values: list[str], dimension: str, origin: str,
+             because: str, keep: int) -> list[list[Facet]]:
+    """Each book's best-scoring values of a dimension as facets with their calibrated confidence."""
+    out = []
+    for row in scores:
+        best = np.argsort(-row, kind="stable")[:keep]
+        out.append([Facet(dimension, values[i], calibration(float(row[i])) if calibration
+                          else UNCALIBRATED_CAP * float(row[i]), origin, because) for i in best if row[i] > 0])
+    return out
+
+
+def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vectors: Mapping[str, np.ndarray],
+                  vocabulary: Vocabulary, crosswalk: Crosswalk, settings: EnrichmentSettings
+                  ) -> dict[str, tuple[Facet, ...]]:
+    """Every book's facets: known ones, then calibrated guesses where a dimension is not yet sure.
+
+    `vectors` are the books' unit vectors in `books` order; `value_vectors` maps each dimension to its
+    values' profile vectors, in the vocabulary's order.
+    """
+    facets = [known_facets(book, crosswalk) for book in books]
+    for dim in vocabulary.dimension_names:
+        values = [v.name for v in vocabulary.dimension(dim).values]
+        sure = [_sure(f, dim, settings.seed_confidence) for f in facets]
+        seeds = np.array([i for i, s in enumerate(sure) if s], dtype=np.int64)
+        guessing = np.array([i for i, s in enumerate(sure) if not s], dtype=np.int64)
+        if not len(guessing):
             continue
-        chosen = [name for score, name in scored if score >= best - settings.second_value_margin]
-        tags[dim] = tuple(chosen[: settings.max_values_per_dimension])
-    return tags, scores
+        holds = np.array([[v in sure[i] for v in values] for i in seeds], dtype=np.float32).reshape(-1, len(values))
+        zero_shot = _softmax(vectors @ value_vectors[dim].T)
+        scored_seeds = _sample(np.arange(len(seeds)), CALIBRATION_MAX, len(books) + 2)
+        guesses = _guesses(zero_shot[guessing], _calibrate(zero_shot[seeds[scored_seeds]], holds[scored_seeds],
+                                                           settings), values, dim, "zero-shot",
+                           "similar to the value's description", settings.max_guesses_per_dimension)
+        if len(seeds) > settings.neighbours:
+            pool = _sample(np.arange(len(seeds)), POOL_MAX, len(books))
+            scored = _sample(np.arange(len(pool)), CALIBRATION_MAX, len(books) + 1)
+            loo_index, loo_sims = _top_neighbours(vectors[seeds[pool[scored]]], vectors[seeds[pool]],
+                                                  settings.neighbours, scored)
+            calibration = _calibrate(_vote_shares(loo_index, loo_sims, holds[pool]), holds[pool[scored]], settings)
+            index, sims = _top_neighbours(vectors[guessing], vectors[seeds[pool]], settings.neighbours)
+            voted = _guesses(_vote_shares(index, sims, holds[pool]), calibration, values, dim, "neighbours",
+                             f"{settings.neighbours} nearest books sure of their {dim}",
+                             settings.max_guesses_per_dimension)
+            guesses = [a + b for a, b in zip(guesses, voted)]
+        for i, found in zip(guessing.tolist(), guesses):
+            facets[i] += found
+    return {book.book_id: tuple(_with_kinds(_best(found), vocabulary, settings.seed_confidence))
+            for book, found in zip(books, facets)}
 
 
-def enrich(
-    book_ids: list[str],
-    book_vectors: np.ndarray,
-    value_vectors: np.ndarray,
-    vocabulary: Vocabulary,
-    settings: EnrichmentSettings,
-) -> list[EnrichedTags]:
-    """Tags for each book from the cosine similarity of its text to every value's description."""
-    values = list(vocabulary.all_values())
-    similarities = book_vectors @ value_vectors.T
-    return [
-        EnrichedTags(book_id, *choose_tags(row, values, settings))
-        for book_id, row in zip(book_ids, similarities)
-    ]
+def _with_kinds(facets: list[Facet], vocabulary: Vocabulary, sure: float) -> list[Facet]:
+    """Forms and audience from genre values; a derived general genre dropped where a narrower one is sure."""
+    genre = {f.value: f for f in facets if f.dimension == "genre"}
+    dropped = set()
+    for value in vocabulary.dimension("genre").values:
+        own = genre.get(value.name)
+        if own and own.origin != "source" and any(
+                n in genre and genre[n].confidence >= min(own.confidence, sure) for n in value.narrower):
+            dropped.add(("genre", value.name))
+    kept = [f for f in facets if (f.dimension, f.value) not in dropped]
+    derived = [Facet(kind.facet, kind.name, genre[g].confidence, genre[g].origin, f"genre {g}")
+               for kind in vocabulary.kinds for g in kind.genres
+               if g in genre and ("genre", g) not in dropped]
+    return sorted(_best(kept + derived), key=lambda f: (f.dimension, -f.confidence, f.value))

@@ -9,31 +9,34 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
 from config.settings import Settings
-from config.vocabulary import Vocabulary
+from config.vocabulary import Vocabulary, load_aliases
 from storage.catalog_db import CatalogDB
 from storage.models import BookRecord
 from storage.sql import tag_column
+from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.embedders.base import Embedder
 from tasks.catalog.embedding import embed_with_cache
-from tasks.catalog.enrich import enrich, needs_enrichment
+from tasks.catalog.enrich import derive_facets
 from tasks.catalog.index_text import (
     INDEX_TEXT_VERSION,
     book_sentences,
     compose_index_text,
 )
 from tasks.catalog.text_analysis import ANALYZER_VERSION
+from tasks.catalog.works import group_works
 
 
 @dataclass(frozen=True)
 class EnrichmentResult:
-    books: list[BookRecord]  # the catalog with enriched tags applied
-    enriched: int
+    books: list[BookRecord]  # the catalog with its facets and work ids applied
+    enriched: int  # books given a value their source did not give them
     embedded: int
-    text_hashes: list[str] = field(default_factory=list)  # of the texts embedded to tag (values, titles)
+    text_hashes: list[str] = field(default_factory=list)  # of the texts embedded to enrich (value descriptions)
 
 
 @dataclass(frozen=True)
@@ -53,53 +56,39 @@ class SentenceRows:
     text_hashes: list[str]
 
 
-def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Settings) -> str:
-    """Identifies what an index is built from: book contents, tags, embedder and analysis settings."""
+def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Settings, vocabulary: Vocabulary,
+                  crosswalk_file: Path) -> str:
+    """Identifies what an index is built from: book contents, embedder, analysis and enrichment settings,
+    the vocabulary and the crosswalk, so that a changed rule or threshold rebuilds."""
     digest = hashlib.sha256()
     digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{INDEX_TEXT_VERSION}|{settings.bm25.model_dump_json()}|"
-                  f"{settings.index.model_dump_json()}".encode())
+                  f"{settings.index.model_dump_json()}|{settings.enrichment.model_dump_json()}|".encode())
+    digest.update(repr(vocabulary).encode())
+    digest.update(crosswalk_file.read_bytes())
     for book in books:
         tags = json.dumps({d: list(v) for d, v in sorted(book.tags.items())}, ensure_ascii=False)
         digest.update(f"\n{book.book_id}|{book.content_hash}|{tags}".encode())
     return digest.hexdigest()
 
 
-def enrich_untagged(books: list[BookRecord], sentences: SentenceRows, vocabulary: Vocabulary,
-                    embedder: Embedder, db: CatalogDB, settings: Settings,
-                    use_cache: bool = True) -> EnrichmentResult:
-    """Tag books that have no tags (source tags always win) and store the tags with their scores.
-
-    A book's text vector is the mean of its summary-sentence vectors, already computed for the
-    sentences table; only books without a summary have their title line embedded here.
-    """
-    pending = [b for b in books if needs_enrichment(b)]
-    if not pending:
-        return EnrichmentResult(books, 0, 0)
-    values = vocabulary.all_values()
-    value_vectors = embed_with_cache([v.profile_text for v in values], embedder, db, "vocabulary values", use_cache)
-    summary_vectors = _mean_sentence_vectors(sentences)
-    no_summary = [b for b in pending if b.book_id not in summary_vectors]
-    titles = embed_with_cache([b.title_line for b in no_summary], embedder, db, "titles to tag", use_cache)
-    book_vectors = {**summary_vectors, **dict(zip((b.book_id for b in no_summary), titles.vectors))}
-    results = enrich([b.book_id for b in pending], np.vstack([book_vectors[b.book_id] for b in pending]),
-                     value_vectors.vectors, vocabulary, settings.enrichment)
-    db.save_enriched_tags({r.book_id: (r.tags, r.scores) for r in results})
-    by_id = {r.book_id: r for r in results}
-    updated = [
-        replace(b, tags=by_id[b.book_id].tags, tag_scores=by_id[b.book_id].scores, tag_origin="enriched")
-        if b.book_id in by_id else b
-        for b in books
-    ]
-    return EnrichmentResult(updated, len(results), titles.computed + value_vectors.computed,
-                            value_vectors.text_hashes + titles.text_hashes)
-
-
-def _mean_sentence_vectors(sentences: SentenceRows) -> dict[str, np.ndarray]:
-    """Each book's mean summary-sentence vector, normalised; books without sentences are absent."""
-    sums: dict[str, np.ndarray] = {}
-    for book_id, vector in zip(sentences.book_ids, sentences.vectors):
-        sums[book_id] = sums[book_id] + vector if book_id in sums else vector.copy()
-    return {book_id: vector / max(float(np.linalg.norm(vector)), 1e-12) for book_id, vector in sums.items()}
+def enrich_catalog(books: list[BookRecord], book_vectors: np.ndarray, vocabulary: Vocabulary, embedder: Embedder,
+                   db: CatalogDB, settings: Settings, use_cache: bool = True) -> EnrichmentResult:
+    """Every book's facets (source, crosswalk, calibrated guesses) and its work, stored in the catalog."""
+    profiles = {dim: [v.profile_text for v in vocabulary.dimension(dim).values] for dim in vocabulary.dimension_names}
+    embedded = embed_with_cache([t for texts in profiles.values() for t in texts], embedder, db,
+                                "vocabulary values", use_cache)
+    value_vectors, start = {}, 0
+    for dim, texts in profiles.items():
+        value_vectors[dim] = embedded.vectors[start:start + len(texts)]
+        start += len(texts)
+    facets = derive_facets(books, book_vectors, value_vectors, vocabulary, default_crosswalk(vocabulary),
+                           settings.enrichment)
+    works = group_works(books, load_aliases())
+    db.save_facets(facets, works)
+    updated = [replace(b, facets=facets[b.book_id], work_id=works[b.book_id],
+                       tag_origin="source" if b.tags else "enriched" if facets[b.book_id] else None) for b in books]
+    enriched = sum(1 for b in updated if any(f.origin != "source" for f in b.facets))
+    return EnrichmentResult(updated, enriched, embedded.computed, embedded.text_hashes)
 
 
 def embed_books(books: list[BookRecord], vocabulary: Vocabulary, embedder: Embedder, db: CatalogDB,
@@ -134,8 +123,8 @@ def embed_sentences(books: list[BookRecord], embedder: Embedder, db: CatalogDB,
     return SentenceRows(book_ids, positions, texts, result.vectors, result.computed, result.text_hashes)
 
 
-def lance_book_columns(books: list[BookRecord], vocabulary: Vocabulary) -> dict[str, list]:
-    """The scalar and tag columns the recall filters need."""
+def lance_book_columns(books: list[BookRecord], vocabulary: Vocabulary, filter_confidence: float) -> dict[str, list]:
+    """The scalar, list and facet columns the recall filters need (facets at the filter confidence)."""
     columns: dict[str, list] = {
         "book_id": [b.book_id for b in books],
         "title": [b.title for b in books],
@@ -144,11 +133,14 @@ def lance_book_columns(books: list[BookRecord], vocabulary: Vocabulary) -> dict[
         "rating": [b.rating for b in books],
         "pages": [b.pages for b in books],
         "copies_available": [b.copies_available for b in books],
+        "work_id": [b.work_id or b.book_id for b in books],
+        "authors": [list(b.authors) for b in books],
+        "subject_text": [b.subject_text for b in books],
+        "class_prefixes": [list(b.class_prefixes) for b in books],
     }
-    for dim in vocabulary.dimension_names:
-        columns[tag_column(dim)] = [list(b.tags.get(dim, ())) for b in books]
+    for facet in vocabulary.facet_names:
+        columns[tag_column(facet)] = [sorted(b.values_at(facet, filter_confidence)) for b in books]
     return columns
-
 
 
 @dataclass(frozen=True)

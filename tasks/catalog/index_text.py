@@ -10,7 +10,7 @@ from storage.models import BookRecord
 from tasks.catalog.text_analysis import bm25_tokens, split_sentences
 
 # Bump when the composition of index texts changes, so that the next build is not skipped.
-INDEX_TEXT_VERSION = "2"
+INDEX_TEXT_VERSION = "3"
 
 
 def book_language(book: BookRecord) -> str:
@@ -65,14 +65,16 @@ def _weighted(tokens: list[str], weight: float) -> list[str]:
 
 
 def bm25_document_tokens(book: BookRecord, field_weights: Mapping[str, float], stem: bool = True) -> list[str]:
-    """BM25 tokens of a book, fields weighted by repetition."""
+    """BM25 tokens of a book, fields weighted by repetition; classification codes are whole tokens."""
     language = book_language(book)
     fields = {
         "title": " ".join(p for p in (book.title, book.subtitle) if p),
         "authors": " ".join(book.authors),
         "summary": book.summary or "",
+        "subjects": " ".join(book.subjects),
     }
     tokens: list[str] = []
     for name, text in fields.items():
         tokens.extend(_weighted(bm25_tokens(text, language, stem), field_weights.get(name, 1.0)))
-    return tokens
+    codes = [code.partition(":")[2].replace(" ", "").lower() for code in book.classification]
+    return tokens + _weighted([c for c in codes if c], field_weights.get("classification", 1.0))

@@ -1,10 +1,14 @@
-"""The filter language: a small typed expression tree, one evaluator, two SQL compilers.
+"""The filter language: a small typed expression tree, one evaluator and its LanceDB compiler.
 
-A ThemeQuery's hard constraints compile to one tree. The vector path runs it as a LanceDB
-prefilter, the BM25 path and the final check before export run the Python evaluator, and the
-catalog can be queried with the DuckDB form. All three agree, including on missing values: a
-comparison with a missing number is false, so NOT of it is true, in Python and in SQL alike.
-Every value reaches SQL as an escaped literal, never pasted raw.
+A ThemeQuery's hard constraints compile to one tree. The vector path runs it as a LanceDB prefilter,
+the BM25 path and the final check before export run the Python evaluator; a property test on a real
+LanceDB table keeps the two in agreement, including on missing values: a comparison with a missing
+number is false, so NOT of it is true, in Python and in SQL alike. Every value reaches SQL as an
+escaped literal, never pasted raw.
+
+HasAny names a field: a facet (a vocabulary dimension, `form`, `audience`), held with at least the
+index's filter confidence; or `author`, `work`, `subject` (a word or phrase of the subject headings),
+`classification` (a code prefix, "clc:I24") or `language`.
 """
 
 from __future__ import annotations
@@ -14,19 +18,35 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Union
 
-from storage.models import BookRecord, FilterCondition, NumericCondition
+from storage.models import BookRecord, FilterCondition, NumericCondition, subject_words
 from storage.sql import sql_string, tag_column
 
 NUMERIC_FIELDS = ("pub_year", "rating", "pages", "copies_available")
 CompareOp = Literal["<", "<=", ">", ">=", "=", "!="]
 
 
+TERM_FIELDS = ("author", "work", "subject", "classification", "language")  # every other field is a facet
+
+
 @dataclass(frozen=True)
 class HasAny:
-    """The book carries at least one of these values of a tag dimension."""
+    """The book has at least one of these values of a field (see the module docstring)."""
 
     field: str
     values: tuple[str, ...]
+    min_confidence: float = 1.0  # facets only: how sure a value must be (1: the source's own tags)
+
+
+def subject_term(term: str) -> str:
+    """A subject condition's value as the subject text is searched: Latin words whole, Chinese anywhere."""
+    words = subject_words(term)
+    return f" {words} " if words.isascii() else words
+
+
+def class_code(value: str) -> str:
+    """A classification prefix as books list theirs: "clc:i24" -> "clc:I24"."""
+    scheme, _, number = value.partition(":")
+    return f"{scheme.lower()}:{number.replace(' ', '').upper()}"
 
 
 @dataclass(frozen=True)
@@ -64,10 +84,16 @@ EVERYTHING = All(())
 
 
 def hard_constraints(conditions: Sequence[FilterCondition], numeric: Sequence[NumericCondition] = (),
-                     available_only: bool = False) -> Expr:
-    """MUST (any of its values), no MUST_NOT value, the numeric conditions, and availability."""
-    parts: list[Expr] = [HasAny(c.field, c.values) for c in conditions if c.operator == "MUST"]
-    parts += [Not(HasAny(c.field, c.values)) for c in conditions if c.operator == "MUST_NOT"]
+                     available_only: bool = False, facet_confidence: float = 1.0) -> Expr:
+    """MUST (any of its values), no MUST_NOT value, the numeric conditions, and availability.
+
+    A facet counts for MUST and MUST_NOT only when held with `facet_confidence` (the index's filter confidence).
+    """
+    def has(c: FilterCondition) -> HasAny:
+        return HasAny(c.field, c.values, facet_confidence if c.field not in TERM_FIELDS else 1.0)
+
+    parts: list[Expr] = [has(c) for c in conditions if c.operator == "MUST"]
+    parts += [Not(has(c)) for c in conditions if c.operator == "MUST_NOT"]
     parts += [Compare(n.field, n.op, n.value) for n in numeric]
     if available_only:
         # An unknown number of copies is not known to be zero: such books stay.
@@ -88,10 +114,26 @@ _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a 
         ">=": lambda a, b: a >= b, "=": lambda a, b: a == b, "!=": lambda a, b: a != b}
 
 
+def _holds(expr: HasAny, book: BookRecord) -> bool:
+    values = set(expr.values)
+    if expr.field == "author":
+        return bool(values & set(book.authors))
+    if expr.field == "work":
+        return (book.work_id or book.book_id) in values
+    if expr.field == "language":
+        return book.language in values
+    if expr.field == "subject":
+        text = book.subject_text
+        return any(term and term in text for term in map(subject_term, values))
+    if expr.field == "classification":
+        return bool({class_code(v) for v in values} & set(book.class_prefixes))
+    return bool(values & book.values_at(expr.field, expr.min_confidence))
+
+
 def evaluate(expr: Expr, book: BookRecord) -> bool:
     """Deterministic evaluation of the tree on one book."""
     if isinstance(expr, HasAny):
-        return bool(set(book.tags.get(expr.field, ())) & set(expr.values))
+        return _holds(expr, book)
     if isinstance(expr, Compare):
         value = getattr(book, expr.field)
         return value is not None and _OPS[expr.op](value, expr.value)
@@ -110,19 +152,39 @@ def _number(value: float) -> str:
     return repr(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _sql(expr: Expr, tag_list, has_any: str) -> str:
+def _literals(values) -> str:
+    return ", ".join(sql_string(v) for v in values)
+
+
+def _has_any(expr: HasAny) -> str:
+    """One HasAny over the LanceDB books table (its facet columns hold values at the filter confidence)."""
+    if expr.field == "author":
+        return f"coalesce(array_has_any(authors, [{_literals(expr.values)}]), false)"
+    if expr.field == "work":
+        return f"coalesce(work_id IN ({_literals(expr.values)}), false)"
+    if expr.field == "language":
+        return f"coalesce(language IN ({_literals(expr.values)}), false)"
+    if expr.field == "subject":
+        terms = [t for t in map(subject_term, expr.values) if t]
+        return "(" + " OR ".join(f"subject_text LIKE {sql_string('%' + t + '%')}" for t in terms) + ")" \
+            if terms else "false"
+    if expr.field == "classification":
+        return f"coalesce(array_has_any(class_prefixes, [{_literals(map(class_code, expr.values))}]), false)"
+    return f"coalesce(array_has_any({tag_column(expr.field)}, [{_literals(expr.values)}]), false)"
+
+
+def _sql(expr: Expr) -> str:
     if isinstance(expr, HasAny):
-        values = ", ".join(sql_string(v) for v in expr.values)
-        return f"coalesce({has_any}({tag_list(expr.field)}, [{values}]), false)"
+        return _has_any(expr)
     if isinstance(expr, Compare):
         return f"({expr.field} IS NOT NULL AND {expr.field} {expr.op} {_number(expr.value)})"
     if isinstance(expr, (All, AnyOf)):
         if not expr.children:
             return "true" if isinstance(expr, All) else "false"
         joiner = " AND " if isinstance(expr, All) else " OR "
-        return "(" + joiner.join(_sql(c, tag_list, has_any) for c in expr.children) + ")"
+        return "(" + joiner.join(_sql(c) for c in expr.children) + ")"
     if isinstance(expr, Not):
-        return f"(NOT {_sql(expr.child, tag_list, has_any)})"
+        return f"(NOT {_sql(expr.child)})"
     raise TypeError(f"not a filter expression: {expr!r}")
 
 
@@ -130,10 +192,4 @@ def to_lance_sql(expr: Expr) -> str | None:
     """A LanceDB where-clause over the books table (None when nothing is filtered)."""
     if expr == EVERYTHING:
         return None
-    return _sql(expr, tag_column, "array_has_any")
-
-
-def to_duckdb_sql(expr: Expr) -> str:
-    """A DuckDB where-clause over the catalog's books table (tags are stored as JSON)."""
-    return _sql(expr, lambda field: f"CAST(json_extract(tags, {sql_string('$.' + field)}) AS VARCHAR[])",
-                "list_has_any")
+    return _sql(expr)

@@ -12,11 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
-import yaml
-
-from config.settings import CONFIG_DIR
 from storage.models import BookRecord
 from tasks.understanding.intent import Intent, Understanding
 
@@ -34,14 +31,6 @@ _AUTHOR_BEFORE = re.compile(r"(作家|作者|诗人|小说家)$")
 MIN_FUZZY_CJK = 3
 MIN_FUZZY_LATIN = 5
 EXACT, ALIAS, TYPO = 1.0, 0.9, 0.75  # how sure a named entity is, by how it was found
-
-
-@lru_cache(maxsize=1)
-def load_aliases() -> dict[str, tuple[str, ...]]:
-    """Canonical author -> other names, from config/aliases.yaml."""
-    with open(CONFIG_DIR / "aliases.yaml", encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh) or {}
-    return {str(k): tuple(str(a) for a in v or ()) for k, v in (raw.get("authors") or {}).items()}
 
 
 def _word_char(text: str, i: int) -> bool:

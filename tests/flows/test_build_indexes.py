@@ -53,7 +53,8 @@ def test_incremental_build_reembeds_only_the_edited_books(prefect_server, worksp
     source = write_catalog(tmp_path / "catalog.jsonl")
     import_catalog(workspace, vocabulary, source)
     first = build_indexes()
-    assert (first.book_count, first.books_enriched, first.books_embedded) == (12, 8, 12)
+    # every book gets calibrated guesses for the dimensions its source did not tag
+    assert (first.book_count, first.books_enriched, first.books_embedded) == (12, 12, 12)
     assert first.sentence_count == first.sentences_embedded == 24
 
     edits = {"zh-4": "他在地坛里坐了十五年。", "en-2": "A desert planet. A boy becomes a prophet.",
@@ -74,9 +75,11 @@ def test_incremental_build_reembeds_only_the_edited_books(prefect_server, worksp
     with open_catalog(workspace.duckdb_path) as db:
         books = {b.book_id: b for b in db.load_books()}
         current = db.current_index_version()
-    # Untagged books were tagged with scores kept; source tags were left alone.
-    assert books["zh-4"].tag_origin == "enriched" and books["zh-4"].tag_scores["emotional_tone"]
+    # Untagged books got facets with their origin and confidence; a tagged dimension keeps the source's values.
+    assert books["zh-4"].tag_origin == "enriched" and {f.origin for f in books["zh-4"].facets} == {"zero-shot"}
     assert books["zh-1"].tag_origin == "source" and books["zh-1"].tags == {"emotional_tone": ("忧伤怅惘",)}
+    assert {f.value for f in books["zh-1"].facets if f.dimension == "emotional_tone"} == {"忧伤怅惘"}
+    assert all(f.confidence < 0.85 for f in books["zh-4"].facets)  # 12 books are too few to calibrate a guess
     snapshot = open_index(current.version_id, Path(current.path))
     assert snapshot.bm25.search(tokenize("desert prophet", "en"), 3)[0][0] == "en-2"
     assert snapshot.sentences.count_rows() == second.sentence_count == 22

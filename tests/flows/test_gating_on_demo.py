@@ -80,7 +80,8 @@ def test_no_shelved_book_ever_violates_a_must_not_or_misses_a_must(demo_context,
     query = ThemeQuery(tuple(conditions), keywords, " ".join(keywords), 0.9, "fixed", "zh")
     ctx = dataclasses.replace(demo_context, translator=FixedTranslator(query))
     theme = Theme("prop", "t", "property", description=" ".join(keywords))
-    constraints = hard_constraints(query.filter_conditions, available_only=True)
+    constraints = hard_constraints(query.filter_conditions, available_only=True,
+                                   facet_confidence=demo_context.snapshot.filter_confidence)
     # Recall itself honours the tree (the final check before export is a second line, not the first).
     ranking = rank_books(theme, query, constraints, ctx)
     assert all(evaluate(constraints, ctx.books[c.book_id]) for c in ranking.candidates)

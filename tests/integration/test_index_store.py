@@ -16,7 +16,9 @@ def small_table(tmp_path, rows=64, brute_force_max_rows=10):
         "book_id": [f"b{i:02d}" for i in range(rows)], "title": [f"t{i}" for i in range(rows)],
         "language": ["zh" if i % 2 else "en" for i in range(rows)], "pub_year": [1900 + i for i in range(rows)],
         "rating": [None] * rows, "pages": [100 + i for i in range(rows)],
-        "copies_available": [i % 3 for i in range(rows)],
+        "copies_available": [i % 3 for i in range(rows)], "work_id": [f"b{i:02d}" for i in range(rows)],
+        "authors": [[f"a{i % 5}"] for i in range(rows)], "subject_text": [" " for _ in range(rows)],
+        "class_prefixes": [[] for _ in range(rows)],
         "tag_emotional_tone": [["平静淡然"] if i % 4 == 0 else ["忧伤怅惘"] for i in range(rows)],
         "tag_genre": [["小说"] if i < 10 else [] for i in range(rows)],
     }

@@ -1,84 +1,56 @@
-"""The filter tree: one evaluator and two SQL compilers that must agree, whatever the tree."""
+"""The filter tree's evaluator on tiny in-memory books: tags, facets with confidence, authors, works,
+subjects, classification prefixes, numbers and availability."""
 
-import json
-
-import duckdb
-import pyarrow as pa
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from storage.models import BookRecord, FilterCondition
-from tasks.recall.filters import (
-    All,
-    AnyOf,
-    Compare,
-    HasAny,
-    Not,
-    contradictions,
-    evaluate,
-    hard_constraints,
-    to_duckdb_sql,
-)
+from storage.models import BookRecord, Facet, FilterCondition
+from tasks.recall.filters import All, HasAny, Not, contradictions, evaluate, hard_constraints
 
 BOOKS = [
-    BookRecord("b1", "A", pub_year=1934, pages=120, copies_available=0,
-               tags={"emotional_tone": ("忧伤怅惘",), "genre": ("小说",)}),
-    BookRecord("b2", "B", pub_year=2008, pages=None, copies_available=3,
+    BookRecord("b1", "A", pub_year=1934, pages=120, copies_available=0, authors=("沈从文",),
+               tags={"emotional_tone": ("忧伤怅惘",), "genre": ("小说",)}, subjects=("长篇小说—中国—现代",),
+               classification=("clc:I246.5",), work_id="w1"),
+    BookRecord("b2", "B", pub_year=2008, pages=None, copies_available=3, authors=("刘慈欣",),
                tags={"emotional_tone": ("悬疑紧张",), "genre": ("科幻", "小说")}),
-    BookRecord("b3", "C", pub_year=None, pages=300, copies_available=None, tags={}),
+    BookRecord("b3", "C", pub_year=None, pages=300, copies_available=None, tags={}, language="en",
+               subjects=("World War, 1939-1945 -- Fiction", "Award winners"),
+               facets=(Facet("genre", "历史", 0.9, "crosswalk"), Facet("emotional_tone", "沉重压抑", 0.6, "zero-shot"))),
     BookRecord("b4", "D", pub_year=1990, pages=80, copies_available=1, rating=8.5,
-               tags={"emotional_tone": ("温暖治愈", "平静淡然"), "genre": ("儿童文学",)}),
+               tags={"emotional_tone": ("温暖治愈", "平静淡然"), "genre": ("儿童文学",)},
+               facets=(Facet("audience", "children", 1.0, "source"),)),
 ]
-VALUES = {"emotional_tone": ["忧伤怅惘", "悬疑紧张", "温暖治愈", "平静淡然", "x' OR 1=1 --"],
-          "genre": ["小说", "科幻", "儿童文学", "诗歌"]}
 
 
-def catalog():
-    conn = duckdb.connect()
-    conn.register("src", pa.Table.from_pylist([
-        {"book_id": b.book_id, "pub_year": b.pub_year, "pages": b.pages, "rating": b.rating,
-         "copies_available": b.copies_available,
-         "tags": json.dumps({d: list(v) for d, v in b.tags.items()}, ensure_ascii=False)} for b in BOOKS]))
-    conn.execute("CREATE TABLE books AS SELECT * FROM src")
-    return conn
-
-
-CONN = catalog()
-
-leaves = st.one_of(
-    st.sampled_from(list(VALUES)).flatmap(
-        lambda f: st.lists(st.sampled_from(VALUES[f]), min_size=1, max_size=3, unique=True).map(
-            lambda vs: HasAny(f, tuple(vs)))),
-    st.builds(Compare, st.sampled_from(["pub_year", "pages", "copies_available", "rating"]),
-              st.sampled_from(["<", "<=", ">", ">=", "=", "!="]), st.integers(-1, 2100).map(float)),
-)
-trees = st.recursive(leaves, lambda kids: st.one_of(
-    st.lists(kids, max_size=3).map(lambda c: All(tuple(c))),
-    st.lists(kids, max_size=3).map(lambda c: AnyOf(tuple(c))),
-    kids.map(Not)), max_leaves=8)
-
-
-@settings(max_examples=200, deadline=None)
-@given(trees)
-def test_duckdb_sql_selects_exactly_the_books_the_evaluator_accepts(expr):
-    in_python = {b.book_id for b in BOOKS if evaluate(expr, b)}
-    in_sql = {r[0] for r in CONN.execute(f"SELECT book_id FROM books WHERE {to_duckdb_sql(expr)}").fetchall()}
-    assert in_sql == in_python
+def selected(expr) -> list[str]:
+    return [b.book_id for b in BOOKS if evaluate(expr, b)]
 
 
 def test_must_must_not_and_availability():
     conditions = [FilterCondition("genre", ("小说",), "MUST"),
                   FilterCondition("emotional_tone", ("忧伤怅惘",), "MUST_NOT")]
-    assert [b.book_id for b in BOOKS if evaluate(hard_constraints(conditions), b)] == ["b2"]
+    assert selected(hard_constraints(conditions)) == ["b2"]
     available = hard_constraints([], available_only=True)
     # no copies -> out; unknown copies -> stays
-    assert [b.book_id for b in BOOKS if evaluate(available, b)] == ["b2", "b3", "b4"]
+    assert selected(available) == ["b2", "b3", "b4"]
 
 
-def test_an_injected_value_matches_nothing_and_raises_nothing():
-    expr = HasAny("genre", ("x' OR 1=1 --",))
-    assert CONN.execute(f"SELECT count(*) FROM books WHERE {to_duckdb_sql(expr)}").fetchone()[0] == 0
-    assert CONN.execute(f"SELECT count(*) FROM books WHERE {to_duckdb_sql(Not(expr))}").fetchone()[0] == 4
+def test_a_derived_value_filters_only_when_sure_enough():
+    assert selected(hard_constraints([FilterCondition("genre", ("历史",), "MUST")], facet_confidence=0.85)) == ["b3"]
+    assert selected(hard_constraints([FilterCondition("genre", ("历史",), "MUST")], facet_confidence=0.95)) == []
+    # an unsure value does not exclude: it is left to ranking
+    assert "b3" in selected(hard_constraints([FilterCondition("emotional_tone", ("沉重压抑",), "MUST_NOT")],
+                                             facet_confidence=0.85))
+    assert selected(HasAny("audience", ("children",), 0.85)) == ["b4"]
+
+
+def test_authors_works_subjects_classification_and_language():
+    assert selected(Not(HasAny("author", ("刘慈欣",)))) == ["b1", "b3", "b4"]
+    assert selected(HasAny("work", ("w1",))) == ["b1"] and selected(HasAny("work", ("b2",))) == ["b2"]
+    # Latin subject terms match whole words ("war" is not in "award"), Chinese ones anywhere
+    assert selected(HasAny("subject", ("war",))) == ["b3"] and selected(HasAny("subject", ("ward",))) == []
+    assert selected(HasAny("subject", ("World War",))) == ["b3"] and selected(HasAny("subject", ("小说",))) == ["b1"]
+    assert selected(HasAny("classification", ("clc:I24",))) == ["b1"]
+    assert selected(HasAny("classification", ("clc:i246.5", "ddc:8"))) == ["b1"]
+    assert selected(HasAny("classification", ("clc:I25",))) == []
+    assert selected(All((HasAny("language", ("en",)), HasAny("subject", ("fiction",))))) == ["b3"]
 
 
 def test_contradictions_are_found():

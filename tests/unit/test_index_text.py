@@ -1,10 +1,7 @@
 """What gets indexed for a book, on tiny in-memory books."""
 
-import numpy as np
-
-from config.settings import EnrichmentSettings, TextSection
+from config.settings import TextSection
 from storage.models import BookRecord
-from tasks.catalog.enrich import choose_tags, enrich
 from tasks.catalog.index_text import (
     bm25_document_tokens,
     book_sentences,
@@ -40,29 +37,6 @@ def test_bm25_fields_are_weighted_by_repetition():
 
 def test_sentences_come_from_the_summary():
     assert book_sentences(BIANCHENG) == ["翠翠在渡口等。", "爷爷守着渡船。"]
-
-
-def test_enrichment_keeps_the_best_value_and_close_runners_up(vocabulary):
-    values = list(vocabulary.all_values())
-    similarities = np.full(len(values), 0.1, dtype=np.float32)
-    index = {(v.dimension, v.name): i for i, v in enumerate(values)}
-    similarities[index[("emotional_tone", "平静淡然")]] = 0.50
-    similarities[index[("emotional_tone", "忧伤怅惘")]] = 0.49
-    similarities[index[("emotional_tone", "孤独疏离")]] = 0.48
-    similarities[index[("genre", "小说")]] = 0.40
-    settings = EnrichmentSettings(min_similarity=0.25, second_value_margin=0.02, max_values_per_dimension=2)
-    tags, scores = choose_tags(similarities, values, settings)
-    assert tags == {"emotional_tone": ("平静淡然", "忧伤怅惘"), "genre": ("小说",)}
-    assert scores["emotional_tone"]["孤独疏离"] == 0.48  # every score is kept to show why
-
-
-def test_enrich_compares_each_book_with_every_value(vocabulary):
-    values = list(vocabulary.all_values())
-    value_vectors = np.eye(len(values), dtype=np.float32)
-    target = next(i for i, v in enumerate(values) if v.name == "宇宙星空")
-    book_vector = value_vectors[target:target + 1]
-    [result] = enrich(["b1"], book_vector, value_vectors, vocabulary, EnrichmentSettings())
-    assert result.tags == {"spatial_atmosphere": ("宇宙星空",)}
 
 
 def test_latin_words_are_stemmed_in_both_languages():

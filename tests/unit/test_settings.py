@@ -23,7 +23,8 @@ def clean_env(monkeypatch, tmp_path):
 def test_defaults_come_from_the_yaml_file(clean_env):
     settings = load_settings()
     assert settings.embedder.backend == "use"
-    assert settings.bm25.field_weights == {"title": 1.0, "authors": 1.0, "summary": 1.0}
+    assert settings.bm25.field_weights == {"title": 1.0, "authors": 1.0, "summary": 1.0, "subjects": 1.0,
+                                           "classification": 1.0}
     assert settings.fusion.method == "minmax" and settings.fusion.weights["vector"] == 0.3
     assert settings.workspace == PROJECT_ROOT / "var"
     assert settings.index.text_sections[0].field == "tags"

@@ -1,0 +1,75 @@
+"""Facets with origin and confidence: crosswalk, calibrated neighbour and zero-shot guesses, forms."""
+
+import numpy as np
+import pytest
+
+from config.settings import EnrichmentSettings
+from storage.models import BookRecord
+from tasks.catalog.crosswalk import default_crosswalk
+from tasks.catalog.enrich import Calibration, derive_facets, known_facets
+
+
+def test_a_calibration_is_monotone_and_precise_at_every_threshold():
+    scores = [0.9, 0.8, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
+    correct = [True, True, False, True, True, False, False, False]
+    calibrate = Calibration.fit(scores, correct)
+    confidences = [calibrate(s) for s in sorted(scores)]
+    assert confidences == sorted(confidences) and calibrate(0.1) == 0.0
+    for threshold in (0.5, 0.6, 0.7):
+        chosen = [c for s, c in zip(scores, correct) if calibrate(s) >= threshold]
+        assert not chosen or sum(chosen) / len(chosen) >= threshold
+
+
+def test_a_catalog_with_subjects_and_classes_but_no_tags_gets_crosswalk_facets_with_their_origin(vocabulary):
+    book = BookRecord("b", "三体", subjects=("科幻小说", "长篇小说—中国—当代"), classification=("clc:I247.55",))
+    facets = {(f.dimension, f.value): f for f in known_facets(book, default_crosswalk(vocabulary))}
+    assert facets[("genre", "科幻")].origin == "crosswalk" and facets[("genre", "科幻")].confidence >= 0.85
+    assert {f.because for f in facets.values()} >= {"clc I247.55"}
+    assert facets[("form", "fiction")].confidence >= 0.85
+
+
+def unit(vectors) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_sure_books_teach_their_neighbours_and_forms_follow_from_genre(vocabulary):
+    # 40 science-fiction books and 40 poetry books, each group around its own direction; sure tags on
+    # all but the last two, which are left to their neighbours
+    rng = np.random.default_rng(7)
+    directions = {"科幻": np.eye(16)[0], "诗歌": np.eye(16)[1]}
+    books, vectors = [], []
+    for genre, direction in directions.items():
+        for i in range(40):
+            tags = {"genre": (genre,)} if i < 38 else {}
+            books.append(BookRecord(f"{genre}-{i}", f"{genre} {i}", tags=tags))
+            vectors.append(direction + 0.1 * rng.standard_normal(16))
+    value_vectors = {d: unit(rng.standard_normal((len(vocabulary.dimension(d).values), 16)))
+                     for d in vocabulary.dimension_names}
+    settings = EnrichmentSettings(min_calibration_books=30, neighbours=5)
+    facets = derive_facets(books, unit(vectors), value_vectors, vocabulary, default_crosswalk(vocabulary), settings)
+    guessed = {(f.dimension, f.value): f for f in facets["科幻-39"]}
+    assert guessed[("genre", "科幻")].origin == "neighbours" and guessed[("genre", "科幻")].confidence >= 0.85
+    assert guessed[("form", "fiction")].confidence == guessed[("genre", "科幻")].confidence
+    assert ("genre", "诗歌") not in guessed or guessed[("genre", "诗歌")].confidence < 0.5
+    assert {(f.dimension, f.value) for f in facets["诗歌-39"] if f.confidence >= 0.85} >= {("genre", "诗歌"),
+                                                                                          ("form", "poetry")}
+    # a dimension with no sure book at all is only guessed, never sure enough to filter
+    moods = [f for fs in facets.values() for f in fs if f.dimension == "emotional_tone"]
+    assert moods and max(f.confidence for f in moods) <= 0.5 and {f.origin for f in moods} == {"zero-shot"}
+
+
+def test_a_general_genre_gives_way_to_a_narrower_derived_one(vocabulary):
+    book = BookRecord("b", "球状闪电", subjects=("长篇小说—中国—当代",), classification=("clc:I247.55",))
+    facets = derive_facets([book], unit(np.ones((1, 4))), {d: unit(np.ones((len(vocabulary.dimension(d).values), 4)))
+                                                            for d in vocabulary.dimension_names},
+                           vocabulary, default_crosswalk(vocabulary), EnrichmentSettings())
+    genres = {f.value for f in facets["b"] if f.dimension == "genre" and f.confidence >= 0.85}
+    assert genres == {"科幻"}
+
+
+@pytest.mark.parametrize("code, value", [("clc:I22", "诗歌"), ("clc:K825.6", "传记回忆"), ("ddc:813.54", "小说"),
+                                         ("lcc:QB43.2", "科普")])
+def test_crosswalk_classes_give_genres(vocabulary, code, value):
+    facets = known_facets(BookRecord("b", "t", classification=(code,)), default_crosswalk(vocabulary))
+    assert value in {f.value for f in facets if f.dimension == "genre"}
