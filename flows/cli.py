@@ -137,6 +137,13 @@ def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    if args.tags:
+        return _eval_tags(args, settings)
+    if args.briefs:
+        return _eval_briefs(args, settings)
+    if not args.dataset:
+        print("error: eval needs a DATASET_DIR (BEIR layout), --tags CATALOG or --briefs FILE", file=sys.stderr)
+        return 2
     from dataclasses import asdict
 
     from flows.evaluate import evaluate
@@ -153,6 +160,83 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{'mode':<26} {'nDCG@10':>8} {'R@100':>8} {'seconds':>8}")
     for s in scores:
         print(f"{s.mode:<26} {s.ndcg_at_10:>8.4f} {s.recall_at_100:>8.4f} {s.seconds:>8.1f}")
+    return 0
+
+
+def _eval_briefs(args: argparse.Namespace, settings: Settings) -> int:
+    """`eval --briefs FILE --catalog CATALOG [--tag-blind]`: the shelf benchmark, a line per brief, then means."""
+    from flows.evaluate import evaluate_briefs
+    from tasks.catalog.ingest import CatalogFileError, ColumnMapping, load_mapping
+    from tasks.evaluation.briefs import BenchmarkFileError, summary
+
+    if not args.catalog:
+        print("error: --briefs needs --catalog CATALOG (the catalog the briefs are written for)", file=sys.stderr)
+        return 2
+    catalog, benchmark = Path(args.catalog).resolve(), Path(args.briefs).resolve()
+    prefix = "briefs-blind-" if args.tag_blind else "briefs-"
+    run_settings = _eval_settings(settings, args.workspace, catalog, prefix)
+    run_settings = run_settings.model_copy(update={"outputs_dir": run_settings.workspace / "outputs"})
+    try:
+        mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
+        scores = evaluate_briefs(benchmark, catalog, run_settings, args.tag_blind, mapping, args.format)
+    except (CatalogFileError, BenchmarkFileError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps({"benchmark": benchmark.name, "catalog": catalog.name, "tag_blind": args.tag_blind,
+                          "briefs": [asdict(s) for s in scores], "summary": summary(scores)}, ensure_ascii=False,
+                         indent=2))
+        return 0
+
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    print(f"{benchmark.name} over {catalog.name}{' (tags hidden)' if args.tag_blind else ''}")
+    print(f"{'brief':<40} {'books':>5} {'pass':>5} {'conds':>5} {'dups':>4} {'status':<13} {'expected':<13} resolved")
+    for s in scores:
+        failed = ", ".join(f"{k} {v}" for k, v in s.failures.items())
+        print(f"{s.id:<40} {s.books:>5} {share(s.pass_share):>5} {share(s.condition_share):>5} {s.duplicates:>4} "
+              f"{s.status:<13} {s.expected_status or '-':<13} {'-' if s.resolved is None else s.resolved}"
+              + (f"  [{failed}]" if failed else ""))
+    for key, value in summary(scores).items():
+        print(f"{key}: {value}")
+    return 0
+
+
+def _eval_tags(args: argparse.Namespace, settings: Settings) -> int:
+    """`eval --tags CATALOG`: the catalog's tags hidden, derived again, scored per value."""
+    from flows.evaluate import evaluate_enrichment
+    from tasks.catalog.ingest import CatalogFileError, ColumnMapping, load_mapping
+    from tasks.evaluation.tags import pooled
+
+    catalog = Path(args.tags).resolve()
+    try:
+        mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
+        scores = evaluate_enrichment(catalog, _eval_settings(settings, args.workspace, catalog, "tags-"), mapping,
+                                     args.format)
+    except CatalogFileError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    confidence = settings.enrichment.filter_confidence
+    shown = [s for s in scores if args.all_dimensions or s.dimension in ("genre", "form", "audience")]
+    dimensions = list(dict.fromkeys(s.dimension for s in scores))
+    if args.json:
+        rows = [{"dimension": s.dimension, "value": s.value, "derived": s.derived, "correct": s.correct,
+                 "truly": s.truly, "precision": s.precision, "recall": s.recall} for s in scores]
+        print(json.dumps({"catalog": catalog.name, "confidence": confidence, "scores": rows}, ensure_ascii=False,
+                         indent=2))
+        return 0
+
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    print(f"{catalog.name}: tags hidden and derived again; values held at confidence >= {confidence}")
+    print(f"{'dimension':<20} {'value':<14} {'derived':>8} {'correct':>8} {'truly':>6} {'precision':>10} {'recall':>7}")
+    for s in shown + [pooled(scores, d) for d in dimensions]:
+        print(f"{s.dimension:<20} {s.value:<14} {s.derived:>8} {s.correct:>8} {s.truly:>6} {share(s.precision):>10} "
+              f"{share(s.recall):>7}")
     return 0
 
 
@@ -205,9 +289,9 @@ def _cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _eval_settings(settings: Settings, workspace: str | None, dataset: Path) -> Settings:
+def _eval_settings(settings: Settings, workspace: str | None, dataset: Path, prefix: str = "") -> Settings:
     """The settings with the workspace a labelled set is indexed in (default: <workspace>/eval/<set>)."""
-    folder = Path(workspace) if workspace else settings.workspace / "eval" / dataset.name
+    folder = Path(workspace) if workspace else settings.workspace / "eval" / f"{prefix}{dataset.stem}"
     return settings.model_copy(update={"workspace": folder.resolve()})
 
 
@@ -259,8 +343,20 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the nightly, generate-shelves and build-indexes deployments")
     serve.set_defaults(handler=_cmd_serve)
 
-    ev = commands.add_parser("eval", help="score recall modes on a BEIR-layout data set")
-    ev.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    ev = commands.add_parser("eval", help="score recall modes on a BEIR-layout data set, or enrichment on a tagged "
+                                          "catalog (--tags)")
+    ev.add_argument("dataset", nargs="?", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    ev.add_argument("--tags", metavar="CATALOG",
+                    help="a tagged catalog file: hide its tags, derive them again, print precision and recall")
+    ev.add_argument("--briefs", metavar="FILE",
+                    help="a shelf benchmark (benchmarks/briefs/demo.yaml): shelve its briefs over --catalog and check "
+                         "every shelved book")
+    ev.add_argument("--catalog", help="with --briefs: the catalog file the briefs are written for")
+    ev.add_argument("--tag-blind", action="store_true", help="with --briefs: import the catalog without its tags")
+    ev.add_argument("--mapping", help="with --tags or --briefs: the catalog file's column mapping")
+    ev.add_argument("--format", choices=SOURCE_FORMATS, help="with --tags or --briefs: the catalog file's format")
+    ev.add_argument("--all-dimensions", action="store_true",
+                    help="with --tags: every value of every dimension (default: genre, form, audience)")
     ev.add_argument("--mode", choices=("bm25", "vector", "hybrid", "full"), help="one mode (default: all)")
     ev.add_argument("--ablation", action="store_true", help="every mode and every default switched off in turn")
     ev.add_argument("--stages", action="store_true",

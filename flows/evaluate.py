@@ -6,20 +6,79 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from prefect import flow
+
 from config.settings import Settings
-from config.vocabulary import get_vocabulary
+from config.vocabulary import Vocabulary, get_vocabulary
 from flows.build_indexes import build_index_version
+from flows.generate_shelves import ThemeBrief, shelve_batch
 from flows.shelving import build_context, rank_books
 from storage.catalog_db import open_catalog
 from storage.models import Theme
 from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.catalog.text_analysis import detect_language
 from tasks.evaluation.beir import corpus_as_catalog, load_beir
+from tasks.evaluation.briefs import BriefScore, ShelfOutcome, load_benchmark, score_brief
 from tasks.evaluation.metrics import ModeScore, ndcg_at, recall_at
+from tasks.evaluation.tags import TagScore, score_tags
 from tasks.evaluation.variants import TuneReport, Variant, choose_fusion, tune_variants
 from tasks.models import ThemeQuery
 from tasks.progress import Progress, logger
 from tasks.recall.filters import hard_constraints
+
+
+@flow(name="index-catalog", validate_parameters=False)
+def index_catalog(settings: Settings, catalog: Path, mapping: ColumnMapping = ColumnMapping(),
+                  fmt: str | None = None) -> None:
+    """Import a catalog file into settings.workspace and bring its index up to date (caches make reruns cheap).
+
+    A flow of its own (never deployed): the build's task runs belong to it, not to a process-wide fallback.
+    """
+    settings.workspace.mkdir(parents=True, exist_ok=True)
+    rows = validate_file(catalog, mapping, get_vocabulary(), fmt)
+    with open_catalog(settings.duckdb_path) as db:
+        db.import_books(rows.books, rows.rejected, str(catalog), rows.warnings)
+    build_index_version(settings)
+
+
+def without_tags(vocabulary: Vocabulary, mapping: ColumnMapping = ColumnMapping()) -> ColumnMapping:
+    """The mapping with every vocabulary-tag column ignored: the catalog as a library without our tags has it."""
+    hidden = ("tags", *(f"tags.{d}" for d in vocabulary.dimension_names))
+    return replace(mapping, ignore=tuple(dict.fromkeys((*mapping.ignore, *hidden))))
+
+
+def evaluate_enrichment(catalog: Path, settings: Settings, mapping: ColumnMapping = ColumnMapping(),
+                        fmt: str | None = None) -> list[TagScore]:
+    """Import a tagged catalog with its tags hidden, derive them again, and score them against the hidden ones."""
+    vocabulary = get_vocabulary()
+    index_catalog(settings, catalog, without_tags(vocabulary, mapping), fmt)
+    truth = {b.book_id: b for b in validate_file(catalog, mapping, vocabulary, fmt).books}
+    with open_catalog(settings.duckdb_path) as db:
+        derived = db.load_books()
+    return score_tags(truth, derived, vocabulary, settings.enrichment.filter_confidence)
+
+
+@flow(name="evaluate-briefs", validate_parameters=False)
+def evaluate_briefs(benchmark: Path, catalog: Path, settings: Settings, tag_blind: bool = False,
+                    mapping: ColumnMapping = ColumnMapping(), fmt: str | None = None) -> list[BriefScore]:
+    """Shelve every batch of a benchmark file over a catalog (its tags hidden when tag_blind) and score each brief."""
+    vocabulary = get_vocabulary()
+    index_catalog(settings, catalog, without_tags(vocabulary, mapping) if tag_blind else mapping, fmt)
+    with open_catalog(settings.duckdb_path) as db:
+        works = {b.book_id: b.work_id for b in db.load_books()}
+    truth = {b.book_id: replace(b, work_id=works.get(b.book_id, b.book_id))
+             for b in validate_file(catalog, mapping, vocabulary, fmt).books}
+    scores, theme_of = [], {}
+    for batch in load_benchmark(benchmark):
+        briefs = [ThemeBrief(theme_id=b.id, theme_name=b.brief) for b in batch.briefs]
+        result = shelve_batch(settings, batch.batch_id, briefs)
+        theme_of.update({b.id: f"{batch.batch_id}/{b.id}" for b in batch.briefs})
+        for brief, shelf in zip(batch.briefs, result.theme_shelves):
+            outcome = ShelfOutcome(shelf.status, shelf.understanding.intent, shelf.understanding.authors,
+                                   shelf.understanding.titles, shelf.referenced,
+                                   tuple(e.book.book_id for e in shelf.entries), shelf.query.filter_conditions)
+            scores.append(score_brief(brief, outcome, truth, vocabulary, theme_of))
+    return scores
 
 
 def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: int | None = None) -> list[ModeScore]:
@@ -27,11 +86,7 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
     beir = load_beir(dataset)
     vocabulary = get_vocabulary()
     settings.workspace.mkdir(parents=True, exist_ok=True)
-    catalog = corpus_as_catalog(beir, settings.workspace / f"{beir.name}.jsonl")
-    rows = validate_file(catalog, ColumnMapping(), vocabulary)
-    with open_catalog(settings.duckdb_path) as db:
-        db.import_books(rows.books, rows.rejected, str(catalog))
-    build_index_version(settings)
+    index_catalog(settings, corpus_as_catalog(beir, settings.workspace / f"{beir.name}.jsonl"))
     with open_catalog(settings.duckdb_path) as db:
         ctx = build_context(db, settings, vocabulary)
     queries = list(beir.queries.items())[:limit]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
@@ -40,6 +40,7 @@ class BatchResult:
     shelves: dict[str, int]  # theme_id -> books on its shelf
     statuses: dict[str, str]
     stage_seconds: dict[str, dict[str, float]]  # theme_id -> stage -> seconds
+    theme_shelves: list[ThemeShelf] = field(default_factory=list, repr=False)  # for evaluation
 
 
 def _mirrors(title: str, section: type[BaseModel], key: str):
@@ -91,7 +92,7 @@ def shelve_batch(settings: Settings, batch_id: str, themes: list[ThemeBrief] | N
     logger.info("batch %s written to %s", batch_id, workbook)
     return BatchResult(batch_id, str(workbook), {s.theme.theme_id: len(s.entries) for s in shelves},
                        {s.theme.theme_id: s.status for s in shelves},
-                       {s.theme.theme_id: s.stage_seconds for s in shelves})
+                       {s.theme.theme_id: s.stage_seconds for s in shelves}, shelves)
 
 
 @flow(name="generate-shelves")

@@ -147,9 +147,9 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     timings: dict[str, float] = {}
     notes: list[str] = []
     with timed(timings, "translate"):
-        query = ctx.translator.translate(theme)
-        query, reference_note = apply_reference(query, theme, history)
-        notes += [reference_note] if reference_note else []
+        reference = apply_reference(ctx.translator.translate(theme), theme, history)
+        query = reference.query
+        notes += [reference.note] if reference.note else []
         understanding = understand(theme.brief, ctx.entities) if ctx.entities else THEME_SHELF
         understanding = settle_intent(understanding, query, settings.gating.min_confidence)
         query = raise_confidence(query, understanding)
@@ -179,7 +179,9 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     notes += ranking.notes
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
-    return ThemeShelf(theme, query, checked.entries, verdict.status, notes, timings, verdict)
+    referenced = f"{reference.target.batch_id}/{reference.target.theme_id}" if reference.target else None
+    return ThemeShelf(theme, query, checked.entries, verdict.status, notes, timings, verdict, understanding,
+                      referenced)
 
 
 def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary, available_only: bool = True,

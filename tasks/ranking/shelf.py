@@ -9,6 +9,7 @@ from storage.models import BookRecord, Theme
 from tasks.models import Candidate, ThemeQuery
 from tasks.ranking.gating import GateVerdict
 from tasks.recall.filters import Expr, evaluate
+from tasks.understanding.intent import THEME_SHELF, Understanding
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class ThemeShelf:
     notes: list[str] = field(default_factory=list)
     stage_seconds: dict[str, float] = field(default_factory=dict)
     verdict: GateVerdict = GateVerdict("done")
+    understanding: Understanding = THEME_SHELF  # the intent and the catalog entities the brief named
+    referenced: str | None = None  # "batch/theme" of the earlier shelf the brief referred to
 
 
 _PATH_REASONS = {

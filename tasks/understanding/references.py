@@ -117,15 +117,23 @@ def merge_reference(query: ThemeQuery, reference: Reference, shelf: HistoryShelf
     return replace(query, filter_conditions=tuple(c for c in conditions if c.values), synthetic_query=synthetic)
 
 
-def apply_reference(query: ThemeQuery, theme: Theme, history: Sequence[HistoryShelf]) -> tuple[ThemeQuery, str]:
+@dataclass(frozen=True)
+class AppliedReference:
+    query: ThemeQuery  # the theme's query with the referenced shelf's conditions merged in
+    note: str = ""  # which shelf was used, or why none was
+    target: HistoryShelf | None = None
+
+
+def apply_reference(query: ThemeQuery, theme: Theme, history: Sequence[HistoryShelf]) -> AppliedReference:
     """The query with the earlier shelf its brief refers to merged in, and a note saying which (or none)."""
     reference = detect_reference(theme.brief)
     if reference is None:
-        return query, ""
+        return AppliedReference(query)
     target = resolve(reference, theme, history)
     cues = "/".join(reference.cues)
     if target is None:
-        return query, f"reference ({cues}): no earlier shelf to resolve it to"
+        return AppliedReference(query, f"reference ({cues}): no earlier shelf to resolve it to")
     shifts = "".join(f", {s}" for s in reference.shifts)
-    return (merge_reference(query, reference, target),
-            f"reference ({cues}) -> {target.batch_id}/{target.theme_id} ({reference.stance}{shifts})")
+    return AppliedReference(merge_reference(query, reference, target),
+                            f"reference ({cues}) -> {target.batch_id}/{target.theme_id} ({reference.stance}{shifts})",
+                            target)
