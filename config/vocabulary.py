@@ -134,9 +134,9 @@ def get_vocabulary() -> Vocabulary:
     return load_vocabulary()
 
 
-@lru_cache(maxsize=1)
-def load_aliases() -> dict[str, tuple[str, ...]]:
-    """Canonical author -> other names, from config/aliases.yaml (周树人 is 鲁迅)."""
+@lru_cache(maxsize=2)
+def load_aliases(section: str = "authors") -> dict[str, tuple[str, ...]]:
+    """Catalog name -> other names, from config/aliases.yaml: authors (周树人 is 鲁迅) or titles."""
     with open(CONFIG_DIR / "aliases.yaml", encoding="utf-8") as fh:
         raw = yaml.safe_load(fh) or {}
-    return {str(k): tuple(str(a) for a in v or ()) for k, v in (raw.get("authors") or {}).items()}
+    return {str(k): tuple(str(a) for a in v or ()) for k, v in (raw.get(section) or {}).items()}

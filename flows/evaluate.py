@@ -25,6 +25,7 @@ from tasks.evaluation.variants import TuneReport, Variant, choose_fusion, tune_v
 from tasks.models import ThemeQuery
 from tasks.progress import Progress, logger
 from tasks.recall.filters import hard_constraints
+from tasks.understanding.reading import read_brief
 
 
 @flow(name="index-catalog", validate_parameters=False)
@@ -101,7 +102,7 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
         for query_id, text in queries:
             theme = Theme("eval", query_id, text[:80], description=text)
             if variant.translate:
-                query = ctx.translator.translate(theme)
+                query = ctx.translator.translate(theme, read_brief(theme.brief, ctx.vocabulary, ctx.entities))
             else:
                 query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
             constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,

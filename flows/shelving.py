@@ -40,6 +40,7 @@ from tasks.understanding.intent import (
     settle_intent,
     uncapped_authors,
 )
+from tasks.understanding.reading import read_brief
 from tasks.understanding.references import apply_reference
 from tasks.understanding.translate import create_translator
 from tasks.understanding.translate.base import Translator
@@ -51,6 +52,7 @@ class ShelvingContext:
 
     snapshot: IndexSnapshot
     books: Mapping[str, BookRecord]
+    vocabulary: Vocabulary
     embedder: Embedder
     translator: Translator
     reranker: Reranker | None
@@ -147,11 +149,12 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     timings: dict[str, float] = {}
     notes: list[str] = []
     with timed(timings, "translate"):
-        reference = apply_reference(ctx.translator.translate(theme), theme, history)
+        reading = read_brief(theme.brief, ctx.vocabulary, ctx.entities)
+        reference = apply_reference(ctx.translator.translate(theme, reading), theme, history)
         query = reference.query
-        notes += [reference.note] if reference.note else []
-        understanding = understand(theme.brief, ctx.entities) if ctx.entities else THEME_SHELF
-        understanding = settle_intent(understanding, query, settings.gating.min_confidence)
+        notes += [*reading.notes, *([reference.note] if reference.note else [])]
+        understanding = understand(reading.searchable_text, ctx.entities) if ctx.entities else THEME_SHELF
+        understanding = settle_intent(understanding, query)
         query = raise_confidence(query, understanding)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
@@ -201,6 +204,7 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary, ava
     return ShelvingContext(
         snapshot=snapshot,
         books=books,
+        vocabulary=vocabulary,
         embedder=embedder,
         translator=create_translator(settings.translation, vocabulary),
         reranker=create_reranker(settings.rerank),

@@ -51,16 +51,16 @@ def normalize_language(code: str | None, text_for_detection: str = "") -> str:
 
 
 @lru_cache(maxsize=1)
-def _extra_stopwords() -> dict[str, list[str]]:
-    """The `extra:` lists of config/stopwords.yaml, read once."""
+def _stopword_file() -> dict:
+    """config/stopwords.yaml, read once."""
     with open(CONFIG_DIR / "stopwords.yaml", encoding="utf-8") as fh:
-        return (yaml.safe_load(fh) or {}).get("extra", {})
+        return yaml.safe_load(fh) or {}
 
 
 @lru_cache(maxsize=1)
 def stopwords() -> dict[str, frozenset[str]]:
-    """Stopwords per language: the bm25s lists plus config/stopwords.yaml."""
-    extra = _extra_stopwords()
+    """Stopwords per language: the bm25s lists plus config/stopwords.yaml's `extra`."""
+    extra = _stopword_file().get("extra", {})
     return {
         "en": frozenset(STOPWORDS_EN_PLUS) | frozenset(extra.get("en", [])),
         "zh": frozenset(STOPWORDS_CHINESE) | frozenset(extra.get("zh", [])) | frozenset(STOPWORDS_EN_PLUS),
@@ -69,8 +69,8 @@ def stopwords() -> dict[str, frozenset[str]]:
 
 @lru_cache(maxsize=1)
 def brief_stopwords() -> frozenset[str]:
-    """Words of a brief that are never BM25 keywords (time words become numeric conditions)."""
-    return frozenset(_extra_stopwords().get("zh_brief", []))
+    """Words of a brief that are never BM25 keywords (about books and reading; time words), both languages."""
+    return frozenset(str(w).lower() for words in (_stopword_file().get("brief") or {}).values() for w in words)
 
 
 def tokenize(text: str, language: str) -> list[str]:

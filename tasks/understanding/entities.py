@@ -14,10 +14,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from config.vocabulary import load_aliases
 from storage.models import BookRecord
 from tasks.understanding.intent import Intent, Understanding
 
-_SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|more like|books like|similar to|in the vein of)",
+_SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|more like|books like|something like|anything like|similar to"
+                           r"|in the vein of)",
                            re.IGNORECASE)
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
@@ -49,16 +51,25 @@ class NameLookup:
         by_lower = {n.lower(): n for n in names if n}
         return cls(by_lower, max((len(n) for n in by_lower), default=0))
 
-    def find(self, text: str, min_length: int) -> list[str]:
-        """Names in the text (Latin names as whole words); where one is inside another, the longer."""
+    def spans(self, text: str, min_length: int) -> list[tuple[int, int, str]]:
+        """(start, end, name) of names in the text (Latin names as whole words), the longer winning overlaps."""
         lowered = text.lower()
-        found: dict[str, None] = {}
+        found = []
         for start in range(len(lowered)):
             for end in range(start + min_length, min(len(lowered), start + self.max_length) + 1):
                 name = self.by_lower.get(lowered[start:end])
                 if name and not (name.isascii() and (_word_char(lowered, start - 1) or _word_char(lowered, end))):
-                    found[name] = None
-        return [n for n in found if not any(n != other and n in other for other in found)]
+                    found.append((start, end, name))
+        found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
+        kept: list[tuple[int, int, str]] = []
+        for item in found:
+            if all(item[1] <= k[0] or item[0] >= k[1] for k in kept):
+                kept.append(item)
+        return sorted(kept)
+
+    def find(self, text: str, min_length: int) -> list[str]:
+        """Names in the text (Latin names as whole words); where one is inside another, the longer."""
+        return list(dict.fromkeys(name for _, _, name in self.spans(text, min_length)))
 
 
 def series_key(title: str) -> str:
@@ -122,16 +133,21 @@ class EntityIndex:
     author_names: dict[str, str]  # any name or alias -> canonical author
     title_books: dict[str, tuple[str, ...]]  # title -> book ids
     series_books: dict[str, tuple[str, ...]] = field(default_factory=dict)  # series -> ids, in reading order
+    title_works: dict[str, tuple[str, ...]] = field(default_factory=dict)  # title -> work ids
 
     @classmethod
-    def build(cls, books: Iterable[BookRecord], aliases: dict[str, tuple[str, ...]]) -> EntityIndex:
+    def build(cls, books: Iterable[BookRecord], aliases: dict[str, tuple[str, ...]],
+              title_aliases: dict[str, tuple[str, ...]] | None = None) -> EntityIndex:
         author_books: dict[str, list[str]] = {}
         title_books: dict[str, list[str]] = {}
         by_series: dict[str, list[BookRecord]] = {}
+        title_works: dict[str, tuple[str, ...]] = {}
         for book in books:
             for author in book.authors:
                 author_books.setdefault(author, []).append(book.book_id)
             title_books.setdefault(book.title, []).append(book.book_id)
+            title_works[book.title] = tuple(dict.fromkeys((*title_works.get(book.title, ()),
+                                                          book.work_id or book.book_id)))
             by_series.setdefault(series_key(book.title), []).append(book)
         names = {a: a for a in author_books}
         for canonical, others in aliases.items():
@@ -139,8 +155,14 @@ class EntityIndex:
                 names.update({alias: canonical for alias in others if alias not in author_books})
         series = {key: tuple(b.book_id for b in sorted(members, key=lambda b: (b.pub_year or 0, b.title)))
                   for key, members in by_series.items() if len({b.title for b in members}) > 1}
+        # another name of a catalog title ("The Little Prince" for 小王子) finds the same books
+        for title, others in (title_aliases if title_aliases is not None else load_aliases("titles")).items():
+            for other in others:
+                if title in title_books and other not in title_books:
+                    title_books[other] = title_books[title]
+                    title_works[other] = title_works[title]
         return cls({a: tuple(ids) for a, ids in author_books.items()}, names,
-                   {t: tuple(ids) for t, ids in title_books.items()}, series)
+                   {t: tuple(ids) for t, ids in title_books.items()}, series, title_works)
 
     @cached_property
     def author_lookup(self) -> NameLookup:
@@ -161,6 +183,37 @@ class EntityIndex:
     @cached_property
     def fuzzy_titles(self) -> dict[str, tuple[str, ...]]:
         return _deletion_index(self.title_books)
+
+    @cached_property
+    def surnames(self) -> dict[str, str]:
+        """Surname -> author, for Latin-script authors whose surname no other catalog author shares."""
+        owners: dict[str, set[str]] = {}
+        for author in self.author_books:
+            words = re.findall(r"[A-Za-z][A-Za-z'-]+", author)
+            if len(words) >= 2 and author.isascii() and len(words[-1]) >= 4:
+                owners.setdefault(words[-1], set()).add(author)
+        return {name: next(iter(authors)) for name, authors in owners.items() if len(authors) == 1}
+
+    def name_spans(self, text: str) -> list[tuple[int, int, str, str]]:
+        """(start, end, field, value) of the catalog authors (their catalog name) and quoted works (《活着》: ids).
+
+        A Latin author is also found by surname alone ("skip Huxley"), written capitalised and not first in
+        the brief, where no other catalog author has it (so "white" in "a white whale" is no author).
+        """
+        spans = [(a, b, "author", self.author_names[name]) for a, b, name in self.author_lookup.spans(text, 2)]
+        for match in re.finditer(r"(?<![\w-])([A-Z][a-z'-]{3,})(?![\w-])", text):
+            author = self.surnames.get(match.group(1))
+            if author and match.start() > 0 and not any(a <= match.start() < b for a, b, _, _ in spans):
+                spans.append((match.start(), match.end(), "author", author))
+        quoted = {(m.start(1), m.end(1)) for m in _QUOTED_TITLE.finditer(text)}
+        return spans + [(a, b, "work", self.title_works[title][0]) for a, b, title in self.title_lookup.spans(text, 2)
+                        if (a, b) in quoted and self.title_works.get(title)]
+
+    def title_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, work id) of unquoted titles long enough not to be an ordinary phrase: a Latin title of six
+        letters or more ("Moby-Dick"), a Chinese one of three characters or more."""
+        return [(a, b, self.title_works[title][0]) for a, b, title in self.title_lookup.spans(text, 2)
+                if len(title) >= (6 if title.isascii() else 3) and self.title_works.get(title)]
 
     def near(self, text: str, fuzzy: dict[str, tuple[str, ...]]) -> list[str]:
         """Names within one edit of `text` (not text itself), closest spelling first."""

@@ -81,10 +81,10 @@ POLICIES: Mapping[Intent, IntentPolicy] = {
 }
 
 
-def settle_intent(understanding: Understanding, query: ThemeQuery, min_confidence: float) -> Understanding:
-    """A theme shelf with no condition and a weak translation is unknown: gating will ask what is meant."""
+def settle_intent(understanding: Understanding, query: ThemeQuery) -> Understanding:
+    """A theme shelf with no condition, no number and no word to search for is unknown: gating will ask."""
     if (understanding.intent is Intent.THEME_SHELF and not query.filter_conditions and not query.numeric_conditions
-            and query.confidence < min_confidence):
+            and not query.search_keywords):
         return replace(understanding, intent=Intent.UNKNOWN)
     return understanding
 

@@ -1,71 +1,112 @@
-"""Time and number constraints in a brief: "1980年代以后", "近五年", "before 1950",
-"21世纪", "评分8分以上", "300页以内" become numeric conditions on pub_year, rating and pages."""
+"""Time and number constraints in a brief: "1980年代以后", "近五年", "before 1950", "21世纪", "评分8分以上",
+"三百页以内", "over 400 pages" become numeric conditions on pub_year, rating and pages.
+
+Each phrase is returned with its span, so that a negation around it ("nothing published before 1950",
+"1950年以前出版的不要") can turn it round. Chinese 以上 / 以内 / 以后 include the bound; English "over",
+"under", "after", "above" do not, "at least", "since" and "or more" do.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
 
 from storage.models import NumericCondition
 
-_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-
-
-def _number(text: str) -> int:
-    if text.isdigit():
-        return int(text)
-    if text.startswith("十"):  # 十五 = 15
-        return 10 + _CN_DIGITS.get(text[1:], 0)
-    if "十" in text:  # 二十一 = 21
-        tens, _, ones = text.partition("十")
-        return _CN_DIGITS[tens] * 10 + _CN_DIGITS.get(ones, 0)
-    return _CN_DIGITS[text]
-
-
-_N = r"(\d+|[一二两三四五六七八九十]+)"
+_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+_N = r"(\d+|[零一二两三四五六七八九十百千]+)"
 AFTER = r"(?:以后|之后|以来|后)"
 BEFORE = r"(?:以前|之前|前)"
+# Turning a bound round: what "not (x op v)" means.
+_OPPOSITE = {">=": "<", "<": ">=", ">": "<=", "<=": ">", "=": "!=", "!=": "="}
 
 
-def parse_numeric_conditions(brief: str, today: date | None = None) -> tuple[NumericCondition, ...]:
-    """Every numeric constraint found in the brief, in the order found."""
+def cn_number(text: str) -> int:
+    """An Arabic or Chinese number: "300", "三百", "十五", "二十一", "两千"."""
+    if text.isdigit():
+        return int(text)
+    total, current = 0, 0
+    for ch in text:
+        if ch in _CN_DIGITS:
+            current = _CN_DIGITS[ch]
+        elif ch in _CN_UNITS:
+            total += (current or 1) * _CN_UNITS[ch]
+            current = 0
+    return total + current
+
+
+@dataclass(frozen=True)
+class NumericMention:
+    """A phrase of the brief and the conditions it states."""
+
+    start: int
+    end: int
+    conditions: tuple[NumericCondition, ...]
+
+    def negated(self) -> tuple[NumericCondition, ...]:
+        """The conditions of "not this phrase"; a two-sided range cannot be negated into conditions that all hold."""
+        if len(self.conditions) != 1:
+            return ()
+        cond = self.conditions[0]
+        return (NumericCondition(cond.field, _OPPOSITE[cond.op], cond.value),)
+
+
+def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
+    """Every numeric phrase of the brief, in order, without overlaps (the longer phrase wins)."""
     year = (today or date.today()).year
-    found: list[NumericCondition] = []
+    found: list[NumericMention] = []
 
-    def add(field: str, op: str, value: float) -> None:
-        found.append(NumericCondition(field, op, float(value)))
+    def add(match: re.Match, *conditions: tuple[str, str, float]) -> None:
+        found.append(NumericMention(match.start(), match.end(),
+                                    tuple(NumericCondition(f, op, float(v)) for f, op, v in conditions)))
 
     text = brief
     for m in re.finditer(rf"(\d{{4}})\s*年代\s*({AFTER}|{BEFORE})?", text):
         start = int(m.group(1))
         if m.group(2) and re.fullmatch(AFTER, m.group(2)):
-            add("pub_year", ">=", start)
+            add(m, ("pub_year", ">=", start))
         elif m.group(2):
-            add("pub_year", "<", start)
+            add(m, ("pub_year", "<", start))
         else:
-            add("pub_year", ">=", start)
-            add("pub_year", "<", start + 10)
+            add(m, ("pub_year", ">=", start), ("pub_year", "<", start + 10))
     for m in re.finditer(rf"(\d{{4}})\s*年\s*({AFTER}|{BEFORE})", text):
-        add("pub_year", ">=" if re.fullmatch(AFTER, m.group(2)) else "<", int(m.group(1)))
+        add(m, ("pub_year", ">=" if re.fullmatch(AFTER, m.group(2)) else "<", int(m.group(1))))
     for m in re.finditer(rf"(?:近|最近|过去)\s*{_N}\s*年", text):
-        add("pub_year", ">=", year - _number(m.group(1)))
+        add(m, ("pub_year", ">=", year - cn_number(m.group(1))))
     for m in re.finditer(r"(二十一|二十|十九|21|20|19)\s*世纪", text):
-        century = _number(m.group(1))
-        add("pub_year", ">=", (century - 1) * 100 + 1)
-        add("pub_year", "<=", century * 100)
-    for m in re.finditer(r"\b(before|after|since)\s+(\d{4})\b", text, flags=re.IGNORECASE):
-        add("pub_year", "<" if m.group(1).lower() == "before" else ">=", int(m.group(2)))
-    for m in re.finditer(r"\bin the (\d{3})0s\b", text, flags=re.IGNORECASE):
-        add("pub_year", ">=", int(m.group(1)) * 10)
-        add("pub_year", "<", int(m.group(1)) * 10 + 10)
+        century = cn_number(m.group(1))
+        add(m, ("pub_year", ">=", (century - 1) * 100 + 1), ("pub_year", "<=", century * 100))
+    for m in re.finditer(r"\b(before|after|since|from)\s+(\d{4})\b", text, flags=re.IGNORECASE):
+        word = m.group(1).lower()
+        add(m, ("pub_year", {"before": "<", "after": ">", "since": ">=", "from": ">="}[word], int(m.group(2))))
+    for m in re.finditer(r"\b(?:in |from )?the (\d{3})0s\b", text, flags=re.IGNORECASE):
+        add(m, ("pub_year", ">=", int(m.group(1)) * 10), ("pub_year", "<", int(m.group(1)) * 10 + 10))
     for m in re.finditer(r"\b(?:last|past)\s+(\d+)\s+years\b", text, flags=re.IGNORECASE):
-        add("pub_year", ">=", year - int(m.group(1)))
+        add(m, ("pub_year", ">=", year - int(m.group(1))))
     for m in re.finditer(r"评分\s*(\d+(?:\.\d+)?)\s*分?\s*(以上|以下)", text):
-        add("rating", ">=" if m.group(2) == "以上" else "<=", float(m.group(1)))
-    for m in re.finditer(r"\brated\s+(?:above|over)\s+(\d+(?:\.\d+)?)", text, flags=re.IGNORECASE):
-        add("rating", ">", float(m.group(1)))
-    for m in re.finditer(r"(\d+)\s*页\s*(以内|以下|以上)", text):
-        add("pages", "<=" if m.group(2) != "以上" else ">=", int(m.group(1)))
-    for m in re.finditer(r"\b(under|over)\s+(\d+)\s+pages\b", text, flags=re.IGNORECASE):
-        add("pages", "<=" if m.group(1).lower() == "under" else ">=", int(m.group(2)))
-    return tuple(dict.fromkeys(found))
+        add(m, ("rating", ">=" if m.group(2) == "以上" else "<=", float(m.group(1))))
+    for m in re.finditer(r"\brated\s+(above|over|at least|below|under)\s+(\d+(?:\.\d+)?)", text, flags=re.IGNORECASE):
+        op = {"above": ">", "over": ">", "at least": ">=", "below": "<", "under": "<"}[m.group(1).lower()]
+        add(m, ("rating", op, float(m.group(2))))
+    for m in re.finditer(rf"{_N}\s*页\s*(以内|以下|以上)", text):
+        add(m, ("pages", "<=" if m.group(2) != "以上" else ">=", cn_number(m.group(1))))
+    for m in re.finditer(r"\b(under|over|fewer than|less than|more than|longer than|shorter than|at least|at most)"
+                         r"\s+(\d+)\s+pages\b", text, flags=re.IGNORECASE):
+        op = {"under": "<", "fewer than": "<", "less than": "<", "shorter than": "<", "at most": "<=",
+              "over": ">", "more than": ">", "longer than": ">", "at least": ">="}[m.group(1).lower()]
+        add(m, ("pages", op, int(m.group(2))))
+    for m in re.finditer(r"\b(\d+)\s+pages\s+or\s+(more|less|fewer)\b", text, flags=re.IGNORECASE):
+        add(m, ("pages", ">=" if m.group(2).lower() == "more" else "<=", int(m.group(1))))
+    found.sort(key=lambda n: (-(n.end - n.start), n.start))
+    kept: list[NumericMention] = []
+    for mention in found:
+        if all(mention.end <= k.start or mention.start >= k.end for k in kept):
+            kept.append(mention)
+    return sorted(kept, key=lambda n: n.start)
+
+
+def parse_numeric_conditions(brief: str, today: date | None = None) -> tuple[NumericCondition, ...]:
+    """Every numeric constraint stated in the brief, negation left aside (tasks/understanding/reading.py applies it)."""
+    return tuple(dict.fromkeys(c for n in find_numbers(brief, today) for c in n.conditions))

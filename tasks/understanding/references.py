@@ -27,6 +27,7 @@ class ReferenceTables:
     scope_words: dict[str, tuple[str, ...]]
     scope_sizes: dict[str, int]
     adjust: dict[str, tuple[FilterCondition, ...]]
+    shelf_words: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -45,6 +46,7 @@ def load_tables() -> ReferenceTables:
                      "recent_batches": int(scopes["recent_batches"]["batches"])},
         adjust={name: tuple(FilterCondition(c["field"], tuple(c["values"]), c["operator"]) for c in conds)
                 for name, conds in raw.get("adjust", {}).items()},
+        shelf_words=both(raw.get("shelf_words", {})),
     )
 
 
@@ -66,10 +68,17 @@ class Reference:
     cues: tuple[str, ...]  # the words that made it a reference
 
 
+def _temporal_in_shelf_context(brief: str, tables: ReferenceTables) -> list[str]:
+    """Temporal words in a clause that also speaks of a shelf or a stance towards one."""
+    context = (*tables.shelf_words, *(w for words in tables.stances.values() for w in words))
+    return list(dict.fromkeys(word for clause in re.split(r"[，,。.；;！!？?\n]", brief)
+                              if _found(clause, context) for word in _found(clause, tables.temporal)))
+
+
 def detect_reference(brief: str, tables: ReferenceTables | None = None) -> Reference | None:
-    """A reference when a temporal or referential word is in the brief, else None."""
+    """A reference when a referential phrase, or a temporal word said of a shelf, is in the brief; else None."""
     tables = tables or load_tables()
-    cues = _found(brief, tables.temporal) + _found(brief, tables.referential)
+    cues = _temporal_in_shelf_context(brief, tables) + _found(brief, tables.referential)
     if not cues:
         return None
     scope = "recent_themes" if _found(brief, tables.scope_words["recent_themes"]) else "recent_batches"
@@ -93,6 +102,13 @@ def resolve(reference: Reference, theme: Theme, history: Sequence[HistoryShelf],
     same_batch = same_batch[: tables.scope_sizes["recent_themes"]]
     order = (same_batch, earlier) if reference.scope == "recent_themes" else (earlier, same_batch)
     return next((shelf for candidates in order for shelf in candidates), None)
+
+
+def shifted(query: ThemeQuery, reference: Reference, tables: ReferenceTables | None = None) -> ThemeQuery:
+    """The query with what a lighter or darker stance adds."""
+    tables = tables or load_tables()
+    adjustments = [c for shift in reference.shifts for c in tables.adjust.get(shift, ())]
+    return replace(query, filter_conditions=merge_conditions([*query.filter_conditions, *adjustments]))
 
 
 def merge_reference(query: ThemeQuery, reference: Reference, shelf: HistoryShelf,
@@ -131,8 +147,8 @@ def apply_reference(query: ThemeQuery, theme: Theme, history: Sequence[HistorySh
         return AppliedReference(query)
     target = resolve(reference, theme, history)
     cues = "/".join(reference.cues)
-    if target is None:
-        return AppliedReference(query, f"reference ({cues}): no earlier shelf to resolve it to")
+    if target is None:  # "but lighter" still holds where the shelf it refers to is not found
+        return AppliedReference(shifted(query, reference), f"reference ({cues}): no earlier shelf to resolve it to")
     shifts = "".join(f", {s}" for s in reference.shifts)
     return AppliedReference(merge_reference(query, reference, target),
                             f"reference ({cues}) -> {target.batch_id}/{target.theme_id} ({reference.stance}{shifts})",

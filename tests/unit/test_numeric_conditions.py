@@ -19,7 +19,11 @@ TODAY = date(2026, 11, 22)
     ("novels written before 1950", [N("pub_year", "<", 1950)]),
     ("crime novels in the 1990s", [N("pub_year", ">=", 1990), N("pub_year", "<", 2000)]),
     ("评分8分以上，300页以内", [N("rating", ">=", 8), N("pages", "<=", 300)]),
-    ("quiet novels under 200 pages", [N("pages", "<=", 200)]),
+    ("quiet novels under 200 pages", [N("pages", "<", 200)]),
+    ("nothing over 400 pages or published after 1980", [N("pages", ">", 400), N("pub_year", ">", 1980)]),
+    ("三百页以内，近十年", [N("pages", "<=", 300), N("pub_year", ">=", 2016)]),
+    ("fiction from the 1960s, at least 400 pages", [N("pub_year", ">=", 1960), N("pub_year", "<", 1970),
+                                                   N("pages", ">=", 400)]),
     ("适合雨天读的小说", []),
 ])
 def test_briefs_become_numeric_conditions(brief, expected):
@@ -28,8 +32,10 @@ def test_briefs_become_numeric_conditions(brief, expected):
 
 def test_rules_translator_carries_them_into_the_query(vocabulary):
     from storage.models import Theme
+    from tasks.understanding.reading import read_brief
     from tasks.understanding.translate.rules import RulesTranslator
 
-    query = RulesTranslator(vocabulary).translate(Theme("b", "t", "1980年代以后出版的科幻小说"))
+    brief = "1980年代以后出版的科幻小说"
+    query = RulesTranslator(vocabulary).translate(Theme("b", "t", brief), read_brief(brief, vocabulary))
     assert query.numeric_conditions == (N("pub_year", ">=", 1980),)
     assert "MUST pub_year>=1980" in query.describe_conditions()

@@ -1,11 +1,13 @@
 """The rules translator on small briefs."""
 
 from storage.models import Theme
-from tasks.understanding.translate.rules import RulesTranslator, match_values
+from tasks.understanding.reading import read_brief
+from tasks.understanding.translate.rules import RulesTranslator
 
 
 def translate(vocabulary, **fields):
-    return RulesTranslator(vocabulary).translate(Theme("b", "t", **fields))
+    theme = Theme("b", "t", **fields)
+    return RulesTranslator(vocabulary).translate(theme, read_brief(theme.brief, vocabulary))
 
 
 def ops(query):
@@ -15,17 +17,17 @@ def ops(query):
 def test_negation_cues_exclude_and_must_cues_require(vocabulary):
     q = translate(vocabulary, theme_name="雨夜小说", description="适合雨天窗前读，不要温暖治愈的，只要小说。")
     assert ops(q) == {("reading_context", "雨天窗前"): "SHOULD", ("emotional_tone", "温暖治愈"): "MUST_NOT",
-                      ("genre", "小说"): "MUST"}
+                      ("form", "fiction"): "MUST"}
     assert q.translator == "rules" and q.language == "zh"
 
 
-def test_english_negation_runs_through_a_list(vocabulary):
+def test_a_value_excluded_under_one_alias_is_not_wished_for_under_another(vocabulary):
     q = translate(vocabulary, theme_name="Quiet novels for a rainy night",
                   description="Melancholy is welcome; avoid heart-warming, feel-good stories.")
     assert ops(q)[("emotional_tone", "温暖治愈")] == "MUST_NOT"
     assert ops(q)[("emotional_tone", "忧伤怅惘")] == "SHOULD"
     # negated words never become BM25 keywords
-    assert "heart" not in q.search_keywords and "feel" not in q.search_keywords
+    assert "heart" not in q.search_keywords and "warming" not in q.search_keywords
     assert "melancholy" in q.search_keywords
 
 
@@ -34,19 +36,19 @@ def test_a_negation_ends_where_a_must_begins(vocabulary):
     assert ops(q)[("emotional_tone", "温暖治愈")] == "MUST_NOT"
     assert ops(q)[("emotional_tone", "平静淡然")] == "MUST"
     q = translate(vocabulary, theme_name="只要小说，不要温暖治愈的")
-    assert ops(q) == {("genre", "小说"): "MUST", ("emotional_tone", "温暖治愈"): "MUST_NOT"}
+    assert ops(q) == {("form", "fiction"): "MUST", ("emotional_tone", "温暖治愈"): "MUST_NOT"}
 
 
 def test_english_cues_and_aliases_match_whole_words_only(vocabulary):
     # "no" must not fire inside "novel", "sea" not inside "research"
     q = translate(vocabulary, theme_name="A novel of research")
     assert ("spatial_atmosphere", "海洋岛屿") not in ops(q)
-    assert ops(q).get(("genre", "小说")) == "SHOULD"
+    assert ops(q) == {("form", "fiction"): "MUST"}
 
 
-def test_longest_match_wins(vocabulary):
-    names = [m.value.name for m in match_values("我想读科幻小说", vocabulary)]
-    assert names == ["科幻"]
+def test_the_longest_name_wins(vocabulary):
+    reading = read_brief("我想读科幻小说", vocabulary)
+    assert [(m.field, m.value) for m in reading.mentions] == [("genre", "科幻")]
 
 
 def test_same_brief_same_query_and_a_vague_brief_is_less_confident(vocabulary):
@@ -55,3 +57,5 @@ def test_same_brief_same_query_and_a_vague_brief_is_less_confident(vocabulary):
     assert a == b
     vague = translate(vocabulary, theme_name="asdf qwer zxcv")
     assert vague.filter_conditions == () and vague.confidence < a.confidence
+    # a brief that is nearly a value's own name is understood, not vague
+    assert translate(vocabulary, theme_name="海洋与岛屿").confidence >= 0.7

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from config.vocabulary import Vocabulary
 from storage.models import OPERATORS, FilterCondition, Theme
 from tasks.models import ThemeQuery
+from tasks.understanding.reading import Reading
 
 
 class TranslationError(ValueError):
@@ -18,8 +19,8 @@ class Translator(ABC):
     name: str
 
     @abstractmethod
-    def translate(self, theme: Theme) -> ThemeQuery:
-        """Turn the brief into filters, keywords and a synthetic vector query."""
+    def translate(self, theme: Theme, reading: Reading) -> ThemeQuery:
+        """Turn the brief (and its reading: mentions with polarity, numbers) into filters, keywords and a query."""
 
 
 def merge_conditions(conditions: Iterable[FilterCondition]) -> tuple[FilterCondition, ...]:

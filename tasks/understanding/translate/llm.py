@@ -15,8 +15,8 @@ from config.vocabulary import Vocabulary
 from storage.models import Theme
 from tasks.catalog.text_analysis import detect_language
 from tasks.models import ThemeQuery
-from tasks.understanding.numbers import parse_numeric_conditions
 from tasks.understanding.prompt_data import yaml_data_block
+from tasks.understanding.reading import Reading
 from tasks.understanding.translate.base import TranslationError, Translator, validate_conditions
 
 MIN_KEYWORDS, MAX_KEYWORDS = 3, 15
@@ -50,14 +50,14 @@ class LLMTranslator(Translator):
             {d.name: {v.name: list(v.aliases[:4]) for v in d.values} for d in vocabulary.dimensions},
             allow_unicode=True, sort_keys=False)
 
-    def translate(self, theme: Theme) -> ThemeQuery:
+    def translate(self, theme: Theme, reading: Reading) -> ThemeQuery:
         errors = []
         for _ in range(1 + self.settings.llm_retries):
             try:
-                return self._parse(self._ask(theme), theme)
+                return self._parse(self._ask(theme), theme, reading)
             except (httpx.HTTPError, TranslationError, ValueError, KeyError) as err:
                 errors.append(f"{type(err).__name__}: {err}"[:200])
-        fallback = self.fallback.translate(theme)
+        fallback = self.fallback.translate(theme, reading)
         return replace(fallback, translator=f"{fallback.translator} (llm failed: {errors[-1]})")
 
     def _ask(self, theme: Theme) -> str:
@@ -74,7 +74,7 @@ class LLMTranslator(Translator):
         response.raise_for_status()
         return response.json()["choices"][0]["message"]["content"]
 
-    def _parse(self, content: str, theme: Theme) -> ThemeQuery:
+    def _parse(self, content: str, theme: Theme, reading: Reading) -> ThemeQuery:
         content = re.sub(r"^```(?:json)?\s*|\s*```$", "", content.strip())
         try:
             reply = json.loads(content)
@@ -95,4 +95,4 @@ class LLMTranslator(Translator):
             raise TranslationError("confidence must be a number in [0, 1]")
         return ThemeQuery(conditions, tuple(k.strip() for k in keywords), synthetic.strip(),
                           float(confidence), self.name, detect_language(theme.brief),
-                          parse_numeric_conditions(theme.brief))
+                          reading.numeric)

@@ -1,134 +1,87 @@
-"""The offline, deterministic translator: vocabulary matching, cue words and jieba keywords."""
+"""The offline, deterministic translator: a brief's reading (tasks/understanding/reading.py) into conditions,
+BM25 keywords and a vector query. The same brief always gives the same ThemeQuery.
+
+What each kind of mention becomes:
+- a vocabulary value: SHOULD when wanted, MUST when required, MUST_NOT when excluded;
+- a form or genre asked for: MUST, since it names the kind of book the shelf is ("科幻小说", "poetry"),
+  unless the brief offers alternatives ("散文和小说都可以", "fiction or nonfiction", "也可以有一些诗"):
+  then each is a wish; a form excluded while a wanted genre belongs to it excludes only the form's
+  general genre ("短篇和随笔，不要长篇小说" keeps short stories);
+- an audience or language asked for: MUST; excluded: MUST_NOT ("给大人看的" excludes children's books);
+- an author or work excluded: MUST_NOT; an author required ("只要刘慈欣的"): MUST; named otherwise, the
+  intent takes it (an author spotlight, "more like this book");
+- a topic excluded ("不要战争题材"): MUST_NOT on the subject headings.
+"""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
-from functools import lru_cache
+from itertools import combinations
 
 import jieba.analyse
-import yaml
 
-from config.settings import CONFIG_DIR
-from config.vocabulary import Vocabulary, VocabularyValue
+from config.vocabulary import Vocabulary
 from storage.models import FilterCondition, Theme
 from tasks.catalog.text_analysis import brief_stopwords, detect_language, stopwords, tokenize
 from tasks.models import ThemeQuery
-from tasks.understanding.numbers import parse_numeric_conditions
+from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
 from tasks.understanding.translate.base import Translator, merge_conditions
 
 MAX_KEYWORDS = 12
+_VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
 
 
-@dataclass(frozen=True)
-class Cues:
-    negation: tuple[str, ...]
-    must: tuple[str, ...]
-    contrast: tuple[str, ...]
+def _form_sets(mentions: list[Mention], vocabulary: Vocabulary) -> list[set[str]]:
+    """The forms each form or genre mention stands for (科幻 is fiction; 散文随笔 is essays and nonfiction)."""
+    forms = vocabulary.kinds_of("form")
+    return [{m.value} if m.field == "form" else {k.name for k in forms if m.value in k.genres} for m in mentions]
 
 
-@lru_cache(maxsize=1)
-def load_cues() -> Cues:
-    """Cue words of both languages from config/translation.yaml."""
-    with open(CONFIG_DIR / "translation.yaml", encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
-    return Cues(*(tuple(str(w) for lang in ("zh", "en") for w in raw[kind][lang])
-                  for kind in ("negation", "must", "contrast")))
-
-
-def _term_pattern(term: str) -> str:
-    """Latin terms match whole words only ("no" must not match "novel"); Chinese terms anywhere."""
-    escaped = re.escape(term)
-    return rf"(?<![\w-]){escaped}(?![\w-])" if term.isascii() else escaped
-
-
-@dataclass(frozen=True)
-class Match:
-    start: int
-    end: int
-    value: VocabularyValue
-
-
-def match_values(text: str, vocabulary: Vocabulary) -> list[Match]:
-    """Vocabulary values named in the text by name or alias, longest match winning overlaps."""
-    found = []
-    for value in vocabulary.all_values():
-        for term in (value.name, *value.aliases):
-            for m in re.finditer(_term_pattern(term), text, flags=re.IGNORECASE):
-                found.append(Match(m.start(), m.end(), value))
-    found.sort(key=lambda m: (-(m.end - m.start), m.start))
-    kept: list[Match] = []
-    for match in found:
-        if all(match.end <= k.start or match.start >= k.end for k in kept):
-            kept.append(match)
-    return sorted(kept, key=lambda m: m.start)
-
-
-def split_clauses(text: str, cues: Cues) -> list[tuple[int, int]]:
-    """(start, end) spans of clauses: sentence punctuation and contrast words end a clause."""
-    contrast = "|".join(_term_pattern(w) for w in cues.contrast)
-    boundaries = [0]
-    for m in re.finditer(rf"[。；;!！?？\n]|\.(?:\s|$)|{contrast}", text, flags=re.IGNORECASE):
-        boundaries.append(m.start())
-    boundaries.append(len(text))
-    return [(a, b) for a, b in zip(boundaries, boundaries[1:]) if b > a]
-
-
-def _cue_scopes(text: str, start: int, end: int, words: tuple[str, ...], stops: str) -> list[tuple[int, int]]:
-    """Spans from each cue in the clause to the next of `stops` (or the clause end)."""
-    scopes = []
-    for w in words:
-        for m in re.finditer(_term_pattern(w), text[start:end], flags=re.IGNORECASE):
-            cue = start + m.start()
-            stop = re.search(f"[{stops}]", text[cue:end])
-            scopes.append((cue, cue + stop.start() if stop else end))
-    return scopes
-
-
-def _cut_at(scopes: list[tuple[int, int]], cue_starts: list[int]) -> list[tuple[int, int]]:
-    """Each scope shortened to end before the first of the other cues inside it."""
-    return [(a, min([c for c in cue_starts if a < c < b], default=b)) for a, b in scopes]
-
-
-def _inside(position: int, scopes: list[tuple[int, int]]) -> bool:
-    return any(a < position < b for a, b in scopes)
-
-
-@dataclass(frozen=True)
-class BriefAnalysis:
-    conditions: tuple[FilterCondition, ...]
-    positive_text: str  # the brief without its negated parts: what keywords come from
-
-
-def analyse_brief(text: str, vocabulary: Vocabulary, cues: Cues) -> BriefAnalysis:
-    """Conditions from matched values, with their operator decided by the cues before them."""
-    matches = match_values(text, vocabulary)
+def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondition, ...]:
+    """The filter conditions a reading states (see the module docstring)."""
+    asked = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity == WANTED]
+    alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
     conditions = []
-    negated_spans = []
-    for start, end in split_clauses(text, cues):
-        # A negation runs on through an English list ("avoid heart-warming, feel-good stories");
-        # a Chinese comma ends it, and any comma ends a "must".
-        negated = _cue_scopes(text, start, end, cues.negation, "，")
-        required = _cue_scopes(text, start, end, cues.must, "，,")
-        # a scope ends where the other kind of cue begins: "no war books, only calm ones"
-        negated = _cut_at(negated, [a for a, _ in required])
-        required = _cut_at(required, [a for a, _ in negated])
-        negated_spans.extend(negated)
-        for match in (m for m in matches if start <= m.start < end):
-            operator = "SHOULD"
-            if _inside(match.start, negated):
-                operator = "MUST_NOT"
-            elif _inside(match.start, required):
-                operator = "MUST"
-            conditions.append(FilterCondition(match.value.dimension, (match.value.name,), operator))
-    positive = "".join(ch for i, ch in enumerate(text) if not any(a <= i < b for a, b in negated_spans))
-    return BriefAnalysis(_drop_weaker_duplicates(merge_conditions(conditions)), positive)
+    for mention in reading.mentions:
+        operator = _operator(mention, alternatives)
+        if operator:
+            conditions.append(FilterCondition(mention.field, (mention.value,), operator))
+    return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
+
+
+def _operator(mention: Mention, alternatives: bool) -> str | None:
+    if mention.polarity == EXCLUDED:
+        return "MUST_NOT"
+    if mention.polarity == REQUIRED:
+        return "MUST"
+    if mention.polarity not in (WANTED, ALLOWED) or mention.field in ("author", "work", "subject"):
+        return None  # the reader's traits; named authors and works go to the intent; topics to the keywords
+    if mention.field in _VALUE_FIELDS_ASKED_AS_KIND:
+        return "MUST" if mention.polarity == WANTED and not alternatives else "SHOULD"
+    if mention.field in ("audience", "language"):
+        return "MUST" if mention.polarity == WANTED else "SHOULD"
+    return "SHOULD"
+
+
+def _narrow_excluded_forms(conditions: list[FilterCondition], vocabulary: Vocabulary) -> list[FilterCondition]:
+    """A form excluded while a wanted genre belongs to it excludes only the form's general genre."""
+    wanted_genres = {v for c in conditions if c.field == "genre" and c.operator != "MUST_NOT" for v in c.values}
+    out = []
+    for cond in conditions:
+        kind = next((k for k in vocabulary.kinds_of("form") if cond.field == "form" and k.name in cond.values), None)
+        if cond.operator == "MUST_NOT" and kind and wanted_genres & set(kind.genres):
+            if kind.genres:
+                out.append(FilterCondition("genre", (kind.genres[0],), "MUST_NOT"))
+            continue
+        out.append(cond)
+    return out
 
 
 def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[FilterCondition, ...]:
-    """A value that is MUST is not also SHOULD (MUST and MUST_NOT together stay: a contradiction)."""
-    required = {(c.field, v) for c in conditions if c.operator == "MUST" for v in c.values}
+    """A value that is MUST or MUST_NOT is not also SHOULD: "avoid heart-warming, feel-good stories" names one
+    value twice, once outside the negation's comma. MUST and MUST_NOT together stay: a contradiction to ask about."""
+    required = {(c.field, v) for c in conditions if c.operator in ("MUST", "MUST_NOT") for v in c.values}
     kept = []
     for cond in conditions:
         values = cond.values
@@ -139,18 +92,33 @@ def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[Fi
     return tuple(kept)
 
 
+def _chinese_keywords(text: str, skip: frozenset[str]) -> list[str]:
+    """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫)."""
+    tfidf = jieba.analyse.default_tfidf
+    words = [w for w in jieba.lcut(text) if w.strip() and not w.isdigit() and re.search(r"\w", w)
+             and w.lower() not in skip]
+    counts = Counter(words)
+    return sorted(counts, key=lambda w: (-counts[w] * tfidf.idf_freq.get(w, tfidf.median_idf), words.index(w)))
+
+
 def extract_keywords(text: str, language: str, cues: Cues) -> tuple[str, ...]:
-    """BM25 keywords: jieba's TF-IDF keywords for Chinese, frequent content words for English."""
-    cue_words = {w.lower() for w in (*cues.negation, *cues.must, *cues.contrast)} | brief_stopwords()
+    """BM25 keywords, most telling first; never a stopword, a cue word or a word about books, reading and
+    wanting (config/stopwords.yaml)."""
+    skip = cues.all_words | brief_stopwords() | stopwords()["zh" if language == "zh" else "en"]
     if language == "zh":
-        stop = stopwords()["zh"]
-        words = [w for w in jieba.analyse.extract_tags(text, topK=MAX_KEYWORDS * 2)
-                 if w.lower() not in stop and w.lower() not in cue_words and w.strip() and not w.isdigit()]
+        words = _chinese_keywords(text, skip)
     else:
-        tokens = [t for t in tokenize(text, "en") if t not in cue_words and not t.isdigit()]
+        tokens = [t for t in tokenize(text, "en") if t not in skip and not t.isdigit() and len(t) > 1]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
     return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]
+
+
+def confidence_of(conditions: tuple[FilterCondition, ...], reading: Reading) -> float:
+    """How much of the brief was understood: the values and numbers it states, and the share of it they explain."""
+    stated = len({(c.field, v) for c in conditions for v in c.values}) + len(reading.numeric)
+    named = sum(1 for m in reading.mentions if m.field in ("author", "work") and m.polarity == WANTED)
+    return round(min(0.95, 0.35 + 0.15 * min(stated + named, 3) + 0.3 * reading.covered), 2)
 
 
 class RulesTranslator(Translator):
@@ -162,25 +130,23 @@ class RulesTranslator(Translator):
         self.vocabulary = vocabulary
         self.cues = load_cues()
 
-    def translate(self, theme: Theme) -> ThemeQuery:
-        brief = theme.brief
-        language = detect_language(brief)
-        analysis = analyse_brief(brief, self.vocabulary, self.cues)
-        keywords = extract_keywords(analysis.positive_text, language, self.cues)
-        positive = [c for c in analysis.conditions if c.operator != "MUST_NOT"]
+    def translate(self, theme: Theme, reading: Reading) -> ThemeQuery:
+        language = detect_language(theme.brief)
+        conditions = conditions_of(reading, self.vocabulary)
+        searchable = reading.searchable_text
+        keywords = extract_keywords(searchable, language, self.cues)
         descriptions = [
             value.description if language == "zh" else value.description_en
-            for cond in positive for value in (self.vocabulary.value(cond.field, v) for v in cond.values)
+            for cond in conditions if cond.operator != "MUST_NOT" and cond.field in self.vocabulary.dimension_names
+            for value in (self.vocabulary.value(cond.field, v) for v in cond.values)
         ]
-        synthetic = " ".join([analysis.positive_text.replace("\n", " ").strip(), *descriptions]).strip()
-        matched = sum(len(c.values) for c in analysis.conditions)
-        confidence = min(0.9, 0.3 + 0.1 * matched + (0.1 if len(keywords) >= 3 else 0.0))
+        synthetic = " ".join([re.sub(r"\s+", " ", searchable).strip(), *descriptions]).strip()
         return ThemeQuery(
-            filter_conditions=analysis.conditions,
+            filter_conditions=conditions,
             search_keywords=keywords,
-            synthetic_query=synthetic or brief,
-            confidence=round(confidence, 2),
+            synthetic_query=synthetic or theme.brief,
+            confidence=confidence_of(conditions, reading),
             translator=self.name,
             language=language,
-            numeric_conditions=parse_numeric_conditions(brief),
+            numeric_conditions=reading.numeric,
         )

@@ -1,0 +1,342 @@
+"""How a brief reads: what it names, and whether the curator wants, requires, allows or excludes each.
+
+A brief names vocabulary values, forms ("小说", "poetry"), audiences ("童书", "for grown-ups"), catalog
+authors and titles, languages, years and page counts, and (when excluded) plain topics ("战争", "gore").
+Cue words (config/translation.yaml) decide each mention's polarity:
+
+- a negation scopes over what follows it up to the next comma, clause end or contrast word ("不要温暖治愈
+  的", "no poetry"); one at the end of a clause negates what came before it ("东野圭吾的除外");
+- "除了 X 以外" excludes X; inside another negation the frame flips ("不看刘慈欣以外的" means only 刘慈欣);
+- a requirement scopes the same way ("只要诗集", "fiction only");
+- a hedge ("都可以", "or", "not just") makes a clause's forms and genres wishes;
+- a negation about the reader ("readers without a degree in philosophy", "不需要懂哲学") says nothing of books.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+
+import jieba
+import yaml
+
+from config.settings import CONFIG_DIR
+from config.vocabulary import Vocabulary
+from storage.models import NumericCondition
+from tasks.catalog.text_analysis import stopwords
+from tasks.understanding.numbers import find_numbers
+
+WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
+# Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
+_PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
+_CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n]|\.(?=\s|$)")
+_TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
+
+
+@dataclass(frozen=True)
+class Cues:
+    """config/translation.yaml: cue words of both languages, and the lexicons a reading needs."""
+
+    negation: tuple[str, ...]
+    negation_after: tuple[str, ...]
+    except_open: tuple[str, ...]
+    except_close: tuple[str, ...]
+    must: tuple[str, ...]
+    hedge: tuple[str, ...]
+    hedge_if_several: tuple[str, ...]
+    reader_before: tuple[str, ...]
+    reader_after: tuple[str, ...]
+    contrast: tuple[str, ...]
+    adult: tuple[str, ...]
+    languages: dict[str, tuple[str, ...]]  # language code -> words for it
+    topic_filler: frozenset[str]
+    not_a_topic: frozenset[str]
+
+    @property
+    def all_words(self) -> frozenset[str]:
+        """Every cue word: none of them is ever a search keyword."""
+        return frozenset(w.lower() for w in (*self.negation, *self.negation_after, *self.except_open,
+                                              *self.except_close, *self.must, *self.hedge, *self.hedge_if_several,
+                                              *self.contrast))
+
+
+@lru_cache(maxsize=1)
+def load_cues() -> Cues:
+    with open(CONFIG_DIR / "translation.yaml", encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh)
+
+    def both(key: str) -> tuple[str, ...]:
+        return tuple(str(w) for lang in ("zh", "en") for w in (raw.get(key) or {}).get(lang, []))
+
+    return Cues(both("negation"), both("negation_after"), both("except_open"), both("except_close"), both("must"),
+                both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"), both("contrast"), both("adult"),
+                {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
+                 for code, words in raw["languages"].items()},
+                frozenset(str(w).lower() for w in both("topic_filler")),
+                frozenset(str(w).lower() for w in both("not_a_topic")))
+
+
+def term_pattern(term: str, plural: bool = False) -> str:
+    """Latin terms match whole words ("no" is not in "novel"), with `plural` also their plural ("memoirs",
+    "mysteries"); Chinese terms anywhere."""
+    if not term.isascii():
+        return re.escape(term)
+    escaped = re.escape(term)
+    if plural and term[-1:].isalpha():
+        escaped = rf"(?:{escaped}(?:e?s)?|{re.escape(term[:-1])}ies)" if term.endswith("y") else rf"{escaped}(?:e?s)?"
+    return rf"(?<![\w-]){escaped}(?![\w-])"
+
+
+def find_terms(text: str, terms: tuple[str, ...] | list[str], plural: bool = False) -> list[tuple[int, int, str]]:
+    """(start, end, term) of every occurrence, case aside; the longest wins where two overlap."""
+    found = [(m.start(), m.end(), term) for term in terms if term
+             for m in re.finditer(term_pattern(term, plural), text, flags=re.IGNORECASE)]
+    found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
+    kept: list[tuple[int, int, str]] = []
+    for item in found:
+        if all(item[1] <= k[0] or item[0] >= k[1] for k in kept):
+            kept.append(item)
+    return sorted(kept)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Something the brief names, and how the curator means it."""
+
+    start: int
+    end: int
+    field: str  # a vocabulary dimension, form, audience, author, work, language or subject
+    value: str  # a value name, a form or audience name, an author's catalog name, a work id, a language code, a topic
+    polarity: str = WANTED
+
+
+@dataclass(frozen=True)
+class Reading:
+    text: str
+    mentions: tuple[Mention, ...]
+    numeric: tuple[NumericCondition, ...]
+    excluded_spans: tuple[tuple[int, int], ...]  # text about what the curator does not want, and the cue words
+    reader_spans: tuple[tuple[int, int], ...]  # text about the reader, not the books
+    notes: tuple[str, ...] = ()
+    number_spans: tuple[tuple[int, int], ...] = ()
+
+    def of(self, polarity: str) -> list[Mention]:
+        return [m for m in self.mentions if m.polarity == polarity]
+
+    @property
+    def searchable_text(self) -> str:
+        """The brief without its cue words and what it excludes or says of the reader: what keywords, the vector
+        query and the intent are read from (an excluded author makes no spotlight)."""
+        spans = self.excluded_spans + self.reader_spans
+        return "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(self.text))
+
+    @property
+    def covered(self) -> float:
+        """Share of the brief's letters and characters that a mention or a number explains."""
+        content = [i for i, ch in enumerate(self.text) if ch.isalpha()]
+        if not content:
+            return 0.0
+        spans = [(m.start, m.end) for m in self.mentions] + list(self.number_spans)
+        return sum(1 for i in content if any(a <= i < b for a, b in spans)) / len(content)
+
+
+@dataclass
+class _Scope:
+    start: int
+    end: int
+    polarity: str
+
+
+@dataclass
+class _Cue:
+    start: int
+    end: int
+    kind: str  # negation | after | except_open | except_close | must | hedge | contrast
+
+
+def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list[tuple[int, int, str, str]]:
+    """(start, end, field, value) of every name and value in the text, overlaps not yet resolved."""
+    found: list[tuple[int, int, str, str]] = []
+    for kind in vocabulary.kinds:
+        found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
+    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.adult)]
+    for value in vocabulary.all_values():
+        found += [(a, b, value.dimension, value.name)
+                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=True)]
+    for code, words in cues.languages.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
+    if entities is not None:
+        found += entities.name_spans(text)
+    return found
+
+
+def _resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    found = sorted(found, key=lambda f: (-(f[1] - f[0]), _PRIORITY.get(f[2], 3), f[0]))
+    kept: list[tuple[int, int, str, str]] = []
+    for item in found:
+        if all(item[1] <= k[0] or item[0] >= k[1] or (item[0], item[1]) == (k[0], k[1]) and item[2] == k[2]
+               for k in kept):
+            if not any((item[0], item[1]) == (k[0], k[1]) for k in kept):
+                kept.append(item)
+    return sorted(kept)
+
+
+def _cues(text: str, cues: Cues, taken: list[tuple[int, int]]) -> list[_Cue]:
+    """Every cue outside the names and values found, the longest winning an overlap."""
+    kinds = {"negation": cues.negation, "after": cues.negation_after, "except_open": cues.except_open,
+             "except_close": cues.except_close, "must": cues.must, "hedge": cues.hedge,
+             "hedge_if_several": cues.hedge_if_several, "contrast": cues.contrast}
+    found = [(a, b, kind) for kind, words in kinds.items() for a, b, _ in find_terms(text, words)]
+    found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
+    kept: list[_Cue] = []
+    for a, b, kind in found:
+        inside_name = any(x <= a and b <= y for x, y in taken)
+        if not inside_name and all(b <= k.start or a >= k.end for k in kept):
+            kept.append(_Cue(a, b, kind))
+    return sorted(kept, key=lambda c: c.start)
+
+
+def _clauses(text: str, cue_list: list[_Cue]) -> list[tuple[int, int]]:
+    bounds = {0, len(text)}
+    bounds |= {m.start() for m in _CLAUSE_END.finditer(text)}
+    bounds |= {c.start for c in cue_list if c.kind == "contrast"}
+    ordered = sorted(bounds)
+    return [(a, b) for a, b in zip(ordered, ordered[1:]) if b > a]
+
+
+def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
+    before = text[max(0, cue.start - 25):cue.start].lower()
+    after = text[cue.end:cue.end + 3]
+    if any(re.search(rf"\b{re.escape(w.lower())}\s*$", before) for w in cues.reader_before):
+        return True
+    return any(after.startswith(w) for w in cues.reader_after)
+
+
+def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues: Cues,
+            kinds: list[tuple[int, int]]) -> list[_Scope]:
+    """Where each cue's polarity holds; `kinds` are the spans of forms and genres named."""
+    scopes: list[_Scope] = []
+    several: list[tuple[_Cue, int, int]] = []  # "都可以" cues: decided once exclusions are known
+    clauses = _clauses(text, cue_list)
+    for cue in cue_list:
+        if cue.kind in ("contrast", "except_close"):
+            continue
+        a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
+        following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"]
+        stop = min([c.start for c in following] + [b])
+        before_named = any(a <= s < cue.start for s, _ in spans)
+        after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" 的了吧啊呀"))
+        if cue.kind == "hedge":
+            scopes.append(_Scope(a, b, ALLOWED))
+            continue
+        if cue.kind == "hedge_if_several":
+            several.append((cue, a, b))
+            continue
+        polarity = REQUIRED if cue.kind == "must" else EXCLUDED
+        postfix = cue.kind == "after" or (cue.kind in ("negation", "must") and before_named and not any(
+            cue.end <= s < stop for s, _ in spans) and not _has_topic(text[cue.end:stop], cues))
+        if cue.kind == "after" and cue.start > a and after_named and any(cue.end <= s < stop for s, _ in spans):
+            postfix = False  # "不要" with something named after it negates that
+        if postfix and cue.kind in ("negation", "must", "after"):
+            scopes.append(_Scope(a, cue.start, polarity))
+            continue
+        if cue.kind == "negation" and _reader_scoped(text, cue, cues):
+            # "不需要懂哲学也能读的好书": what the reader need not know ends where the book is spoken of again
+            end = re.search(r"[也就都还的]", text[cue.end:stop])
+            scopes.append(_Scope(cue.start, cue.end + end.start() if end else stop, READER))
+            continue
+        close = next((c for c in cue_list if c.kind == "except_close" and cue.end <= c.start < stop), None)
+        if cue.kind == "except_open":
+            scopes.append(_Scope(cue.start, close.start if close else stop, EXCLUDED))
+        elif cue.kind == "negation" and close is not None:
+            # "不看刘慈欣以外的科幻": what stands before 以外 is the only thing wanted
+            scopes.append(_Scope(cue.start, close.start, REQUIRED))
+        else:
+            scopes.append(_Scope(cue.start, stop, polarity))
+    for cue, a, b in several:  # alternatives only among the kinds not excluded
+        wanted = [k for k, e in kinds if a <= k < b and not any(s.start <= k and e <= s.end for s in scopes
+                                                                 if s.polarity == EXCLUDED)]
+        if len(wanted) > 1:
+            scopes.append(_Scope(a, b, ALLOWED))
+    return scopes
+
+
+def _has_topic(text: str, cues: Cues) -> bool:
+    return bool(_topic(text, cues))
+
+
+def _topic(text: str, cues: Cues) -> str:
+    """What an excluded phrase is about, without filler: "不要战争题材" -> 战争, "no war books" -> war."""
+    words = []
+    for token in jieba.lcut(text.strip()) if re.search(r"[\u3400-\u9fff]", text) else text.split():
+        word = token.strip(" ,.;:!?'\"，。；：！？、").lower()
+        if not word or not _TOPIC_WORD.fullmatch(word):
+            continue
+        if word in cues.topic_filler or word in cues.all_words or word in stopwords()["en"]:
+            continue
+        if word in cues.not_a_topic or any(w in cues.not_a_topic for w in re.findall(r"[\u3400-\u9fff]", word)
+                                           if len(word) == 1):
+            return ""  # a degree or length ("not too long", "别太长"), not a topic
+        words.append(re.sub(r"(?<=[a-z]{4})s$", "", word) if word.isascii() else word)
+    return " ".join(words[:3]) if len(words) <= 3 else ""
+
+
+def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | None = None,
+               cues: Cues | None = None) -> Reading:
+    """The brief's mentions, each with the polarity its cues give it, and its numeric conditions."""
+    cues = cues or load_cues()
+    text = unicodedata.normalize("NFKC", text)
+    numbers = find_numbers(text, today)
+    number_spans = [(n.start, n.end) for n in numbers]
+    found = [f for f in _resolve_overlaps(_candidates(text, vocabulary, cues, entities))
+             if not any(a < f[1] and f[0] < b for a, b in number_spans)]
+    spans = [(f[0], f[1]) for f in found] + number_spans
+    cue_list = _cues(text, cues, spans)
+    kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
+    scopes = _scopes(text, cue_list, spans, cues, kinds)
+
+    def polarity(start: int, end: int) -> str:
+        inside = [s for s in scopes if s.start <= start and end <= s.end and s.polarity != ALLOWED]
+        if inside:  # the innermost scope decides ("不要只放小说" is a hedge, not an exclusion)
+            return min(inside, key=lambda s: s.end - s.start).polarity
+        return ALLOWED if any(s.start <= start and end <= s.end for s in scopes) else WANTED
+
+    mentions = []
+    for start, end, field_name, value in found:
+        mood = polarity(start, end)
+        if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
+            field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
+        mentions.append(Mention(start, end, field_name, value, mood))
+    notes = []
+    numeric: list[NumericCondition] = []
+    for number in numbers:
+        mood = polarity(number.start, number.end)
+        if mood == READER:
+            continue
+        if mood == EXCLUDED:
+            turned = number.negated()
+            if not turned:
+                notes.append(f"'{text[number.start:number.end]}' is excluded: a range cannot be, so it is not used")
+            numeric += turned
+        else:
+            numeric += number.conditions
+    excluded = [(s.start, s.end) for s in scopes if s.polarity == EXCLUDED]
+    if entities is not None:  # an unquoted title counts where it is excluded ("no Moby-Dick"), over what it covers
+        for a, b, work in entities.title_spans(text):
+            if any(x <= a and b <= y for x, y in excluded) and not any(m.field == "work" and m.start == a
+                                                                        for m in mentions):
+                mentions = [m for m in mentions if m.end <= a or m.start >= b] + [Mention(a, b, "work", work,
+                                                                                           EXCLUDED)]
+    for start, end in excluded:  # an excluded plain topic ("不要战争题材") excludes a subject
+        if not any(start <= m.start < end for m in mentions) and not any(start <= a < end for a, _ in number_spans):
+            topic = _topic(text[start:end], cues)
+            if topic:
+                mentions.append(Mention(start, end, "subject", topic, EXCLUDED))
+    readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
+    cue_spans = [(c.start, c.end) for c in cue_list]
+    return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
+                   tuple(excluded + cue_spans), tuple(readers), tuple(notes), tuple(number_spans))
+

@@ -1,0 +1,62 @@
+"""Brief fragments read as the curator meant them: the table in tests/data/brief_fragments.yaml gives, per
+fragment, what a correct reading derives (`expect`) and what would be a misreading (`forbid`)."""
+
+from dataclasses import replace
+from datetime import date
+from functools import lru_cache
+
+import pytest
+import yaml
+
+from config.vocabulary import get_vocabulary, load_aliases
+from storage.models import Theme
+from tasks.catalog.ingest import ColumnMapping, validate_file
+from tasks.catalog.works import group_works
+from tasks.understanding.entities import EntityIndex, understand
+from tasks.understanding.intent import settle_intent
+from tasks.understanding.reading import read_brief
+from tasks.understanding.references import apply_reference
+from tasks.understanding.translate.rules import RulesTranslator
+from tests.conftest import DEMO_CATALOG, PROJECT_ROOT
+
+FRAGMENTS = yaml.safe_load((PROJECT_ROOT / "tests" / "data" / "brief_fragments.yaml").read_text(encoding="utf-8"))
+TODAY = date(2026, 11, 22)  # the table's relative years ("近十年") are counted from here
+
+
+@lru_cache(maxsize=1)
+def catalog() -> tuple[EntityIndex, dict[str, str]]:
+    """The demo catalog's names, and each work's title (a work condition is shown by title)."""
+    books = validate_file(DEMO_CATALOG, ColumnMapping(), get_vocabulary()).books
+    works = group_works(books, load_aliases())
+    books = [replace(b, work_id=works[b.book_id]) for b in books]
+    return EntityIndex.build(books, load_aliases()), {b.work_id: b.title for b in books if b.book_id == b.work_id}
+
+
+def derived(text: str) -> set[str]:
+    """What the product reads in a fragment, in the table's notation."""
+    index, titles = catalog()
+    vocabulary = get_vocabulary()
+    reading = read_brief(text, vocabulary, index, TODAY)
+    theme = Theme("t", "t", text)
+    query = apply_reference(RulesTranslator(vocabulary).translate(theme, reading), theme, []).query
+    out = {f"{c.operator} {c.field}={titles.get(v, v) if c.field == 'work' else v}"
+           for c in query.filter_conditions for v in c.values}
+    out |= {f"{n.field}{n.op}{int(n.value) if float(n.value).is_integer() else n.value}"
+            for n in query.numeric_conditions}
+    understanding = settle_intent(understand(reading.searchable_text, index), query)
+    return out | {f"intent={understanding.intent}"}
+
+
+@pytest.mark.parametrize("fragment", FRAGMENTS, ids=[f["text"][:40] for f in FRAGMENTS])
+def test_a_fragment_reads_as_meant(fragment):
+    found = derived(fragment["text"])
+    missing = set(fragment.get("expect", ())) - found
+    misread = set(fragment.get("forbid", ())) & found
+    assert not missing and not misread, f"missing {sorted(missing)}, misread {sorted(misread)}; read {sorted(found)}"
+
+
+def test_the_table_is_large_bilingual_and_mostly_negated():
+    chinese = sum(1 for f in FRAGMENTS if any("\u4e00" <= ch <= "\u9fff" for ch in f["text"]))
+    negated = sum(1 for f in FRAGMENTS if any(e.startswith("MUST_NOT") or e.startswith("pub_year") for e in
+                                              f.get("expect", ())) or f.get("forbid"))
+    assert len(FRAGMENTS) >= 80 and chinese >= len(FRAGMENTS) / 2 - 5 and negated >= len(FRAGMENTS) / 2
