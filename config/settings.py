@@ -113,6 +113,7 @@ class RecallSettings(Section):
     min_confidence: Share = 0.30
     threshold_factor: Share = 0.75
     bm25_randomness: Share = 0.15
+    max_keyword_share: Share = 0.25
     parallel_paths: bool = True
 
 
@@ -153,6 +154,7 @@ class RerankSettings(Section):
 
 class HistorySettings(Section):
     days: NonNegative = 30
+    reference_days: NonNegative = 120
     brief_similarity: Share = 0.8
     condition_similarity: Share = 0.8
 

@@ -73,7 +73,8 @@ def shelve_batch(settings: Settings, batch_id: str, themes: list[ThemeBrief] | N
         shelves: list[ThemeShelf] = []
         with db.transaction():  # the batch's history and statuses land together or not at all
             for theme in batch_themes:
-                history = shelf_db.history_for(batch_id, theme, first_run_at, settings.history.days)
+                history = shelf_db.history_for(batch_id, theme, first_run_at, settings.history.days,
+                                               settings.history.reference_days)
                 try:
                     # quoted: Prefect would otherwise walk the whole catalog in ctx on every call
                     shelf = shelve(theme, quote(history), quote(ctx))

@@ -86,7 +86,7 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
     dense = {name: r.dense for name, r in recalled.items() if r.dense is not None}
     ranking.notes += [r.note for r in recalled.values() if r.note]
     with timed(timings, "fusion"):
-        tokens = bm25_query_tokens(query, ctx.snapshot)
+        tokens = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
         scoring = (score_every_path(paths, tokens, dense, ctx.snapshot, settings.fusion.sentence_weight)
                    if settings.fusion.method != "rrf" else None)
         candidates = fuse(paths, scoring, settings.fusion, len(tokens))
@@ -154,7 +154,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         query = reference.query
         notes += [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand(reading.searchable_text, ctx.entities) if ctx.entities else THEME_SHELF
-        understanding = settle_intent(understanding, query)
+        catalog_words = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
+        understanding = settle_intent(understanding, query, len(catalog_words))
         query = raise_confidence(query, understanding)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())

@@ -71,6 +71,18 @@ class BM25Index:
         engine = bm25s.BM25.load(str(folder / "bm25s"), show_progress=False)
         return cls(meta["book_ids"], settings, engine)
 
+    @property
+    def size(self) -> int:
+        return len(self.book_ids)
+
+    def document_frequencies(self, tokens: Sequence[str]) -> list[int]:
+        """How many books hold each token (0 for a token the catalog does not have)."""
+        if self.settings.backend == "rank_bm25":
+            return [sum(1 for doc in self._engine.doc_freqs if token in doc) for token in tokens]
+        indptr = self._engine.scores["indptr"]
+        ids = [self._engine.vocab_dict.get(token) for token in tokens]
+        return [int(indptr[i + 1] - indptr[i]) if i is not None and i + 1 < len(indptr) else 0 for i in ids]
+
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """A score for every book, in book_ids order."""
         if self.settings.backend == "rank_bm25":

@@ -231,7 +231,7 @@ class Theme:
 
 @dataclass(frozen=True)
 class HistoryShelf:
-    """A shelf delivered earlier, as the de-duplication step sees it."""
+    """A shelf delivered earlier, as de-duplication and references see it."""
 
     batch_id: str
     theme_id: str
@@ -240,6 +240,7 @@ class HistoryShelf:
     book_ids: tuple[str, ...]
     position: int = 0  # the theme's place in its batch
     batch_started: datetime | None = None  # when its batch first ran
+    recent: bool = True  # within history.days (or of this batch): its books are not shelved again for a similar brief
 
 
 RECALL_PATHS = ("vector", "bm25", "e5")  # e5 runs only where the index was built with index.e5_path

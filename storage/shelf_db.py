@@ -125,23 +125,27 @@ class ShelfDB:
     def finish_batch(self, batch_id: str, workbook: str) -> None:
         self.conn.execute("UPDATE batches SET workbook = ? WHERE batch_id = ?", [workbook, batch_id])
 
-    def history_for(self, batch_id: str, theme: Theme, first_run_at: datetime, days: int) -> list[HistoryShelf]:
-        """Shelves a theme must not repeat: other batches that ran before this one first did, within
-        `days`, and earlier themes of this batch. Later runs never change what a rerun sees."""
-        since = first_run_at - timedelta(days=days)
+    def history_for(self, batch_id: str, theme: Theme, first_run_at: datetime, days: int,
+                    reference_days: int) -> list[HistoryShelf]:
+        """Earlier shelves a theme sees: of batches that first ran before this one did, within `reference_days`
+        (what a brief may refer to; those within `days` are also not repeated), and earlier themes of this
+        batch. Later runs never change what a rerun sees."""
         rows = self.conn.execute(
             "SELECT h.batch_id, h.theme_id, any_value(h.brief), any_value(h.conditions), "
-            "list(h.book_id ORDER BY h.rank), any_value(t.position), any_value(b.first_run_at) "
+            "list(h.book_id ORDER BY h.rank), any_value(t.position), any_value(b.first_run_at), "
+            "bool_or(h.batch_id = $batch OR h.shelved_at >= $recent) "
             "FROM shelf_history h LEFT JOIN batches b USING (batch_id) "
             "LEFT JOIN themes t ON t.batch_id = h.batch_id AND t.theme_id = h.theme_id "
             "WHERE (h.batch_id <> $batch AND b.first_run_at < $first AND h.shelved_at >= $since) "
             "   OR (h.batch_id = $batch AND t.position < $position) "
             "GROUP BY h.batch_id, h.theme_id ORDER BY h.batch_id, h.theme_id",
-            {"batch": batch_id, "first": first_run_at, "since": since, "position": theme.position},
+            {"batch": batch_id, "first": first_run_at, "position": theme.position,
+             "since": first_run_at - timedelta(days=max(days, reference_days)),
+             "recent": first_run_at - timedelta(days=days)},
         ).fetchall()
         return [HistoryShelf(b, t, brief, tuple(FilterCondition.from_dict(c) for c in json.loads(cond)), tuple(ids),
-                             pos or 0, started)
-                for b, t, brief, cond, ids, pos, started in rows]
+                             pos or 0, started, recent)
+                for b, t, brief, cond, ids, pos, started, recent in rows]
 
     def record_shelf(self, theme: Theme, conditions: Sequence[FilterCondition], book_ids: Sequence[str]) -> None:
         """The delivered shelf of a theme, exactly once per (batch, theme, book).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from storage.models import FilterCondition, NumericCondition
@@ -51,3 +52,12 @@ class Candidate:
     rerank_score: float | None = None
     evidence: str | None = None  # the summary sentence closest to the brief
     query_variant: str | None = None  # on the vector path, the query variant that found it best
+
+
+def merge_conditions(conditions: Iterable[FilterCondition]) -> tuple[FilterCondition, ...]:
+    """One condition per (field, operator), values in first-seen order."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for cond in conditions:
+        values = grouped.setdefault((cond.field, cond.operator), [])
+        values.extend(v for v in cond.values if v not in values)
+    return tuple(FilterCondition(f, tuple(vals), op) for (f, op), vals in grouped.items() if vals)

@@ -35,7 +35,8 @@ def condition_similarity(a: Sequence[FilterCondition], b: Sequence[FilterConditi
 
 def find_exclusions(brief: str, conditions: Sequence[FilterCondition], history: Sequence[HistoryShelf],
                     embedder: Embedder, settings: HistorySettings) -> Exclusions:
-    """Books of earlier shelves whose brief or conditions are similar enough to this theme's."""
+    """Books of recent shelves whose brief or conditions are similar enough to this theme's."""
+    history = [h for h in history if h.recent]
     if not history:
         return Exclusions(frozenset(), ())
     vectors = embedder.embed_queries([brief, *(h.brief for h in history)])

@@ -75,16 +75,22 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
     return VectorRecall(hits, threshold, expansion, vectors[0])
 
 
-def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot) -> list[str]:
-    """The keywords analysed as the index was built, whatever the config says now."""
-    return bm25_tokens(" ".join(query.search_keywords), query.language, snapshot.bm25.settings.english_stemming)
+def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot, max_share: float = 1.0) -> list[str]:
+    """The keywords analysed as the index was built (whatever the config says now), without the words no book
+    holds or that more than `max_share` of the books hold: those say nothing about which book is meant."""
+    tokens = bm25_tokens(" ".join(query.search_keywords), query.language, snapshot.bm25.settings.english_stemming)
+    if max_share >= 1.0 or not tokens:
+        return tokens
+    limit = max_share * snapshot.bm25.size
+    frequencies = snapshot.bm25.document_frequencies(tokens)
+    return [t for t, df in zip(tokens, frequencies) if 0 < df <= limit]
 
 
 def bm25_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],
                 settings: RecallSettings, seed: int, randomness: float | None = None) -> list[PathHit]:
     """Top BM25 books for the keywords, with a seeded share drawn from the lower-scored pool."""
     share = settings.bm25_randomness if randomness is None else randomness
-    tokens = bm25_query_tokens(query, snapshot)
+    tokens = bm25_query_tokens(query, snapshot, settings.max_keyword_share)
     k = settings.bm25_top_k
     ranked = [(b, s) for b, s in snapshot.bm25.search(tokens, k * 4)
               if b in books and evaluate(constraints, books[b])]

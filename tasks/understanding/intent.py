@@ -81,10 +81,12 @@ POLICIES: Mapping[Intent, IntentPolicy] = {
 }
 
 
-def settle_intent(understanding: Understanding, query: ThemeQuery) -> Understanding:
-    """A theme shelf with no condition, no number and no word to search for is unknown: gating will ask."""
+def settle_intent(understanding: Understanding, query: ThemeQuery, catalog_words: int | None = None) -> Understanding:
+    """A theme shelf with no condition, no number and no word the catalog holds (`catalog_words`, or its keywords
+    where the catalog was not asked) is unknown: gating will ask what is meant."""
+    words = len(query.search_keywords) if catalog_words is None else catalog_words
     if (understanding.intent is Intent.THEME_SHELF and not query.filter_conditions and not query.numeric_conditions
-            and not query.search_keywords):
+            and not words):
         return replace(understanding, intent=Intent.UNKNOWN)
     return understanding
 

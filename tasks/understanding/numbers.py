@@ -63,6 +63,15 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
                                     tuple(NumericCondition(f, op, float(v)) for f, op, v in conditions)))
 
     text = brief
+    for m in re.finditer(r"(\d{4})\s*年?\s*(?:到|至|-|–|—|~|～)\s*(\d{4})\s*年?", text):
+        add(m, ("pub_year", ">=", int(m.group(1))), ("pub_year", "<=", int(m.group(2))))
+    for m in re.finditer(r"\b(?:from\s+|between\s+)?(\d{4})\s*(?:to|and|through|until)\s*(\d{4})\b", text,
+                         flags=re.IGNORECASE):
+        add(m, ("pub_year", ">=", int(m.group(1))), ("pub_year", "<=", int(m.group(2))))
+    for m in re.finditer(r"([一二三四五六七八九])([一二三四五六七八九])?十年代", text):  # 八十年代, 八九十年代: 1900s
+        first = cn_number(m.group(1)) * 10
+        last = (cn_number(m.group(2)) if m.group(2) else cn_number(m.group(1))) * 10
+        add(m, ("pub_year", ">=", 1900 + first), ("pub_year", "<", 1900 + last + 10))
     for m in re.finditer(rf"(\d{{4}})\s*年代\s*({AFTER}|{BEFORE})?", text):
         start = int(m.group(1))
         if m.group(2) and re.fullmatch(AFTER, m.group(2)):

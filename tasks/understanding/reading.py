@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
@@ -28,8 +28,10 @@ from config.vocabulary import Vocabulary
 from storage.models import NumericCondition
 from tasks.catalog.text_analysis import stopwords
 from tasks.understanding.numbers import find_numbers
+from tasks.understanding.references import shelf_descriptions
 
 WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
+REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
 # Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
 _PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
 _CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n]|\.(?=\s|$)")
@@ -54,6 +56,7 @@ class Cues:
     languages: dict[str, tuple[str, ...]]  # language code -> words for it
     topic_filler: frozenset[str]
     not_a_topic: frozenset[str]
+    pronouns: frozenset[str]
 
     @property
     def all_words(self) -> frozenset[str]:
@@ -76,7 +79,8 @@ def load_cues() -> Cues:
                 {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
                  for code, words in raw["languages"].items()},
                 frozenset(str(w).lower() for w in both("topic_filler")),
-                frozenset(str(w).lower() for w in both("not_a_topic")))
+                frozenset(str(w).lower() for w in both("not_a_topic")),
+                frozenset(str(w).lower() for w in both("pronouns")))
 
 
 def term_pattern(term: str, plural: bool = False) -> str:
@@ -90,10 +94,31 @@ def term_pattern(term: str, plural: bool = False) -> str:
     return rf"(?<![\w-]){escaped}(?![\w-])"
 
 
-def find_terms(text: str, terms: tuple[str, ...] | list[str], plural: bool = False) -> list[tuple[int, int, str]]:
-    """(start, end, term) of every occurrence, case aside; the longest wins where two overlap."""
+@lru_cache(maxsize=256)
+def word_bounds(text: str) -> frozenset[int]:
+    """Where jieba puts word boundaries in the text."""
+    bounds, position = {0}, 0
+    for word in jieba.lcut(text):
+        position += len(word)
+        bounds.add(position)
+    return frozenset(bounds)
+
+
+def _straddles(text: str, start: int, end: int) -> bool:
+    """Whether a match runs across two of jieba's words ("成人" in "换成|人物")."""
+    return any(start < b < end for b in word_bounds(text))
+
+
+def find_terms(text: str, terms: tuple[str, ...] | list[str], plural: bool = False,
+               whole_words: bool = False) -> list[tuple[int, int, str]]:
+    """(start, end, term) of every occurrence, case aside; the longest wins where two overlap.
+
+    `whole_words` keeps a Chinese match from running across two words: for short, common-word terms
+    ("成人", "大人"). jieba splits too coarsely and too finely to ask it of every term ("别太烧|脑").
+    """
     found = [(m.start(), m.end(), term) for term in terms if term
-             for m in re.finditer(term_pattern(term, plural), text, flags=re.IGNORECASE)]
+             for m in re.finditer(term_pattern(term, plural), text, flags=re.IGNORECASE)
+             if not (whole_words and not term.isascii() and _straddles(text, m.start(), m.end()))]
     found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
     kept: list[tuple[int, int, str]] = []
     for item in found:
@@ -119,7 +144,7 @@ class Reading:
     mentions: tuple[Mention, ...]
     numeric: tuple[NumericCondition, ...]
     excluded_spans: tuple[tuple[int, int], ...]  # text about what the curator does not want, and the cue words
-    reader_spans: tuple[tuple[int, int], ...]  # text about the reader, not the books
+    reader_spans: tuple[tuple[int, int], ...]  # text about the reader, or describing a referenced earlier shelf
     notes: tuple[str, ...] = ()
     number_spans: tuple[tuple[int, int], ...] = ()
 
@@ -162,7 +187,7 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     found: list[tuple[int, int, str, str]] = []
     for kind in vocabulary.kinds:
         found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
-    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.adult)]
+    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.adult, whole_words=True)]
     for value in vocabulary.all_values():
         found += [(a, b, value.dimension, value.name)
                   for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=True)]
@@ -324,6 +349,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         else:
             numeric += number.conditions
     excluded = [(s.start, s.end) for s in scopes if s.polarity == EXCLUDED]
+    referred = shelf_descriptions(text)
+    mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred) else m
+                for m in mentions]
     if entities is not None:  # an unquoted title counts where it is excluded ("no Moby-Dick"), over what it covers
         for a, b, work in entities.title_spans(text):
             if any(x <= a and b <= y for x, y in excluded) and not any(m.field == "work" and m.start == a
@@ -333,10 +361,14 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     for start, end in excluded:  # an excluded plain topic ("不要战争题材") excludes a subject
         if not any(start <= m.start < end for m in mentions) and not any(start <= a < end for a, _ in number_spans):
             topic = _topic(text[start:end], cues)
-            if topic:
+            author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
+            if topic in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
+                mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
+                excluded.append((author.start, author.end))
+            elif topic and topic not in cues.pronouns:
                 mentions.append(Mention(start, end, "subject", topic, EXCLUDED))
     readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
     cue_spans = [(c.start, c.end) for c in cue_list]
     return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
-                   tuple(excluded + cue_spans), tuple(readers), tuple(notes), tuple(number_spans))
+                   tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans))
 

@@ -13,10 +13,11 @@ import yaml
 
 from config.settings import CONFIG_DIR
 from storage.models import FilterCondition, HistoryShelf, Theme
-from tasks.models import ThemeQuery
-from tasks.understanding.translate.base import merge_conditions
+from tasks.models import ThemeQuery, merge_conditions
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
+# What "the opposite of that shelf" turns round: its moods and settings, not its kind of book or audience.
+_MOODS = ("reading_context", "reading_load", "text_texture", "spatial_atmosphere", "emotional_tone")
 
 
 @dataclass(frozen=True)
@@ -50,14 +51,18 @@ def load_tables() -> ReferenceTables:
     )
 
 
+@lru_cache(maxsize=1)
+def reference_words() -> frozenset[str]:
+    """Every word the reference tables know: none is ever a search keyword ("lighter", "上次", "书架")."""
+    tables = load_tables()
+    words = (*tables.temporal, *tables.referential, *tables.shelf_words,
+             *(w for stance in tables.stances.values() for w in stance))
+    return frozenset(w.lower() for w in words)
+
+
 def _found(text: str, words: Sequence[str]) -> list[str]:
     """The words present in the text; Latin words and phrases on word boundaries only."""
-    hits = []
-    for word in words:
-        pattern = rf"(?<![\w-]){re.escape(word)}(?![\w-])" if word.isascii() else re.escape(word)
-        if re.search(pattern, text, flags=re.IGNORECASE):
-            hits.append(word)
-    return hits
+    return [word for word in words if re.search(_term(word), text, flags=re.IGNORECASE)]
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,22 @@ def _temporal_in_shelf_context(brief: str, tables: ReferenceTables) -> list[str]
     context = (*tables.shelf_words, *(w for words in tables.stances.values() for w in words))
     return list(dict.fromkeys(word for clause in re.split(r"[，,。.；;！!？?\n]", brief)
                               if _found(clause, context) for word in _found(clause, tables.temporal)))
+
+
+def shelf_descriptions(brief: str, tables: ReferenceTables | None = None) -> list[tuple[int, int]]:
+    """Spans that describe an earlier shelf rather than ask for something ("前面那个历史书架", "last week's
+    rainy-night shelf"): from a temporal word to the shelf word it is said of, in one clause."""
+    tables = tables or load_tables()
+    shelf = "|".join(_term(w) for w in tables.shelf_words)
+    spans = []
+    for word in tables.temporal:
+        for match in re.finditer(rf"{_term(word)}[^，,。.；;！!？?\n]{{0,16}}?(?:{shelf})", brief, flags=re.IGNORECASE):
+            spans.append((match.start(), match.end()))
+    return spans
+
+
+def _term(word: str) -> str:
+    return rf"(?<![\w-]){re.escape(word)}(?![\w-])" if word.isascii() else re.escape(word)
 
 
 def detect_reference(brief: str, tables: ReferenceTables | None = None) -> Reference | None:
@@ -113,13 +134,18 @@ def shifted(query: ThemeQuery, reference: Reference, tables: ReferenceTables | N
 
 def merge_reference(query: ThemeQuery, reference: Reference, shelf: HistoryShelf,
                     tables: ReferenceTables | None = None) -> ThemeQuery:
-    """This theme's query with the referenced shelf's conditions, inverted for an opposite."""
+    """This theme's query with the referenced shelf's conditions.
+
+    To continue a shelf keeps its conditions as they were ("same again, but English only" keeps the
+    children's audience) except on the fields this brief states itself ("这次换成人物传记" replaces the
+    genre). An opposite turns round the earlier shelf's moods and settings, not what kind of book it was
+    nor for whom. A shift (lighter, darker) adds what config/references.yaml says.
+    """
     tables = tables or load_tables()
-    referenced = list(shelf.conditions)
+    stated = {c.field for c in query.filter_conditions}
+    referenced = [c for c in shelf.conditions if c.field not in stated]
     if reference.stance == "opposite":
-        referenced = [replace(c, operator=INVERTED[c.operator]) for c in referenced]
-    else:
-        referenced = [replace(c, operator="SHOULD") if c.operator == "MUST" else c for c in referenced]
+        referenced = [replace(c, operator=INVERTED[c.operator]) if c.field in _MOODS else c for c in referenced]
     adjustments = [c for shift in reference.shifts for c in tables.adjust.get(shift, ())]
     conditions = merge_conditions([*query.filter_conditions, *referenced, *adjustments])
     # A value this brief excludes is not brought back by the referenced shelf.

@@ -132,7 +132,8 @@ def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_work
     referenced = notes.split("-> ")[1].split(" ")[0]  # batch/theme
     with open_catalog(demo_workspace.duckdb_path) as db:
         # every shelf so far, as a later batch would see them
-        everything = ShelfDB(db.conn).history_for("later", Theme("later", "t", "x"), datetime(2100, 1, 1), 100_000)
+        everything = ShelfDB(db.conn).history_for("later", Theme("later", "t", "x"), datetime(2100, 1, 1), 100_000,
+                                                     100_000)
     shelf = next(h for h in everything if f"{h.batch_id}/{h.theme_id}" == referenced)
     for cond in shelf.conditions:
         if cond.operator != "MUST_NOT":

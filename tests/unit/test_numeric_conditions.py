@@ -25,6 +25,10 @@ TODAY = date(2026, 11, 22)
     ("fiction from the 1960s, at least 400 pages", [N("pub_year", ">=", 1960), N("pub_year", "<", 1970),
                                                    N("pages", ">=", 400)]),
     ("适合雨天读的小说", []),
+    ("民国时期（1912到1949年）出版的散文", [N("pub_year", ">=", 1912), N("pub_year", "<=", 1949)]),
+    ("Fiction from between the wars, 1919 to 1939.", [N("pub_year", ">=", 1919), N("pub_year", "<=", 1939)]),
+    ("八九十年代的中国小说", [N("pub_year", ">=", 1980), N("pub_year", "<", 2000)]),
+    ("七十年代的诗", [N("pub_year", ">=", 1970), N("pub_year", "<", 1980)]),
 ])
 def test_briefs_become_numeric_conditions(brief, expected):
     assert list(parse_numeric_conditions(brief, TODAY)) == expected

@@ -82,7 +82,7 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme():
     snapshot = SimpleNamespace(bm25=BM25Index.build(ids, tokens, BM25Settings()))
     books = {b: BookRecord(b, b) for b in ids}
     query = ThemeQuery((), ("rain",), "rain", 1.0, "rules", "en")
-    settings = RecallSettings(bm25_top_k=20, bm25_randomness=0.15)
+    settings = RecallSettings(bm25_top_k=20, bm25_randomness=0.15, max_keyword_share=1.0)
     first = bm25_recall(query, EVERYTHING, snapshot, books, settings, seed=theme_seed("b1", "t1"))
     again = bm25_recall(query, EVERYTHING, snapshot, books, settings, seed=theme_seed("b1", "t1"))
     other = bm25_recall(query, EVERYTHING, snapshot, books, settings, seed=theme_seed("b1", "t2"))
@@ -108,3 +108,18 @@ def test_score_fusion_keeps_margins_that_rrf_throws_away():
     assert (minmax(1.0), minmax(2.0), minmax(5.0)) == (0.0, 0.5, 1.0)
     dbsf = normalizer("dbsf", [0.0, 1.0])  # mean 0.5, sd 0.5: [-1, 2] maps to [0, 1]
     assert dbsf(0.5) == 0.5 and dbsf(-5) == 0.0
+
+
+def test_keywords_no_book_holds_or_too_many_books_hold_do_not_search():
+    from types import SimpleNamespace
+
+    from config.settings import BM25Settings
+    from storage.bm25_index import BM25Index
+    from tasks.recall.paths import bm25_query_tokens
+
+    ids = [f"b{i}" for i in range(10)]
+    tokens = [["reader", "snow" if i < 2 else "rain"] for i in range(10)]
+    snapshot = SimpleNamespace(bm25=BM25Index.build(ids, tokens, BM25Settings()))
+    query = ThemeQuery((), ("reader", "snow", "rain", "gibberish"), "", 1.0, "rules", "en")
+    assert bm25_query_tokens(query, snapshot, max_share=0.25) == ["snow"]
+    assert bm25_query_tokens(query, snapshot) == ["reader", "snow", "rain", "gibberish"]

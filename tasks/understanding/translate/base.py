@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
 
 from config.vocabulary import Vocabulary
 from storage.models import OPERATORS, FilterCondition, Theme
-from tasks.models import ThemeQuery
+from tasks.models import ThemeQuery, merge_conditions
 from tasks.understanding.reading import Reading
 
 
@@ -21,15 +20,6 @@ class Translator(ABC):
     @abstractmethod
     def translate(self, theme: Theme, reading: Reading) -> ThemeQuery:
         """Turn the brief (and its reading: mentions with polarity, numbers) into filters, keywords and a query."""
-
-
-def merge_conditions(conditions: Iterable[FilterCondition]) -> tuple[FilterCondition, ...]:
-    """One condition per (field, operator), values in first-seen order."""
-    grouped: dict[tuple[str, str], list[str]] = {}
-    for cond in conditions:
-        values = grouped.setdefault((cond.field, cond.operator), [])
-        values.extend(v for v in cond.values if v not in values)
-    return tuple(FilterCondition(f, tuple(vals), op) for (f, op), vals in grouped.items() if vals)
 
 
 def validate_conditions(raw: object, vocabulary: Vocabulary) -> tuple[FilterCondition, ...]:

@@ -24,9 +24,10 @@ import jieba.analyse
 from config.vocabulary import Vocabulary
 from storage.models import FilterCondition, Theme
 from tasks.catalog.text_analysis import brief_stopwords, detect_language, stopwords, tokenize
-from tasks.models import ThemeQuery
+from tasks.models import ThemeQuery, merge_conditions
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
-from tasks.understanding.translate.base import Translator, merge_conditions
+from tasks.understanding.references import reference_words
+from tasks.understanding.translate.base import Translator
 
 MAX_KEYWORDS = 12
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
@@ -104,7 +105,7 @@ def _chinese_keywords(text: str, skip: frozenset[str]) -> list[str]:
 def extract_keywords(text: str, language: str, cues: Cues) -> tuple[str, ...]:
     """BM25 keywords, most telling first; never a stopword, a cue word or a word about books, reading and
     wanting (config/stopwords.yaml)."""
-    skip = cues.all_words | brief_stopwords() | stopwords()["zh" if language == "zh" else "en"]
+    skip = cues.all_words | reference_words() | brief_stopwords() | stopwords()["zh" if language == "zh" else "en"]
     if language == "zh":
         words = _chinese_keywords(text, skip)
     else:
