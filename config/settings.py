@@ -110,8 +110,6 @@ class TranslationSettings(Section):
 class RecallSettings(Section):
     vector_top_k: Positive = 100
     bm25_top_k: Positive = 100
-    min_confidence: Share = 0.30
-    threshold_factor: Share = 0.75
     bm25_randomness: Share = 0.15
     max_keyword_share: Share = 0.25
     parallel_paths: bool = True
@@ -160,9 +158,8 @@ class HistorySettings(Section):
 
 
 class GatingSettings(Section):
-    min_confidence: Share = 0.5
     min_books: NonNegative = 15
-    flat_head_gap: Share = 0.2
+    option_similarity: Share = 0.3
 
 
 class ShelfSettings(Section):

@@ -25,6 +25,7 @@ from tasks.evaluation.variants import TuneReport, Variant, choose_fusion, tune_v
 from tasks.models import ThemeQuery
 from tasks.progress import Progress, logger
 from tasks.recall.filters import hard_constraints
+from tasks.understanding.intent import Intent
 from tasks.understanding.reading import read_brief
 
 
@@ -75,8 +76,12 @@ def evaluate_briefs(benchmark: Path, catalog: Path, settings: Settings, tag_blin
         result = shelve_batch(settings, batch.batch_id, briefs)
         theme_of.update({b.id: f"{batch.batch_id}/{b.id}" for b in batch.briefs})
         for brief, shelf in zip(batch.briefs, result.theme_shelves):
-            outcome = ShelfOutcome(shelf.status, shelf.understanding.intent, shelf.understanding.authors,
-                                   shelf.understanding.titles, shelf.referenced,
+            understanding = shelf.understanding
+            # a series resolves to its volumes: the titles a curator would list
+            volumes = tuple(truth[b].title for b in understanding.book_ids
+                            if understanding.intent is Intent.SERIES and b in truth)
+            outcome = ShelfOutcome(shelf.status, understanding.intent, understanding.authors,
+                                   understanding.titles + volumes, shelf.referenced,
                                    tuple(e.book.book_id for e in shelf.entries), shelf.query.filter_conditions)
             scores.append(score_brief(brief, outcome, truth, vocabulary, theme_of))
     return scores

@@ -20,11 +20,11 @@ from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
 from tasks.progress import logger, timed
 from tasks.ranking.dedupe import find_exclusions
-from tasks.ranking.fusion import fuse, newest_first
-from tasks.ranking.gating import VocabularyVectors, gate
+from tasks.ranking.fusion import fuse, path_first
+from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
 from tasks.ranking.rerank import Reranker, create_reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
-from tasks.ranking.shelf import ThemeShelf, check_shelf, editions_by_work, select_shelf
+from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, editions_by_work, select_shelf
 from tasks.recall.book_graph import BookGraph
 from tasks.recall.filters import Expr, evaluate, hard_constraints
 from tasks.recall.intent_paths import intent_paths
@@ -34,6 +34,7 @@ from tasks.understanding.entities import EntityIndex, understand
 from tasks.understanding.intent import (
     POLICIES,
     THEME_SHELF,
+    Intent,
     Understanding,
     excluded_books,
     raise_confidence,
@@ -41,7 +42,7 @@ from tasks.understanding.intent import (
     uncapped_authors,
 )
 from tasks.understanding.reading import read_brief
-from tasks.understanding.references import apply_reference
+from tasks.understanding.references import apply_reference, described_shelf
 from tasks.understanding.translate import create_translator
 from tasks.understanding.translate.base import Translator
 
@@ -90,8 +91,8 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
         scoring = (score_every_path(paths, tokens, dense, ctx.snapshot, settings.fusion.sentence_weight)
                    if settings.fusion.method != "rrf" else None)
         candidates = fuse(paths, scoring, settings.fusion, len(tokens))
-        if policy.newest_first:
-            candidates = newest_first(candidates)
+        if policy.ordered_by:
+            candidates = path_first(candidates, policy.ordered_by)
     sentence = settings.rerank.sentence
     if switches.sentence_rerank if switches.sentence_rerank is not None else sentence.enabled:
         if not policy.sentence_rerank:
@@ -130,8 +131,8 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
     for path, (embedder, table) in dense_paths.items():
         if path in switches.paths and embedder is not None:
             def dense_job(path: str = path, embedder: Embedder = embedder, table: str = table) -> PathRecall:
-                found = vector_recall(query, constraints, ctx.snapshot, embedder, settings.recall,
-                                      switches.vector_threshold, path, table, expand)
+                found = vector_recall(query, constraints, ctx.snapshot, embedder, settings.recall, path, table,
+                                      expand)
                 return PathRecall({path: found.hits}, found.describe(path), found)
             jobs[path] = dense_job
     if "bm25" in switches.paths:
@@ -143,6 +144,14 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
     return jobs
 
 
+def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShelf]], list[float]]:
+    """How close each earlier shelf's brief is to what this brief says of the shelf it refers to."""
+    def likeness(shelves: list[HistoryShelf]) -> list[float]:
+        vectors = embedder.embed_queries([described_shelf(brief), *(s.brief for s in shelves)])
+        return (vectors[1:] @ vectors[0]).tolist()
+    return likeness
+
+
 def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
     """One theme from brief to shelf, gated, every shelved book checked against the constraints."""
     settings = ctx.settings
@@ -150,7 +159,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     notes: list[str] = []
     with timed(timings, "translate"):
         reading = read_brief(theme.brief, ctx.vocabulary, ctx.entities)
-        reference = apply_reference(ctx.translator.translate(theme, reading), theme, history)
+        reference = apply_reference(ctx.translator.translate(theme, reading), theme, history,
+                                    shelf_likeness(theme.brief, ctx.embedder))
         query = reference.query
         notes += [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand(reading.searchable_text, ctx.entities) if ctx.entities else THEME_SHELF
@@ -166,20 +176,24 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     with timed(timings, "history"):
         exclusions = find_exclusions(theme.brief, query.filter_conditions, history, ctx.embedder, settings.history)
     with timed(timings, "shelf"):
-        entries = select_shelf(ranking.candidates, ctx.books, exclusions.book_ids | excluded_books(understanding),
-                               query, settings.shelf.size, settings.shelf.max_per_author,
-                               uncapped_authors(understanding, ctx.books), ctx.editions,
-                               lambda book: evaluate(constraints, book))
-        checked = check_shelf(entries, constraints)
+        selection = select_shelf(ranking.candidates, ctx.books, exclusions.book_ids | excluded_books(understanding),
+                                 query, settings.shelf.size, settings.shelf.max_per_author,
+                                 uncapped_authors(understanding, ctx.books), ctx.editions,
+                                 lambda book: evaluate(constraints, book))
+        checked = check_shelf(selection.entries, constraints)
         for bad in checked.dropped:
             # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.
             logger.error("BUG: %s (%s) violates the constraints of theme %s; dropped",
                          bad.book.book_id, bad.book.title, theme.theme_id)
     with timed(timings, "gating"):
-        brief_vector = ctx.embedder.embed_queries([theme.brief])[0]
-        skipped = sum(1 for c in ranking.candidates if c.book_id in exclusions.book_ids)
-        verdict = gate(query, ranking.candidates, len(checked.entries), ctx.vocabulary_vectors.closest(brief_vector),
-                       settings.gating, POLICIES[understanding.intent].flat_head_matters, skipped)
+        short = len(checked.entries) < settings.gating.min_books
+        unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
+                       if short and ctx.available_only else 0)
+        limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable)
+        closest = ctx.vocabulary_vectors.closest(ctx.embedder.embed_queries([theme.brief])[0],
+                                                 floor=settings.gating.option_similarity)
+        verdict = gate(query, len(checked.entries), limits, closest, settings.gating,
+                       recognised=understanding.intent is not Intent.UNKNOWN)
     notes += ranking.notes
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))

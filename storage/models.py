@@ -257,7 +257,6 @@ class StageSwitches:
     sentence_rerank: bool | None = None
     query_expansion: bool | None = None
     paths: tuple[str, ...] = RECALL_PATHS
-    vector_threshold: bool = True
     bm25_randomness: float | None = None  # None: recall.bm25_randomness
     rerank: bool = True  # the configured HTTP reranker, if any
 

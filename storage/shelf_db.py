@@ -129,14 +129,14 @@ class ShelfDB:
                     reference_days: int) -> list[HistoryShelf]:
         """Earlier shelves a theme sees: of batches that first ran before this one did, within `reference_days`
         (what a brief may refer to; those within `days` are also not repeated), and earlier themes of this
-        batch. Later runs never change what a rerun sees."""
+        batch. Recency counts from when each batch first ran, so reruns never change what a rerun sees."""
         rows = self.conn.execute(
             "SELECT h.batch_id, h.theme_id, any_value(h.brief), any_value(h.conditions), "
             "list(h.book_id ORDER BY h.rank), any_value(t.position), any_value(b.first_run_at), "
-            "bool_or(h.batch_id = $batch OR h.shelved_at >= $recent) "
+            "bool_or(h.batch_id = $batch OR b.first_run_at >= $recent) "
             "FROM shelf_history h LEFT JOIN batches b USING (batch_id) "
             "LEFT JOIN themes t ON t.batch_id = h.batch_id AND t.theme_id = h.theme_id "
-            "WHERE (h.batch_id <> $batch AND b.first_run_at < $first AND h.shelved_at >= $since) "
+            "WHERE (h.batch_id <> $batch AND b.first_run_at < $first AND b.first_run_at >= $since) "
             "   OR (h.batch_id = $batch AND t.position < $position) "
             "GROUP BY h.batch_id, h.theme_id ORDER BY h.batch_id, h.theme_id",
             {"batch": batch_id, "first": first_run_at, "position": theme.position,

@@ -1,7 +1,7 @@
 """The ways `shelfwise eval` runs the recall path, and the grid `shelfwise tune` searches.
 
 A variant is a set of stage switches plus settings overrides; bm25 and vector run one path alone,
-hybrid fuses them, full is the product's path (rules translation, vector threshold, random share).
+hybrid fuses them, full is the product's path (rules translation of the query, random BM25 share).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ class Variant:
 
 
 def _plain(paths: tuple[str, ...] = RECALL_PATHS, **switches) -> StageSwitches:
-    """A retrieval-only run: no vector threshold, no random share, no reranker."""
-    return StageSwitches(paths=paths, vector_threshold=False, bm25_randomness=0.0, rerank=False, **switches)
+    """A retrieval-only run: no random share, no reranker."""
+    return StageSwitches(paths=paths, bm25_randomness=0.0, rerank=False, **switches)
 
 
 MODES = {
@@ -55,7 +55,6 @@ ABLATION = [
     Variant("e5", _plain(("e5",))),
     Variant("hybrid -e5", _plain(("vector", "bm25"))),
     MODES["full"],
-    Variant("full -threshold", StageSwitches(vector_threshold=False), translate=True),
     Variant("full -randomness", StageSwitches(bm25_randomness=0.0), translate=True),
 ]
 # Query expansion and sentence-level rerank, each on and off.

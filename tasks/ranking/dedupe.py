@@ -18,8 +18,12 @@ class Exclusions:
     because_of: tuple[str, ...]  # "batch/theme (brief 0.91)" for every similar earlier shelf
 
 
+MIN_SHARED_FIELDS = 2  # one shared field ("fiction" on both) makes two shelves alike in kind, not the same theme
+
+
 def condition_similarity(a: Sequence[FilterCondition], b: Sequence[FilterCondition]) -> float:
-    """Share of the fields named by either side on which their value sets overlap."""
+    """Share of the fields named by either side on which their value sets overlap; 0 when fewer than two
+    fields are named, since shelves that only share a form or a genre are different themes."""
     def grouped(conditions: Sequence[FilterCondition]) -> dict[str, set[str]]:
         fields: dict[str, set[str]] = {}
         for cond in conditions:
@@ -28,7 +32,7 @@ def condition_similarity(a: Sequence[FilterCondition], b: Sequence[FilterConditi
 
     ga, gb = grouped(a), grouped(b)
     fields = set(ga) | set(gb)
-    if not fields:
+    if len(fields) < MIN_SHARED_FIELDS:
         return 0.0
     return sum(1 for f in fields if ga.get(f, set()) & gb.get(f, set())) / len(fields)
 

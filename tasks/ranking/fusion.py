@@ -88,7 +88,7 @@ def fuse(paths: Mapping[str, Sequence[PathHit]], scoring: PathScoring | None, se
                       settings.method)
 
 
-def newest_first(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """New arrivals in the order of the `recent` path; the topic paths only add books after them."""
-    recent = sorted((c for c in candidates if "recent" in c.ranks), key=lambda c: c.ranks["recent"])
-    return recent + [c for c in candidates if "recent" not in c.ranks]
+def path_first(candidates: Sequence[Candidate], path: str) -> list[Candidate]:
+    """The books one path found, in its order (newest first, a series' reading order); the others after them."""
+    found = sorted((c for c in candidates if path in c.ranks), key=lambda c: c.ranks[path])
+    return found + [c for c in candidates if path not in c.ranks]

@@ -1,7 +1,10 @@
-"""Gating step: a weak, ambiguous or contradictory theme goes to a curator for review.
+"""Gating step: a weak, contradictory or short theme goes to a curator for review instead of a blindly
+filled shelf. It still gets its provisional shelf, plus one short question whose options help: the
+conditions that could be relaxed, or the vocabulary values closest to the brief's meaning.
 
-Such a theme still gets a provisional shelf, plus one short question with options from the
-vocabulary, instead of a confidently filled shelf nobody asked for.
+A shelf is short when fewer than gating.min_books books pass everything; the question then names what
+limited it most: recent shelves that already hold the fitting books, the per-author cap, books with no
+copies on the shelf, or the brief's own conditions (a year range, a required genre ...).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 from config.settings import GatingSettings
 from config.vocabulary import Vocabulary, VocabularyValue
 from tasks.catalog.embedders.base import Embedder
-from tasks.models import Candidate, ThemeQuery
+from tasks.models import ThemeQuery
 from tasks.recall.filters import contradictions
 
 
@@ -24,6 +27,16 @@ class GateVerdict:
     reasons: tuple[str, ...] = ()
     question: str | None = None
     options: tuple[str, ...] = ()
+    limited_by: str | None = None  # history | author_cap | availability | conditions | catalog, for a short shelf
+
+
+@dataclass(frozen=True)
+class ShelfLimits:
+    """What kept fitting books off a shelf."""
+
+    held_back: int = 0  # on a recent similar shelf (or the book a "like this" brief names)
+    over_author_cap: int = 0
+    unavailable: int = 0  # fitting books with no copies on the shelf
 
 
 @dataclass(frozen=True)
@@ -38,51 +51,70 @@ class VocabularyVectors:
         values = vocabulary.all_values()
         return cls(values, embedder.embed_documents([v.profile_text for v in values]))
 
-    def closest(self, brief_vector: np.ndarray, k: int = 3, exclude: Sequence[str] = ("genre",)) -> list[str]:
-        order = np.argsort(-(self.matrix @ brief_vector), kind="stable")
-        names = [self.values[i].name for i in order if self.values[i].dimension not in exclude]
+    def closest(self, brief_vector: np.ndarray, k: int = 3, floor: float = 0.0,
+                exclude: Sequence[str] = ("genre",)) -> list[str]:
+        """The k values most similar to the brief, none below `floor` (an unrelated brief gets none)."""
+        similarities = self.matrix @ brief_vector
+        order = np.argsort(-similarities, kind="stable")
+        names = [self.values[i].name for i in order
+                 if self.values[i].dimension not in exclude and similarities[i] >= floor]
         return names[:k]
 
 
-def head_flatness(candidates: Sequence[Candidate]) -> float | None:
-    """(top-1 - top-5) / top-1 of the fused scores; None with fewer than 5 candidates."""
-    if len(candidates) < 5 or candidates[0].fused_score <= 0:
-        return None
-    return (candidates[0].fused_score - candidates[4].fused_score) / candidates[0].fused_score
+def _plain(query: ThemeQuery) -> list[str]:
+    """The hard conditions in a short form for an option: "genre=科幻", "pub_year>=1980"."""
+    hard = [f"{'not ' if c.operator == 'MUST_NOT' else ''}{c.field}={'/'.join(c.values)}"
+            for c in query.filter_conditions if c.operator != "SHOULD"]
+    return hard + [n.describe().removeprefix("MUST ") for n in query.numeric_conditions]
 
 
-def gate(query: ThemeQuery, candidates: Sequence[Candidate], shelved: int, closest_values: Sequence[str],
-         settings: GatingSettings, head_matters: bool = True, history_skipped: int = 0) -> GateVerdict:
-    """`done`, or `needs_review` with the reasons and one clarification question.
+def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery,
+                          settings: GatingSettings) -> tuple[str, str, tuple[str, ...]]:
+    """(what limited the shelf, the question, its options), the largest limit first."""
+    hard = _plain(query)
+    candidates = [("history", limits.held_back), ("author_cap", limits.over_author_cap),
+                  ("availability", limits.unavailable)]
+    limit, count = max(candidates, key=lambda c: c[1])
+    if count and (not hard or count >= settings.min_books - shelved):
+        if limit == "history":
+            return limit, (f"近期书架已用掉 {count} 本合适的书，允许重复还是放宽主题？ / Recent shelves already hold "
+                           f"{count} fitting books: repeat them or widen the theme?"), (
+                "允许重复 (repeat)", "放宽主题 (widen)", "保持现状 (keep)")
+        if limit == "author_cap":
+            return limit, (f"还有 {count} 本合适的书出自已上架两本的作者，放宽每位作者的上限吗？ / {count} more fitting "
+                           "books are by authors already on the shelf: allow more per author?"), (
+                "每位作者最多三本 (3 per author)", "保持两本 (keep 2)")
+        return limit, (f"有 {count} 本合适的书目前没有可借副本，要放进书架吗？ / {count} fitting books have no copies "
+                       "on the shelf: include them?"), ("包括无副本的书 (include)", "保持现状 (keep)")
+    if hard:
+        return "conditions", ("符合全部条件的书太少，可以放宽哪一个？ / Too few books meet every condition: which may "
+                              "be relaxed?"), tuple(hard[:3])
+    return "catalog", ("馆藏里这个主题的书太少，换个说法或放宽主题？ / The catalog holds few books on this theme: "
+                       "rephrase or widen it?"), ()
 
-    `shelved` counts the books that passed everything: filters, threshold, history, availability.
-    `head_matters` is false where an author or a book named in the brief defines the head;
-    `history_skipped` counts candidates left out because recent shelves already hold them.
+
+def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: Sequence[str],
+         settings: GatingSettings, recognised: bool = True) -> GateVerdict:
+    """`done`, or `needs_review` with the reasons and one question.
+
+    `shelved` counts the books that passed everything; `recognised` is false for a brief nothing of which
+    the vocabulary, the catalog's names or its words explain (intent unknown).
     """
-    reasons = []
-    question, options = None, ()
+    reasons: list[str] = []
+    question, options, limited_by = None, (), None
     clashes = contradictions(query.filter_conditions)
     if clashes:
         field, value = clashes[0]
         reasons.append(f"contradiction: {field}={value} is both MUST and MUST_NOT")
         question = f"「{value}」既被要求又被排除 / '{value}' is both required and excluded: which is meant?"
         options = (f"必须 {value} (must)", f"排除 {value} (exclude)", "不限 (either)")
+    if not recognised:
+        reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
+        question = question or "这个书架想围绕什么？ / What should this shelf be about?"
+        options = options or tuple(closest_values[:3])
     if shelved < settings.min_books:
-        required = [f"{c.field}={'/'.join(c.values)}" for c in query.filter_conditions if c.operator != "SHOULD"]
         reasons.append(f"only {shelved} book{'' if shelved == 1 else 's'} pass (fewer than {settings.min_books})")
-        if question is None and history_skipped:
-            question = (f"近期书架已用掉 {history_skipped} 本合适的书，允许重复还是放宽主题？ / Recent shelves "
-                        f"already hold {history_skipped} fitting books: repeat them or widen the theme?")
-            options = ("允许重复 (repeat)", "放宽主题 (widen)", "保持现状 (keep)")
-        if question is None and required:
-            question = "符合全部条件的书太少，可以放宽哪一个？ / Too few books meet every condition: which may be relaxed?"
-            options = tuple(required[:3])
-    if query.confidence < settings.min_confidence:
-        reasons.append(f"translation confidence {query.confidence:.2f} below {settings.min_confidence:.2f}")
-    flatness = head_flatness(candidates) if head_matters else None
-    if flatness is not None and flatness < settings.flat_head_gap:
-        reasons.append(f"flat head: top-1 to top-5 gap {flatness:.3f} below {settings.flat_head_gap}")
-    if reasons and question is None:
-        question = "这个主题更接近哪种氛围？ / Which of these is closest to what the theme means?"
-        options = tuple(closest_values[:3])
-    return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, options)
+        limited_by, short_question, short_options = _short_shelf_question(shelved, limits, query, settings)
+        if question is None:
+            question, options = short_question, short_options or tuple(closest_values[:3])
+    return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, options, limited_by)

@@ -25,8 +25,24 @@ _EPOCH = datetime(1970, 1, 1)
 
 
 def entity_books(understanding: Understanding, books: Mapping[str, BookRecord], constraints: Expr) -> list[PathHit]:
-    """The spotlit authors' books (newest first) or the series' (in reading order), within the constraints."""
-    own = [books[b] for b in understanding.book_ids if b in books and evaluate(constraints, books[b])]
+    """The spotlit authors' books (newest first) or the series' (in reading order), within the constraints.
+
+    A named book that fails them (no copies, say) is stood in for by another edition of its work that meets
+    them: a series keeps its first volume when only the reprint is on the shelf.
+    """
+    named = [books[b] for b in understanding.book_ids if b in books]
+    works = {b.work_id for b in named if b.work_id}
+    editions: dict[str, list[BookRecord]] = {}
+    for book in books.values():
+        if book.work_id in works and evaluate(constraints, book):
+            editions.setdefault(book.work_id, []).append(book)
+    own, seen = [], set()
+    for book in named:
+        fits = book if evaluate(constraints, book) else min(editions.get(book.work_id or "", ()),
+                                                            key=lambda e: e.book_id, default=None)
+        if fits is not None and (fits.work_id or fits.book_id) not in seen:
+            seen.add(fits.work_id or fits.book_id)
+            own.append(fits)
     if understanding.intent is not Intent.SERIES:  # a series keeps its reading order
         own.sort(key=lambda b: (-(b.pub_year or 0), b.book_id))
     return [PathHit(b.book_id, 1.0, "entity") for b in own]

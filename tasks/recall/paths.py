@@ -26,15 +26,14 @@ SEARCH_THREADS = 4
 @dataclass(frozen=True)
 class VectorRecall:
     hits: list[PathHit]
-    threshold: float
     expansion: Expansion
     query_vector: np.ndarray  # the original query's vector (the first variant)
 
     def describe(self, path: str) -> str:
-        """E.g. 'vector: 87 above 0.31 (best by variant: original 52, translation 20, synonyms 15)'."""
+        """E.g. 'vector: 87 (best by variant: original 52, translation 20, synonyms 15)'."""
         counts = ", ".join(f"{kind} {n}" for kind, n in contributions(self.hits).items())
         note = f"; {self.expansion.note}" if self.expansion.note else ""
-        return f"{path}: {len(self.hits)} above {self.threshold:.2f} (best by variant: {counts or 'none'}){note}"
+        return f"{path}: {len(self.hits)} (best by variant: {counts or 'none'}){note}"
 
 
 def theme_seed(batch_id: str, theme_id: str) -> int:
@@ -42,15 +41,8 @@ def theme_seed(batch_id: str, theme_id: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{batch_id}\x1f{theme_id}".encode()).digest()[:8], "big")
 
 
-def dynamic_threshold(similarities: list[float], settings: RecallSettings) -> float:
-    """max(factor x mean of the top 5, 0.7 x min_confidence): adapts to how well the query matches."""
-    top = sorted(similarities, reverse=True)[:5]
-    mean_top = float(np.mean(top)) if top else 0.0
-    return max(settings.threshold_factor * mean_top, 0.7 * settings.min_confidence)
-
-
 def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, embedder: Embedder,
-                  settings: RecallSettings, use_threshold: bool = True, path: str = "vector",
+                  settings: RecallSettings, path: str = "vector",
                   table: str = BOOKS_TABLE, expand: bool = True) -> VectorRecall:
     """Hard constraints as prefilter, one query per variant and per SHOULD value; a book keeps its best."""
     expansion = expand_query(query.synthetic_query, None, expand=expand)
@@ -67,12 +59,8 @@ def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
         results = [*zip(kinds, variant_hits.result()), *(("original", f.result()) for f in should_hits)]
     found = merge_best(PathHit(book_id, similarity, path, kind)
                        for kind, hits in results for book_id, similarity in hits)
-    # The threshold guards an open query against noise; where MUST conditions already narrowed the
-    # catalog to the topic it only cut wanted books (demo "只要科幻小说…1980年以后": 4 of 8 shelved).
-    narrowed = bool(query.conditions("MUST"))
-    threshold = dynamic_threshold([h.score for h in found], settings) if use_threshold and not narrowed else -1.0
-    hits = [h for h in found if h.score >= threshold][:k]
-    return VectorRecall(hits, threshold, expansion, vectors[0])
+    hits = found[:k]
+    return VectorRecall(hits, expansion, vectors[0])
 
 
 def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot, max_share: float = 1.0) -> list[str]:

@@ -155,12 +155,14 @@ class EntityIndex:
                 names.update({alias: canonical for alias in others if alias not in author_books})
         series = {key: tuple(b.book_id for b in sorted(members, key=lambda b: (b.pub_year or 0, b.title)))
                   for key, members in by_series.items() if len({b.title for b in members}) > 1}
-        # another name of a catalog title ("The Little Prince" for 小王子) finds the same books
+        # another name of a catalog title ("The Little Prince" for 小王子) finds the same books, or series
         for title, others in (title_aliases if title_aliases is not None else load_aliases("titles")).items():
             for other in others:
                 if title in title_books and other not in title_books:
                     title_books[other] = title_books[title]
                     title_works[other] = title_works[title]
+                if series_key(title) in series and other not in series:
+                    series[other] = series[series_key(title)]
         return cls({a: tuple(ids) for a, ids in author_books.items()}, names,
                    {t: tuple(ids) for t, ids in title_books.items()}, series, title_works)
 
@@ -208,6 +210,17 @@ class EntityIndex:
         quoted = {(m.start(1), m.end(1)) for m in _QUOTED_TITLE.finditer(text)}
         return spans + [(a, b, "work", self.title_works[title][0]) for a, b, title in self.title_lookup.spans(text, 2)
                         if (a, b) in quoted and self.title_works.get(title)]
+
+    def whole_names(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of every catalog author, title or series in the text, the longer winning overlaps: words a
+        keyword must not split ("三体系列" is 三体 + 系列, not 三 + 体系 + 列)."""
+        found = sorted(((a, b) for lookup in (self.author_lookup, self.title_lookup, self.series_lookup)
+                        for a, b, _ in lookup.spans(text, 2)), key=lambda s: (s[0] - s[1], s[0]))
+        kept: list[tuple[int, int]] = []
+        for a, b in found:
+            if all(b <= x or a >= y for x, y in kept):
+                kept.append((a, b))
+        return sorted(kept)
 
     def title_spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, work id) of unquoted titles long enough not to be an ordinary phrase: a Latin title of six

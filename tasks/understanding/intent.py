@@ -61,8 +61,7 @@ class IntentPolicy:
     uncapped: str = "none"  # authors not held to shelf.max_per_author: none | named | series
     sentence_rerank: bool = False  # the order of a spotlight, a series, a "like this" or new arrivals comes
     #                                from the author, book or date: a summary sentence cannot improve it
-    flat_head_matters: bool = False  # only a theme shelf's head must stand out (named entities define the others')
-    newest_first: bool = False
+    ordered_by: str | None = None  # the path whose order the shelf keeps: a series' volumes, the newest books
     announced: bool = True  # the intent is written in the theme's notes
 
 
@@ -72,11 +71,12 @@ ENTITY_CONFIDENCE = 0.8
 NEW_ARRIVALS_CONFIDENCE = 0.6
 
 POLICIES: Mapping[Intent, IntentPolicy] = {
-    Intent.THEME_SHELF: IntentPolicy(sentence_rerank=True, flat_head_matters=True, announced=False),
+    Intent.THEME_SHELF: IntentPolicy(sentence_rerank=True, announced=False),
     Intent.AUTHOR_SPOTLIGHT: IntentPolicy(("entity", "related"), ENTITY_CONFIDENCE, True, uncapped="named"),
-    Intent.SERIES: IntentPolicy(("entity", "related"), ENTITY_CONFIDENCE, True, uncapped="series"),
+    Intent.SERIES: IntentPolicy(("entity", "similar", "related"), ENTITY_CONFIDENCE, True, uncapped="series",
+                                ordered_by="entity"),
     Intent.SIMILAR_TO_BOOK: IntentPolicy(("similar", "related"), ENTITY_CONFIDENCE, True, shelves_named_books=False),
-    Intent.NEW_ARRIVALS: IntentPolicy(("recent",), NEW_ARRIVALS_CONFIDENCE, newest_first=True),
+    Intent.NEW_ARRIVALS: IntentPolicy(("recent",), NEW_ARRIVALS_CONFIDENCE, ordered_by="recent"),
     Intent.UNKNOWN: IntentPolicy(),
 }
 

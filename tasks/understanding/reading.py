@@ -147,6 +147,7 @@ class Reading:
     reader_spans: tuple[tuple[int, int], ...]  # text about the reader, or describing a referenced earlier shelf
     notes: tuple[str, ...] = ()
     number_spans: tuple[tuple[int, int], ...] = ()
+    name_spans: tuple[tuple[int, int], ...] = ()  # catalog authors, titles and series: kept whole as keywords
 
     def of(self, polarity: str) -> list[Mention]:
         return [m for m in self.mentions if m.polarity == polarity]
@@ -157,6 +158,15 @@ class Reading:
         query and the intent are read from (an excluded author makes no spotlight)."""
         spans = self.excluded_spans + self.reader_spans
         return "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(self.text))
+
+    def segments(self) -> list[tuple[str, bool]]:
+        """The searchable text in pieces, each with whether it is a catalog name (to keep whole)."""
+        text, pieces, at = self.searchable_text, [], 0
+        for start, end in self.name_spans:
+            if text[start:end].strip() == self.text[start:end]:  # not blanked as excluded or about the reader
+                pieces += [(text[at:start], False), (text[start:end], True)]
+                at = end
+        return [p for p in [*pieces, (text[at:], False)] if p[0].strip()]
 
     @property
     def covered(self) -> float:
@@ -369,6 +379,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 mentions.append(Mention(start, end, "subject", topic, EXCLUDED))
     readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
     cue_spans = [(c.start, c.end) for c in cue_list]
+    names = tuple(entities.whole_names(text)) if entities is not None else ()
     return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
-                   tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans))
+                   tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names)
 

@@ -5,7 +5,7 @@ an earlier shelf; its conditions are merged into this theme's, inverted where th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -16,6 +16,7 @@ from storage.models import FilterCondition, HistoryShelf, Theme
 from tasks.models import ThemeQuery, merge_conditions
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
+DISTINCT_LIKENESS = 0.05  # candidate shelves scoring closer than this are told apart by recency alone
 # What "the opposite of that shelf" turns round: its moods and settings, not its kind of book or audience.
 _MOODS = ("reading_context", "reading_load", "text_texture", "spatial_atmosphere", "emotional_tone")
 
@@ -109,10 +110,13 @@ def detect_reference(brief: str, tables: ReferenceTables | None = None) -> Refer
 
 
 def resolve(reference: Reference, theme: Theme, history: Sequence[HistoryShelf],
+            likeness: Callable[[Sequence[HistoryShelf]], Sequence[float]] | None = None,
             tables: ReferenceTables | None = None) -> HistoryShelf | None:
-    """The shelf meant: the latest of the last N themes of this batch, or of the last N batches.
+    """The shelf meant, among the last N themes of this batch or the shelves of the last N batches.
 
-    With no earlier batch, "last time" falls back to this batch's earlier themes.
+    `likeness` scores each candidate against what the brief says of the shelf it means ("上次那个科幻书架",
+    "the bedtime read-aloud shelf"); the best wins, and the latest where nothing tells them apart. With no
+    earlier batch, "last time" falls back to this batch's earlier themes.
     """
     tables = tables or load_tables()
     same_batch = sorted((h for h in history if h.batch_id == theme.batch_id), key=lambda h: -h.position)
@@ -122,7 +126,19 @@ def resolve(reference: Reference, theme: Theme, history: Sequence[HistoryShelf],
     earlier = [h for h in earlier if h.batch_id in batches]
     same_batch = same_batch[: tables.scope_sizes["recent_themes"]]
     order = (same_batch, earlier) if reference.scope == "recent_themes" else (earlier, same_batch)
-    return next((shelf for candidates in order for shelf in candidates), None)
+    candidates = next((c for c in order if c), [])
+    if not candidates:
+        return None
+    scores = list(likeness(candidates)) if likeness else []
+    if not scores or max(scores) - min(scores) < DISTINCT_LIKENESS:
+        return candidates[0]  # latest first
+    return candidates[max(range(len(candidates)), key=lambda i: (scores[i], -i))]
+
+
+def described_shelf(brief: str) -> str:
+    """What the brief says of the shelf it refers to, or the whole brief where it says nothing apart."""
+    spans = shelf_descriptions(brief)
+    return " ".join(brief[a:b] for a, b in spans) or brief
 
 
 def shifted(query: ThemeQuery, reference: Reference, tables: ReferenceTables | None = None) -> ThemeQuery:
@@ -166,12 +182,13 @@ class AppliedReference:
     target: HistoryShelf | None = None
 
 
-def apply_reference(query: ThemeQuery, theme: Theme, history: Sequence[HistoryShelf]) -> AppliedReference:
+def apply_reference(query: ThemeQuery, theme: Theme, history: Sequence[HistoryShelf],
+                    likeness: Callable[[Sequence[HistoryShelf]], Sequence[float]] | None = None) -> AppliedReference:
     """The query with the earlier shelf its brief refers to merged in, and a note saying which (or none)."""
     reference = detect_reference(theme.brief)
     if reference is None:
         return AppliedReference(query)
-    target = resolve(reference, theme, history)
+    target = resolve(reference, theme, history, likeness)
     cues = "/".join(reference.cues)
     if target is None:  # "but lighter" still holds where the shelf it refers to is not found
         return AppliedReference(shifted(query, reference), f"reference ({cues}): no earlier shelf to resolve it to")

@@ -12,6 +12,7 @@ from storage.models import Theme
 from tasks.models import Candidate
 from tasks.ranking.rerank import rerank
 from tasks.ranking.rerank.http import HTTPReranker
+from tasks.understanding.reading import read_brief
 from tasks.understanding.translate import create_translator
 
 VALID_REPLY = {
@@ -80,7 +81,7 @@ def llm_translator(endpoint, vocabulary):
 
 
 def test_a_valid_llm_reply_is_used(endpoint, vocabulary):
-    query = llm_translator(endpoint, vocabulary).translate(THEME)
+    query = llm_translator(endpoint, vocabulary).translate(THEME, read_brief(THEME.brief, vocabulary))
     assert query.translator == "llm" and query.confidence == 0.85
     assert query.conditions("MUST_NOT")[0].values == ("温暖治愈",)
     assert query.search_keywords == ("rain", "quiet", "night")
@@ -96,7 +97,7 @@ def test_a_valid_llm_reply_is_used(endpoint, vocabulary):
                                                ("error", "500")])
 def test_a_bad_or_slow_llm_reply_falls_back_to_rules_and_says_so(endpoint, vocabulary, behaviour, reason):
     endpoint.behaviour = behaviour
-    query = llm_translator(endpoint, vocabulary).translate(THEME)
+    query = llm_translator(endpoint, vocabulary).translate(THEME, read_brief(THEME.brief, vocabulary))
     assert query.translator.startswith("rules (llm failed:") and reason in query.translator
     assert len(endpoint.requests) == 2  # one retry, then the fallback
     assert ("emotional_tone", ("温暖治愈",), "MUST_NOT") in [(c.field, c.values, c.operator)

@@ -3,50 +3,69 @@
 import yaml
 
 from config.settings import GatingSettings
-from storage.models import FilterCondition
-from tasks.models import Candidate, ThemeQuery
-from tasks.ranking.gating import gate, head_flatness
+from storage.models import FilterCondition, NumericCondition
+from tasks.models import ThemeQuery
+from tasks.ranking.gating import ShelfLimits, gate
 from tasks.understanding.prompt_data import HEADER, yaml_data_block
 
-SETTINGS = GatingSettings(min_confidence=0.5, min_books=10, flat_head_gap=0.2)
+SETTINGS = GatingSettings(min_books=10)
 CLOSEST = ["平静淡然", "忧伤怅惘", "雨天窗前"]
+NO_LIMITS = ShelfLimits()
 
 
-def candidates(scores):
-    return [Candidate(f"b{i}", fused_score=s) for i, s in enumerate(scores)]
+def query(conditions=(), numeric=()):
+    return ThemeQuery(tuple(conditions), ("rain",), "q", 0.9, "rules", numeric_conditions=tuple(numeric))
 
 
-def query(conditions=(), confidence=0.9):
-    return ThemeQuery(tuple(conditions), ("rain",), "q", confidence, "rules")
-
-
-def test_a_clear_theme_is_done():
-    verdict = gate(query(), candidates([0.03, 0.028, 0.02, 0.018, 0.016] + [0.01] * 20), 25, CLOSEST, SETTINGS)
-    assert verdict.status == "done" and verdict.question is None
+def test_a_clear_theme_with_a_full_shelf_is_done():
+    verdict = gate(query(), 25, NO_LIMITS, CLOSEST, SETTINGS)
+    assert verdict.status == "done" and verdict.question is None and verdict.reasons == ()
 
 
 def test_a_value_both_required_and_excluded_asks_which():
     conditions = [FilterCondition("emotional_tone", ("温暖治愈",), "MUST"),
                   FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT")]
-    verdict = gate(query(conditions), candidates([0.03, 0.02, 0.015, 0.01, 0.005] * 5), 25, CLOSEST, SETTINGS)
+    verdict = gate(query(conditions), 25, NO_LIMITS, CLOSEST, SETTINGS)
     assert verdict.status == "needs_review"
     assert "contradiction" in verdict.reasons[0] and "温暖治愈" in verdict.question
     assert len(verdict.options) == 3
 
 
-def test_low_confidence_and_a_flat_head_ask_with_options_from_the_vocabulary():
-    verdict = gate(query(confidence=0.3), candidates([0.0164, 0.0163, 0.0162, 0.0161, 0.016] * 5), 25, CLOSEST,
-                   SETTINGS)
-    assert verdict.status == "needs_review"
-    assert any("confidence" in r for r in verdict.reasons) and any("flat head" in r for r in verdict.reasons)
+def test_an_unrecognised_brief_asks_what_it_is_about_with_the_closest_values():
+    verdict = gate(query(), 25, NO_LIMITS, CLOSEST, SETTINGS, recognised=False)
+    assert verdict.status == "needs_review" and "recognised" in verdict.reasons[0]
     assert verdict.options == tuple(CLOSEST)
-    assert head_flatness(candidates([1.0, 0.9, 0.8, 0.7, 0.5])) == 0.5
 
 
-def test_too_few_books_asks_which_condition_to_relax():
+def test_too_few_books_under_hard_conditions_asks_which_to_relax():
+    conditions = [FilterCondition("genre", ("科幻",), "MUST"), FilterCondition("genre", ("诗歌",), "MUST_NOT")]
+    verdict = gate(query(conditions, [NumericCondition("pub_year", ">=", 1980)]), 3, NO_LIMITS, CLOSEST, SETTINGS)
+    assert verdict.status == "needs_review" and verdict.limited_by == "conditions"
+    assert verdict.options == ("genre=科幻", "not genre=诗歌", "pub_year>=1980")
+
+
+def test_a_short_shelf_without_conditions_or_limits_blames_the_catalog():
+    verdict = gate(query(), 3, NO_LIMITS, CLOSEST, SETTINGS)
+    assert verdict.limited_by == "catalog" and verdict.options == tuple(CLOSEST)
+
+
+def test_a_shelf_thinned_by_history_asks_whether_to_repeat():
+    verdict = gate(query(), 4, ShelfLimits(held_back=11, over_author_cap=2), CLOSEST, SETTINGS)
+    assert verdict.status == "needs_review" and verdict.limited_by == "history" and "11" in verdict.question
+    assert verdict.options[0].startswith("允许重复")
+
+
+def test_the_author_cap_and_missing_copies_are_named_when_they_limit_most():
+    by_cap = gate(query(), 6, ShelfLimits(held_back=1, over_author_cap=5), CLOSEST, SETTINGS)
+    no_copies = gate(query(), 6, ShelfLimits(unavailable=7), CLOSEST, SETTINGS)
+    assert by_cap.limited_by == "author_cap" and "5" in by_cap.question
+    assert no_copies.limited_by == "availability" and "7" in no_copies.question
+
+
+def test_hard_conditions_are_blamed_when_the_other_limits_cannot_fill_the_gap():
     conditions = [FilterCondition("genre", ("科幻",), "MUST")]
-    verdict = gate(query(conditions), candidates([0.03, 0.02, 0.01]), 3, CLOSEST, SETTINGS)
-    assert verdict.status == "needs_review" and verdict.options == ("genre=科幻",)
+    verdict = gate(query(conditions), 2, ShelfLimits(held_back=3), CLOSEST, SETTINGS)
+    assert verdict.limited_by == "conditions" and verdict.options == ("genre=科幻",)
 
 
 def test_untrusted_text_reaches_a_prompt_only_inside_the_data_block_truncated():
@@ -60,9 +79,3 @@ def test_untrusted_text_reaches_a_prompt_only_inside_the_data_block_truncated():
     assert len(record["title"]) == 80 and record["title"].endswith("…")
     assert "\x07" not in record["summary"]
     assert "Ignore previous instructions" not in block.split("```yaml", 1)[0]
-
-
-def test_a_shelf_thinned_by_history_asks_whether_to_repeat():
-    verdict = gate(query(), candidates([0.03, 0.02, 0.01] * 5), 4, CLOSEST, SETTINGS, history_skipped=11)
-    assert verdict.status == "needs_review" and "11" in verdict.question
-    assert verdict.options[0].startswith("允许重复")

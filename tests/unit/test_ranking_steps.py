@@ -8,7 +8,7 @@ from tasks.models import PathHit, ThemeQuery
 from tasks.ranking.dedupe import condition_similarity
 from tasks.ranking.fusion import rrf_fuse
 from tasks.ranking.shelf import select_shelf
-from tasks.recall.paths import dynamic_threshold, theme_seed
+from tasks.recall.paths import theme_seed
 from tasks.understanding.expansion import expand_query
 
 
@@ -27,12 +27,6 @@ def test_rrf_weights_scale_a_path():
     fused = rrf_fuse({"vector": [PathHit("x", 1, "vector")], "bm25": [PathHit("y", 1, "bm25")]},
                      weights={"vector": 1.0, "bm25": 0.5})
     assert [c.book_id for c in fused] == ["x", "y"]
-
-
-def test_dynamic_threshold_follows_the_head_with_a_floor():
-    settings = RecallSettings(min_confidence=0.3, threshold_factor=0.85)
-    assert dynamic_threshold([0.9] * 5 + [0.1], settings) == pytest.approx(0.765)
-    assert dynamic_threshold([0.2] * 5, settings) == pytest.approx(0.21)
 
 
 def test_query_variants_keep_the_original_first_without_duplicates():
@@ -64,7 +58,7 @@ def test_shelf_skips_excluded_books_and_caps_each_author():
     books = {f"b{i}": BookRecord(f"b{i}", f"T{i}", authors=("Same",) if i < 4 else (f"A{i}",)) for i in range(8)}
     candidates = [Candidate(f"b{i}", rrf_score=1 - i / 10) for i in range(8)]
     query = ThemeQuery((), (), "", 1.0, "rules")
-    shelf = select_shelf(candidates, books, frozenset({"b5"}), query, size=4, max_per_author=2)
+    shelf = select_shelf(candidates, books, frozenset({"b5"}), query, size=4, max_per_author=2).entries
     assert [e.book.book_id for e in shelf] == ["b0", "b1", "b4", "b6"]
     assert [e.rank for e in shelf] == [1, 2, 3, 4]
 

@@ -71,8 +71,8 @@ def test_a_partial_overlay_keeps_the_other_weights(clean_env):
     ("SHELFWISE__EMBEDDER__BACKEND", "bert",
      "setting embedder.backend (from SHELFWISE__EMBEDDER__BACKEND): must be one of 'use', 'e5' or 'openai', "
      "got 'bert'"),
-    ("SHELFWISE__RECALL__MIN_CONFIDENCE", "1.5",
-     "setting recall.min_confidence (from SHELFWISE__RECALL__MIN_CONFIDENCE): must be at most 1, got 1.5"),
+    ("SHELFWISE__GATING__OPTION_SIMILARITY", "1.5",
+     "setting gating.option_similarity (from SHELFWISE__GATING__OPTION_SIMILARITY): must be at most 1, got 1.5"),
     ("SHELFWISE__FUSION__WEIGHTS__VECTOR", "-0.3",
      "setting fusion.weights.vector (from SHELFWISE__FUSION__WEIGHTS__VECTOR): must be at least 0, got -0.3"),
     ("SHELFWISE__RECALL__PARALLEL_PATHS", "sometimes",

@@ -45,11 +45,12 @@ def test_a_shelf_holds_a_work_once_showing_an_edition_with_copies():
         book("c", "长河", work_id="c"), book("d", "湘行散记", authors=("另一位",), work_id="d")]}
     candidates = [Candidate(b) for b in ("a", "c", "b", "d")]
     query = ThemeQuery((), (), "", 1.0, "rules")
-    entries = select_shelf(candidates, books, frozenset(), query, 30, 2, editions=editions_by_work(books))
+    entries = select_shelf(candidates, books, frozenset(), query, 30, 2, editions=editions_by_work(books)).entries
     assert [(e.book.book_id, e.other_editions) for e in entries] == [("b", ("a",)), ("c", ()), ("d", ())]
     # an edition the constraints do not allow is not shelved instead
     strict = select_shelf(candidates, books, frozenset(), query, 30, 2, editions=editions_by_work(books),
-                          allowed=lambda b: b.book_id != "b")
+                          allowed=lambda b: b.book_id != "b").entries
     assert strict[0].book.book_id == "a"
     # excluding one edition (last week's shelf) excludes the work
-    assert [e.book.book_id for e in select_shelf(candidates, books, frozenset({"b"}), query, 30, 2)] == ["c", "d"]
+    held = select_shelf(candidates, books, frozenset({"b"}), query, 30, 2)
+    assert [e.book.book_id for e in held.entries] == ["c", "d"] and held.held_back == 2

@@ -93,23 +93,25 @@ def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[Fi
     return tuple(kept)
 
 
-def _chinese_keywords(text: str, skip: frozenset[str]) -> list[str]:
-    """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫)."""
+def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str]) -> list[str]:
+    """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
+    is one word, however jieba would cut it."""
     tfidf = jieba.analyse.default_tfidf
-    words = [w for w in jieba.lcut(text) if w.strip() and not w.isdigit() and re.search(r"\w", w)
-             and w.lower() not in skip]
+    cut = [w for text, whole in segments for w in ([text.strip()] if whole else jieba.lcut(text))]
+    words = [w for w in cut if w.strip() and not w.isdigit() and re.search(r"\w", w) and w.lower() not in skip]
     counts = Counter(words)
     return sorted(counts, key=lambda w: (-counts[w] * tfidf.idf_freq.get(w, tfidf.median_idf), words.index(w)))
 
 
-def extract_keywords(text: str, language: str, cues: Cues) -> tuple[str, ...]:
-    """BM25 keywords, most telling first; never a stopword, a cue word or a word about books, reading and
-    wanting (config/stopwords.yaml)."""
+def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, ...]:
+    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, a cue word or a word
+    about books, reading and wanting (config/stopwords.yaml)."""
     skip = cues.all_words | reference_words() | brief_stopwords() | stopwords()["zh" if language == "zh" else "en"]
     if language == "zh":
-        words = _chinese_keywords(text, skip)
+        words = _chinese_keywords(reading.segments(), skip)
     else:
-        tokens = [t for t in tokenize(text, "en") if t not in skip and not t.isdigit() and len(t) > 1]
+        tokens = [t for t in tokenize(reading.searchable_text, "en") if t not in skip and not t.isdigit()
+                  and len(t) > 1]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
     return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]
@@ -135,7 +137,7 @@ class RulesTranslator(Translator):
         language = detect_language(theme.brief)
         conditions = conditions_of(reading, self.vocabulary)
         searchable = reading.searchable_text
-        keywords = extract_keywords(searchable, language, self.cues)
+        keywords = extract_keywords(reading, language, self.cues)
         descriptions = [
             value.description if language == "zh" else value.description_en
             for cond in conditions if cond.operator != "MUST_NOT" and cond.field in self.vocabulary.dimension_names
