@@ -82,7 +82,8 @@ def shelve_batch(settings: Settings, batch_id: str, themes: list[ThemeBrief] | N
                     logger.exception("theme %s failed", theme.theme_id)
                     shelf = failed_shelf(theme, err)
                 shelves.append(shelf)
-                shelf_db.record_shelf(theme, shelf.query.filter_conditions, [e.book.book_id for e in shelf.entries])
+                shelf_db.record_shelf(theme, (*shelf.query.filter_conditions, *shelf.query.numeric_conditions),
+                                      [e.book.book_id for e in shelf.entries])
                 shelf_db.set_theme_status(batch_id, theme.theme_id, shelf.status)
                 logger.info("theme %s: %s, %d books", theme.theme_id, shelf.status, len(shelf.entries))
             export(workbook, batch_id, quote(shelves))

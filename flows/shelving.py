@@ -42,7 +42,7 @@ from tasks.understanding.intent import (
     uncapped_authors,
 )
 from tasks.understanding.reading import read_brief
-from tasks.understanding.references import apply_reference, described_shelf
+from tasks.understanding.references import apply_reference, described_shelf, without_reference_words
 from tasks.understanding.translate import create_translator
 from tasks.understanding.translate.base import Translator
 
@@ -146,8 +146,13 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
 
 def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShelf]], list[float]]:
     """How close each earlier shelf's brief is to what this brief says of the shelf it refers to."""
+    described = described_shelf(brief)
+
     def likeness(shelves: list[HistoryShelf]) -> list[float]:
-        vectors = embedder.embed_queries([described_shelf(brief), *(s.brief for s in shelves)])
+        if not described:  # "the previous shelf" names none: the latest is meant
+            return []
+        vectors = embedder.embed_queries([described,
+                                          *(without_reference_words(s.brief) or s.brief for s in shelves)])
         return (vectors[1:] @ vectors[0]).tolist()
     return likeness
 

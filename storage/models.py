@@ -61,6 +61,9 @@ class NumericCondition:
         value = int(self.value) if float(self.value).is_integer() else self.value
         return f"MUST {self.field}{self.op}{value}"
 
+    def to_dict(self) -> dict:
+        return {"field": self.field, "op": self.op, "value": self.value}
+
 
 @dataclass(frozen=True)
 class Facet:
@@ -238,6 +241,7 @@ class HistoryShelf:
     brief: str
     conditions: tuple[FilterCondition, ...]
     book_ids: tuple[str, ...]
+    numeric: tuple[NumericCondition, ...] = ()  # its year, page or rating ranges
     position: int = 0  # the theme's place in its batch
     batch_started: datetime | None = None  # when its batch first ran
     recent: bool = True  # within history.days (or of this batch): its books are not shelved again for a similar brief

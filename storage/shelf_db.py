@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import duckdb
 import pyarrow as pa
 
-from storage.models import FilterCondition, HistoryShelf, StageSwitches, Theme
+from storage.models import FilterCondition, HistoryShelf, NumericCondition, StageSwitches, Theme
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS themes (
@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS shelf_history (
     book_id VARCHAR,
     rank INTEGER,
     brief VARCHAR,
-    conditions VARCHAR,       -- JSON list of {field, values, operator}
+    conditions VARCHAR,       -- JSON list of {field, values, operator} and numeric {field, op, value}
     shelved_at TIMESTAMP,
     PRIMARY KEY (batch_id, theme_id, book_id)
 );
@@ -70,7 +70,8 @@ class ShelfDB:
             for theme in themes:
                 existing = self.conn.execute(
                     "SELECT theme_name, slogan, description, target_vibe, position FROM themes "
-                    "WHERE batch_id = ? AND theme_id = ?", [theme.batch_id, theme.theme_id]).fetchone()
+                    "WHERE batch_id = ? AND theme_id = ?", [theme.batch_id, theme.theme_id]).fetchall()
+                existing = existing[0] if existing else None
                 values = (theme.theme_name, theme.slogan, theme.description, theme.target_vibe, theme.position)
                 if existing == values:
                     counts["unchanged"] += 1
@@ -111,12 +112,14 @@ class ShelfDB:
         self.conn.execute(
             "INSERT INTO batches VALUES (?, ?, ?, NULL) ON CONFLICT (batch_id) DO UPDATE SET last_run_at = ?",
             [batch_id, now, now, now])
-        return self.conn.execute("SELECT first_run_at FROM batches WHERE batch_id = ?", [batch_id]).fetchone()[0]
+        # fetchall, not fetchone: DuckDB keeps a half-read result open and refuses the next register()
+        return self.conn.execute("SELECT first_run_at FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0]
 
     def batch_switches(self, batch_id: str, given: StageSwitches) -> StageSwitches:
         """The batch's switches: those given now, else those of its earlier runs (a rerun stays the same)."""
         row = self.conn.execute("SELECT sentence_rerank, query_expansion FROM batch_switches WHERE batch_id = ?",
-                                [batch_id]).fetchone() or (None, None)
+                                [batch_id]).fetchall()
+        row = row[0] if row else (None, None)
         switches = given.over(StageSwitches(sentence_rerank=row[0], query_expansion=row[1]))
         self.conn.execute("INSERT OR REPLACE INTO batch_switches VALUES (?, ?, ?)",
                           [batch_id, switches.sentence_rerank, switches.query_expansion])
@@ -143,11 +146,17 @@ class ShelfDB:
              "since": first_run_at - timedelta(days=max(days, reference_days)),
              "recent": first_run_at - timedelta(days=days)},
         ).fetchall()
-        return [HistoryShelf(b, t, brief, tuple(FilterCondition.from_dict(c) for c in json.loads(cond)), tuple(ids),
-                             pos or 0, started, recent)
-                for b, t, brief, cond, ids, pos, started, recent in rows]
+        shelves = []
+        for b, t, brief, cond, ids, pos, started, recent in rows:
+            stored = json.loads(cond)
+            shelves.append(HistoryShelf(
+                b, t, brief, tuple(FilterCondition.from_dict(c) for c in stored if "operator" in c), tuple(ids),
+                tuple(NumericCondition(c["field"], c["op"], c["value"]) for c in stored if "op" in c),
+                pos or 0, started, recent))
+        return shelves
 
-    def record_shelf(self, theme: Theme, conditions: Sequence[FilterCondition], book_ids: Sequence[str]) -> None:
+    def record_shelf(self, theme: Theme, conditions: Sequence[FilterCondition | NumericCondition],
+                     book_ids: Sequence[str]) -> None:
         """The delivered shelf of a theme, exactly once per (batch, theme, book).
 
         Runs inside the caller's batch transaction, so a batch records all its shelves or none.
@@ -169,4 +178,4 @@ class ShelfDB:
         self.conn.unregister("new_shelf")
 
     def history_count(self) -> int:
-        return self.conn.execute("SELECT count(*) FROM shelf_history").fetchone()[0]
+        return self.conn.execute("SELECT count(*) FROM shelf_history").fetchall()[0][0]

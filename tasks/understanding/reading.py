@@ -54,6 +54,8 @@ class Cues:
     contrast: tuple[str, ...]
     adult: tuple[str, ...]
     languages: dict[str, tuple[str, ...]]  # language code -> words for it
+    literatures: dict[str, tuple[str, ...]]  # language code -> a nation's words, said before a kind of book
+    literature_words: tuple[str, ...]  # the kinds of writing that may follow a nation's word
     topic_filler: frozenset[str]
     not_a_topic: frozenset[str]
     pronouns: frozenset[str]
@@ -78,6 +80,9 @@ def load_cues() -> Cues:
                 both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"), both("contrast"), both("adult"),
                 {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
                  for code, words in raw["languages"].items()},
+                {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
+                 for code, words in (raw.get("literatures") or {}).items()},
+                both("literature_words"),
                 frozenset(str(w).lower() for w in both("topic_filler")),
                 frozenset(str(w).lower() for w in both("not_a_topic")),
                 frozenset(str(w).lower() for w in both("pronouns")))
@@ -160,8 +165,10 @@ class Reading:
         return "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(self.text))
 
     def segments(self) -> list[tuple[str, bool]]:
-        """The searchable text in pieces, each with whether it is a catalog name (to keep whole)."""
+        """The searchable text in pieces, each with whether it is a catalog name (to keep whole); the numbers
+        ("八九十年代", "300页以内") left out, since a year or a page count is a condition, never a keyword."""
         text, pieces, at = self.searchable_text, [], 0
+        text = "".join(" " if any(a <= i < b for a, b in self.number_spans) else ch for i, ch in enumerate(text))
         for start, end in self.name_spans:
             if text[start:end].strip() == self.text[start:end]:  # not blanked as excluded or about the reader
                 pieces += [(text[at:start], False), (text[start:end], True)]
@@ -203,9 +210,19 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
                   for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=True)]
     for code, words in cues.languages.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
+    literary = {a for a, _, _ in find_terms(text, cues.literature_words)}
+    for code, words in cues.literatures.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
+                  if _next_word_start(text, b) in literary]
     if entities is not None:
         found += entities.name_spans(text)
     return found
+
+
+def _next_word_start(text: str, end: int) -> int:
+    """Where the next word begins after `end`: past spaces and a possessive 的."""
+    match = re.compile(r"\s*(?:的\s*)?").match(text, end)
+    return match.end() if match else end
 
 
 def _resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:

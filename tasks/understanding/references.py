@@ -136,9 +136,19 @@ def resolve(reference: Reference, theme: Theme, history: Sequence[HistoryShelf],
 
 
 def described_shelf(brief: str) -> str:
-    """What the brief says of the shelf it refers to, or the whole brief where it says nothing apart."""
+    """What the brief says of the shelf it refers to ("last week's rainy-night shelf" -> "rainy-night"), the
+    whole brief where it has no such phrase, and "" where the phrase names no shelf ("the previous shelf").
+    Never the words of referring themselves, which every reference brief shares ("last week", "same as")."""
     spans = shelf_descriptions(brief)
-    return " ".join(brief[a:b] for a, b in spans) or brief
+    described = " ".join(brief[a:b] for a, b in spans) if spans else brief
+    return re.sub(r"^\W+|\W+$", "", without_reference_words(described))
+
+
+def without_reference_words(text: str) -> str:
+    """The text with the reference tables' words blanked out (a possessive "'s" with them)."""
+    words = sorted(reference_words(), key=len, reverse=True)
+    pattern = "|".join(_term(w) + ("(?:'s)?" if w.isascii() else "") for w in words)
+    return re.sub(r"\s+", " ", re.sub(pattern, " ", text, flags=re.IGNORECASE)).strip()
 
 
 def shifted(query: ThemeQuery, reference: Reference, tables: ReferenceTables | None = None) -> ThemeQuery:
@@ -172,7 +182,11 @@ def merge_reference(query: ThemeQuery, reference: Reference, shelf: HistoryShelf
     synthetic = query.synthetic_query
     if reference.stance == "continue":
         synthetic = f"{synthetic} {shelf.brief}".strip()
-    return replace(query, filter_conditions=tuple(c for c in conditions if c.values), synthetic_query=synthetic)
+    # A year, page or rating range of the earlier shelf holds too, unless this brief gives its own for the field.
+    own_ranges = {n.field for n in query.numeric_conditions}
+    numeric = (*query.numeric_conditions, *(n for n in shelf.numeric if n.field not in own_ranges))
+    return replace(query, filter_conditions=tuple(c for c in conditions if c.values), synthetic_query=synthetic,
+                   numeric_conditions=tuple(dict.fromkeys(numeric)))
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,14 @@ def derived(text: str) -> set[str]:
     reading = read_brief(text, vocabulary, index, TODAY)
     theme = Theme("t", "t", text)
     query = apply_reference(RulesTranslator(vocabulary).translate(theme, reading), theme, []).query
-    out = {f"{c.operator} {c.field}={titles.get(v, v) if c.field == 'work' else v}"
-           for c in query.filter_conditions for v in c.values}
+    def shown(c, v):
+        return titles.get(v, v) if c.field == "work" else v
+
+    out = {f"{c.operator} {c.field}={shown(c, v)}" for c in query.filter_conditions for v in c.values
+           if not (c.operator == "MUST" and len(c.values) > 1)}
+    # a MUST of several values asks for any one of them: "MUST form=essays|fiction"
+    out |= {f"MUST {c.field}={'|'.join(sorted(shown(c, v) for v in c.values))}" for c in query.filter_conditions
+            if c.operator == "MUST" and len(c.values) > 1}
     out |= {f"{n.field}{n.op}{int(n.value) if float(n.value).is_integer() else n.value}"
             for n in query.numeric_conditions}
     understanding = settle_intent(understand(reading.searchable_text, index), query)

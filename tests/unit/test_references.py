@@ -2,9 +2,9 @@
 
 from datetime import datetime
 
-from storage.models import FilterCondition, HistoryShelf, Theme
+from storage.models import FilterCondition, HistoryShelf, NumericCondition, Theme
 from tasks.models import ThemeQuery
-from tasks.understanding.references import detect_reference, merge_reference, resolve
+from tasks.understanding.references import described_shelf, detect_reference, merge_reference, resolve
 
 EARLIER = HistoryShelf("b1", "rain", "Quiet novels for a rainy night",
                        (FilterCondition("emotional_tone", ("忧伤怅惘",), "SHOULD"),
@@ -46,3 +46,23 @@ def test_continue_merges_and_opposite_inverts():
     ops = {(c.field, v): c.operator for c in opposite.filter_conditions for v in c.values}
     assert ops[("emotional_tone", "忧伤怅惘")] == "MUST_NOT" and ops[("emotional_tone", "温暖治愈")] == "SHOULD"
     assert EARLIER.brief not in opposite.synthetic_query
+
+
+def test_the_earlier_shelf_s_year_range_holds_unless_the_brief_gives_its_own():
+    between_wars = HistoryShelf("b6", "wars", "Fiction from between the wars, 1919 to 1939",
+                                (FilterCondition("form", ("fiction",), "MUST"),), ("x",),
+                                (NumericCondition("pub_year", ">=", 1919), NumericCondition("pub_year", "<=", 1939),
+                                 NumericCondition("pages", "<=", 300)))
+    heavier = ThemeQuery((), (), "q", 0.8, "rules")
+    kept = merge_reference(heavier, detect_reference("Same theme as the previous shelf, but heavier"), between_wars)
+    assert set(kept.numeric_conditions) == set(between_wars.numeric)
+    later = ThemeQuery((), (), "q", 0.8, "rules", numeric_conditions=(NumericCondition("pub_year", ">=", 1950),))
+    own = merge_reference(later, detect_reference("same as the previous shelf, but after 1950"), between_wars)
+    assert set(own.numeric_conditions) == {NumericCondition("pub_year", ">=", 1950),
+                                           NumericCondition("pages", "<=", 300)}
+
+
+def test_what_a_brief_says_of_the_shelf_it_means_leaves_out_the_words_of_referring():
+    assert described_shelf("Like last week's rainy-night shelf, but lighter.") == "rainy-night"
+    assert described_shelf("延续上次那个科幻书架，但更轻松一些") == "科幻"
+    assert described_shelf("Same theme as the previous shelf, but heavier") == ""  # names none: the latest

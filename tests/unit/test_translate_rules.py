@@ -59,3 +59,9 @@ def test_same_brief_same_query_and_a_vague_brief_is_less_confident(vocabulary):
     assert vague.filter_conditions == () and vague.confidence < a.confidence
     # a brief that is nearly a value's own name is understood, not vague
     assert translate(vocabulary, theme_name="海洋与岛屿").confidence >= 0.7
+
+
+def test_numbers_are_conditions_never_keywords(vocabulary):
+    q = translate(vocabulary, theme_name="八九十年代的中国小说，三百页以内")
+    assert {(n.field, n.op) for n in q.numeric_conditions} == {("pub_year", ">="), ("pub_year", "<"), ("pages", "<=")}
+    assert not {"八", "九十年代", "三百", "页"} & set(q.search_keywords)

@@ -43,12 +43,28 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     """The filter conditions a reading states (see the module docstring)."""
     asked = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
-    conditions = []
+    one_of = _one_of_the_kinds(reading, vocabulary, alternatives)
+    conditions = list(one_of)
     for mention in reading.mentions:
-        operator = _operator(mention, alternatives)
+        operator = _operator(mention, alternatives or bool(one_of))
         if operator:
             conditions.append(FilterCondition(mention.field, (mention.value,), operator))
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
+
+
+def _one_of_the_kinds(reading: Reading, vocabulary: Vocabulary, alternatives: bool) -> list[FilterCondition]:
+    """Kinds of book offered as alternatives ("散文和小说都可以", "essays, and some poetry is fine") are each a
+    wish, but together a requirement: the shelf holds one of them, nothing else. One kind merely allowed
+    ("也可以有小说") requires nothing."""
+    kinds = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity in (WANTED, ALLOWED)]
+    allowed = [m for m in kinds if m.polarity == ALLOWED]
+    if not (alternatives or (allowed and len(kinds) >= 2)):
+        return []
+    fields = {m.field for m in kinds}
+    if len(fields) == 1:
+        return [FilterCondition(fields.pop(), tuple(dict.fromkeys(m.value for m in kinds)), "MUST")]
+    forms = sorted({f for s in _form_sets(kinds, vocabulary) for f in s})
+    return [FilterCondition("form", tuple(forms), "MUST")] if forms else []
 
 
 def _operator(mention: Mention, alternatives: bool) -> str | None:
@@ -81,8 +97,10 @@ def _narrow_excluded_forms(conditions: list[FilterCondition], vocabulary: Vocabu
 
 def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[FilterCondition, ...]:
     """A value that is MUST or MUST_NOT is not also SHOULD: "avoid heart-warming, feel-good stories" names one
-    value twice, once outside the negation's comma. MUST and MUST_NOT together stay: a contradiction to ask about."""
-    required = {(c.field, v) for c in conditions if c.operator in ("MUST", "MUST_NOT") for v in c.values}
+    value twice, once outside the negation's comma. MUST and MUST_NOT together stay: a contradiction to ask about.
+    A wish for one of a MUST's several values stays: "essays mainly, some poetry is fine" prefers the essays."""
+    required = {(c.field, v) for c in conditions
+                if c.operator == "MUST_NOT" or (c.operator == "MUST" and len(c.values) == 1) for v in c.values}
     kept = []
     for cond in conditions:
         values = cond.values
@@ -110,7 +128,7 @@ def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, 
     if language == "zh":
         words = _chinese_keywords(reading.segments(), skip)
     else:
-        tokens = [t for t in tokenize(reading.searchable_text, "en") if t not in skip and not t.isdigit()
+        tokens = [t for t in tokenize(" ".join(t for t, _ in reading.segments()), "en") if t not in skip and not t.isdigit()
                   and len(t) > 1]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
