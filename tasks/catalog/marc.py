@@ -6,7 +6,9 @@ rejected with pymarc's reason, and the others are read field by field:
 
 MARC21   001 id, 020 ISBN, 008/041 language, 050 LCC, 082 DDC, 084 (with $2 clc) CLC, 100/700 authors,
          240 original title, 245 title/subtitle, 250 edition, 260/264 publisher and year, 300 pages,
-         490 series, 505 contents, 520 summary, 600-655 subjects ("Heading -- Subdivision").
+         490 series, 505 contents, 520 summary, 545 author note, 600-655 subjects ("Heading -- Subdivision"),
+         653 uncontrolled terms (reader tags) as subjects, 852 $h $i call number, 952 items (Koha's
+         holdings export) counted as copies available unless on loan, lost, withdrawn or not for loan.
 UNIMARC  001 id, 010 ISBN, 101 language, 200 title/subtitle, 205 edition, 210 publisher and year,
          215 pages, 225 series, 327 contents, 330 summary, 454/500 original title, 600-610 subjects,
          690 CLC, 676 DDC, 680 LCC, 700/701 authors (702 only as author, never a translator).
@@ -32,7 +34,9 @@ _ABBREVIATED = re.compile(r"(?:\b(?:ed|eds|rev|enl|p|pp|v|vol|vols|no|nos|inc|lt
                           re.IGNORECASE)
 _DATES = re.compile(r",?\s*(?:ca\.\s*)?\d{3,4}\??-(?:\d{3,4}\??)?\.?$|,?\s*\d{3,4}-\s*$|,?\s*\(?\d{4}-\d{0,4}\)?$")
 _TRANSLATOR = {"trl", "translator", "730", "tr.", "translated by"}
-_SUBJECT_TAGS_MARC21 = ("600", "610", "611", "630", "650", "651", "655")
+_SUBJECT_TAGS_MARC21 = ("600", "610", "611", "630", "650", "651", "653", "655")
+# Koha's item subfields that keep an item off the shelf: $q due date, $7 not for loan, $1 lost, $0 withdrawn.
+_ITEM_UNAVAILABLE = ("7", "1", "0")
 _SUBJECT_TAGS_UNIMARC = ("600", "601", "602", "604", "605", "606", "607", "608", "610")
 
 
@@ -86,6 +90,15 @@ def _year(text: str | None) -> str | None:
     return found.group(1) if found else None
 
 
+def _copies_available(record: pymarc.Record) -> int | None:
+    """Items a reader could take home today; None when the record carries no items at all."""
+    items = record.get_fields("952")
+    if not items:
+        return None
+    return sum(1 for item in items if not item.get("q")
+               and all((item.get(code) or "0").strip() in ("", "0") for code in _ITEM_UNAVAILABLE))
+
+
 def _looks_unimarc(record: pymarc.Record) -> bool:
     """UNIMARC keeps the title in 200 and has no 245."""
     return bool(record.get_fields("200")) and not record.get_fields("245")
@@ -103,6 +116,7 @@ def marc21_row(record: pymarc.Record) -> dict[str, Any]:
                    for f in record.get_fields("490", "830")), None)
     clc = [_clean(f.get("a")) for f in record.get_fields("084") if (f.get("2") or "").strip().lower() == "clc"]
     lcc = [" ".join(v.strip() for v in f.get_subfields("a", "b")) for f in record.get_fields("050")]
+    call_no = next((" ".join(v.strip() for v in f.get_subfields("h", "i")) for f in record.get_fields("852")), None)
     return {
         "book_id": _control(record, "001"),
         "isbn": (_first(record, "020", "a") or "").split(" ")[0] or None,
@@ -118,6 +132,9 @@ def marc21_row(record: pymarc.Record) -> dict[str, Any]:
         "original_title": _first(record, "240", "a") or _first(record, "130", "a"),
         "toc": " ; ".join(v for f in record.get_fields("505") for v in f.get_subfields("a", "t")) or None,
         "summary": " ".join(v for f in record.get_fields("520") for v in f.get_subfields("a", "b")) or None,
+        "author_intro": " ".join(v for f in record.get_fields("545") for v in f.get_subfields("a")) or None,
+        "call_no": call_no or None,
+        "copies_available": _copies_available(record),
         "subjects": [s for f in record.get_fields(*_SUBJECT_TAGS_MARC21) if (s := _subject(f, " -- "))],
         "classification": {"ddc": [c for f in record.get_fields("082") if (c := _clean(f.get("a")))],
                            "lcc": [c for c in lcc if c], "clc": [c for c in clc if c]},
