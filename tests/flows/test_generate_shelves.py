@@ -153,7 +153,8 @@ def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, demo_rows, tm
     rows = sheet_named(sheets, "适合雨天")
     scores = [row[11] for row in rows]
     summarised = {r["title"] for r in demo_rows if r["summary"]}
-    assert all(0.0 <= s <= 1.0 for s in scores)
+    # the rerank scores the head of the fused list; books of the brief's language further down fill the shelf
+    assert scores[0] is not None and all(0.0 <= s <= 1.0 for s in scores if s is not None)
     assert all(row[14] for row in rows if row[1] in summarised)  # evidence wherever there is a summary
     # a rerun without the switches (the nightly job's) keeps the batch's choice, and its shelf
     assert shelfwise(["run", str(themes)]) == 0
