@@ -253,6 +253,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     from flows.shelving import build_context, shelve_theme
     from storage.catalog_db import open_catalog
     from storage.models import StageSwitches, Theme
+    from tasks.export.wording import why_text
 
     switches = StageSwitches(sentence_rerank=args.sentence_rerank, query_expansion=args.expansion,
                              language_preference=args.language_preference)
@@ -274,7 +275,8 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
         "shelf": [{"rank": e.rank, "book_id": e.book.book_id, "title": e.book.title,
                    "authors": list(e.book.authors), "year": e.book.pub_year, "sources": e.candidate.sources,
                    "query_variant": e.candidate.query_variant, "rerank_score": e.candidate.rerank_score,
-                   "why": e.why, "evidence": e.candidate.evidence} for e in shelf.entries[: args.show]],
+                   "why": why_text(e.reasons, query.language), "evidence": e.candidate.evidence}
+                  for e in shelf.entries[: args.show]],
     }
     print(yaml.safe_dump(report, allow_unicode=True, sort_keys=False, width=120))
     return 0

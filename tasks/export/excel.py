@@ -18,6 +18,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from tasks.export.wording import brief_language, why_text
 from tasks.ranking.shelf import ThemeShelf
 
 HEADER_FONT = Font(bold=True, color="FFFFFF")
@@ -79,14 +80,14 @@ def summary_row(shelf: ThemeShelf) -> list[object]:
 
 
 def shelf_rows(shelf: ThemeShelf) -> list[list[object]]:
-    rows = []
+    rows, language = [], brief_language(shelf.theme.brief)
     for entry in shelf.entries:
         book, cand = entry.book, entry.candidate
         rows.append([entry.rank, book.title, " / ".join(book.authors), book.pub_year, book.call_no,
                      book.language, ", ".join(cand.sources), cand.query_variant, cand.ranks.get("vector"),
                      cand.ranks.get("bm25"),
                      round(cand.rrf_score, 6), None if cand.rerank_score is None else round(cand.rerank_score, 4),
-                     round(cand.fused_score, 4), entry.why, cand.evidence])
+                     round(cand.fused_score, 4), why_text(entry.reasons, language), cand.evidence])
     return rows
 
 

@@ -5,6 +5,7 @@ from openpyxl import load_workbook
 from storage.models import BookRecord, FilterCondition, Theme
 from tasks.export.excel import sheet_title, write_workbook
 from tasks.models import Candidate, ThemeQuery
+from tasks.ranking.reasons import Meets
 from tasks.ranking.shelf import ShelfEntry, ThemeShelf
 
 EVIL_THEME = "=cmd|' /C calc'!A0"
@@ -14,7 +15,8 @@ EVIL_TITLE = '=HYPERLINK("http://x")'
 def make_shelf(theme_name: str, titles: list[str], position: int = 1) -> ThemeShelf:
     query = ThemeQuery((FilterCondition("emotional_tone", ("平静淡然",), "SHOULD"),), ("rain",), "q", 0.8, "rules")
     entries = [ShelfEntry(i + 1, BookRecord(f"b{i}", t, authors=("A\x07uthor",), pub_year=2001),
-                          Candidate(f"b{i}", ["vector", "bm25"], {"vector": i + 1, "bm25": 2}, {}, 0.03), "why")
+                          Candidate(f"b{i}", ["vector", "bm25"], {"vector": i + 1, "bm25": 2}, {}, 0.03),
+                          reasons=(Meets("emotional_tone", ("平静淡然",)),))
                for i, t in enumerate(titles)]
     return ThemeShelf(Theme("b1", f"t{position}", theme_name, position=position), query, entries, "done",
                       ["note"], {"vector": 0.01})
