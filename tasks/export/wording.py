@@ -92,6 +92,10 @@ TEXT: dict[str, dict[str, str]] = {
         "unavailable": "没有可借复本的书", "lang_first": "{lang}图书优先", "lang_only": "只要{lang}图书",
         "lang_any": "不分语种", "nothing_left_out": "无",
         "done": "已完成", "needs_review": "待审核", "failed": "失败", "books": "{n} 本",
+        "limited_by": "受限于：{v}", "limit_history": "近期相似书架已用掉合适的书",
+        "limit_author_cap": "每位作者的本数上限",
+        "limit_availability": "合适的书没有可借复本", "limit_conditions": "主题的硬性条件",
+        "limit_catalog": "馆藏里这个主题的书不多",
     },
     "en": {
         "sep": "; ", "list_sep": ", ", "word": "'{}'", "title": "{}",
@@ -107,6 +111,9 @@ TEXT: dict[str, dict[str, str]] = {
         "unavailable": "books with no copy available", "lang_first": "books in {lang} first",
         "lang_only": "only books in {lang}", "lang_any": "books in any language", "nothing_left_out": "nothing",
         "done": "done", "needs_review": "needs review", "failed": "failed", "books": "{n} books",
+        "limited_by": "limited by {v}", "limit_history": "recent similar shelves already holding the fitting books",
+        "limit_author_cap": "the cap on books per author", "limit_availability": "fitting books with no copy available",
+        "limit_conditions": "the brief's hard conditions", "limit_catalog": "few books on this theme in the catalog",
     },
 }
 
@@ -232,6 +239,10 @@ def left_out_text(facts: Sequence[ShelfFact], language: str) -> str:
     return sentence(parts or [TEXT[language]["nothing_left_out"]], language)
 
 
-def status_text(status: str, books: int, language: str) -> str:
+def status_text(status: str, books: int, language: str, limited_by: str | None = None) -> str:
+    """ "待审核；10 本；受限于：主题的硬性条件": the status, the books shelved, what limited a short shelf."""
     text = TEXT[language]
-    return f"{text.get(status, status)}{text['sep']}{text['books'].format(n=books)}"
+    parts = [text.get(status, status), text["books"].format(n=books)]
+    if limited_by:
+        parts.append(text["limited_by"].format(v=text.get(f"limit_{limited_by}", limited_by)))
+    return text["sep"].join(parts)

@@ -4,7 +4,15 @@ import pytest
 
 from config.vocabulary import get_vocabulary
 from storage.models import BookRecord, Facet, FilterCondition, HistoryShelf, NumericCondition
-from tasks.export.wording import FIELD_PHRASES, OR, condition_text, conditions_text, left_out_text, why_text
+from tasks.export.wording import (
+    FIELD_PHRASES,
+    OR,
+    condition_text,
+    conditions_text,
+    left_out_text,
+    status_text,
+    why_text,
+)
 from tasks.models import Candidate, ThemeQuery
 from tasks.ranking.language import LanguageChoice
 from tasks.ranking.reasons import (
@@ -137,3 +145,9 @@ def test_the_fields_the_brief_reader_adds_read_naturally():
     assert condition_text("classification", ("clc:I24",), "zh", OR) == "分类CLC I24"
     assert condition_text("language", ("en",), "zh", OR) == "英文图书"
     assert condition_text("unheard_of", ("x",), "en", OR) == "x"  # said by its value, never its name
+
+
+def test_a_short_shelf_says_what_limited_it():
+    assert status_text("needs_review", 8, "en", "author_cap") == \
+        "needs review; 8 books; limited by the cap on books per author"
+    assert status_text("done", 30, "zh") == "已完成；30 本"
