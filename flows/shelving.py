@@ -22,7 +22,7 @@ from tasks.progress import logger, timed
 from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.fusion import fuse, path_first
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
-from tasks.ranking.language import LanguageChoice, choose_preference, prefer_language
+from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.rerank import Reranker, create_reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
@@ -183,7 +183,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     with timed(timings, "history"):
         exclusions = find_exclusions(theme.brief, query.filter_conditions, history, ctx.embedder, settings.history)
     with timed(timings, "shelf"):
-        language = LanguageChoice(query.language, choose_preference(
+        language = choose_language(query, choose_preference(
             theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
         ordered = prefer_language(ranking.candidates, ctx.books, language)
         selection = select_shelf(ordered, ctx.books, exclusions.book_ids | excluded_books(understanding),

@@ -212,7 +212,8 @@ def conditions_text(query: ThemeQuery, language: str, facts: Sequence[ShelfFact]
             parts.append(text[key].format(v=phrases))
     parts += [numeric_text(n, language) for n in query.numeric_conditions]
     choice = next((f for f in facts if isinstance(f, LanguageChoice)), None)
-    if with_language and choice is not None and choice.preference != "any":
+    stated = any(c.field == "language" for c in query.conditions("MUST"))  # already said as a condition
+    if with_language and choice is not None and choice.preference != "any" and not stated:
         parts.append(fact_text(choice, language))
     return sentence(parts, language) or sentence([text["no_conditions"]], language)
 

@@ -4,6 +4,7 @@ The choice is made per theme, else per batch, else by `shelf.language_preference
 workbook" gives the measurement behind the default. With `first`, books the brief asks for by name or by
 date (the author or series it names, new arrivals) keep their place whatever their language: "Lu Xun's
 stories" in English still wants Lu Xun first, "new this month" the newest books; `only` means only.
+A language the brief itself asks for ("Chinese fiction", written in English) stands in for the brief's own.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from storage.models import BookRecord
-from tasks.models import Candidate
+from tasks.models import Candidate, ThemeQuery
 
 PLACED_BY_INTENT = ("entity", "recent")  # paths whose books are asked for by name or date, not by meaning
 
@@ -28,6 +29,15 @@ class LanguageChoice:
 def choose_preference(theme_choice: str, batch_choice: str | None, default: str) -> str:
     """The theme's own choice, else its batch's, else the setting."""
     return theme_choice or batch_choice or default
+
+
+def choose_language(query: ThemeQuery, preference: str) -> LanguageChoice:
+    """The preference applied to the language the brief asks for, else to the brief's own; none where the brief
+    excludes its own language or asks for several."""
+    asked = {v for c in query.filter_conditions if c.field == "language" and c.operator != "MUST_NOT" for v in c.values}
+    excluded = {v for c in query.conditions("MUST_NOT") if c.field == "language" for v in c.values}
+    language = next(iter(asked)) if len(asked) == 1 else query.language
+    return LanguageChoice(language, "any" if len(asked) > 1 or language in excluded else preference)
 
 
 def prefer_language(candidates: Sequence[Candidate], books: Mapping[str, BookRecord],

@@ -1,8 +1,8 @@
 """The language step: books in the brief's language first, only, or as ranked; named and new books keep their place."""
 
-from storage.models import BookRecord
-from tasks.models import Candidate
-from tasks.ranking.language import LanguageChoice, choose_preference, prefer_language
+from storage.models import BookRecord, FilterCondition
+from tasks.models import Candidate, ThemeQuery
+from tasks.ranking.language import LanguageChoice, choose_language, choose_preference, prefer_language
 
 BOOKS = {b: BookRecord(b, b, language=b[:2]) for b in ("zh-1", "en-1", "zh-2", "en-2", "zh-3")}
 
@@ -30,3 +30,15 @@ def test_a_theme_chooses_before_its_batch_and_a_batch_before_the_setting():
     assert choose_preference("only", "any", "first") == "only"
     assert choose_preference("", "any", "first") == "any"
     assert choose_preference("", None, "first") == "first"
+
+
+def test_a_language_the_brief_asks_for_stands_in_for_its_own():
+    def choice(*conditions: FilterCondition, preference: str = "only") -> LanguageChoice:
+        return choose_language(ThemeQuery(conditions, (), "", 1.0, "rules", "en"), preference)
+
+    # "Chinese fiction", written in English: only Chinese books, never none at all
+    assert choice(FilterCondition("language", ("zh",), "MUST")) == LanguageChoice("zh", "only")
+    assert choice(FilterCondition("language", ("zh",), "SHOULD")) == LanguageChoice("zh", "only")
+    assert choice(FilterCondition("genre", ("小说",), "MUST")) == LanguageChoice("en", "only")
+    assert choice(FilterCondition("language", ("en",), "MUST_NOT")) == LanguageChoice("en", "any")
+    assert choice(FilterCondition("language", ("zh", "en"), "MUST")).preference == "any"

@@ -117,6 +117,8 @@ def test_the_header_says_the_conditions_and_what_was_left_out_once():
     assert conditions_text(q, "en", [LanguageChoice("en", "only")]) == \
         "Not: heartwarming tone; published in 1980 or later; only books in English"
     assert conditions_text(ThemeQuery((), (), "q", 0.8, "rules"), "en").startswith("No hard conditions")
+    chinese = ThemeQuery((FilterCondition("language", ("zh",), "MUST"),), (), "q", 0.8, "rules", "en")
+    assert conditions_text(chinese, "en", [LanguageChoice("zh", "only")]) == "Must be: books in Chinese"
     history = [HistoryShelf("b0", "rain", "Quiet novels\nNothing warm", (), ("x",))]
     facts = shelf_facts(q, 4, history, ["zh-1", "gone"], BOOKS, True, LanguageChoice("zh", "first"))
     assert left_out_text(facts, "zh") == "近期相似书架已有的 4 本书（Quiet novels）；《边城》本身；没有可借复本的书"
