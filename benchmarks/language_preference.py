@@ -45,7 +45,8 @@ def shelve_batch(ctx, themes, preference: str) -> dict:
         shelf = shelve_theme(theme, list(history), ctx)
         shelves[theme.theme_id] = shelf
         history.append(HistoryShelf(theme.batch_id, theme.theme_id, theme.brief, shelf.query.filter_conditions,
-                                    tuple(e.book.book_id for e in shelf.entries), theme.position))
+                                    tuple(e.book.book_id for e in shelf.entries), shelf.query.numeric_conditions,
+                                    theme.position))
     return shelves
 
 
