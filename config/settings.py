@@ -165,6 +165,9 @@ class GatingSettings(Section):
 class ShelfSettings(Section):
     size: Positive = 30
     max_per_author: Positive = 2
+    language_preference: Literal["first", "only", "any"] = Field(
+        "first", description="Books in the brief's language: first (others fill the rest of the shelf), only, "
+                             "or any (no preference).")
 
 
 class ScheduleSettings(Section):

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings
+from storage.models import LANGUAGE_PREFERENCES
 from tasks.catalog.formats import SOURCE_FORMATS
 
 
@@ -120,7 +121,8 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from flows.generate_shelves import generate_shelves
 
     batch_id = _import_themes(Path(args.file), args.batch, settings)
-    result = generate_shelves(batch_id, sentence_rerank=args.sentence_rerank, query_expansion=args.expansion)
+    result = generate_shelves(batch_id, sentence_rerank=args.sentence_rerank, query_expansion=args.expansion,
+                              language_preference=args.language_preference)
     for theme_id, count in result.shelves.items():
         print(f"  {theme_id}: {result.statuses[theme_id]}, {count} books")
     print(f"workbook: {result.workbook}")
@@ -251,8 +253,10 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     from flows.shelving import build_context, shelve_theme
     from storage.catalog_db import open_catalog
     from storage.models import StageSwitches, Theme
+    from tasks.export.wording import why_text
 
-    switches = StageSwitches(sentence_rerank=args.sentence_rerank, query_expansion=args.expansion)
+    switches = StageSwitches(sentence_rerank=args.sentence_rerank, query_expansion=args.expansion,
+                             language_preference=args.language_preference)
     with open_catalog(settings.duckdb_path) as db:
         ctx = build_context(db, settings, get_vocabulary(), not args.include_unavailable, switches)
     theme = Theme("try", "try", args.brief[:80], description=args.brief)
@@ -271,7 +275,8 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
         "shelf": [{"rank": e.rank, "book_id": e.book.book_id, "title": e.book.title,
                    "authors": list(e.book.authors), "year": e.book.pub_year, "sources": e.candidate.sources,
                    "query_variant": e.candidate.query_variant, "rerank_score": e.candidate.rerank_score,
-                   "why": e.why, "evidence": e.candidate.evidence} for e in shelf.entries[: args.show]],
+                   "why": why_text(e.reasons, query.language), "evidence": e.candidate.evidence}
+                  for e in shelf.entries[: args.show]],
     }
     print(yaml.safe_dump(report, allow_unicode=True, sort_keys=False, width=120))
     return 0
@@ -304,6 +309,9 @@ def _add_stage_switches(command: argparse.ArgumentParser) -> None:
                          help="rerank by best summary sentence (default: rerank.sentence.enabled in config)")
     command.add_argument("--expansion", action=argparse.BooleanOptionalAction, default=None,
                          help="expand the query with translations and synonyms (default: expansion.enabled)")
+    command.add_argument("--language-preference", choices=LANGUAGE_PREFERENCES,
+                         help="books in the brief's language first, only, or any (default: "
+                              "shelf.language_preference; a theme's own column wins)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
@@ -31,6 +32,8 @@ class ThemeBrief(BaseModel):
     slogan: str = ""
     description: str = ""
     target_vibe: str = ""
+    language_preference: Literal["", "first", "only", "any"] = Field(
+        "", description="books in the brief's language first, only, or any; empty: the batch's choice")
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,8 @@ def shelve_batch(settings: Settings, batch_id: str, themes: list[ThemeBrief] | N
         shelf_db = ShelfDB(db.conn)
         if themes:
             shelf_db.import_themes([Theme(batch_id, t.theme_id, t.theme_name, t.slogan, t.description,
-                                          t.target_vibe, position=i) for i, t in enumerate(themes, start=1)])
+                                          t.target_vibe, position=i, language_preference=t.language_preference)
+                                    for i, t in enumerate(themes, start=1)])
         batch_themes = shelf_db.themes(batch_id)
         if not batch_themes:
             raise ValueError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import`")
@@ -102,7 +106,12 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, incl
                      sentence_rerank: bool | None = _mirrors("Sentence rerank", SentenceRerankSettings,
                                                              "rerank.sentence.enabled"),
                      query_expansion: bool | None = _mirrors("Query expansion", ExpansionSettings,
-                                                             "expansion.enabled")) -> BatchResult:
+                                                             "expansion.enabled"),
+                     language_preference: Literal["first", "only", "any"] | None = Field(
+                         None, description="Books in the brief's language first, only, or any. Empty: the batch's "
+                                           "earlier choice, else `shelf.language_preference`. A theme's own "
+                                           "choice wins. Kept for the batch's reruns.",
+                         json_schema_extra={"title": "Language preference"})) -> BatchResult:
     """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx.
 
     Args:
@@ -111,7 +120,8 @@ def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, incl
         include_unavailable: keep books with no copies on the shelf.
     """
     return shelve_batch(load_settings(), batch_id, themes, include_unavailable,
-                        StageSwitches(sentence_rerank=sentence_rerank, query_expansion=query_expansion))
+                        StageSwitches(sentence_rerank=sentence_rerank, query_expansion=query_expansion,
+                                      language_preference=language_preference))
 
 
 @flow(name="nightly")

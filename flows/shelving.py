@@ -22,6 +22,8 @@ from tasks.progress import logger, timed
 from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.fusion import fuse, path_first
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
+from tasks.ranking.language import choose_language, choose_preference, prefer_language
+from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.rerank import Reranker, create_reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
 from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, editions_by_work, select_shelf
@@ -181,7 +183,10 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     with timed(timings, "history"):
         exclusions = find_exclusions(theme.brief, query.filter_conditions, history, ctx.embedder, settings.history)
     with timed(timings, "shelf"):
-        selection = select_shelf(ranking.candidates, ctx.books, exclusions.book_ids | excluded_books(understanding),
+        language = choose_language(query, choose_preference(
+            theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
+        ordered = prefer_language(ranking.candidates, ctx.books, language)
+        selection = select_shelf(ordered, ctx.books, exclusions.book_ids | excluded_books(understanding),
                                  query, settings.shelf.size, settings.shelf.max_per_author,
                                  uncapped_authors(understanding, ctx.books), ctx.editions,
                                  lambda book: evaluate(constraints, book))
@@ -190,6 +195,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
             # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.
             logger.error("BUG: %s (%s) violates the constraints of theme %s; dropped",
                          bad.book.book_id, bad.book.title, theme.theme_id)
+        explained = explain_shelf(checked.entries, query, understanding, ctx.books, ctx.graph,
+                                  ctx.snapshot.filter_confidence)
     with timed(timings, "gating"):
         short = len(checked.entries) < settings.gating.min_books
         unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
@@ -203,8 +210,11 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
     referenced = f"{reference.target.batch_id}/{reference.target.theme_id}" if reference.target else None
-    return ThemeShelf(theme, query, checked.entries, verdict.status, notes, timings, verdict, understanding,
-                      referenced)
+    skipped = sum(1 for c in ranking.candidates if c.book_id in exclusions.book_ids)
+    facts = shelf_facts(query, skipped, exclusions.shelves, sorted(excluded_books(understanding)), ctx.books,
+                        ctx.available_only, language)
+    return ThemeShelf(theme, query, explained, verdict.status, notes, timings, verdict, understanding,
+                      referenced, facts)
 
 
 def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary, available_only: bool = True,

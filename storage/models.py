@@ -213,6 +213,9 @@ class IndexVersion:
     is_current: bool = False
 
 
+LANGUAGE_PREFERENCES = ("first", "only", "any")  # books in the brief's language: first, only, or no preference
+
+
 @dataclass(frozen=True)
 class Theme:
     """A curator's theme brief, one of a batch."""
@@ -225,6 +228,7 @@ class Theme:
     target_vibe: str = ""
     position: int = 0  # order within the batch; earlier themes claim books first
     status: str = "pending"  # pending | done | needs_review | failed
+    language_preference: str = ""  # books in the brief's language: first | only | any; "": the batch's choice
 
     @property
     def brief(self) -> str:
@@ -254,12 +258,13 @@ RECALL_PATHS = ("vector", "bm25", "e5")  # e5 runs only where the index was buil
 class StageSwitches:
     """Which optional stages a run uses: one record for the CLI, the flows, a batch's stored choice and eval.
 
-    None keeps what the settings say. A batch stores its two curator-facing switches (sentence rerank,
-    query expansion) so that its reruns give the same shelves; the others exist for evaluation.
+    None keeps what the settings say. A batch stores its curator-facing switches (sentence rerank, query
+    expansion, language preference) so that its reruns give the same shelves; the others exist for evaluation.
     """
 
     sentence_rerank: bool | None = None
     query_expansion: bool | None = None
+    language_preference: str | None = None  # first | only | any (shelf.language_preference when None)
     paths: tuple[str, ...] = RECALL_PATHS
     bm25_randomness: float | None = None  # None: recall.bm25_randomness
     rerank: bool = True  # the configured HTTP reranker, if any
@@ -267,8 +272,9 @@ class StageSwitches:
     def over(self, stored: StageSwitches) -> StageSwitches:
         """These switches, with the stored batch choice where these leave a curator switch open."""
         return replace(self, sentence_rerank=_first_set(self.sentence_rerank, stored.sentence_rerank),
-                       query_expansion=_first_set(self.query_expansion, stored.query_expansion))
+                       query_expansion=_first_set(self.query_expansion, stored.query_expansion),
+                       language_preference=_first_set(self.language_preference, stored.language_preference))
 
 
-def _first_set(*choices: bool | None) -> bool | None:
+def _first_set(*choices: bool | str | None) -> bool | str | None:
     return next((c for c in choices if c is not None), None)

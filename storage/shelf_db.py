@@ -35,6 +35,9 @@ CREATE TABLE IF NOT EXISTS batch_switches (  -- a batch's own choice of optional
     sentence_rerank BOOLEAN,  -- NULL: as configured
     query_expansion BOOLEAN
 );
+-- added after the first release: ADD COLUMN keeps existing workspaces readable
+ALTER TABLE themes ADD COLUMN IF NOT EXISTS language_preference VARCHAR;  -- '' or NULL: the batch's choice
+ALTER TABLE batch_switches ADD COLUMN IF NOT EXISTS language_preference VARCHAR;  -- NULL: as configured
 CREATE TABLE IF NOT EXISTS shelf_history (
     batch_id VARCHAR,
     theme_id VARCHAR,
@@ -69,21 +72,23 @@ class ShelfDB:
         try:
             for theme in themes:
                 existing = self.conn.execute(
-                    "SELECT theme_name, slogan, description, target_vibe, position FROM themes "
-                    "WHERE batch_id = ? AND theme_id = ?", [theme.batch_id, theme.theme_id]).fetchall()
+                    "SELECT theme_name, slogan, description, target_vibe, position, coalesce(language_preference, '') "
+                    "FROM themes WHERE batch_id = ? AND theme_id = ?", [theme.batch_id, theme.theme_id]).fetchall()
                 existing = existing[0] if existing else None
-                values = (theme.theme_name, theme.slogan, theme.description, theme.target_vibe, theme.position)
+                values = (theme.theme_name, theme.slogan, theme.description, theme.target_vibe, theme.position,
+                          theme.language_preference)
                 if existing == values:
                     counts["unchanged"] += 1
                     continue
                 counts["inserted" if existing is None else "updated"] += 1
                 self.conn.execute(
-                    "INSERT INTO themes VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?) "
+                    "INSERT INTO themes VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) "
                     "ON CONFLICT (batch_id, theme_id) DO UPDATE SET position = excluded.position, "
                     "theme_name = excluded.theme_name, slogan = excluded.slogan, "
                     "description = excluded.description, target_vibe = excluded.target_vibe, "
-                    "status = 'pending', imported_at = excluded.imported_at",
-                    [theme.batch_id, theme.theme_id, theme.position, *values[:4], now])
+                    "status = 'pending', imported_at = excluded.imported_at, "
+                    "language_preference = excluded.language_preference",
+                    [theme.batch_id, theme.theme_id, theme.position, *values[:4], now, theme.language_preference])
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
@@ -92,9 +97,9 @@ class ShelfDB:
 
     def themes(self, batch_id: str) -> list[Theme]:
         rows = self.conn.execute(
-            "SELECT batch_id, theme_id, theme_name, slogan, description, target_vibe, position, status "
-            "FROM themes WHERE batch_id = ? ORDER BY position, theme_id", [batch_id]).fetchall()
-        return [Theme(b, t, n, s or "", d or "", v or "", p, st) for b, t, n, s, d, v, p, st in rows]
+            "SELECT batch_id, theme_id, theme_name, slogan, description, target_vibe, position, status, "
+            "language_preference FROM themes WHERE batch_id = ? ORDER BY position, theme_id", [batch_id]).fetchall()
+        return [Theme(b, t, n, s or "", d or "", v or "", p, st, lp or "") for b, t, n, s, d, v, p, st, lp in rows]
 
     def pending_batches(self) -> list[str]:
         rows = self.conn.execute(
@@ -117,12 +122,14 @@ class ShelfDB:
 
     def batch_switches(self, batch_id: str, given: StageSwitches) -> StageSwitches:
         """The batch's switches: those given now, else those of its earlier runs (a rerun stays the same)."""
-        row = self.conn.execute("SELECT sentence_rerank, query_expansion FROM batch_switches WHERE batch_id = ?",
-                                [batch_id]).fetchall()
-        row = row[0] if row else (None, None)
-        switches = given.over(StageSwitches(sentence_rerank=row[0], query_expansion=row[1]))
-        self.conn.execute("INSERT OR REPLACE INTO batch_switches VALUES (?, ?, ?)",
-                          [batch_id, switches.sentence_rerank, switches.query_expansion])
+        row = self.conn.execute("SELECT sentence_rerank, query_expansion, language_preference FROM batch_switches "
+                                "WHERE batch_id = ?", [batch_id]).fetchall()
+        row = row[0] if row else (None, None, None)
+        switches = given.over(StageSwitches(sentence_rerank=row[0], query_expansion=row[1],
+                                            language_preference=row[2]))
+        self.conn.execute("INSERT OR REPLACE INTO batch_switches VALUES (?, ?, ?, ?)",
+                          [batch_id, switches.sentence_rerank, switches.query_expansion,
+                           switches.language_preference])
         return switches
 
     def finish_batch(self, batch_id: str, workbook: str) -> None:

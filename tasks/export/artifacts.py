@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from tasks.export.wording import brief_language, why_text
 from tasks.ranking.shelf import ThemeShelf
 
 
@@ -15,10 +16,11 @@ def artifact_key(batch_id: str) -> str:
 
 
 def shelf_table(shelves: Sequence[ThemeShelf]) -> list[dict]:
-    """One row per shelved book: theme, rank, title, authors, year, sources, why."""
+    """One row per shelved book: theme, rank, title, authors, year, call number, book id, sources, why."""
     return [{"theme": s.theme.theme_name, "rank": e.rank, "title": e.book.title,
-             "authors": " / ".join(e.book.authors), "year": e.book.pub_year, "sources": ", ".join(e.candidate.sources),
-             "why": e.why} for s in shelves for e in s.entries]
+             "authors": " / ".join(e.book.authors), "year": e.book.pub_year, "call_no": e.book.call_no,
+             "book_id": e.book.book_id, "sources": ", ".join(e.candidate.sources),
+             "why": why_text(e.reasons, brief_language(s.theme.brief))} for s in shelves for e in s.entries]
 
 
 def batch_summary(batch_id: str, workbook: Path, shelves: Sequence[ThemeShelf]) -> str:

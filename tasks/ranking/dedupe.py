@@ -16,6 +16,7 @@ from tasks.catalog.embedders.base import Embedder
 class Exclusions:
     book_ids: frozenset[str]
     because_of: tuple[str, ...]  # "batch/theme (brief 0.91)" for every similar earlier shelf
+    shelves: tuple[HistoryShelf, ...] = ()  # those shelves
 
 
 MIN_SHARED_FIELDS = 2  # one shared field ("fiction" on both) makes two shelves alike in kind, not the same theme
@@ -46,10 +47,11 @@ def find_exclusions(brief: str, conditions: Sequence[FilterCondition], history: 
     vectors = embedder.embed_queries([brief, *(h.brief for h in history)])
     brief_sims = vectors[1:] @ vectors[0]
     excluded: set[str] = set()
-    reasons = []
+    reasons, similar = [], []
     for shelf, brief_sim in zip(history, np.asarray(brief_sims).tolist()):
         cond_sim = condition_similarity(conditions, shelf.conditions)
         if brief_sim >= settings.brief_similarity or cond_sim >= settings.condition_similarity:
             excluded.update(shelf.book_ids)
             reasons.append(f"{shelf.batch_id}/{shelf.theme_id} (brief {brief_sim:.2f}, conditions {cond_sim:.2f})")
-    return Exclusions(frozenset(excluded), tuple(reasons))
+            similar.append(shelf)
+    return Exclusions(frozenset(excluded), tuple(reasons), tuple(similar))

@@ -1,9 +1,10 @@
-"""Shelf step: the top K books, at most N per author, each with the reason it is there."""
+"""Shelf step: the top K books, at most N per author, one place per work."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from storage.models import BookRecord, Theme
 from tasks.models import Candidate, ThemeQuery
@@ -11,14 +12,17 @@ from tasks.ranking.gating import GateVerdict
 from tasks.recall.filters import Expr, evaluate, hard_constraints
 from tasks.understanding.intent import THEME_SHELF, Understanding
 
+if TYPE_CHECKING:  # reasons.py explains these entries
+    from tasks.ranking.reasons import Reason, ShelfFact
+
 
 @dataclass(frozen=True)
 class ShelfEntry:
     rank: int
     book: BookRecord  # the edition shelved: one with copies available where the work has one
     candidate: Candidate
-    why: str
     other_editions: tuple[str, ...] = ()  # book ids of the work's other editions in the catalog
+    reasons: tuple[Reason, ...] = ()  # why it is here (tasks/ranking/reasons.py); the workbook words them
 
 
 @dataclass
@@ -34,34 +38,7 @@ class ThemeShelf:
     verdict: GateVerdict = GateVerdict("done")
     understanding: Understanding = THEME_SHELF  # the intent and the catalog entities the brief named
     referenced: str | None = None  # "batch/theme" of the earlier shelf the brief referred to
-
-
-_PATH_REASONS = {
-    "entity": "the author or series the brief names",
-    "similar": "close in meaning to the book the brief names",
-    "related": "shares an author or tags with what the brief names",
-}
-
-
-def explain(book: BookRecord, query: ThemeQuery, sources: Sequence[str] = ()) -> str:
-    """Why the book is here: the intent path that found it, the conditions it meets, the keywords it contains."""
-    parts = [_PATH_REASONS[s] for s in sources if s in _PATH_REASONS]
-    if "recent" in sources:
-        parts.append(f"new arrival ({book.pub_year})")
-    for cond in query.filter_conditions:
-        if cond.operator == "MUST_NOT":
-            continue
-        matched = [v for v in cond.values if v in book.tags.get(cond.field, ())]
-        if matched:
-            parts.append(f"{cond.operator} {cond.field}={'/'.join(matched)}")
-    text = f"{book.title} {book.subtitle or ''} {' '.join(book.authors)} {book.summary or ''}".lower()
-    keywords = [k for k in query.search_keywords if k.lower() in text]
-    if keywords:
-        parts.append("keywords: " + ", ".join(keywords))
-    excluded = [f"{c.field}≠{'/'.join(c.values)}" for c in query.conditions("MUST_NOT")]
-    if excluded:
-        parts.append("excludes " + ", ".join(excluded))
-    return "; ".join(parts) or "similar in meaning to the brief"
+    facts: tuple[ShelfFact, ...] = ()  # what the sheet's header says once: what was left out, languages
 
 
 def shelved_edition(book: BookRecord, editions: Sequence[BookRecord],
@@ -117,7 +94,7 @@ def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord
         siblings = [books[b] for b in editions.get(work, ()) if b != book.book_id and b in books]
         shown = shelved_edition(book, siblings, allowed)
         others = tuple(e.book_id for e in [book, *siblings] if e.book_id != shown.book_id)
-        entries.append(ShelfEntry(len(entries) + 1, shown, cand, explain(shown, query, cand.sources), others))
+        entries.append(ShelfEntry(len(entries) + 1, shown, cand, others))
     return Selection(entries, held_back, over_cap)
 
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import yaml
 
-from storage.models import RejectedRow, Theme
+from storage.models import LANGUAGE_PREFERENCES, RejectedRow, Theme
 from tasks.catalog.ingest import CatalogFileError, read_rows
 from tasks.catalog.text_analysis import has_control_characters
 
-THEME_COLUMNS = ("batch_id", "theme_id", "theme_name", "slogan", "description", "target_vibe")
+THEME_COLUMNS = ("batch_id", "theme_id", "theme_name", "slogan", "description", "target_vibe", "language_preference")
 _ID = re.compile(r"^[\w\-.]{1,64}$")
 
 
@@ -64,6 +64,9 @@ def read_themes(path: Path, batch_id: str | None = None) -> ThemeFile:
             problem = ("theme_id", f"duplicate theme_id {theme_id!r}")
         elif not values["theme_name"]:
             problem = ("theme_name", "missing")
+        elif values["language_preference"] not in ("", *LANGUAGE_PREFERENCES):
+            problem = ("language_preference", f"{values['language_preference']!r} is not one of "
+                                              f"{', '.join(LANGUAGE_PREFERENCES)} (or empty)")
         else:
             bad = next((n for n, v in values.items() if has_control_characters(v)), None)
             if bad:
@@ -74,7 +77,8 @@ def read_themes(path: Path, batch_id: str | None = None) -> ThemeFile:
         seen.add(theme_id)
         themes.append(Theme(batch_id=batch, theme_id=theme_id, theme_name=values["theme_name"],
                             slogan=values["slogan"], description=values["description"],
-                            target_vibe=values["target_vibe"], position=position))
+                            target_vibe=values["target_vibe"], position=position,
+                            language_preference=values["language_preference"]))
     batches = {t.batch_id for t in themes}
     if len(batches) > 1:
         raise CatalogFileError(f"{path}: one file is one batch, found batch ids {sorted(batches)}")

@@ -11,6 +11,7 @@ from storage.catalog_db import open_catalog
 from storage.models import Theme
 from storage.shelf_db import ShelfDB
 from tests.conftest import DEMO_THEMES
+from tests.flows.workbook_reading import BatchWorkbook
 
 pytestmark = pytest.mark.slow
 
@@ -18,11 +19,6 @@ pytestmark = pytest.mark.slow
 def read_shelves(path) -> dict[str, list[tuple]]:
     wb = load_workbook(path)
     return {name: [row for row in wb[name].iter_rows(min_row=2, values_only=True)] for name in wb.sheetnames}
-
-
-def sheet_named(sheets: dict, fragment: str) -> list[tuple]:
-    """A theme's rows, whether or not its sheet name carries the REVIEW mark."""
-    return sheets[next(name for name in sheets if fragment in name and name != "summary")]
 
 
 def history_rows(settings) -> int:
@@ -33,34 +29,32 @@ def history_rows(settings) -> int:
 def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, demo_rows):
     assert shelfwise(["run", str(DEMO_THEMES)]) == 0
     workbook = demo_workspace.outputs_dir / "demo-2026-11.xlsx"
-    sheets = read_shelves(workbook)
-    summary = {row[0]: row for row in sheets["summary"]}
-    review = [t for t, row in summary.items() if row[2] == "needs_review"]
-    assert list(sheets)[0] == "summary" and len(sheets) == 1 + 17 + (1 if review else 0)
-    assert all(row[2] in ("done", "needs_review") and row[3] > 0 for row in summary.values())
+    wb = BatchWorkbook(workbook)
+    summary = wb.summary
+    review = [t for t, row in summary.items() if row["status"] == "待审核"]
+    sheets = wb.book.sheetnames
+    assert sheets[0] == "summary" and sheets[-1] == "details" and len(sheets) == 1 + 17 + (1 if review else 0) + 1
+    assert all(row["status"] in ("已完成", "待审核") and row["books"] > 0 for row in summary.values())
     # a provisional shelf is marked in its sheet name and listed with its question
     assert sum(name.startswith("REVIEW ") for name in sheets) == len(review)
     if review:
-        assert [row[0] for row in sheets["needs review"]] == review and all(r[2] for r in sheets["needs review"])
-    first_theme = next(name for name in sheets if name not in ("summary", "needs review"))
-    header = [c.value for c in load_workbook(workbook)[first_theme][1]]
-    assert header == ["rank", "title", "authors", "year", "call_no", "language", "sources", "query_variant",
-                      "vector_rank", "bm25_rank", "rrf_score", "rerank_score", "fused_score", "why", "evidence"]
-    assert all(rows for name, rows in sheets.items())
+        listed = [row for row in wb.book["needs review"].iter_rows(min_row=2, values_only=True)]
+        assert [row[0] for row in listed] == review and all(row[4] for row in listed)
+    assert all(wb.rows(theme_id) for theme_id in summary)
 
     tags_by_title = {r["title"]: r["tags"] for r in demo_rows}
-    for theme_id, sheet in (("no-healing", "03 不要温暖治愈的"), ("rainy-night-quiet", "02 Quiet novels")):
-        assert "MUST_NOT emotional_tone=温暖治愈" in summary[theme_id][6]
-        titles = [row[1] for row in sheet_named(sheets, sheet)]
+    for theme_id in ("no-healing", "rainy-night-quiet"):
+        assert "MUST_NOT emotional_tone=温暖治愈" in summary[theme_id]["query"]
+        titles = [row["title"] for row in wb.rows(theme_id)]
         assert titles and all("温暖治愈" not in tags_by_title[t]["emotional_tone"] for t in titles)
     # "1980年代以后出版的科幻小说": the year is a hard condition
-    assert "MUST pub_year>=1980" in summary["scifi-after-1980"][6]
-    assert all(row[3] >= 1980 for row in sheet_named(sheets, "1980年代以后"))
-    quiet = sheet_named(sheets, "02 Quiet novels")
-    assert all(row[13] for row in quiet)  # every book says why
-    assert any(row[14] for row in quiet)  # and the summary sentence closest to the brief
+    assert "MUST pub_year>=1980" in summary["scifi-after-1980"]["query"]
+    assert all(row["year"] >= 1980 for row in wb.rows("scifi-after-1980"))
+    quiet = wb.rows("rainy-night-quiet")
+    assert all(row["why"] for row in quiet)  # every book says why
+    assert any(row["evidence"] for row in quiet)  # and the summary sentence closest to the brief
     # what each query variant found: "vector: 84 above 0.44 (best by variant: synonyms 53, original 30, ...)"
-    assert re.search(r"best by variant: .*original \d+", summary["rainy-night-quiet"][8])
+    assert re.search(r"best by variant: .*original \d+", summary["rainy-night-quiet"]["notes"])
 
 
 def test_rerun_gives_identical_shelves_and_no_new_history(demo_workspace):
@@ -79,17 +73,18 @@ def test_next_batch_avoids_books_shelved_for_a_similar_theme(demo_workspace, tmp
     first = demo_workspace.outputs_dir / "demo-2026-11.xlsx"
     if not first.exists():
         shelfwise(["run", str(DEMO_THEMES)])
-    earlier = {row[1] for row in sheet_named(read_shelves(first), "Quiet novels")}
+    earlier = {row["title"] for row in BatchWorkbook(first).rows("rainy-night-quiet")}
     themes = tmp_path / "next.yaml"
     themes.write_text(
         "batch_id: demo-next\nthemes:\n  - theme_id: rainy-again\n    theme_name: Quiet novels for a rainy night\n"
         "    slogan: Nothing heart-warming, please\n    description: Quiet, restrained novels for a rainy night "
         "alone. Melancholy is welcome; avoid heart-warming, feel-good stories.\n", encoding="utf-8")
     assert shelfwise(["run", str(themes)]) == 0
-    sheets = read_shelves(demo_workspace.outputs_dir / "demo-next.xlsx")
-    later = {row[1] for row in sheet_named(sheets, "Quiet novels")}
+    wb = BatchWorkbook(demo_workspace.outputs_dir / "demo-next.xlsx")
+    later = {row["title"] for row in wb.rows("rainy-again")}
     assert later and not (later & earlier)
-    assert "history: skipped books of demo-2026-11/rainy-night-quiet" in sheets["summary"][0][8]
+    assert "history: skipped books of demo-2026-11/rainy-night-quiet" in wb.summary["rainy-again"]["notes"]
+    assert "on recent similar shelves (Quiet novels for a rainy night)" in wb.summary["rainy-again"]["left_out"]
 
 
 def test_each_batch_publishes_a_table_artifact(demo_workspace):
@@ -126,8 +121,8 @@ def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_work
     themes.write_text("batch_id: demo-ref\nthemes:\n  - theme_id: again\n    theme_name: 延续上次的主题，但更轻松一些\n",
                       encoding="utf-8")
     assert shelfwise(["run", str(themes)]) == 0
-    summary = read_shelves(demo_workspace.outputs_dir / "demo-ref.xlsx")["summary"][0]
-    conditions, notes = summary[6], summary[8]
+    summary = BatchWorkbook(demo_workspace.outputs_dir / "demo-ref.xlsx").summary["again"]
+    conditions, notes = summary["query"], summary["notes"]
     assert "reference (上次) -> " in notes and "(continue, lighter)" in notes
     referenced = notes.split("-> ")[1].split(" ")[0]  # batch/theme
     with open_catalog(demo_workspace.duckdb_path) as db:
@@ -146,17 +141,19 @@ def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, demo_rows, tm
     themes.write_text("batch_id: demo-sentences\nthemes:\n  - theme_id: rain\n    theme_name: 适合雨天窗前读的安静小说\n",
                       encoding="utf-8")
     assert shelfwise(["run", str(themes), "--sentence-rerank", "--no-expansion"]) == 0
-    sheets = read_shelves(demo_workspace.outputs_dir / "demo-sentences.xlsx")
-    notes = sheets["summary"][0][8]
+    wb = BatchWorkbook(demo_workspace.outputs_dir / "demo-sentences.xlsx")
+    notes = wb.summary["rain"]["notes"]
     assert "sentence rerank: top" in notes and "best by variant: original" in notes
     assert "translation" not in notes and "synonyms" not in notes  # expansion was switched off for this batch
-    rows = sheet_named(sheets, "适合雨天")
-    scores = [row[11] for row in rows]
+    rows = wb.rows("rain")
+    scores = [row["rerank_score"] for row in wb.details("rain")]
     summarised = {r["title"] for r in demo_rows if r["summary"]}
-    assert all(0.0 <= s <= 1.0 for s in scores)
-    assert all(row[14] for row in rows if row[1] in summarised)  # evidence wherever there is a summary
+    # the rerank scores the head of the fused list; books of the brief's language further down fill the shelf
+    scored = [s for s in scores if s is not None]
+    assert len(scores) == len(rows) and scores[0] is not None and all(0.0 <= s <= 1.0 for s in scored)
+    assert all(row["evidence"] for row in rows if row["title"] in summarised)  # evidence wherever there is a summary
     # a rerun without the switches (the nightly job's) keeps the batch's choice, and its shelf
     assert shelfwise(["run", str(themes)]) == 0
-    again = read_shelves(demo_workspace.outputs_dir / "demo-sentences.xlsx")
-    assert "sentence rerank: top" in again["summary"][0][8] and "synonyms" not in again["summary"][0][8]
-    assert sheet_named(again, "适合雨天") == rows
+    again = BatchWorkbook(demo_workspace.outputs_dir / "demo-sentences.xlsx")
+    assert "sentence rerank: top" in again.summary["rain"]["notes"] and "synonyms" not in again.summary["rain"]["notes"]
+    assert again.rows("rain") == rows

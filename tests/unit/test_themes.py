@@ -27,3 +27,13 @@ def test_csv_rows_without_a_name_are_rejected_with_their_row(tmp_path):
 def test_the_xlsx_template_imports(tmp_path):
     result = read_themes(CONFIG_DIR / "themes_template.xlsx", batch_id="template")
     assert result.rejected == [] and result.themes[0].theme_name
+
+
+def test_a_theme_can_choose_its_language_preference_and_a_wrong_one_is_rejected(tmp_path):
+    path = tmp_path / "themes.csv"
+    path.write_text("theme_id,theme_name,language_preference\nrain,Rainy night,only\nsea,The sea,\n"
+                    "stars,Stars,english\n", encoding="utf-8")
+    result = read_themes(path, batch_id="b")
+    assert [(t.theme_id, t.language_preference) for t in result.themes] == [("rain", "only"), ("sea", "")]
+    assert [(r.row_number, r.field, r.reason) for r in result.rejected] == [
+        (4, "language_preference", "'english' is not one of first, only, any (or empty)")]

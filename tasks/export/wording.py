@@ -1,0 +1,249 @@
+"""The workbook's words: reasons, conditions and facts said in the brief's language (Chinese or English).
+
+A condition field is said through FIELD_PHRASES, one line per field and language, so that a new field
+joins with two lines; a field without its line is said by its values alone, never by its internal name.
+Vocabulary values are said by their name in Chinese and their first English alias in English, forms and
+audiences by their Chinese or English name, a work by its title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from config.vocabulary import FACETS_BEYOND_DIMENSIONS, Vocabulary, get_vocabulary
+from storage.models import FilterCondition, NumericCondition
+from tasks.catalog.text_analysis import detect_language
+from tasks.models import ThemeQuery
+from tasks.ranking.language import LanguageChoice
+from tasks.ranking.reasons import (
+    ByNamedAuthor,
+    CloseToBrief,
+    CloseToNamedBook,
+    InNamedSeries,
+    Meets,
+    Mentions,
+    NamedBooksLeftOut,
+    NewArrival,
+    Reason,
+    SharesWithNamedBook,
+    ShelfFact,
+    SkippedForHistory,
+    UnavailableLeftOut,
+    WorkTitles,
+)
+
+# How a condition's values are said; {v} is the values, joined. Vocabulary dimensions, then the other fields.
+FIELD_PHRASES: dict[str, dict[str, str]] = {
+    "reading_context": {"zh": "适合{v}", "en": "for {v}"},
+    "reading_load": {"zh": "读来{v}", "en": "a {v} read"},
+    "text_texture": {"zh": "文字{v}", "en": "{v} prose"},
+    "spatial_atmosphere": {"zh": "场景{v}", "en": "{v} setting"},
+    "emotional_tone": {"zh": "基调{v}", "en": "{v} tone"},
+    "genre": {"zh": "{v}", "en": "{v}"},
+    "form": {"zh": "{v}", "en": "{v}"},
+    "audience": {"zh": "适合{v}阅读", "en": "for {v}"},
+    "author": {"zh": "{v}的作品", "en": "by {v}"},
+    "work": {"zh": "{v}", "en": "{v}"},
+    "subject": {"zh": "主题词{v}", "en": "the subject {v}"},
+    "classification": {"zh": "分类{v}", "en": "classed under {v}"},
+    "language": {"zh": "{v}图书", "en": "books in {v}"},
+}
+# How one value is written, where the field wants marks around it.
+VALUE_FORMS: dict[str, dict[str, str]] = {
+    "work": {"zh": "《{}》", "en": "{}"},
+    "subject": {"zh": "「{}」", "en": "'{}'"},
+}
+LANGUAGE_NAMES = {"zh": {"zh": "中文", "en": "英文"}, "en": {"zh": "Chinese", "en": "English"}}
+SCHEMES = {"clc": "CLC", "ddc": "DDC", "lcc": "LCC"}
+AND = {"zh": "、", "en": " and "}
+OR = {"zh": "或", "en": " or "}
+
+# Numeric conditions: (field, operator) -> phrase, {v} the number.
+NUMERIC_PHRASES: dict[str, dict[tuple[str, str], str]] = {
+    "zh": {("pub_year", ">="): "{v} 年以后出版", ("pub_year", ">"): "{v} 年之后出版",
+           ("pub_year", "<="): "{v} 年及以前出版", ("pub_year", "<"): "{v} 年以前出版",
+           ("pub_year", "="): "{v} 年出版", ("pub_year", "!="): "不是 {v} 年出版",
+           ("rating", ">="): "评分不低于 {v}", ("rating", ">"): "评分高于 {v}", ("rating", "<="): "评分不高于 {v}",
+           ("rating", "<"): "评分低于 {v}", ("rating", "="): "评分为 {v}", ("rating", "!="): "评分不为 {v}",
+           ("pages", ">="): "不少于 {v} 页", ("pages", ">"): "多于 {v} 页", ("pages", "<="): "不超过 {v} 页",
+           ("pages", "<"): "少于 {v} 页", ("pages", "="): "{v} 页", ("pages", "!="): "不是 {v} 页"},
+    "en": {("pub_year", ">="): "published in {v} or later", ("pub_year", ">"): "published after {v}",
+           ("pub_year", "<="): "published in {v} or earlier", ("pub_year", "<"): "published before {v}",
+           ("pub_year", "="): "published in {v}", ("pub_year", "!="): "not published in {v}",
+           ("rating", ">="): "rated {v} or higher", ("rating", ">"): "rated above {v}",
+           ("rating", "<="): "rated {v} or lower", ("rating", "<"): "rated below {v}", ("rating", "="): "rated {v}",
+           ("rating", "!="): "not rated {v}",
+           ("pages", ">="): "{v} pages or more", ("pages", ">"): "more than {v} pages",
+           ("pages", "<="): "{v} pages or fewer", ("pages", "<"): "fewer than {v} pages", ("pages", "="): "{v} pages",
+           ("pages", "!="): "not {v} pages"},
+}
+
+TEXT: dict[str, dict[str, str]] = {
+    "zh": {
+        "sep": "；", "list_sep": "、", "word": "「{}」", "title": "《{}》",
+        "in_title": "书名有{w}", "in_subjects": "主题词有{w}", "in_summary": "简介提到{w}",
+        "by_author": "{a}的作品", "series": "{s}系列第 {n} 部", "close_to_book": "与{t}内容相近",
+        "shares_author": "与{t}同一作者：{v}", "shares_subject": "与{t}同属主题「{v}」", "shares_tag": "与{t}一样：{v}",
+        "shares_other": "与{t}相关：{v}",
+        "new": "新书（{y} 年出版）", "new_no_year": "新书", "close_to_brief": "与主题意思相近",
+        "must": "必须：{v}", "should": "最好：{v}", "must_not": "不要：{v}",
+        "no_conditions": "没有硬性条件，按主题的意思和用词选书",
+        "skipped": "近期相似书架已有的 {n} 本书（{shelves}）", "named_left_out": "{titles}本身",
+        "unavailable": "没有可借复本的书", "lang_first": "{lang}图书优先", "lang_only": "只要{lang}图书",
+        "lang_any": "不分语种", "nothing_left_out": "无",
+        "done": "已完成", "needs_review": "待审核", "failed": "失败", "books": "{n} 本",
+        "limited_by": "受限于：{v}", "limit_history": "近期相似书架已用掉合适的书",
+        "limit_author_cap": "每位作者的本数上限",
+        "limit_availability": "合适的书没有可借复本", "limit_conditions": "主题的硬性条件",
+        "limit_catalog": "馆藏里这个主题的书不多",
+    },
+    "en": {
+        "sep": "; ", "list_sep": ", ", "word": "'{}'", "title": "{}",
+        "in_title": "its title has {w}", "in_subjects": "its subjects include {w}",
+        "in_summary": "its summary mentions {w}",
+        "by_author": "by {a}", "series": "book {n} of the {s} series", "close_to_book": "close in content to {t}",
+        "shares_author": "same author as {t}: {v}", "shares_subject": "shares the subject '{v}' with {t}",
+        "shares_tag": "like {t}: {v}", "shares_other": "linked to {t}: {v}",
+        "new": "new arrival ({y})", "new_no_year": "new arrival", "close_to_brief": "close in meaning to the brief",
+        "must": "must be: {v}", "should": "preferably: {v}", "must_not": "not: {v}",
+        "no_conditions": "no hard conditions: chosen by the brief's meaning and words",
+        "skipped": "{n} books already on recent similar shelves ({shelves})", "named_left_out": "{titles} itself",
+        "unavailable": "books with no copy available", "lang_first": "books in {lang} first",
+        "lang_only": "only books in {lang}", "lang_any": "books in any language", "nothing_left_out": "nothing",
+        "done": "done", "needs_review": "needs review", "failed": "failed", "books": "{n} books",
+        "limited_by": "limited by {v}", "limit_history": "recent similar shelves already holding the fitting books",
+        "limit_author_cap": "the cap on books per author", "limit_availability": "fitting books with no copy available",
+        "limit_conditions": "the brief's hard conditions", "limit_catalog": "few books on this theme in the catalog",
+    },
+}
+
+
+def brief_language(text: str) -> str:
+    """The language a brief is answered in: zh or en."""
+    return detect_language(text)
+
+
+def sentence(parts: Iterable[str], language: str) -> str:
+    """Parts joined as one sentence; an English one starts with a capital."""
+    text = TEXT[language]["sep"].join(p for p in parts if p)
+    return text[:1].upper() + text[1:] if language == "en" else text
+
+
+def value_text(field: str, value: str, language: str, vocabulary: Vocabulary, works: Mapping[str, str]) -> str:
+    """One value as a curator reads it."""
+    if field in vocabulary.dimension_names and language == "en":
+        try:
+            value = vocabulary.value(field, value).english_label
+        except KeyError:
+            pass
+    elif field in FACETS_BEYOND_DIMENSIONS:
+        kind = next((k for k in vocabulary.kinds_of(field) if k.name == value), None)
+        value = (kind.name_zh if language == "zh" else kind.name_en) if kind else value
+    elif field == "language":
+        value = LANGUAGE_NAMES[language].get(value, value)
+    elif field == "work":
+        value = works.get(value, value)
+    elif field == "classification":
+        scheme, _, code = value.partition(":")
+        value = f"{SCHEMES.get(scheme, scheme.upper())} {code}" if code else value
+    return VALUE_FORMS.get(field, {}).get(language, "{}").format(value)
+
+
+def condition_text(field: str, values: Sequence[str], language: str, joiner: dict[str, str],
+                   vocabulary: Vocabulary | None = None, works: Mapping[str, str] = {}) -> str:
+    """A field's values said as a phrase: "基调忧伤怅惘", "melancholy or lonely tone"."""
+    vocabulary = vocabulary or get_vocabulary()
+    joined = joiner[language].join(value_text(field, v, language, vocabulary, works) for v in values)
+    return FIELD_PHRASES.get(field, {}).get(language, "{v}").format(v=joined)
+
+
+def numeric_text(cond: NumericCondition, language: str) -> str:
+    value = int(cond.value) if float(cond.value).is_integer() else cond.value
+    template = NUMERIC_PHRASES[language].get((cond.field, cond.op), f"{cond.field.replace('_', ' ')} {cond.op} {{v}}")
+    return template.format(v=value)
+
+
+def title_text(title: str, language: str) -> str:
+    return TEXT[language]["title"].format(title)
+
+
+def reason_text(reason: Reason, language: str, vocabulary: Vocabulary | None = None) -> str:
+    """One typed reason in words."""
+    text = TEXT[language]
+    if isinstance(reason, Meets):
+        return condition_text(reason.field, reason.values, language, AND, vocabulary)
+    if isinstance(reason, Mentions):
+        words = text["list_sep"].join(text["word"].format(w) for w in reason.words)
+        return text[f"in_{reason.where}"].format(w=words)
+    if isinstance(reason, ByNamedAuthor):
+        return text["by_author"].format(a=reason.author)
+    if isinstance(reason, InNamedSeries):
+        return text["series"].format(s=title_text(reason.series, language), n=reason.part)
+    if isinstance(reason, CloseToNamedBook):
+        return text["close_to_book"].format(t=title_text(reason.title, language))
+    if isinstance(reason, SharesWithNamedBook):
+        value = (condition_text(reason.field, (reason.value,), language, AND, vocabulary) if reason.kind == "tag"
+                 else reason.value)
+        key = f"shares_{reason.kind}" if f"shares_{reason.kind}" in text else "shares_other"
+        return text[key].format(t=title_text(reason.title, language), v=value)
+    if isinstance(reason, NewArrival):
+        return text["new"].format(y=reason.year) if reason.year else text["new_no_year"]
+    if isinstance(reason, CloseToBrief):
+        return text["close_to_brief"]
+    raise TypeError(f"not a reason: {reason!r}")
+
+
+def why_text(reasons: Sequence[Reason], language: str, vocabulary: Vocabulary | None = None) -> str:
+    """A row's "why": its reasons as one sentence."""
+    return sentence((reason_text(r, language, vocabulary) for r in reasons), language)
+
+
+def conditions_text(query: ThemeQuery, language: str, facts: Sequence[ShelfFact] = (), with_language: bool = True,
+                    vocabulary: Vocabulary | None = None) -> str:
+    """The brief's conditions in plain words: "不要：基调温暖治愈；1980 年以后出版", then the language preference."""
+    text = TEXT[language]
+    works = dict(next((f.titles for f in facts if isinstance(f, WorkTitles)), ()))
+    parts = []
+    for operator, key in (("MUST", "must"), ("SHOULD", "should"), ("MUST_NOT", "must_not")):
+        conditions: Sequence[FilterCondition] = query.conditions(operator)
+        if conditions:
+            phrases = text["list_sep"].join(condition_text(c.field, c.values, language, OR, vocabulary, works)
+                                            for c in conditions)
+            parts.append(text[key].format(v=phrases))
+    parts += [numeric_text(n, language) for n in query.numeric_conditions]
+    choice = next((f for f in facts if isinstance(f, LanguageChoice)), None)
+    stated = any(c.field == "language" for c in query.conditions("MUST"))  # already said as a condition
+    if with_language and choice is not None and choice.preference != "any" and not stated:
+        parts.append(fact_text(choice, language))
+    return sentence(parts, language) or sentence([text["no_conditions"]], language)
+
+
+def fact_text(fact: ShelfFact, language: str) -> str:
+    """One shelf-level fact in words."""
+    text = TEXT[language]
+    if isinstance(fact, SkippedForHistory):
+        return text["skipped"].format(n=fact.books, shelves=text["list_sep"].join(fact.shelves))
+    if isinstance(fact, NamedBooksLeftOut):
+        return text["named_left_out"].format(titles=text["list_sep"].join(title_text(t, language)
+                                                                          for t in fact.titles))
+    if isinstance(fact, UnavailableLeftOut):
+        return text["unavailable"]
+    if isinstance(fact, LanguageChoice):
+        name = LANGUAGE_NAMES[language].get(fact.language, fact.language)
+        return text[f"lang_{fact.preference}"].format(lang=name)
+    raise TypeError(f"not a shelf fact: {fact!r}")
+
+
+def left_out_text(facts: Sequence[ShelfFact], language: str) -> str:
+    """What the shelf left out besides its conditions, said once."""
+    parts = [fact_text(f, language) for f in facts if not isinstance(f, (LanguageChoice, WorkTitles))]
+    return sentence(parts or [TEXT[language]["nothing_left_out"]], language)
+
+
+def status_text(status: str, books: int, language: str, limited_by: str | None = None) -> str:
+    """ "待审核；10 本；受限于：主题的硬性条件": the status, the books shelved, what limited a short shelf."""
+    text = TEXT[language]
+    parts = [text.get(status, status), text["books"].format(n=books)]
+    if limited_by:
+        parts.append(text["limited_by"].format(v=text.get(f"limit_{limited_by}", limited_by)))
+    return text["sep"].join(parts)

@@ -1,0 +1,242 @@
+"""Why each book is on its shelf, and what the whole shelf left out, as typed facts without words.
+
+A row's reasons: the named author, series or book an intent path linked it to, the brief's conditions it
+meets, and the brief's words its title, subjects or summary contain. A shelf's facts are said once, in the
+sheet's header: books left out for recent shelves, the named book itself, books with no copy available,
+and the language preference. tasks/export/wording.py says both in the brief's language.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, Union
+
+from storage.models import BookRecord, FilterCondition, HistoryShelf
+from tasks.models import ThemeQuery
+from tasks.ranking.language import LanguageChoice
+from tasks.recall.book_graph import BookGraph
+from tasks.recall.filters import evaluate, hard_constraints
+from tasks.understanding.intent import Intent, Understanding
+
+if TYPE_CHECKING:  # shelf.py holds the entries and imports the reason types from here
+    from tasks.ranking.shelf import ShelfEntry
+
+MAX_WORDS = 3  # the brief's words named per row: more reads as a list, not a reason
+MIN_WORD = {True: 3, False: 2}  # a word shorter than this (Latin letters / Chinese characters) says nothing alone
+
+
+@dataclass(frozen=True)
+class Meets:
+    """The book has these values of a condition the brief asks for."""
+
+    field: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """The brief's words found in the book's title, subject headings or summary."""
+
+    where: Literal["title", "subjects", "summary"]
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ByNamedAuthor:
+    author: str
+
+
+@dataclass(frozen=True)
+class InNamedSeries:
+    series: str
+    part: int  # 1-based place in reading order
+
+
+@dataclass(frozen=True)
+class CloseToNamedBook:
+    title: str
+
+
+@dataclass(frozen=True)
+class SharesWithNamedBook:
+    """What links a related book to a book the brief names (or to one of the spotlit author's books)."""
+
+    title: str
+    kind: str  # author | subject | tag
+    value: str
+    field: str = ""  # a tag's dimension
+
+
+@dataclass(frozen=True)
+class NewArrival:
+    year: int | None
+
+
+@dataclass(frozen=True)
+class CloseToBrief:
+    """Found by its meaning alone: the evidence column shows the sentence."""
+
+
+Reason = Union[Meets, Mentions, ByNamedAuthor, InNamedSeries, CloseToNamedBook, SharesWithNamedBook, NewArrival,
+               CloseToBrief]
+
+
+@dataclass(frozen=True)
+class SkippedForHistory:
+    """Fitting books left out because recent shelves with a similar brief hold them."""
+
+    books: int
+    shelves: tuple[str, ...]  # those shelves' theme names
+
+
+@dataclass(frozen=True)
+class NamedBooksLeftOut:
+    """"Books like 《边城》" does not shelve 边城 itself."""
+
+    titles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class UnavailableLeftOut:
+    """Books with no copy available are not shelved."""
+
+
+@dataclass(frozen=True)
+class WorkTitles:
+    """The titles of the works the brief's conditions name: a condition holds a work id, a curator reads a title."""
+
+    titles: tuple[tuple[str, str], ...]  # (work id, title)
+
+
+ShelfFact = Union[SkippedForHistory, NamedBooksLeftOut, UnavailableLeftOut, LanguageChoice, WorkTitles]
+
+
+def mentioned(words: Sequence[str], text: str) -> tuple[str, ...]:
+    """The words found in the text: Latin words at a word start ("night" in "nights"), Chinese anywhere."""
+    lowered = text.lower()
+    found = []
+    for word in words:
+        w = word.lower()
+        if re.search(r"(?<![a-z0-9])" + re.escape(w), lowered) if w.isascii() else w in lowered:
+            found.append(word)
+    return tuple(found)
+
+
+def word_reasons(book: BookRecord, keywords: Sequence[str]) -> list[Mentions]:
+    """Each of the brief's words once, at the first place it shows: title, subject headings, summary."""
+    places: list[tuple[Literal["title", "subjects", "summary"], str]] = [
+        ("title", f"{book.title} {book.subtitle or ''}"), ("subjects", " ; ".join(book.subjects)),
+        ("summary", book.summary or "")]
+    left = [w for w in dict.fromkeys(keywords) if len(w) >= MIN_WORD[w.isascii()]]
+    reasons = []
+    for where, text in places:
+        found = mentioned(left, text)[:MAX_WORDS]
+        if found:
+            reasons.append(Mentions(where, found))
+            left = [w for w in left if w not in found]
+    return reasons
+
+
+def holds(book: BookRecord, field: str, value: str, facet_confidence: float) -> bool:
+    """The book has the value as surely as a MUST would require."""
+    return evaluate(hard_constraints((FilterCondition(field, (value,), "MUST"),), facet_confidence=facet_confidence),
+                    book)
+
+
+def condition_reasons(book: BookRecord, query: ThemeQuery, facet_confidence: float) -> list[Meets]:
+    """The values the book surely has of each condition a row should name.
+
+    A MUST of one value holds for every book of the shelf, so the header says it once; a SHOULD, or a MUST
+    of several values, differs from book to book.
+    """
+    reasons = []
+    for cond in query.filter_conditions:
+        if cond.operator == "MUST_NOT" or (cond.operator == "MUST" and len(cond.values) == 1):
+            continue
+        matched = tuple(v for v in cond.values if holds(book, cond.field, v, facet_confidence))
+        if matched:
+            reasons.append(Meets(cond.field, matched))
+    return reasons
+
+
+def strongest_link(book_id: str, seeds: Sequence[str], graph: BookGraph,
+                   books: Mapping[str, BookRecord]) -> SharesWithNamedBook | None:
+    """The weightiest feature the book shares with a seed in the co-occurrence graph: what linked it."""
+    own = set(graph.features.get(book_id, ()))
+    shared = [(graph.weights.get(f, 0.0), -i, f, seed) for i, seed in enumerate(seeds) if seed in books
+              for f in graph.features.get(seed, ()) if f in own]
+    shared = [s for s in shared if s[0] > 0]
+    if not shared:
+        return None
+    _, _, feature, seed = max(shared, key=lambda s: (s[0], s[1], s[2]))
+    # The graph names features "author:<name>" and "tag:<dimension>=<value>" (tasks/recall/book_graph.py).
+    kind, _, value = feature.partition(":")
+    field, _, tag_value = value.partition("=") if kind == "tag" else ("", "", value)
+    return SharesWithNamedBook(books[seed].title, kind, tag_value, field)
+
+
+def path_reasons(book: BookRecord, found_id: str, sources: Sequence[str], understanding: Understanding,
+                 books: Mapping[str, BookRecord], graph: BookGraph) -> list[Reason]:
+    """What the intent paths that found the book link it to."""
+    reasons: list[Reason] = []
+    if "entity" in sources:
+        if understanding.intent is Intent.SERIES and found_id in understanding.book_ids:
+            reasons.append(InNamedSeries(understanding.series, understanding.book_ids.index(found_id) + 1))
+        reasons += [ByNamedAuthor(a) for a in understanding.authors if a in book.authors][:1]
+    link = strongest_link(found_id, understanding.book_ids, graph, books) if "related" in sources else None
+    if "similar" in sources and link is None:  # what it shares with the named book says more than "close to"
+        named = [books[b].title for b in understanding.book_ids if b in books] or list(understanding.titles)
+        reasons += [CloseToNamedBook(t) for t in named[:1]]
+    reasons += [link] if link else []
+    if "recent" in sources:
+        reasons.append(NewArrival(book.pub_year))
+    return reasons
+
+
+def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understanding, books: Mapping[str, BookRecord],
+                graph: BookGraph, facet_confidence: float) -> tuple[Reason, ...]:
+    """Why this book: its links to what the brief names, the conditions it meets, the brief's words it has."""
+    book, cand = entry.book, entry.candidate
+    reasons: list[Reason] = path_reasons(book, cand.book_id, cand.sources, understanding, books, graph)
+    linked = {(r.field, r.value) for r in reasons if isinstance(r, SharesWithNamedBook)}
+    for meets in condition_reasons(book, query, facet_confidence):  # a value the link already names is not said twice
+        values = tuple(v for v in meets.values if (meets.field, v) not in linked)
+        reasons += [Meets(meets.field, values)] if values else []
+    named = set(understanding.authors) | set(understanding.titles)
+    reasons += word_reasons(book, [k for k in query.search_keywords if k not in named])
+    return tuple(reasons) or (CloseToBrief(),)
+
+
+def explain_shelf(entries: Sequence[ShelfEntry], query: ThemeQuery, understanding: Understanding,
+                  books: Mapping[str, BookRecord], graph: BookGraph, facet_confidence: float) -> list[ShelfEntry]:
+    """The shelf's entries, each with its reasons; a facet counts held at the index's filter confidence."""
+    return [replace(e, reasons=reasons_for(e, query, understanding, books, graph, facet_confidence))
+            for e in entries]
+
+
+def shelf_facts(query: ThemeQuery, skipped: int, similar_shelves: Sequence[HistoryShelf], left_out: Sequence[str],
+                books: Mapping[str, BookRecord], available_only: bool,
+                language: LanguageChoice) -> tuple[ShelfFact, ...]:
+    """What the header says once: books left out for recent shelves, the named books, unavailable books,
+    how the brief's language was preferred, and the titles of the works its conditions name."""
+    facts: list[ShelfFact] = []
+    works = {v for c in query.filter_conditions if c.field == "work" for v in c.values}
+    if works:
+        titles = {}
+        for book in books.values():
+            work = book.work_id or book.book_id
+            if work in works:
+                titles.setdefault(work, book.title)
+        facts.append(WorkTitles(tuple(sorted(titles.items()))))
+    if skipped:
+        names = tuple(dict.fromkeys(h.brief.split("\n")[0] for h in similar_shelves))
+        facts.append(SkippedForHistory(skipped, names))
+    titles = tuple(books[b].title for b in left_out if b in books)
+    if titles:
+        facts.append(NamedBooksLeftOut(titles))
+    if available_only:
+        facts.append(UnavailableLeftOut())
+    facts.append(language)
+    return tuple(facts)

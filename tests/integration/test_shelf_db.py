@@ -1,0 +1,40 @@
+"""Themes and batch switches in a real DuckDB file: the language preference is kept, old workspaces still open."""
+
+import duckdb
+
+from storage.models import StageSwitches, Theme
+from storage.shelf_db import ShelfDB
+
+OLD_SCHEMA = """
+CREATE TABLE themes (batch_id VARCHAR, theme_id VARCHAR, position INTEGER, theme_name VARCHAR NOT NULL,
+    slogan VARCHAR, description VARCHAR, target_vibe VARCHAR, status VARCHAR, imported_at TIMESTAMP,
+    PRIMARY KEY (batch_id, theme_id));
+CREATE TABLE batch_switches (batch_id VARCHAR PRIMARY KEY, sentence_rerank BOOLEAN, query_expansion BOOLEAN);
+INSERT INTO themes VALUES ('b0', 'old', 1, 'Old theme', '', '', '', 'done', now());
+INSERT INTO batch_switches VALUES ('b0', true, NULL);
+"""
+
+
+def test_a_themes_language_preference_and_its_batchs_switch_are_kept(tmp_path):
+    with duckdb.connect(str(tmp_path / "shelfwise.duckdb")) as conn:
+        db = ShelfDB(conn)
+        counts = db.import_themes([Theme("b1", "rain", "Rainy night", position=1, language_preference="only"),
+                                   Theme("b1", "sea", "The sea", position=2)])
+        assert counts["inserted"] == 2
+        assert [(t.theme_id, t.language_preference) for t in db.themes("b1")] == [("rain", "only"), ("sea", "")]
+        # a changed preference is a changed theme: it goes back to pending
+        db.set_theme_status("b1", "rain", "done")
+        assert db.import_themes([Theme("b1", "rain", "Rainy night", position=1)])["updated"] == 1
+        assert db.themes("b1")[0].status == "pending"
+        assert db.batch_switches("b1", StageSwitches(language_preference="any")).language_preference == "any"
+        # a rerun without the switch keeps the batch's choice
+        assert db.batch_switches("b1", StageSwitches()).language_preference == "any"
+
+
+def test_a_workspace_from_before_the_language_preference_still_opens(tmp_path):
+    with duckdb.connect(str(tmp_path / "shelfwise.duckdb")) as conn:
+        conn.execute(OLD_SCHEMA)
+        db = ShelfDB(conn)
+        assert [(t.theme_id, t.language_preference) for t in db.themes("b0")] == [("old", "")]
+        switches = db.batch_switches("b0", StageSwitches())
+        assert switches.sentence_rerank is True and switches.language_preference is None
