@@ -20,7 +20,7 @@ from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
 from tasks.progress import logger, timed
 from tasks.ranking.dedupe import find_exclusions
-from tasks.ranking.fusion import fuse, path_first
+from tasks.ranking.fusion import demote_doubtful, fuse, path_first
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
@@ -28,9 +28,17 @@ from tasks.ranking.rerank import Reranker, create_reranker, document_text, reran
 from tasks.ranking.rerank.sentence import sentence_rerank
 from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, editions_by_work, select_shelf
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import Expr, evaluate, hard_constraints
+from tasks.recall.filters import TERM_FIELDS, Expr, evaluate, hard_constraints
 from tasks.recall.intent_paths import intent_paths
-from tasks.recall.paths import PathRecall, bm25_query_tokens, bm25_recall, run_jobs, theme_seed, vector_recall
+from tasks.recall.paths import (
+    PathRecall,
+    bm25_query_tokens,
+    bm25_recall,
+    most_together,
+    run_jobs,
+    theme_seed,
+    vector_recall,
+)
 from tasks.recall.scores import score_every_path
 from tasks.understanding.entities import EntityIndex, understand
 from tasks.understanding.intent import (
@@ -44,7 +52,7 @@ from tasks.understanding.intent import (
     uncapped_authors,
 )
 from tasks.understanding.reading import read_brief
-from tasks.understanding.references import apply_reference, described_shelf, without_reference_words
+from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
 from tasks.understanding.translate import create_translator
 from tasks.understanding.translate.base import Translator
 
@@ -113,6 +121,10 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
                               ctx.reranker, settings.rerank.top_n)
         candidates = reranked.candidates
         ranking.notes.append(f"rerank: {reranked.note}")
+    unsure = [(c.field, v) for c in query.conditions("MUST_NOT") if c.field not in TERM_FIELDS for v in c.values]
+    if unsure:
+        candidates = demote_doubtful(candidates, lambda book_id: max(
+            ctx.books[book_id].confidence(field, value) for field, value in unsure))
     ranking.candidates = candidates
     return ranking
 
@@ -147,15 +159,17 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
 
 
 def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShelf]], list[float]]:
-    """How close each earlier shelf's brief is to what this brief says of the shelf it refers to."""
+    """How close each earlier shelf's brief is to what this brief says of the shelf it refers to: by meaning,
+    plus the share of its words the earlier brief uses."""
     described = described_shelf(brief)
 
     def likeness(shelves: list[HistoryShelf]) -> list[float]:
         if not described:  # "the previous shelf" names none: the latest is meant
             return []
-        vectors = embedder.embed_queries([described,
-                                          *(without_reference_words(s.brief) or s.brief for s in shelves)])
-        return (vectors[1:] @ vectors[0]).tolist()
+        briefs = [without_reference_words(s.brief) or s.brief for s in shelves]
+        vectors = embedder.embed_queries([described, *briefs])
+        return [float(similarity) + shared_words(described, brief)
+                for similarity, brief in zip(vectors[1:] @ vectors[0], briefs)]
     return likeness
 
 
@@ -172,7 +186,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         notes += [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand(reading.searchable_text, ctx.entities) if ctx.entities else THEME_SHELF
         catalog_words = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
-        understanding = settle_intent(understanding, query, len(catalog_words))
+        understanding = settle_intent(understanding, query, len(catalog_words),
+                                      most_together(catalog_words, ctx.snapshot))
         query = raise_confidence(query, understanding)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())

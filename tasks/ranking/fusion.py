@@ -9,7 +9,7 @@ other path's opinion. Candidates are never changed in place: every step returns 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -17,6 +17,8 @@ import numpy as np
 from config.settings import FusionSettings
 from tasks.models import Candidate, PathHit
 from tasks.recall.scores import PathScoring
+
+MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
 
 
 def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
@@ -92,3 +94,14 @@ def path_first(candidates: Sequence[Candidate], path: str) -> list[Candidate]:
     """The books one path found, in its order (newest first, a series' reading order); the others after them."""
     found = sorted((c for c in candidates if path in c.ranks), key=lambda c: c.ranks[path])
     return found + [c for c in candidates if path not in c.ranks]
+
+
+def demote_doubtful(candidates: Sequence[Candidate], doubt: Callable[[str], float]) -> list[Candidate]:
+    """A book that may hold a value the brief excludes, below the confidence a filter needs, moves down as far
+    as that doubt says: position / (1 - doubt). The unsure MUST_NOT becomes a soft one, as an unsure MUST
+    becomes a wish."""
+    def place(item: tuple[int, Candidate]) -> tuple[float, float, int]:
+        position, candidate = item
+        unsure = doubt(candidate.book_id)
+        return (position + 1) / max(1.0 - unsure, MIN_KEPT_SHARE), unsure, position  # a tie goes to the surer book
+    return [c for _, c in sorted(enumerate(candidates), key=place)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -72,6 +72,14 @@ def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot, max_share: flo
     limit = max_share * snapshot.bm25.size
     frequencies = snapshot.bm25.document_frequencies(tokens)
     return [t for t, df in zip(tokens, frequencies) if 0 < df <= limit]
+
+
+def most_together(tokens: Sequence[str], snapshot: IndexSnapshot) -> int:
+    """How many of the keywords the book that holds most of them holds."""
+    if not tokens:
+        return 0
+    held = sum((snapshot.bm25.scores([token]) > 0).astype(np.int32) for token in dict.fromkeys(tokens))
+    return int(np.max(held))
 
 
 def bm25_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],

@@ -81,12 +81,15 @@ POLICIES: Mapping[Intent, IntentPolicy] = {
 }
 
 
-def settle_intent(understanding: Understanding, query: ThemeQuery, catalog_words: int | None = None) -> Understanding:
-    """A theme shelf with no condition, no number and no word the catalog holds (`catalog_words`, or its keywords
-    where the catalog was not asked) is unknown: gating will ask what is meant."""
+def settle_intent(understanding: Understanding, query: ThemeQuery, catalog_words: int | None = None,
+                  together: int | None = None) -> Understanding:
+    """A theme shelf with no condition and no number is unknown, for gating to ask what is meant, when no word
+    of it is in the catalog (`catalog_words`, or its keywords where the catalog was not asked), or when it has
+    several such words and no book holds two of them (`together`): "the purple Wednesday of numbers"."""
     words = len(query.search_keywords) if catalog_words is None else catalog_words
+    scattered = together is not None and words >= 2 and together < 2
     if (understanding.intent is Intent.THEME_SHELF and not query.filter_conditions and not query.numeric_conditions
-            and not words):
+            and (not words or scattered)):
         return replace(understanding, intent=Intent.UNKNOWN)
     return understanding
 

@@ -13,6 +13,7 @@ import yaml
 
 from config.settings import CONFIG_DIR
 from storage.models import FilterCondition, HistoryShelf, Theme
+from tasks.catalog.text_analysis import brief_stopwords, detect_language, tokenize
 from tasks.models import ThemeQuery, merge_conditions
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
@@ -37,7 +38,7 @@ def load_tables() -> ReferenceTables:
     """config/references.yaml, both languages merged (words are matched whatever the language)."""
     with open(CONFIG_DIR / "references.yaml", encoding="utf-8") as fh:
         raw = yaml.safe_load(fh)
-    both = lambda table: tuple(str(w) for lang in ("zh", "en") for w in table.get(lang, []))  # noqa: E731
+    both = lambda table: tuple(str(w) for lang in ("zh", "en") for w in table.get(lang, []))
     scopes = raw["scopes"]
     return ReferenceTables(
         temporal=both(raw["types"]["temporal"]),
@@ -142,6 +143,17 @@ def described_shelf(brief: str) -> str:
     spans = shelf_descriptions(brief)
     described = " ".join(brief[a:b] for a, b in spans) if spans else brief
     return re.sub(r"^\W+|\W+$", "", without_reference_words(described))
+
+
+def shared_words(described: str, brief: str) -> float:
+    """The share of the described shelf's content words that an earlier brief uses ("民国作家" in
+    "民国作家专架…"): a short phrase names a shelf by its words more surely than by its embedding."""
+    language = detect_language(described)
+    ignored = brief_stopwords()
+    words = {w for w in tokenize(described, language) if w not in ignored}
+    if not words:
+        return 0.0
+    return len(words & set(tokenize(brief, language))) / len(words)
 
 
 def without_reference_words(text: str) -> str:

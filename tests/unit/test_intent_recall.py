@@ -1,12 +1,15 @@
 """Intent paths on tiny in-memory catalogs: the co-occurrence graph and new arrivals."""
 
+from dataclasses import replace
 from datetime import datetime
 
 from storage.models import BookRecord, FilterCondition
+from tasks.models import ThemeQuery
 from tasks.recall.book_graph import BookGraph
 from tasks.recall.filters import All, Compare, hard_constraints
 from tasks.recall.intent_paths import graph_neighbours, newest_books
 from tasks.understanding.entities import EntityIndex, understand
+from tasks.understanding.intent import THEME_SHELF, Intent, settle_intent
 
 BOOKS = {b.book_id: b for b in [
     BookRecord("a1", "边城", authors=("沈从文",), pub_year=1934, tags={"genre": ("小说",), "mood": ("乡愁",)}),
@@ -52,3 +55,13 @@ def test_a_brief_about_new_books_is_a_new_arrivals_intent():
     assert understand("new arrivals in science fiction", index).intent == "new_arrivals"
     assert understand("a newsletter of quiet books", index).intent == "theme_shelf"
     assert understand("沈从文的新书", index).intent == "author_spotlight"
+
+
+def test_keywords_no_book_holds_together_make_no_theme_but_one_word_or_a_wish_does():
+    query = ThemeQuery((), ("purple", "wednesday", "numbers"), "purple wednesday numbers", 0.5, "rules", "en")
+    assert settle_intent(THEME_SHELF, query, 3, together=1).intent is Intent.UNKNOWN
+    assert settle_intent(THEME_SHELF, query, 3, together=2).intent is Intent.THEME_SHELF
+    assert settle_intent(THEME_SHELF, query, 1, together=1).intent is Intent.THEME_SHELF  # "whales"
+    wish = replace(query, filter_conditions=(FilterCondition("genre", ("科幻",), "SHOULD"),))
+    assert settle_intent(THEME_SHELF, wish, 3, together=1).intent is Intent.THEME_SHELF
+    assert settle_intent(THEME_SHELF, query, 0).intent is Intent.UNKNOWN

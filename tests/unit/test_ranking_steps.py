@@ -4,9 +4,9 @@ import pytest
 
 from config.settings import HistorySettings, RecallSettings
 from storage.models import BookRecord, FilterCondition
-from tasks.models import PathHit, ThemeQuery
+from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.ranking.dedupe import condition_similarity
-from tasks.ranking.fusion import rrf_fuse
+from tasks.ranking.fusion import demote_doubtful, rrf_fuse
 from tasks.ranking.shelf import select_shelf
 from tasks.recall.paths import theme_seed
 from tasks.understanding.expansion import expand_query
@@ -117,3 +117,11 @@ def test_keywords_no_book_holds_or_too_many_books_hold_do_not_search():
     query = ThemeQuery((), ("reader", "snow", "rain", "gibberish"), "", 1.0, "rules", "en")
     assert bm25_query_tokens(query, snapshot, max_share=0.25) == ["snow"]
     assert bm25_query_tokens(query, snapshot) == ["reader", "snow", "rain", "gibberish"]
+
+
+def test_a_book_that_may_hold_an_excluded_value_moves_down_as_far_as_the_doubt_says():
+    ranked = [Candidate(book_id) for book_id in ("a", "b", "c", "d", "e")]
+    doubt = {"a": 0.5, "c": 0.8}  # below the filter confidence: kept, but after books without the doubt
+    order = [c.book_id for c in demote_doubtful(ranked, lambda book_id: doubt.get(book_id, 0.0))]
+    assert order == ["b", "a", "d", "e", "c"]  # a: 1 / 0.5 = 2nd place after b (2); c: 3 / 0.2 = 15, last
+    assert [c.book_id for c in demote_doubtful(ranked, lambda _: 0.0)] == ["a", "b", "c", "d", "e"]

@@ -4,7 +4,7 @@ from datetime import datetime
 
 from storage.models import FilterCondition, HistoryShelf, NumericCondition, Theme
 from tasks.models import ThemeQuery
-from tasks.understanding.references import described_shelf, detect_reference, merge_reference, resolve
+from tasks.understanding.references import described_shelf, detect_reference, merge_reference, resolve, shared_words
 
 EARLIER = HistoryShelf("b1", "rain", "Quiet novels for a rainy night",
                        (FilterCondition("emotional_tone", ("忧伤怅惘",), "SHOULD"),
@@ -66,3 +66,11 @@ def test_what_a_brief_says_of_the_shelf_it_means_leaves_out_the_words_of_referri
     assert described_shelf("Like last week's rainy-night shelf, but lighter.") == "rainy-night"
     assert described_shelf("延续上次那个科幻书架，但更轻松一些") == "科幻"
     assert described_shelf("Same theme as the previous shelf, but heavier") == ""  # names none: the latest
+
+
+def test_a_shelf_named_by_a_short_phrase_is_found_by_the_words_its_brief_used():
+    named = described_shelf("上次那个民国作家的书架反响不错，再来一批同样的主题，鲁迅还是不要放。")
+    assert shared_words(named, "民国作家专架，除了鲁迅以外都可以") == 1.0
+    assert shared_words(named, "民国时期的散文") == 0.5
+    assert shared_words(named, "科普，别太难") == 0.0
+    assert shared_words(described_shelf("Like last week's rainy-night shelf"), "quiet novels for a rainy night") == 1.0
