@@ -21,6 +21,7 @@ from storage.models import Theme
 from tasks.models import Candidate
 from tasks.ranking.rerank import rerank
 from tasks.ranking.rerank.http import HTTPReranker
+from tasks.understanding.reading import read_brief
 from tasks.understanding.translate import create_translator
 
 VALID = {"filter_conditions": [], "search_keywords": ["rain", "quiet", "night"],
@@ -165,7 +166,7 @@ def test_any_llm_reply_that_is_not_a_translation_falls_back_to_rules_in_time(fau
     url, _ = faults
     base = f"http://127.0.0.1:{closed_port()}/v1" if fault == "refused" else f"{url}/llm/{fault}/v1"
     start = time.monotonic()
-    query = translator(base, vocabulary).translate(THEME)
+    query = translator(base, vocabulary).translate(THEME, read_brief(THEME.brief, vocabulary))
     elapsed = time.monotonic() - start
     record(f"LLM endpoint: {fault}", f"{query.translator} after {elapsed:.1f} s", "the theme is translated by rules",
            f"llm-{fault}")
@@ -179,7 +180,7 @@ def test_an_llm_that_keeps_timing_out_is_not_asked_for_every_theme(faults, vocab
     url, asked = faults
     llm = translator(f"{url}/llm/hang/v1", vocabulary)
     asked.pop("hang", None)
-    notes = [llm.translate(THEME).translator for _ in range(3)]
+    notes = [llm.translate(THEME, read_brief(THEME.brief, vocabulary)).translator for _ in range(3)]
     assert asked["hang"] == 4  # two themes, two attempts each, then no more
     assert "endpoint unreachable for 2 themes in a row; not asked" in notes[2]
 
