@@ -97,6 +97,8 @@ def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
+    import duckdb
+
     from storage.catalog_db import open_catalog
     from storage.shelf_db import ShelfDB
     from storage.theme_inbox import waiting_themes
@@ -104,7 +106,7 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 
     holder = current_holder(settings.workspace)
     status: dict = {"workspace": str(settings.workspace), "writer": holder.describe() if holder else None,
-                    "catalog": None, "busy": None, "changed_since_last_build": None, "index": None,
+                    "catalog": None, "unreadable": None, "changed_since_last_build": None, "index": None,
                     "pending": [], "waiting_in_inbox": [w.batch_id for w in waiting_themes(settings.workspace)]}
     try:
         with open_catalog(settings.duckdb_path, read_only=True,
@@ -125,7 +127,10 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     except CatalogMissing:
         pass
     except CatalogBusy as err:
-        status["busy"] = str(err)
+        status["unreadable"] = str(err)
+    except duckdb.CatalogException:  # read-only, an older catalog cannot be brought up to date here
+        status["unreadable"] = (f"catalog {settings.duckdb_path} was written by an older Shelfwise; "
+                          "the next command that writes brings it up to date")
     if args.json:
         print(json.dumps(status, ensure_ascii=False, indent=2))
         return 0
@@ -136,8 +141,8 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 def _print_status(status: dict) -> None:
     print(f"workspace: {status['workspace']}")
     print(f"writer: {status['writer'] or 'none'}")
-    if status["busy"]:
-        print(f"catalog: not readable now: {status['busy']}")
+    if status["unreadable"]:
+        print(f"catalog: not readable now: {status['unreadable']}")
         return
     if status["catalog"] is None:
         print("catalog: none yet (run `shelfwise catalog import FILE`)")

@@ -93,7 +93,8 @@ def load_mapping(path: Path) -> ColumnMapping:
         raise CatalogFileError(f"{path}: expected a mapping with keys {list(MAPPING_KEYS)}")
     unknown = set(raw) - set(MAPPING_KEYS)
     if unknown:
-        raise CatalogFileError(f"{path}: unknown mapping key(s) {sorted(map(str, unknown))}; known: {list(MAPPING_KEYS)}")
+        raise CatalogFileError(f"{path}: unknown mapping key(s) {sorted(map(str, unknown))}; "
+                               f"known: {list(MAPPING_KEYS)}")
     for key in ("columns", "split", "defaults"):
         if not isinstance(raw.get(key) or {}, dict):
             raise CatalogFileError(f"{path}: `{key}:` must be a mapping of field: value")

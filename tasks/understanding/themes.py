@@ -78,8 +78,7 @@ def themes_from_text(text: str, batch_id: str | None = None, source: str = "past
     first = text.lstrip().split("\n", 1)[0]
     if "theme_name" in first and ("," in first or "\t" in first) and ":" not in first:
         delimiter = "\t" if "\t" in first else ","
-        records = list(csv_rows(io.StringIO(text.lstrip()), delimiter, source))
-        return _validate([(n, raw or {}, error) for n, raw, error in records], batch_id, "", source)
+        return _validate(list(csv_rows(io.StringIO(text.lstrip()), delimiter, source)), batch_id, "", source)
     file_batch, records = _yaml_records(load_yaml(text, source), source)
     return _validate(records, batch_id, file_batch, source)
 
