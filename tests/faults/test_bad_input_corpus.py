@@ -479,4 +479,4 @@ def test_status_reads_while_a_writer_holds_the_catalog_and_names_it(nightly_hold
     assert re.search(r"^catalog: not readable now: catalog .*shelfwise\.duckdb is busy: the nightly run \(pid \d+, "
                      r"since .+\) has it open; try again when it finishes$", outcome.out, re.M)
     as_json = json.loads(cli("status", "--json").out)
-    assert as_json["writer"].startswith("the nightly run") and "busy" in as_json["busy"]
+    assert as_json["writer"].startswith("the nightly run") and "busy" in as_json["unreadable"]

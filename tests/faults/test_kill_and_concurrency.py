@@ -27,16 +27,29 @@ def history(settings, batch: str) -> list[tuple[str, int]]:
                                "GROUP BY 1 ORDER BY 1", [batch]).fetchall()
 
 
+def holds(command: Command, workspace: Path, timeout: float = 120) -> None:
+    """Wait until `command` holds the workspace lock."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        holder = current_holder(workspace)
+        if holder and holder.pid == command.process.pid:
+            return
+        assert command.process.poll() is None, "\n".join(command.lines[-20:])
+        time.sleep(0.1)
+    raise AssertionError(f"{command.process.args} did not take the workspace lock within {timeout} s")
+
+
 def test_two_runs_at_once_the_second_waits_and_the_first_killed_mid_batch_reruns_once(demo_copy, tmp_path):
     first_file, second_file = tmp_path / "killed.yaml", tmp_path / "second.yaml"
     first_file.write_text(THEMES.format(batch="killed"), encoding="utf-8")
     second_file.write_text("batch_id: second\nthemes:\n  - theme_id: rain\n    theme_name: Rainy night\n",
                            encoding="utf-8")
     first = Command("run", str(first_file), own_server=True)
-    first.wait_for(r"theme rain: done")  # its first theme is shelved, its batch transaction is open
+    holds(first, demo_copy.workspace)
     second = Command("run", str(second_file))
     second.wait_for(r"^waiting for `shelfwise run .*killed\.yaml` \(pid \d+, since .+\) to finish… "
                     r"\(up to 900 s, locking\.wait_seconds\)$")
+    first.wait_for(r"theme rain: done")  # its first theme is shelved, its batch transaction is open
     server = first.children()
     assert server, "the first command's temporary Prefect server"
     first.kill()
