@@ -59,7 +59,12 @@ def start_server(port: int) -> subprocess.Popen:
 def trigger_two_runs(api: str) -> list[dict]:
     """Two runs of generate-shelves, posted as the run form posts them, within a second; waited for."""
     with httpx.Client(base_url=api, timeout=30, transport=httpx.HTTPTransport(retries=3)) as client:
-        deployment = client.get("/deployments/name/generate-shelves/generate-shelves").json()
+        for attempt in range(5):  # a server just started has once reset the first connection
+            try:
+                deployment = client.get("/deployments/name/generate-shelves/generate-shelves").json()
+                break
+            except httpx.TransportError:
+                time.sleep(2)
         runs = [client.post(f"/deployments/{deployment['id']}/create_flow_run", json={"parameters": {
             "batch_id": batch, "themes": themes}}).json() for batch, themes in BATCHES.items()]
         while True:
