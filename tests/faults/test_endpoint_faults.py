@@ -133,7 +133,10 @@ def faults():
                     time.sleep(2)
                 body = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
             self._headers(status, len(body))
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except OSError:  # the client gave up first (a timeout, or enough of a megabyte): as meant
+                return
 
         def _headers(self, status: int, length: int) -> None:
             self.send_response(status)
