@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install demo test test-fast bench server screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,12 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+server: $(STAMP)
+	$(BIN)/shelfwise server
+
+screenshots: $(STAMP)
+	$(BIN)/python scripts/ui_screenshots.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/build_indexes_100k.py

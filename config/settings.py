@@ -41,6 +41,11 @@ def _project_path(path: Path) -> Path:
 ProjectPath = Annotated[Path, AfterValidator(_project_path)]
 
 
+# libyaml's loader when PyYAML has it: every command reads the settings file, and the pure-Python one
+# takes 50 ms for it.
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 class SettingsError(ValueError):
     """Settings that do not fit the model; the message has one line per problem."""
 
@@ -105,6 +110,7 @@ class TranslationSettings(Section):
     backend: Literal["rules", "llm"] = "rules"
     llm: EndpointSettings = EndpointSettings(model="qwen2.5-7b-instruct", api_key_env="SHELFWISE_LLM_API_KEY")
     llm_retries: NonNegative = 1
+    deadline_seconds: PositiveFloat = 30.0
 
 
 class RecallSettings(Section):
@@ -196,6 +202,17 @@ class PrefectSettings(Section):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
 
+class LockingSettings(Section):
+    wait_seconds: PositiveFloat = 900.0
+    busy_retry_seconds: PositiveFloat = 10.0
+
+
+class ServerSettings(Section):
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(gt=0, lt=65536)] = 4200
+    work_pool: str = "shelfwise"
+
+
 # ---- sources ----------------------------------------------------------------------------------------
 
 class _DictSource(PydanticBaseSettingsSource):
@@ -263,7 +280,7 @@ def _yaml_source(settings_cls: type[BaseSettings], path: Path, required: bool, n
         return _DictSource(settings_cls, {}, label)
     try:
         with open(path, encoding="utf-8") as fh:
-            raw = yaml.safe_load(fh) or {}
+            raw = yaml.load(fh, Loader=_FAST_LOADER) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
@@ -306,6 +323,8 @@ class Settings(BaseSettings):
     shelf: ShelfSettings = ShelfSettings()
     schedule: ScheduleSettings = ScheduleSettings()
     prefect: PrefectSettings = PrefectSettings()
+    locking: LockingSettings = LockingSettings()
+    server: ServerSettings = ServerSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
@@ -341,6 +360,13 @@ def load_settings(**overrides: Any) -> Settings:
         sources = Settings.file_and_environment_sources()
         lines = [_describe(problem, overrides, sources) for problem in err.errors(include_url=False)]
         raise SettingsError("\n".join(dict.fromkeys(lines))) from None
+
+
+def setting_source(key: str) -> str:
+    """`key` (dotted) and where its value came from, for messages: "outputs_dir (from SHELFWISE__OUTPUTS_DIR)"."""
+    location = tuple(key.split("."))
+    origin = next((o for s in Settings.file_and_environment_sources() if (o := s.origin_of(location))), "defaults")
+    return f"{key} (from {origin})"
 
 
 _EXPECTED = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Annotated
 
 from prefect import flow, task
 from prefect.cache_policies import NONE
@@ -10,6 +11,7 @@ from prefect.utilities.annotations import quote
 
 from config.settings import Settings, load_settings
 from config.vocabulary import get_vocabulary
+from flows.runs import form_field, label_run, trigger_tag, workspace_writer
 from storage import index_store
 from storage.catalog_db import CatalogDB, open_catalog
 from storage.models import IndexVersion
@@ -114,7 +116,14 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         )
 
 
-@flow(name="build-indexes")
-def build_indexes(full: bool = False) -> index_build.IndexBuildReport:
+@flow(name="build-indexes", flow_run_name="indexes-new",
+      description="Bring the vector and BM25 indexes up to date with the catalog.")
+def build_indexes(full: Annotated[bool, form_field(
+        "Full rebuild", "Embed and tokenize every book again, ignoring the caches (slow). Off: only the books "
+                        "changed since the last build.")] = False) -> index_build.IndexBuildReport:
     """Build (incrementally unless `full`) the vector and BM25 indexes from the catalog."""
-    return build_index_version(load_settings(), full)
+    settings = load_settings()
+    with workspace_writer(settings, "the index build"):
+        report = build_index_version(settings, full)
+    label_run(f"indexes-{report.version_id}", [trigger_tag()])
+    return report

@@ -1,4 +1,9 @@
-"""The `shelfwise` command line."""
+"""The `shelfwise` command line.
+
+Commands that write the workspace hold its lock (storage/workspace_lock.py) and wait, saying for whom,
+when another writer has it; `status` and `try` only read and never wait for it. A user's mistake is
+one line on stderr and exit code 2; a run whose themes failed exits 1.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +11,55 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings
+from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
+from flows.prefect_api import ServerError
+from storage.catalog_db import CatalogBusy, CatalogMissing
 from storage.models import LANGUAGE_PREFERENCES
-from tasks.catalog.formats import SOURCE_FORMATS
+from storage.paths import NotWritable, UnsafePath
+from storage.workspace_lock import Holder, WorkspaceBusy
+from tasks.catalog.formats import SOURCE_FORMATS, CatalogFileError
+from tasks.errors import InputError
+
+# A user's mistake or a busy workspace: one line and exit 2, never a traceback.
+USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, CatalogBusy, CatalogMissing, NotWritable,
+               UnsafePath, ServerError)
+
+
+@contextmanager
+def _writing(settings: Settings, what: str) -> Iterator[None]:
+    """Hold the workspace's write lock, saying on stderr whom we wait for."""
+    from storage.paths import check_writable
+    from storage.workspace_lock import workspace_lock
+
+    check_writable(settings.workspace, "workspace")
+    wait = settings.locking.wait_seconds
+
+    def waiting(holder: Holder | None) -> None:
+        who = holder.describe() if holder else "another writer"
+        print(f"waiting for {who} to finish… (up to {wait:g} s, locking.wait_seconds)", file=sys.stderr, flush=True)
+
+    with workspace_lock(settings.workspace, what, wait, waiting):
+        yield
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    return "`shelfwise " + " ".join(args.argv) + "`"
 
 
 def _cmd_catalog_import(args: argparse.Namespace, settings: Settings) -> int:
     from config.vocabulary import get_vocabulary
     from storage.catalog_db import open_catalog
-    from tasks.catalog.ingest import (
-        CatalogFileError,
-        ColumnMapping,
-        load_mapping,
-        validate_file,
-    )
+    from tasks.catalog.ingest import ColumnMapping, load_mapping, validate_file
 
-    try:
-        mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
-        rows = validate_file(Path(args.file), mapping, get_vocabulary(), args.format)
-    except CatalogFileError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    with open_catalog(settings.duckdb_path) as db:
+    mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
+    rows = validate_file(Path(args.file), mapping, get_vocabulary(), args.format)
+    if not rows.books and not rows.rejected:
+        raise InputError(f"{args.file}: no rows to import")
+    with _writing(settings, _command_line(args)), open_catalog(settings.duckdb_path) as db:
         counts = db.import_books(rows.books, rows.rejected, str(Path(args.file)), rows.warnings)
     overwritten = f" ({counts.overwritten} of them first imported from another file)" if counts.overwritten else ""
     print(f"{args.file}: inserted {counts.inserted}, updated {counts.updated}{overwritten}, "
@@ -49,8 +79,14 @@ def _cmd_catalog_import(args: argparse.Namespace, settings: Settings) -> int:
 
 def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     from flows.build_indexes import build_indexes
+    from flows.prefect_api import flow_api
 
-    report = build_indexes(full=args.full)
+    with _writing(settings, _command_line(args)), flow_api(settings):
+        state = build_indexes(full=args.full, return_state=True)
+    if not state.is_completed():
+        print(f"error: the index build failed: {state.message}", file=sys.stderr)
+        return 1
+    report = state.result()
     if report.up_to_date:
         print(f"index {report.version_id} is up to date ({report.book_count} books)")
     else:
@@ -62,26 +98,56 @@ def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
-    from storage.catalog_db import open_catalog
+    import duckdb
 
-    with open_catalog(settings.duckdb_path) as db:
-        status = {
-            "catalog": db.catalog_counts(),
-            "changed_since_last_build": db.books_changed_since_build(),
-            "index": None,
-        }
-        current = db.current_index_version()
-        if current:
-            status["index"] = {
-                "version": current.version_id, "built_at": current.created_at.isoformat(timespec="seconds"),
-                "books": current.book_count, "sentences": current.sentence_count,
-                "embedder": current.embedder, "snapshot_hash": current.snapshot_hash[:16],
-                "stage_seconds": current.stage_seconds,
-            }
+    from storage.catalog_db import open_catalog
+    from storage.shelf_db import ShelfDB
+    from storage.theme_inbox import waiting_themes
+    from storage.workspace_lock import current_holder
+
+    holder = current_holder(settings.workspace)
+    status: dict = {"workspace": str(settings.workspace), "writer": holder.describe() if holder else None,
+                    "catalog": None, "unreadable": None, "changed_since_last_build": None, "index": None,
+                    "pending": [], "waiting_in_inbox": [w.batch_id for w in waiting_themes(settings.workspace)]}
+    try:
+        with open_catalog(settings.duckdb_path, read_only=True,
+                          retry_seconds=settings.locking.busy_retry_seconds) as db:
+            status["catalog"] = db.catalog_counts()
+            status["changed_since_last_build"] = db.books_changed_since_build()
+            current = db.current_index_version()
+            if current:
+                status["index"] = {
+                    "version": current.version_id, "built_at": current.created_at.isoformat(timespec="seconds"),
+                    "books": current.book_count, "sentences": current.sentence_count,
+                    "embedder": current.embedder, "snapshot_hash": current.snapshot_hash[:16],
+                    "stage_seconds": current.stage_seconds, "path": current.path,
+                }
+            if db.has_table("themes"):
+                status["pending"] = [{"batch": b.batch_id, "themes": b.pending, "failed": b.failed}
+                                     for b in ShelfDB(db.conn, read_only=True).pending()]
+    except CatalogMissing:
+        pass
+    except CatalogBusy as err:
+        status["unreadable"] = str(err)
+    except duckdb.CatalogException:  # read-only, an older catalog cannot be brought up to date here
+        status["unreadable"] = (f"catalog {settings.duckdb_path} was written by an older Shelfwise; "
+                          "the next command that writes brings it up to date")
     if args.json:
         print(json.dumps(status, ensure_ascii=False, indent=2))
         return 0
-    print(f"workspace: {settings.workspace}")
+    _print_status(status)
+    return 0
+
+
+def _print_status(status: dict) -> None:
+    print(f"workspace: {status['workspace']}")
+    print(f"writer: {status['writer'] or 'none'}")
+    if status["unreadable"]:
+        print(f"catalog: not readable now: {status['unreadable']}")
+        return
+    if status["catalog"] is None:
+        print("catalog: none yet (run `shelfwise catalog import FILE`)")
+        return
     print("catalog: " + ", ".join(f"{k} {v}" for k, v in status["catalog"].items()))
     if status["index"]:
         idx = status["index"]
@@ -92,49 +158,163 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     changed = status["changed_since_last_build"]
     print(f"since the last build: {changed['added']} added, {changed['changed']} changed, "
           f"{changed['removed']} removed")
-    return 0
+    for batch in status["pending"]:
+        failed = "".join(f"; {t} failed last time: {e}" for t, e in batch["failed"].items())
+        print(f"pending: batch {batch['batch']}, {batch['themes']} themes{failed}")
+    for batch_id in status["waiting_in_inbox"]:
+        print(f"waiting to be imported: batch {batch_id} (the next run imports it)")
 
 
-def _import_themes(path: Path, batch_id: str | None, settings: Settings) -> str:
-    """Read a theme file into the themes table; returns the batch id."""
-    from storage.catalog_db import open_catalog
-    from storage.shelf_db import ShelfDB
+def _read_themes(args: argparse.Namespace):
+    """The theme file, read and checked (nothing is written yet)."""
     from tasks.understanding.themes import read_themes
 
-    theme_file = read_themes(path, batch_id)
-    with open_catalog(settings.duckdb_path) as db:
-        counts = ShelfDB(db.conn).import_themes(theme_file.themes)
-        db.record_rejected(theme_file.rejected)
-    print(f"{path}: batch {theme_file.batch_id}: inserted {counts['inserted']}, updated {counts['updated']}, "
-          f"unchanged {counts['unchanged']}, rejected {len(theme_file.rejected)}")
+    theme_file = read_themes(Path(args.file), args.batch)
     for row in theme_file.rejected:
         print(f"  rejected row {row.row_number}: {row.field}: {row.reason}")
-    return theme_file.batch_id
+    return theme_file
+
+
+@contextmanager
+def _importing(args: argparse.Namespace, settings: Settings, theme_file,  # noqa: ANN001
+               shelving: bool = False) -> Iterator[int]:
+    """Keep the themes in the inbox, wait for the workspace and import them; yields, still holding the
+    workspace, how many themes the batch has. Shelving needs an index: InputError without one."""
+    from storage.catalog_db import open_catalog
+    from storage.shelf_db import ShelfDB
+    from storage.theme_inbox import import_waiting_themes, keep_themes
+
+    keep_themes(settings.workspace, theme_file.batch_id, theme_file.themes, theme_file.rejected)
+    try:
+        with _writing(settings, _command_line(args)):
+            with open_catalog(settings.duckdb_path) as db:
+                for imported in import_waiting_themes(db, settings.workspace):
+                    counts = imported.counts
+                    mine = imported.batch_id == theme_file.batch_id
+                    print(f"{args.file if mine else 'waiting themes'}: batch {imported.batch_id}: inserted "
+                          f"{counts['inserted']}, updated {counts['updated']}, unchanged {counts['unchanged']}"
+                          + (f", rejected {len(theme_file.rejected)}" if mine else ""))
+                themes = len(ShelfDB(db.conn).themes(theme_file.batch_id))
+                if shelving:
+                    _require_index(db)
+            yield themes
+    except WorkspaceBusy as err:
+        raise WorkspaceBusy(f"{err}; the themes of batch {theme_file.batch_id} are kept, and the next run "
+                            "imports them") from None
+
+
+def _require_index(db) -> None:  # noqa: ANN001 - an open CatalogDB
+    if db.current_index_version() is None:
+        raise InputError("no index has been built yet: run `shelfwise index build`")
 
 
 def _cmd_themes_import(args: argparse.Namespace, settings: Settings) -> int:
-    _import_themes(Path(args.file), args.batch, settings)
+    theme_file = _read_themes(args)
+    with _importing(args, settings, theme_file):
+        pass
+    if not theme_file.themes:  # the rejected rows are kept all the same
+        print(f"error: {args.file}: no theme to import ({len(theme_file.rejected)} rejected)", file=sys.stderr)
+        return 2
     return 0
 
 
 def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    from flows.generate_shelves import generate_shelves
+    from storage.paths import workbook_path
 
-    batch_id = _import_themes(Path(args.file), args.batch, settings)
-    result = generate_shelves(batch_id, sentence_rerank=args.sentence_rerank, query_expansion=args.expansion,
-                              language_preference=args.language_preference)
+    theme_file = _read_themes(args)  # before the heavy imports: a bad file is refused at once
+
+    from flows.generate_shelves import ShelvingFailed, check_outputs, generate_shelves, switch_value
+    from flows.prefect_api import flow_api
+
+    workbook_path(settings.outputs_dir, theme_file.batch_id)
+    check_outputs(settings)
+    with _importing(args, settings, theme_file, shelving=True) as themes:
+        if not themes:
+            print(f"error: {args.file}: batch {theme_file.batch_id} has no theme to shelve "
+                  f"({len(theme_file.rejected)} rejected)", file=sys.stderr)
+            return 2
+        with flow_api(settings):
+            state = generate_shelves(theme_file.batch_id, sentence_rerank=switch_value(args.sentence_rerank),
+                                     query_expansion=switch_value(args.expansion),
+                                     language_preference=args.language_preference or "default", return_state=True)
+    outcome = state.result(raise_on_failure=False)
+    result = outcome.result if isinstance(outcome, ShelvingFailed) else outcome
+    if isinstance(outcome, USER_ERRORS):
+        raise outcome
+    if isinstance(outcome, BaseException) and result is outcome:
+        print(f"error: the run failed: {type(outcome).__name__}: {outcome}", file=sys.stderr)
+        return 1
     for theme_id, count in result.shelves.items():
         print(f"  {theme_id}: {result.statuses[theme_id]}, {count} books")
     print(f"workbook: {result.workbook}")
+    if not state.is_completed():
+        print(f"error: {state.message}", file=sys.stderr)
+        return 1
     return 0
 
 
+def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
+    import os
+    import signal
+
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from flows.deployments import run_worker, serve_deployments
+    from flows.prefect_api import persistent_server
+
+    def stop(signum, frame):  # noqa: ANN001 - a signal handler's signature
+        raise KeyboardInterrupt  # so that `kill` stops the server as Ctrl-C does, tidily
+
+    signal.signal(signal.SIGTERM, stop)
+    with persistent_server(settings) as server:
+        os.environ["PREFECT_API_URL"] = server.api_url  # for the flow runs it starts
+        print(f"Prefect UI: {server.url} (Ctrl-C stops the server and the "
+              f"{'worker' if args.worker else 'deployments'})", flush=True)
+        with temporary_settings({PREFECT_API_URL: server.api_url}):
+            run_worker(settings) if args.worker else serve_deployments(settings)
+    return 0
+
+
+def _existing_api(settings: Settings) -> str:
+    """The API of a server that is already up: PREFECT_API_URL or the workspace's `shelfwise server`."""
+    import os
+
+    from prefect.settings import PREFECT_API_URL
+
+    from flows.prefect_api import workspace_server
+
+    configured = PREFECT_API_URL.value()
+    if configured:
+        return configured
+    running = workspace_server(settings)
+    if running is None:
+        raise ServerError("no Prefect server: start one with `shelfwise server` (it has the UI), "
+                          "or export PREFECT_API_URL=http://HOST:PORT/api")
+    os.environ["PREFECT_API_URL"] = running.api_url
+    return running.api_url
+
+
 def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from prefect import serve
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from flows.deployments import deployments
+    from flows.deployments import serve_deployments
 
-    serve(*deployments(settings.schedule))
+    with temporary_settings({PREFECT_API_URL: _existing_api(settings)}):
+        serve_deployments(settings)
+    return 0
+
+
+def _cmd_deploy(args: argparse.Namespace, settings: Settings) -> int:
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from flows.deployments import register_with_work_pool
+
+    api = _existing_api(settings)
+    with temporary_settings({PREFECT_API_URL: api}):
+        ids = register_with_work_pool(settings)
+    print(f"registered {len(ids)} deployments with work pool {settings.server.work_pool} on {api}; "
+          "start a worker with `shelfwise server --worker` (or `prefect worker start --pool "
+          f"{settings.server.work_pool}` beside a running server)")
     return 0
 
 
@@ -154,7 +334,9 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     dataset = Path(args.dataset).resolve()
     modes = (ABLATION if args.ablation else STAGES if args.stages else [MODES[args.mode]] if args.mode
              else list(MODES.values()))
-    scores = evaluate(dataset, modes, _eval_settings(settings, args.workspace, dataset), args.limit)
+    eval_settings = _eval_settings(settings, args.workspace, dataset)
+    with _writing(eval_settings, _command_line(args)):
+        scores = evaluate(dataset, modes, eval_settings, args.limit)
     if args.json:
         print(json.dumps({"dataset": dataset.name, "scores": [asdict(s) for s in scores]}, indent=2))
         return 0
@@ -168,6 +350,7 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 def _eval_briefs(args: argparse.Namespace, settings: Settings) -> int:
     """`eval --briefs FILE --catalog CATALOG [--tag-blind]`: the shelf benchmark, a line per brief, then means."""
     from flows.evaluate import evaluate_briefs
+    from flows.prefect_api import flow_api
     from tasks.catalog.ingest import CatalogFileError, ColumnMapping, load_mapping
     from tasks.evaluation.briefs import BenchmarkFileError, summary
 
@@ -184,7 +367,8 @@ def _eval_briefs(args: argparse.Namespace, settings: Settings) -> int:
         "history": run_settings.history.model_copy(update={"days": 0})})
     try:
         mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
-        scores = evaluate_briefs(benchmark, catalog, run_settings, args.tag_blind, mapping, args.format)
+        with _writing(run_settings, _command_line(args)), flow_api(run_settings):
+            scores = evaluate_briefs(benchmark, catalog, run_settings, args.tag_blind, mapping, args.format)
     except (CatalogFileError, BenchmarkFileError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -220,8 +404,9 @@ def _eval_tags(args: argparse.Namespace, settings: Settings) -> int:
     catalog = Path(args.tags).resolve()
     try:
         mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
-        scores = evaluate_enrichment(catalog, _eval_settings(settings, args.workspace, catalog, "tags-"), mapping,
-                                     args.format)
+        eval_settings = _eval_settings(settings, args.workspace, catalog, "tags-")
+        with _writing(eval_settings, _command_line(args)):
+            scores = evaluate_enrichment(catalog, eval_settings, mapping, args.format)
     except CatalogFileError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -254,10 +439,14 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     from storage.catalog_db import open_catalog
     from storage.models import StageSwitches, Theme
     from tasks.export.wording import why_text
+    from tasks.understanding.themes import has_words
 
+    if not has_words(args.brief):
+        raise InputError(f"try: the brief {args.brief!r} has no words (no letter or digit)")
     switches = StageSwitches(sentence_rerank=args.sentence_rerank, query_expansion=args.expansion,
                              language_preference=args.language_preference)
-    with open_catalog(settings.duckdb_path) as db:
+    with open_catalog(settings.duckdb_path, read_only=True, retry_seconds=settings.locking.busy_retry_seconds) as db:
+        _require_index(db)
         ctx = build_context(db, settings, get_vocabulary(), not args.include_unavailable, switches)
     theme = Theme("try", "try", args.brief[:80], description=args.brief)
     shelf = shelve_theme(theme, [], ctx)  # no history is read or written
@@ -287,7 +476,9 @@ def _cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
     from flows.evaluate import tune
 
     dataset = Path(args.labels).resolve()
-    report = tune(dataset, _eval_settings(settings, args.workspace, dataset), args.limit)
+    eval_settings = _eval_settings(settings, args.workspace, dataset)
+    with _writing(eval_settings, _command_line(args)):
+        report = tune(dataset, eval_settings, args.limit)
     print(f"{dataset.name}: {report.before.queries} labelled themes")
     print(f"before: nDCG@10 {report.before.ndcg_at_10:.4f}, Recall@100 {report.before.recall_at_100:.4f}")
     print(f"after:  nDCG@10 {report.after.ndcg_at_10:.4f}, Recall@100 {report.after.recall_at_100:.4f}")
@@ -352,8 +543,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_stage_switches(trial)
     trial.set_defaults(handler=_cmd_try)
 
-    serve = commands.add_parser("serve", help="serve the nightly, generate-shelves and build-indexes deployments")
+    server = commands.add_parser("server", help="start the Prefect server with its UI and serve the deployments")
+    server.add_argument("--worker", action="store_true",
+                        help="run a worker for the work pool `shelfwise deploy` registered instead of serving")
+    server.set_defaults(handler=_cmd_server)
+
+    serve = commands.add_parser("serve", help="serve the deployments against a running Prefect server")
     serve.set_defaults(handler=_cmd_serve)
+
+    deploy = commands.add_parser("deploy", help="register the deployments with a process work pool")
+    deploy.set_defaults(handler=_cmd_deploy)
 
     ev = commands.add_parser("eval", help="score recall modes on a BEIR-layout data set, or enrichment on a tagged "
                                           "catalog (--tags)")
@@ -391,16 +590,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+READ_ONLY = {_cmd_status, _cmd_try}
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
         settings = load_settings()
     except SettingsError as err:
         print(f"error: {err}".replace("\n", "\nerror: "), file=sys.stderr)
         return 2
-    configure_runtime_environment(settings)
+    try:
+        configure_runtime_environment(settings)
+    except OSError as err:
+        if args.handler not in READ_ONLY:  # reading needs no Prefect home
+            print(f"error: {setting_source('workspace')} {settings.workspace} is not writable "
+                  f"({(err.strerror or type(err).__name__).lower()})", file=sys.stderr)
+            return 2
     logging.getLogger("bm25s").setLevel(logging.WARNING)
-    return args.handler(args, settings)
+    try:
+        return args.handler(args, settings)
+    except USER_ERRORS as err:
+        print(f"error: {err}".replace("\n", "\nerror: "), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,18 +1,75 @@
-"""The deployments `shelfwise serve` runs: nightly on its schedule, the others on demand from the UI."""
+"""The deployments: nightly on its schedule, generate-shelves and build-indexes on demand from the UI.
+
+`shelfwise server` serves them from its own process (one run at a time); `shelfwise deploy` registers
+them with a process work pool instead, so that their schedule lives in the Prefect server and a worker
+(`shelfwise server --worker`) runs them whenever it is up.
+"""
 
 from __future__ import annotations
 
+import asyncio
+
+from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
+from prefect.deployments.runner import EntrypointType
 from prefect.schedules import Cron
 
-from config.settings import ScheduleSettings
+from config.settings import Settings
 from flows.build_indexes import build_indexes
 from flows.generate_shelves import generate_shelves, nightly
+from flows.runs import MANUAL, NIGHTLY, ensure_concurrency_limit
+
+TAG = "shelfwise"
+# A second run of a deployment waits for the first rather than fail on the workspace.
+ONE_AT_A_TIME = ConcurrencyLimitConfig(limit=1, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE)
 
 
-def deployments(schedule: ScheduleSettings) -> list:
+def deployments(settings: Settings, entrypoint_type: EntrypointType = EntrypointType.FILE_PATH) -> list:
     """nightly (cron and timezone from config), generate-shelves and build-indexes (triggered by hand)."""
+    schedule = settings.schedule
+    common = {"concurrency_limit": ONE_AT_A_TIME, "entrypoint_type": entrypoint_type}
     return [
-        nightly.to_deployment(name="nightly", schedules=[Cron(schedule.cron, timezone=schedule.timezone)]),
-        generate_shelves.to_deployment(name="generate-shelves"),
-        build_indexes.to_deployment(name="build-indexes"),
+        nightly.to_deployment(name="nightly", schedules=[Cron(schedule.cron, timezone=schedule.timezone)],
+                              tags=[TAG, NIGHTLY], **common),
+        generate_shelves.to_deployment(name="generate-shelves", tags=[TAG, MANUAL], **common),
+        build_indexes.to_deployment(name="build-indexes", tags=[TAG, MANUAL], **common),
     ]
+
+
+def serve_deployments(settings: Settings) -> None:
+    """Serve the deployments from this process, one flow run at a time, until interrupted.
+
+    Schedules stay active when it stops: a nightly run due meanwhile waits as Late and runs when it is back.
+    """
+    from prefect import serve
+
+    ensure_concurrency_limit(settings)
+    serve(*deployments(settings), limit=1, pause_on_shutdown=False)
+
+
+def register_with_work_pool(settings: Settings) -> list[str]:
+    """Create the process work pool (one run at a time) if missing and register the deployments with it."""
+    from prefect import deploy, get_client
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.exceptions import ObjectAlreadyExists
+
+    pool = settings.server.work_pool
+    with get_client(sync_client=True) as client:
+        try:
+            client.create_work_pool(WorkPoolCreate(name=pool, type="process", concurrency_limit=1,
+                                                   description="Shelfwise: one writer at a time"))
+        except ObjectAlreadyExists:
+            pass
+    ensure_concurrency_limit(settings)
+    ids = deploy(*deployments(settings, EntrypointType.MODULE_PATH), work_pool_name=pool, build=False, push=False,
+                 print_next_steps_message=False, ignore_warnings=True)
+    return [str(i) for i in ids]
+
+
+def run_worker(settings: Settings) -> None:
+    """Run a process worker for the work pool, one flow run at a time, until interrupted."""
+    from prefect.workers.process import ProcessWorker
+
+    try:
+        asyncio.run(ProcessWorker(work_pool_name=settings.server.work_pool, limit=1).start())
+    except KeyboardInterrupt:
+        pass

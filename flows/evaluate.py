@@ -11,7 +11,7 @@ from prefect import flow
 from config.settings import Settings
 from config.vocabulary import Vocabulary, get_vocabulary
 from flows.build_indexes import build_index_version
-from flows.generate_shelves import ThemeBrief, shelve_batch
+from flows.generate_shelves import shelve_batch
 from flows.shelving import build_context, rank_books
 from storage.catalog_db import open_catalog
 from storage.models import Theme
@@ -27,6 +27,7 @@ from tasks.progress import Progress, logger
 from tasks.recall.filters import hard_constraints
 from tasks.understanding.intent import Intent
 from tasks.understanding.reading import read_brief
+from tasks.understanding.themes import themes_from_form
 
 
 @flow(name="index-catalog", validate_parameters=False)
@@ -72,7 +73,8 @@ def evaluate_briefs(benchmark: Path, catalog: Path, settings: Settings, tag_blin
              for b in validate_file(catalog, mapping, vocabulary, fmt).books}
     scores, theme_of = [], {}
     for batch in load_benchmark(benchmark):
-        briefs = [ThemeBrief(theme_id=b.id, theme_name=b.brief) for b in batch.briefs]
+        briefs = themes_from_form(batch.batch_id, [{"theme_id": b.id, "theme_name": b.brief} for b in batch.briefs],
+                                  source=str(benchmark))
         result = shelve_batch(settings, batch.batch_id, briefs)
         theme_of.update({b.id: f"{batch.batch_id}/{b.id}" for b in batch.briefs})
         for brief, shelf in zip(batch.briefs, result.theme_shelves):

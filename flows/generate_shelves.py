@@ -1,39 +1,65 @@
-"""The shelf flows: `generate-shelves` for one batch, `nightly` for index build + every pending batch."""
+"""The shelf flows: `generate-shelves` for one batch, `nightly` for index build + every pending batch.
+
+A flow run ends Completed only when every theme got a shelf (needs_review included, named in the
+state message); a theme that failed stays pending for the next run, and its batch's run ends Failed
+naming it. Themes handed in (run form, pasted file text) are kept in the workspace's inbox before
+the run waits for the workspace, so a run that never starts loses none of them.
+"""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from datetime import datetime
+from typing import Annotated, Literal
 
-from prefect import flow, task
+from prefect import flow, tags, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
+from prefect.states import Completed, Failed, State
 from prefect.utilities.annotations import quote
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict
 
 from config.settings import ExpansionSettings, SentenceRerankSettings, Settings, load_settings
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
+from flows.runs import NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
 from flows.shelving import build_context, shelve_theme
 from storage.catalog_db import open_catalog
-from storage.models import StageSwitches, Theme
+from storage.models import StageSwitches
+from storage.paths import NotWritable, UnsafePath, check_writable, workbook_path
 from storage.shelf_db import ShelfDB
+from storage.theme_inbox import import_waiting_themes, keep_themes
+from storage.workspace_lock import WorkspaceBusy
+from tasks.errors import InputError
 from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
 from tasks.export.excel import write_workbook
 from tasks.progress import logger
 from tasks.ranking.shelf import ThemeShelf, failed_shelf
+from tasks.understanding.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+
+# What a run refuses with its reason as the state message: input, an unwritable or busy workspace.
+REFUSALS = (InputError, NotWritable, UnsafePath, WorkspaceBusy)
+NEW_BATCH = "auto"  # the form's default batch id: a new batch named after the date and time the run starts
+Switch = Literal["default", "on", "off"]
+_SWITCHED = {"default": None, "on": True, "off": False}
 
 
 class ThemeBrief(BaseModel):
     """A theme typed in the Prefect UI's run form."""
 
-    theme_id: str = Field(description="unique within the batch, e.g. rainy-night")
-    theme_name: str
-    slogan: str = ""
-    description: str = ""
-    target_vibe: str = ""
-    language_preference: Literal["", "first", "only", "any"] = Field(
-        "", description="books in the brief's language first, only, or any; empty: the batch's choice")
+    model_config = ConfigDict(title="Theme")
+
+    theme_id: Annotated[str, form_field("Theme id", "Unique within the batch, e.g. rainy-night. Empty: theme-01, "
+                                        "theme-02, ... by position.", pattern=f"^$|{ID_PATTERN}")] = ""
+    theme_name: Annotated[str, form_field("Theme name", "The theme's title, e.g. Quiet novels for a rainy night.")]
+    slogan: Annotated[str, form_field("Slogan", "A line under the title (optional).")] = ""
+    description: Annotated[str, form_field("Description", "The brief: what belongs on the shelf and what must "
+                                           "not, as you would tell a colleague (optional).")] = ""
+    target_vibe: Annotated[str, form_field("Target vibe", "A few words for the mood (optional).")] = ""
+    language_preference: Annotated[Literal["", "first", "only", "any"], form_field(
+        "Language preference", "Books in the brief's language first, only, or any. Empty: the batch's choice.")] = ""
 
 
 @dataclass(frozen=True)
@@ -41,39 +67,66 @@ class BatchResult:
     batch_id: str
     workbook: str
     shelves: dict[str, int]  # theme_id -> books on its shelf
-    statuses: dict[str, str]
+    statuses: dict[str, str]  # theme_id -> done | needs_review | failed
     stage_seconds: dict[str, dict[str, float]]  # theme_id -> stage -> seconds
+    errors: dict[str, str]  # theme_id -> why it failed, for failed themes
     theme_shelves: list[ThemeShelf] = field(default_factory=list, repr=False)  # for evaluation
 
+    def describe(self) -> str:
+        """The run's state message: how many themes, which need review, which failed and stay pending."""
+        review = [t for t, s in self.statuses.items() if s == "needs_review"]
+        parts = [f"batch {self.batch_id}: {len(self.statuses) - len(self.errors)} of {len(self.statuses)} "
+                 "themes shelved"]
+        if review:
+            parts.append(f"needs review: {', '.join(review)}")
+        if self.errors:
+            parts.append("failed, kept pending for the next run: "
+                         + "; ".join(f"{t} ({e})" for t, e in self.errors.items()))
+        return "; ".join(parts)
 
-def _mirrors(title: str, section: type[BaseModel], key: str):
-    """A run-form parameter that overrides a setting: the setting's own description, and what empty means."""
-    described = section.model_fields["enabled"].description
-    return Field(None, description=f"{described} Empty: the batch's earlier choice, else `{key}` in "
-                                   "config/settings.yaml. Kept for the batch's reruns.",
-                 json_schema_extra={"title": title})  # Prefect sets the title to the name; the extra wins
+
+class ShelvingFailed(Exception):
+    """Some themes of a batch failed; the others were shelved and written. Carries the batch's result."""
+
+    def __init__(self, result: BatchResult):
+        super().__init__(result.describe())
+        self.result = result
+
+
+def _switch(title: str, section: type[BaseModel], key: str):
+    """A run-form switch that overrides a setting: the setting's own description, and what default means."""
+    return form_field(title, f"{section.model_fields['enabled'].description} default: the batch's earlier "
+                             f"choice, else `{key}` in config/settings.yaml. Kept for the batch's reruns.")
 
 
 shelve = task(shelve_theme, name="shelve-theme", task_run_name="shelve-{theme.theme_id}", cache_policy=NONE)
 export = task(write_workbook, name="export-excel", cache_policy=NONE)
 
 
-def shelve_batch(settings: Settings, batch_id: str, themes: list[ThemeBrief] | None = None,
+def check_outputs(settings: Settings) -> None:
+    """NotWritable before any work when the workbook or the workspace could not be written."""
+    check_writable(settings.workspace, "workspace")
+    check_writable(settings.outputs_dir, "outputs_dir")
+
+
+def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None = None,
                  include_unavailable: bool = False, switches: StageSwitches = StageSwitches()) -> BatchResult:
     """Every theme of the batch shelved in one transaction with its workbook; the artifacts published."""
-    with open_catalog(settings.duckdb_path) as db:
+    workbook = workbook_path(settings.outputs_dir, batch_id)
+    check_writable(settings.workspace, "workspace")
+    if handed_in is not None:  # on disk first: a run that never gets to shelve loses none of its themes
+        keep_themes(settings.workspace, batch_id, handed_in.themes, handed_in.rejected)
+    check_outputs(settings)
+    with workspace_writer(settings, f"the run shelves-{batch_id}"), open_catalog(settings.duckdb_path) as db:
+        import_waiting_themes(db, settings.workspace)
         shelf_db = ShelfDB(db.conn)
-        if themes:
-            shelf_db.import_themes([Theme(batch_id, t.theme_id, t.theme_name, t.slogan, t.description,
-                                          t.target_vibe, position=i, language_preference=t.language_preference)
-                                    for i, t in enumerate(themes, start=1)])
         batch_themes = shelf_db.themes(batch_id)
         if not batch_themes:
-            raise ValueError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import`")
+            raise InputError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import` "
+                             "or type them in the run form")
         first_run_at = shelf_db.start_batch(batch_id)
         ctx = build_context(db, settings, get_vocabulary(), available_only=not include_unavailable,
                             switches=shelf_db.batch_switches(batch_id, switches))
-        workbook = settings.outputs_dir / f"{batch_id}.xlsx"
         shelves: list[ThemeShelf] = []
         with db.transaction():  # the batch's history and statuses land together or not at all
             for theme in batch_themes:
@@ -88,7 +141,8 @@ def shelve_batch(settings: Settings, batch_id: str, themes: list[ThemeBrief] | N
                 shelves.append(shelf)
                 shelf_db.record_shelf(theme, (*shelf.query.filter_conditions, *shelf.query.numeric_conditions),
                                       [e.book.book_id for e in shelf.entries])
-                shelf_db.set_theme_status(batch_id, theme.theme_id, shelf.status)
+                shelf_db.set_theme_status(batch_id, theme.theme_id, shelf.status,
+                                          shelf.notes[0] if shelf.status == "failed" else None)
                 logger.info("theme %s: %s, %d books", theme.theme_id, shelf.status, len(shelf.entries))
             export(workbook, batch_id, quote(shelves))
             shelf_db.finish_batch(batch_id, str(workbook))
@@ -98,37 +152,94 @@ def shelve_batch(settings: Settings, batch_id: str, themes: list[ThemeBrief] | N
     logger.info("batch %s written to %s", batch_id, workbook)
     return BatchResult(batch_id, str(workbook), {s.theme.theme_id: len(s.entries) for s in shelves},
                        {s.theme.theme_id: s.status for s in shelves},
-                       {s.theme.theme_id: s.stage_seconds for s in shelves}, shelves)
+                       {s.theme.theme_id: s.stage_seconds for s in shelves},
+                       {s.theme.theme_id: s.notes[0] for s in shelves if s.status == "failed"}, shelves)
 
 
-@flow(name="generate-shelves")
-def generate_shelves(batch_id: str, themes: list[ThemeBrief] | None = None, include_unavailable: bool = False,
-                     sentence_rerank: bool | None = _mirrors("Sentence rerank", SentenceRerankSettings,
-                                                             "rerank.sentence.enabled"),
-                     query_expansion: bool | None = _mirrors("Query expansion", ExpansionSettings,
-                                                             "expansion.enabled"),
-                     language_preference: Literal["first", "only", "any"] | None = Field(
-                         None, description="Books in the brief's language first, only, or any. Empty: the batch's "
-                                           "earlier choice, else `shelf.language_preference`. A theme's own "
-                                           "choice wins. Kept for the batch's reruns.",
-                         json_schema_extra={"title": "Language preference"})) -> BatchResult:
-    """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx.
-
-    Args:
-        batch_id: the batch to shelve; its themes come from `shelfwise themes import` or from `themes`.
-        themes: themes to add to the batch (or replace, by theme_id) before shelving.
-        include_unavailable: keep books with no copies on the shelf.
-    """
-    return shelve_batch(load_settings(), batch_id, themes, include_unavailable,
-                        StageSwitches(sentence_rerank=sentence_rerank, query_expansion=query_expansion,
-                                      language_preference=language_preference))
+def batch_state(result: BatchResult) -> State:
+    """Completed (needs_review named in the message) unless a theme failed: then Failed, naming it."""
+    if result.errors:
+        return Failed(message=result.describe(), data=ShelvingFailed(result))
+    return Completed(message=result.describe(), data=result)
 
 
-@flow(name="nightly")
-def nightly() -> list[BatchResult]:
+def new_batch_id(now: datetime | None = None) -> str:
+    """A dated id for a batch typed in the run form without one: 2026-11-23-1405-3f2a."""
+    return f"{(now or datetime.now()):%Y-%m-%d-%H%M}-{uuid.uuid4().hex[:4]}"
+
+
+@flow(name="generate-shelves", flow_run_name="shelves-{batch_id}",
+      description="Shelve one batch of themes and write outputs/<batch id>.xlsx.")
+def generate_shelves(
+    batch_id: Annotated[str, form_field(
+        "Batch id", f"{NEW_BATCH}: a new batch named after the date and time the run starts "
+                    "(e.g. 2026-11-23-1405-3f2a). Name a batch to add themes to it or shelve it again.",
+        pattern=ID_PATTERN)] = NEW_BATCH,
+    themes: Annotated[list[ThemeBrief], form_field(
+        "Themes", "Themes to add to the batch (a theme with the id of an earlier one replaces it).")] = [],  # noqa: B006
+    themes_file_text: Annotated[str, form_field(
+        "Themes file text", "Or paste a themes file here: YAML with a `themes:` list, or CSV with a header row "
+                            "(the columns of config/themes_template.xlsx).")] = "",
+    include_unavailable: Annotated[bool, form_field(
+        "Include unavailable books", "Also shelve books with no copy available now.")] = False,
+    sentence_rerank: Annotated[Switch, _switch("Sentence rerank", SentenceRerankSettings,
+                                               "rerank.sentence.enabled")] = "default",
+    query_expansion: Annotated[Switch, _switch("Query expansion", ExpansionSettings,
+                                               "expansion.enabled")] = "default",
+    language_preference: Annotated[Literal["default", "first", "only", "any"], form_field(
+        "Language preference", "Books in the brief's language first, only, or any. default: the batch's earlier "
+                               "choice, else `shelf.language_preference`. A theme's own choice wins. Kept for the "
+                               "batch's reruns.")] = "default",
+) -> State:
+    """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx."""
+    settings = load_settings()
+    try:
+        batch = new_batch_id() if batch_id in ("", NEW_BATCH) else check_batch_id(batch_id)
+        label_run(f"shelves-{batch}", [f"batch:{batch}", trigger_tag()])
+        handed_in = (themes_from_form(batch, [t.model_dump() for t in themes], themes_file_text)
+                     if themes or themes_file_text.strip() else None)
+        switches = StageSwitches(sentence_rerank=_SWITCHED[sentence_rerank],
+                                 query_expansion=_SWITCHED[query_expansion],
+                                 language_preference=None if language_preference == "default" else language_preference)
+        return batch_state(shelve_batch(settings, batch, handed_in, include_unavailable, switches))
+    except REFUSALS as err:  # the curator's input or the workspace: the reason, not a traceback
+        logger.error("%s", err)
+        return Failed(message=str(err), data=err)
+
+
+def switch_value(choice: bool | None) -> Switch:
+    """The run-form value of a command-line switch (--x / --no-x / neither)."""
+    return next(k for k, v in _SWITCHED.items() if v is choice)
+
+
+def nightly_state(build: State, batches: Mapping[str, State]) -> State:
+    """Failed when the index build or any batch failed, naming each; else Completed with what was shelved."""
+    failed = [f"batch {b}: {s.message}" for b, s in batches.items() if not s.is_completed()]
+    if not build.is_completed():
+        failed.insert(0, f"index build: {build.message}")
+    shelved = ", ".join(b for b, s in batches.items() if s.is_completed()) or "none"
+    message = f"batches shelved: {shelved}" + (f"; failed: {' | '.join(failed)}" if failed else "")
+    return Failed(message=message) if failed else Completed(message=message)
+
+
+def _nightly_run_name() -> str:
+    return f"nightly-{datetime.now():%Y-%m-%d}"
+
+
+@flow(name="nightly", flow_run_name=_nightly_run_name,
+      description="Bring the indexes up to date, then shelve every batch with pending themes.")
+def nightly() -> State:
     """Bring the indexes up to date, then shelve every batch with pending themes (each its own flow run)."""
-    build_indexes()
-    with open_catalog(load_settings().duckdb_path) as db:
-        pending = ShelfDB(db.conn).pending_batches()
-    logger.info("pending batches: %s", ", ".join(pending) or "none")
-    return [generate_shelves(batch_id) for batch_id in pending]
+    settings = load_settings()
+    try:
+        with workspace_writer(settings, "the nightly run"), tags(NIGHTLY):
+            build = build_indexes(return_state=True)  # a failed build leaves the last index current: shelve on it
+            with open_catalog(settings.duckdb_path) as db:
+                import_waiting_themes(db, settings.workspace)
+                pending = ShelfDB(db.conn).pending_batches()
+            logger.info("pending batches: %s", ", ".join(pending) or "none")
+            batches = {batch_id: generate_shelves(batch_id, return_state=True) for batch_id in pending}
+    except REFUSALS as err:  # e.g. a manual run held the workspace all night: its pending themes wait for tomorrow
+        logger.error("%s", err)
+        return Failed(message=str(err), data=err)
+    return nightly_state(build, batches)

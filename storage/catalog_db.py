@@ -1,12 +1,16 @@
 """The DuckDB catalog: books, rejected rows, caches and index versions.
 
-All DuckDB reads and writes go through CatalogDB. DuckDB allows one writing process and readers
-block it, so one CatalogDB is opened per flow run and passed to the steps that need it.
+All DuckDB reads and writes go through CatalogDB. DuckDB allows one read-write process or several
+read-only ones, never both: writers hold the workspace lock (storage/workspace_lock.py) as well, and
+read-only commands open the file read_only. An open that meets the other kind is retried for a few
+seconds, then fails with CatalogBusy naming who holds the file.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -17,6 +21,9 @@ import numpy as np
 import pyarrow as pa
 
 from storage.models import BookRecord, Facet, ImportCounts, ImportWarning, IndexVersion, RejectedRow
+from storage.workspace_lock import current_holder
+
+BUSY_RETRY_SECONDS = 10.0  # readers (status, try) hold the file for seconds: a writer waits them out
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS books (
@@ -181,13 +188,28 @@ def _row_to_book(row: dict) -> BookRecord:
     )
 
 
+class CatalogBusy(RuntimeError):
+    """The catalog file stayed locked by another process for longer than the caller would wait."""
+
+
+class CatalogMissing(RuntimeError):
+    """A read-only command found no catalog in the workspace."""
+
+
 class CatalogDB:
     """One open DuckDB catalog."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, path: Path):
+    def __init__(self, conn: duckdb.DuckDBPyConnection, path: Path, read_only: bool = False):
         self.conn = conn
         self.path = path
-        self.conn.execute(SCHEMA)
+        self.read_only = read_only
+        if not read_only:
+            self.conn.execute(SCHEMA)
+
+    @property
+    def workspace(self) -> Path:
+        """The folder the catalog lives in; index version paths are stored relative to it."""
+        return self.path.parent
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -198,6 +220,11 @@ class CatalogDB:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+    def has_table(self, name: str) -> bool:
+        """True when the catalog has the table (a read-only open creates none)."""
+        return bool(self.conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
+                                      [name]).fetchone()[0])
 
     # ---- books -----------------------------------------------------------------------------
 
@@ -402,7 +429,7 @@ class CatalogDB:
             self.conn.execute(
                 "INSERT INTO index_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true)",
                 [
-                    version.version_id, version.created_at, version.path, version.snapshot_hash,
+                    version.version_id, version.created_at, self._stored_path(version.path), version.snapshot_hash,
                     version.book_count, version.sentence_count, version.embedder,
                     version.embedding_dim, version.books_embedded, version.sentences_embedded,
                     json.dumps(version.stage_seconds),
@@ -420,12 +447,30 @@ class CatalogDB:
         )
         return [
             IndexVersion(
-                version_id=r[0], created_at=r[1], path=r[2], snapshot_hash=r[3], book_count=r[4],
+                version_id=r[0], created_at=r[1], path=self._resolved_path(r[0], r[2]), snapshot_hash=r[3],
+                book_count=r[4],
                 sentence_count=r[5], embedder=r[6], embedding_dim=r[7], books_embedded=r[8],
                 sentences_embedded=r[9], stage_seconds=json.loads(r[10]), is_current=r[11],
             )
             for r in cursor.fetchall()
         ]
+
+    def _stored_path(self, path: str) -> str:
+        """A version folder inside the workspace is stored relative to it, so a moved workspace still finds it."""
+        folder = Path(path)
+        try:
+            return folder.resolve().relative_to(self.workspace.resolve()).as_posix()
+        except ValueError:
+            return str(folder)
+
+    def _resolved_path(self, version_id: str, stored: str) -> str:
+        """The folder of a version: relative paths against the workspace; an absolute one written before
+        paths were stored relative, as the same version in this workspace when it is here."""
+        folder = Path(stored)
+        if not folder.is_absolute():
+            return str(self.workspace / folder)
+        moved = self.workspace / "indexes" / version_id
+        return str(moved) if not folder.exists() and moved.exists() else stored
 
     def current_index_version(self) -> IndexVersion | None:
         return next((v for v in self.index_versions() if v.is_current), None)
@@ -459,11 +504,43 @@ class CatalogDB:
 
 
 @contextmanager
-def open_catalog(path: Path) -> Iterator[CatalogDB]:
-    """Open (and create) the catalog database at `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = duckdb.connect(str(path))
+def open_catalog(path: Path, read_only: bool = False,
+                 retry_seconds: float = BUSY_RETRY_SECONDS) -> Iterator[CatalogDB]:
+    """Open the catalog database at `path` (a writer creates it); retried while another process holds it."""
+    if read_only and not path.exists():
+        raise CatalogMissing(f"no catalog at {path} yet: import one with `shelfwise catalog import FILE`")
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = _connect(path, read_only, retry_seconds)
     try:
-        yield CatalogDB(conn, path)
+        yield CatalogDB(conn, path, read_only)
     finally:
         conn.close()
+
+
+_LOCK_HELD = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
+
+
+def _connect(path: Path, read_only: bool, retry_seconds: float) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + retry_seconds
+    delay = 0.05
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as err:
+            held = _LOCK_HELD.search(str(err))
+            if held is None:
+                raise
+            if time.monotonic() >= deadline:
+                raise CatalogBusy(f"catalog {path} is busy: {_who(path, int(held['pid']))} has it open; "
+                                  f"try again when it finishes") from None
+        time.sleep(delay)
+        delay = min(delay * 2, 1.0)
+
+
+def _who(path: Path, pid: int) -> str:
+    """The process holding the DuckDB file, named as the workspace lock's holder describes itself."""
+    holder = current_holder(path.parent)
+    if holder is not None and holder.pid == pid:
+        return holder.describe()
+    return f"process {pid}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 import duckdb
@@ -20,10 +21,11 @@ CREATE TABLE IF NOT EXISTS themes (
     slogan VARCHAR,
     description VARCHAR,
     target_vibe VARCHAR,
-    status VARCHAR,
+    status VARCHAR,           -- pending | done | needs_review; a theme that failed stays pending
     imported_at TIMESTAMP,
     PRIMARY KEY (batch_id, theme_id)
 );
+ALTER TABLE themes ADD COLUMN IF NOT EXISTS last_error VARCHAR;  -- why its last run failed, if it did
 CREATE TABLE IF NOT EXISTS batches (
     batch_id VARCHAR PRIMARY KEY,
     first_run_at TIMESTAMP,   -- fixes which history a rerun may see, so reruns give the same shelves
@@ -57,42 +59,52 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
+@dataclass(frozen=True)
+class PendingBatch:
+    """A batch with themes still to shelve, as `shelfwise status` lists it."""
+
+    batch_id: str
+    pending: int
+    failed: dict[str, str]  # theme_id -> why its last run failed
+
+
 class ShelfDB:
     """Themes, batches and shelf history, on an open DuckDB connection."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection):
+    def __init__(self, conn: duckdb.DuckDBPyConnection, read_only: bool = False):
         self.conn = conn
-        self.conn.execute(SCHEMA)
+        if not read_only:
+            self.conn.execute(SCHEMA)
 
     def import_themes(self, themes: Sequence[Theme]) -> dict[str, int]:
-        """Upsert themes by (batch_id, theme_id); a changed brief goes back to pending."""
+        """Upsert themes by (batch_id, theme_id); a changed brief goes back to pending.
+
+        Runs inside the caller's transaction, so that the themes and their rejected rows land together.
+        """
         counts = {"inserted": 0, "updated": 0, "unchanged": 0}
         now = _now()
-        self.conn.execute("BEGIN TRANSACTION")
-        try:
-            for theme in themes:
-                existing = self.conn.execute(
-                    "SELECT theme_name, slogan, description, target_vibe, position, coalesce(language_preference, '') "
-                    "FROM themes WHERE batch_id = ? AND theme_id = ?", [theme.batch_id, theme.theme_id]).fetchall()
-                existing = existing[0] if existing else None
-                values = (theme.theme_name, theme.slogan, theme.description, theme.target_vibe, theme.position,
-                          theme.language_preference)
-                if existing == values:
-                    counts["unchanged"] += 1
-                    continue
-                counts["inserted" if existing is None else "updated"] += 1
-                self.conn.execute(
-                    "INSERT INTO themes VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) "
-                    "ON CONFLICT (batch_id, theme_id) DO UPDATE SET position = excluded.position, "
-                    "theme_name = excluded.theme_name, slogan = excluded.slogan, "
-                    "description = excluded.description, target_vibe = excluded.target_vibe, "
-                    "status = 'pending', imported_at = excluded.imported_at, "
-                    "language_preference = excluded.language_preference",
-                    [theme.batch_id, theme.theme_id, theme.position, *values[:4], now, theme.language_preference])
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+        for theme in themes:
+            existing = self.conn.execute(
+                "SELECT theme_name, slogan, description, target_vibe, position, coalesce(language_preference, '') "
+                "FROM themes WHERE batch_id = ? AND theme_id = ?", [theme.batch_id, theme.theme_id]).fetchall()
+            existing = existing[0] if existing else None
+            values = (theme.theme_name, theme.slogan, theme.description, theme.target_vibe, theme.position,
+                      theme.language_preference)
+            if existing == values:
+                counts["unchanged"] += 1
+                continue
+            counts["inserted" if existing is None else "updated"] += 1
+            # Columns by name: workspaces made by earlier releases added them in another order.
+            self.conn.execute(
+                "INSERT INTO themes (batch_id, theme_id, position, theme_name, slogan, description, target_vibe, "
+                "status, imported_at, last_error, language_preference) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, ?) "
+                "ON CONFLICT (batch_id, theme_id) DO UPDATE SET position = excluded.position, "
+                "theme_name = excluded.theme_name, slogan = excluded.slogan, "
+                "description = excluded.description, target_vibe = excluded.target_vibe, "
+                "status = 'pending', imported_at = excluded.imported_at, last_error = NULL, "
+                "language_preference = excluded.language_preference",
+                [theme.batch_id, theme.theme_id, theme.position, *values[:4], now, theme.language_preference])
         return counts
 
     def themes(self, batch_id: str) -> list[Theme]:
@@ -102,14 +114,26 @@ class ShelfDB:
         return [Theme(b, t, n, s or "", d or "", v or "", p, st, lp or "") for b, t, n, s, d, v, p, st, lp in rows]
 
     def pending_batches(self) -> list[str]:
-        rows = self.conn.execute(
-            "SELECT batch_id FROM themes GROUP BY batch_id "
-            "HAVING count(*) FILTER (WHERE status = 'pending') > 0 ORDER BY min(imported_at), batch_id").fetchall()
-        return [r[0] for r in rows]
+        return [b.batch_id for b in self.pending()]
 
-    def set_theme_status(self, batch_id: str, theme_id: str, status: str) -> None:
-        self.conn.execute("UPDATE themes SET status = ? WHERE batch_id = ? AND theme_id = ?",
-                          [status, batch_id, theme_id])
+    def pending(self) -> list[PendingBatch]:
+        """Batches with themes never shelved or whose last run failed, oldest import first."""
+        # a catalog opened read-only may predate the column (only a writer adds it)
+        error = "last_error" if self.conn.execute(
+            "SELECT count(*) FROM information_schema.columns WHERE table_name = 'themes' AND column_name = 'last_error'"
+        ).fetchall()[0][0] else "NULL"
+        rows = self.conn.execute(
+            f"SELECT batch_id, count(*), list(theme_id ORDER BY theme_id) FILTER (WHERE {error} IS NOT NULL), "
+            f"list({error} ORDER BY theme_id) FILTER (WHERE {error} IS NOT NULL) "
+            "FROM themes WHERE status = 'pending' GROUP BY batch_id ORDER BY min(imported_at), batch_id").fetchall()
+        return [PendingBatch(b, n, dict(zip(ids or [], errors or []))) for b, n, ids, errors in rows]
+
+    def set_theme_status(self, batch_id: str, theme_id: str, status: str, error: str | None = None) -> None:
+        """The outcome of a theme's run; a failed theme stays pending, with its error, for the next run."""
+        if status == "failed":
+            status = "pending"
+        self.conn.execute("UPDATE themes SET status = ?, last_error = ? WHERE batch_id = ? AND theme_id = ?",
+                          [status, error, batch_id, theme_id])
 
     def start_batch(self, batch_id: str) -> datetime:
         """Record a run of the batch; returns when the batch first ran."""

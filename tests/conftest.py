@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
+import subprocess
+import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +95,75 @@ def demo_workspace(prefect_server, tmp_path_factory):
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+@pytest.fixture
+def demo_copy(demo_workspace, tmp_path, monkeypatch):
+    """A copy of the indexed demo workspace (index paths are relative, so a copy works), made this test's."""
+    import shutil
+
+    shutil.copytree(demo_workspace.workspace, tmp_path / "var", ignore=shutil.ignore_patterns("prefect", "write.lock"))
+    monkeypatch.setenv("SHELFWISE__WORKSPACE", str(tmp_path / "var"))
+    monkeypatch.setenv("SHELFWISE__OUTPUTS_DIR", str(tmp_path / "outputs"))
+    return load_settings()
+
+
+class Command:
+    """`shelfwise ARGS` in its own process; its output is collected line by line as it comes."""
+
+    def __init__(self, *args: str, own_server: bool = False):
+        env = dict(os.environ)
+        if own_server:
+            env.pop("PREFECT_API_URL", None)
+        else:
+            from prefect.settings import PREFECT_API_URL
+
+            env["PREFECT_API_URL"] = PREFECT_API_URL.value()  # the session's server: no 15 s start each
+        self.process = subprocess.Popen([sys.executable, "-m", "flows.cli", *args], cwd=PROJECT_ROOT, env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, pattern: str, timeout: float = 300) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = next((line for line in self.lines if re.search(pattern, line)), None)
+            if found:
+                return found
+            assert self.process.poll() is None, "\n".join(self.lines[-20:])
+            time.sleep(0.1)
+        raise AssertionError(f"no {pattern!r} within {timeout} s:\n" + "\n".join(self.lines[-20:]))
+
+    def finish(self, timeout: float = 600) -> int:
+        code = self.process.wait(timeout=timeout)
+        self._reader.join(timeout=10)
+        return code
+
+    def children(self) -> list[int]:
+        """Process ids of this command's children (its Prefect server, if it started one)."""
+        found = []
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            found += [int(pid) for pid in (task / "children").read_text().split()]
+        return found
+
+    def kill(self) -> None:
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.finish()
+
+
+def gone(pid: int, timeout: float = 20) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":  # a zombie waiting for its new parent to reap it runs nothing
+            return True
+        time.sleep(0.2)
+    return False

@@ -385,6 +385,12 @@ def details_rows(shelves: Sequence[ThemeShelf]) -> list[list[object]]:
     return rows
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf]) -> Path:
     """Write the batch's workbook atomically; returns its path."""
     wb = Workbook()
@@ -416,6 +422,7 @@ def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf]) -> 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; a workbook is for every curator the umask allows
     try:
         wb.save(tmp)
         os.replace(tmp, path)

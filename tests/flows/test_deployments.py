@@ -1,30 +1,59 @@
-"""What `shelfwise serve` registers."""
+"""What `shelfwise server` serves and `shelfwise deploy` registers, and the run form curators fill in."""
 
-from config.settings import ScheduleSettings
+from config.settings import ExpansionSettings, SentenceRerankSettings, load_settings
+from flows.build_indexes import build_indexes
 from flows.deployments import deployments
+from flows.generate_shelves import generate_shelves
+from tasks.understanding.themes import ID_PATTERN
 
 
-def test_nightly_runs_on_the_configured_cron_and_timezone_and_shelves_take_a_form():
-    nightly, shelves, build = deployments(ScheduleSettings(cron="0 2 * * *", timezone="Asia/Shanghai"))
-    assert nightly.name == "nightly"
+def test_nightly_runs_on_the_configured_cron_and_timezone_and_every_deployment_runs_one_at_a_time():
+    settings = load_settings(schedule={"cron": "0 2 * * *", "timezone": "Asia/Shanghai"})
+    nightly, shelves, build = deployments(settings)
+    assert [d.name for d in (nightly, shelves, build)] == ["nightly", "generate-shelves", "build-indexes"]
     [schedule] = nightly.schedules
     assert schedule.schedule.cron == "0 2 * * *" and schedule.schedule.timezone == "Asia/Shanghai"
     assert shelves.schedules == [] and build.schedules == []
-    form = shelves._parameter_openapi_schema.model_dump()
-    assert form["required"] == ["batch_id"]
-    assert "themes" in form["properties"] and "ThemeBrief" in str(form["definitions"])
-    # the optional stages are switches on the form, each saying what it does and what empty means
-    for switch in ("sentence_rerank", "query_expansion"):
-        assert "Empty: the batch's earlier choice" in form["properties"][switch]["description"]
+    limits = {(d.concurrency_limit, d.concurrency_options.collision_strategy.value) for d in (nightly, shelves, build)}
+    assert limits == {(1, "ENQUEUE")}
+    assert "nightly" in nightly.tags and "manual" in shelves.tags and "manual" in build.tags
 
 
-def test_the_run_form_describes_the_switches_with_the_settings_own_words():
-    from config.settings import ExpansionSettings, SentenceRerankSettings
-    from flows.generate_shelves import generate_shelves
+def test_the_run_form_has_titles_a_dated_default_batch_and_a_place_to_paste_a_themes_file():
+    form = deployments(load_settings())[1]._parameter_openapi_schema.model_dump()
+    fields = form["properties"]
+    assert form["required"] == []
+    assert [fields[name]["title"] for name in fields] == [
+        "Batch id", "Themes", "Themes file text", "Include unavailable books", "Sentence rerank", "Query expansion"]
+    assert all(field.get("description") for field in fields.values())
+    # the batch id: checked by the form against the one pattern; empty means a new, dated batch
+    assert fields["batch_id"]["pattern"] == ID_PATTERN and fields["batch_id"]["default"] == "auto"
+    assert "named after the date and time the run starts" in fields["batch_id"]["description"]
+    theme = form["definitions"]["ThemeBrief"]
+    assert theme["title"] == "Theme" and theme["required"] == ["theme_name"]
+    assert theme["properties"]["theme_id"]["pattern"] == f"^$|{ID_PATTERN}"
+    assert all(p["title"] and p["description"] for p in theme["properties"].values())
+    assert fields["themes_file_text"]["type"] == "string" and "YAML" in fields["themes_file_text"]["description"]
 
-    form = generate_shelves.parameters.model_dump()["properties"]
+
+def test_the_switches_are_three_choices_described_in_the_settings_own_words():
+    fields = generate_shelves.parameters.model_dump()["properties"]
     for name, section, key in (("sentence_rerank", SentenceRerankSettings, "rerank.sentence.enabled"),
                                ("query_expansion", ExpansionSettings, "expansion.enabled")):
-        assert form[name]["description"].startswith(section.model_fields["enabled"].description)
-        assert key in form[name]["description"] and form[name]["default"] is None
-    assert form["sentence_rerank"]["title"] == "Sentence rerank"
+        assert fields[name]["enum"] == ["default", "on", "off"] and fields[name]["default"] == "default"
+        assert fields[name]["description"].startswith(section.model_fields["enabled"].description)
+        assert key in fields[name]["description"] and "anyOf" not in fields[name]
+    assert fields["sentence_rerank"]["title"] == "Sentence rerank"
+
+
+def test_the_build_form_says_what_a_full_rebuild_is():
+    full = build_indexes.parameters.model_dump()["properties"]["full"]
+    assert full["title"] == "Full rebuild" and full["default"] is False
+    assert "ignoring the caches" in full["description"]
+
+
+def test_a_flow_called_without_its_optional_parameters_gets_their_defaults():
+    # Field(...) as a default once reached the flow as a FieldInfo object
+    assert generate_shelves.validate_parameters({"batch_id": "b1"}) == {
+        "batch_id": "b1", "themes": [], "themes_file_text": "", "include_unavailable": False,
+        "sentence_rerank": "default", "query_expansion": "default"}

@@ -107,8 +107,8 @@ def test_nightly_shelves_every_pending_batch_after_bringing_the_index_up_to_date
     themes.write_text("batch_id: demo-nightly\nthemes:\n  - theme_id: stars\n    theme_name: 宇宙星空\n"
                       "    description: 关于宇宙和星空的书\n", encoding="utf-8")
     assert shelfwise(["themes", "import", str(themes)]) == 0
-    results = nightly()
-    assert "demo-nightly" in [r.batch_id for r in results]
+    state = nightly(return_state=True)
+    assert state.is_completed() and "demo-nightly" in state.message.split("batches shelved: ")[1]
     assert (demo_workspace.outputs_dir / "demo-nightly.xlsx").exists()
     with open_catalog(demo_workspace.duckdb_path) as db:
         assert "demo-nightly" not in ShelfDB(db.conn).pending_batches()

@@ -37,3 +37,37 @@ def test_a_theme_can_choose_its_language_preference_and_a_wrong_one_is_rejected(
     assert [(t.theme_id, t.language_preference) for t in result.themes] == [("rain", "only"), ("sea", "")]
     assert [(r.row_number, r.field, r.reason) for r in result.rejected] == [
         (4, "language_preference", "'english' is not one of first, only, any (or empty)")]
+
+
+def test_one_id_pattern_for_batches_and_themes():
+    from tasks.understanding.themes import id_problem
+
+    for good in ("2026-12-week1", "rainy-night", "a", "B_2.x", "x" * 64):
+        assert id_problem(good) is None
+    for bad in ("", "../evil/x", "..", ".hidden", "-flag", "a/b", "雨夜", "a b", "x" * 65):
+        assert id_problem(bad) is not None
+
+
+def test_the_form_and_a_pasted_file_become_one_batch_and_any_bad_theme_refuses_all():
+    import pytest
+
+    from tasks.understanding.themes import ThemeInputError, themes_from_form
+
+    pasted = "theme_id,theme_name,description\nstars,宇宙星空,关于宇宙的书\n"
+    batch = themes_from_form("b1", [{"theme_name": "Rainy night"}], pasted)
+    assert [(t.theme_id, t.position, t.theme_name) for t in batch.themes] == [("theme-01", 1, "Rainy night"),
+                                                                              ("stars", 2, "宇宙星空")]
+    with pytest.raises(ThemeInputError, match=r"^run form: theme 2: theme_id: duplicate theme_id 'a'; "
+                                              r"theme 3: theme_name: missing$"):
+        themes_from_form("b1", [{"theme_id": "a", "theme_name": "x"}, {"theme_id": "a", "theme_name": "y"},
+                                {"theme_id": "c", "theme_name": " "}])
+    with pytest.raises(ThemeInputError, match=r"^run form: batch id: '\.\./x' is not an id"):
+        themes_from_form("../x", [{"theme_name": "x"}])
+
+
+def test_pasted_yaml_keeps_its_own_batch_id_unless_one_is_given(tmp_path):
+    from tasks.understanding.themes import themes_from_text
+
+    text = "batch_id: from-text\nthemes:\n  - theme_id: a\n    theme_name: One\n"
+    assert themes_from_text(text).batch_id == "from-text"
+    assert themes_from_text(text, "given").themes[0].batch_id == "given"

@@ -40,7 +40,8 @@ def rerank(candidates: list[Candidate], query: str, document_of: Callable[[str],
     try:
         scores = reranker.score(query, [document_of(c.book_id) for c in head])
     except Exception as err:  # noqa: BLE001 - any failure of an optional stage keeps the fused order
-        return RerankOutcome(candidates, f"{reranker.name} failed, fused order kept: {type(err).__name__}")
+        reason = f"{type(err).__name__}: {err}"[:200]
+        return RerankOutcome(candidates, f"{reranker.name} failed, fused order kept: {reason}")
     scored = [replace(cand, rerank_score=score) for cand, score in zip(head, scores)]
     reordered = sorted(scored, key=lambda c: (-(c.rerank_score or 0.0), -c.fused_score, c.book_id))
     return RerankOutcome(reordered + tail, reranker.name)

@@ -1,10 +1,13 @@
 """A rerank endpoint over HTTP: POST {model, query, documents} -> scores.
 
 Accepts both reply shapes in use: {"scores": [...]} and {"results": [{"index", "relevance_score"}]}.
+A reply is used only when it scores every document exactly once with a finite number; otherwise
+RerankReplyError says what is wrong and the fused order stands.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 
@@ -12,6 +15,10 @@ import httpx
 
 from config.settings import EndpointSettings
 from tasks.ranking.rerank.base import Reranker
+
+
+class RerankReplyError(ValueError):
+    """A reply that does not score each document once with a finite number."""
 
 
 class HTTPReranker(Reranker):
@@ -28,13 +35,36 @@ class HTTPReranker(Reranker):
         response = self._client.post(self._url, json={"model": self._model, "query": query,
                                                       "documents": list(documents)})
         response.raise_for_status()
-        body = response.json()
-        if "scores" in body:
-            scores = [float(s) for s in body["scores"]]
-        else:
-            scores = [0.0] * len(documents)
-            for item in body["results"]:
-                scores[int(item["index"])] = float(item["relevance_score"])
-        if len(scores) != len(documents):
-            raise ValueError(f"{self._url} returned {len(scores)} scores for {len(documents)} documents")
+        try:
+            body = response.json()
+        except ValueError:
+            raise RerankReplyError("reply is not JSON") from None
+        return parse_scores(body, len(documents))
+
+
+def _finite(value: object, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise RerankReplyError(f"{where} is {value!r}, not a finite number")
+    return float(value)
+
+
+def parse_scores(body: object, count: int) -> list[float]:
+    """One finite score per document, in document order, from either reply shape."""
+    if isinstance(body, dict) and isinstance(body.get("scores"), list):
+        scores = [_finite(s, f"scores[{i}]") for i, s in enumerate(body["scores"])]
+        if len(scores) != count:
+            raise RerankReplyError(f"{len(scores)} scores for {count} documents")
         return scores
+    if not isinstance(body, dict) or not isinstance(body.get("results"), list):
+        raise RerankReplyError("reply has neither `scores` nor `results`")
+    scores: dict[int, float] = {}
+    for i, item in enumerate(body["results"]):
+        index = item.get("index") if isinstance(item, dict) else None
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            raise RerankReplyError(f"results[{i}].index is {index!r}, not a document number 0-{count - 1}")
+        if index in scores:
+            raise RerankReplyError(f"results[{i}].index {index} appears twice")
+        scores[index] = _finite(item.get("relevance_score"), f"results[{i}].relevance_score")
+    if len(scores) != count:
+        raise RerankReplyError(f"{len(scores)} scores for {count} documents")
+    return [scores[i] for i in range(count)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from dataclasses import replace
 
 import httpx
@@ -20,6 +21,8 @@ from tasks.understanding.reading import Reading
 from tasks.understanding.translate.base import TranslationError, Translator, validate_conditions
 
 MIN_KEYWORDS, MAX_KEYWORDS = 3, 15
+MAX_REPLY_BYTES = 256 * 1024  # a translation is a few hundred bytes; a runaway reply is cut off here
+UNREACHABLE_AFTER = 2  # themes in a row the endpoint timed out or refused: then the rest go to rules at once
 THEME_LIMITS = {"theme_name": 200, "slogan": 200, "description": 1500, "target_vibe": 200}
 
 SYSTEM_PROMPT = """You turn a library curator's theme brief into search conditions for a book catalog.
@@ -33,7 +36,8 @@ Use only these dimensions and values (value names exactly as written; aliases on
 
 
 class LLMTranslator(Translator):
-    """Asks the model once (plus retries); an invalid or late reply falls back to `fallback`."""
+    """Asks the model once (plus retries) within a per-theme deadline; anything but a valid translation falls
+    back to `fallback`, with the reason in the translator's name."""
 
     name = "llm"
 
@@ -49,32 +53,56 @@ class LLMTranslator(Translator):
         self._system = SYSTEM_PROMPT + yaml.safe_dump(
             {d.name: {v.name: list(v.aliases[:4]) for v in d.values} for d in vocabulary.dimensions},
             allow_unicode=True, sort_keys=False)
+        self._unreachable = 0  # themes in a row whose every attempt timed out or could not connect
 
     def translate(self, theme: Theme, reading: Reading) -> ThemeQuery:
         errors = []
-        for _ in range(1 + self.settings.llm_retries):
-            try:
-                return self._parse(self._ask(theme), theme, reading)
-            except (httpx.HTTPError, TranslationError, ValueError, KeyError) as err:
-                errors.append(f"{type(err).__name__}: {err}"[:200])
+        if self._unreachable >= UNREACHABLE_AFTER:
+            errors.append(f"endpoint unreachable for {self._unreachable} themes in a row; not asked")
+        else:
+            deadline = time.monotonic() + self.settings.deadline_seconds
+            transport_only = True
+            for _ in range(1 + self.settings.llm_retries):
+                if time.monotonic() >= deadline:
+                    errors.append(f"no valid reply within the {self.settings.deadline_seconds:g} s deadline")
+                    break
+                try:
+                    query = self._parse(self._ask(theme, deadline), theme, reading)
+                except Exception as err:  # noqa: BLE001 - whatever the reply, the rules translator answers
+                    transport_only &= isinstance(err, (httpx.TimeoutException, httpx.NetworkError))
+                    errors.append(f"{type(err).__name__}: {err}"[:200])
+                    continue
+                self._unreachable = 0
+                return query
+            self._unreachable = self._unreachable + 1 if transport_only else 0
         fallback = self.fallback.translate(theme, reading)
         return replace(fallback, translator=f"{fallback.translator} (llm failed: {errors[-1]})")
 
-    def _ask(self, theme: Theme) -> str:
+    def _ask(self, theme: Theme, deadline: float) -> str:
+        """The reply's message content, read at most MAX_REPLY_BYTES and never past the deadline."""
         brief = yaml_data_block("theme_brief", [{
             "theme_name": theme.theme_name, "slogan": theme.slogan,
             "description": theme.description, "target_vibe": theme.target_vibe,
         }], THEME_LIMITS)
-        response = self._client.post(self._url, json={
+        timeout = min(self.settings.llm.timeout_seconds, max(deadline - time.monotonic(), 0.01))
+        body = bytearray()
+        with self._client.stream("POST", self._url, timeout=timeout, json={
             "model": self.settings.llm.model,
             "temperature": 0,
             "messages": [{"role": "system", "content": self._system},
                          {"role": "user", "content": brief}],
-        })
-        response.raise_for_status()
-        return response.json()["choices"][0]["message"]["content"]
+        }) as response:
+            response.raise_for_status()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > MAX_REPLY_BYTES:
+                    raise TranslationError(f"reply larger than {MAX_REPLY_BYTES // 1024} KiB")
+                if time.monotonic() >= deadline:
+                    raise TranslationError(f"reply still arriving at the {self.settings.deadline_seconds:g} s deadline")
+        return _message_content(bytes(body))
 
     def _parse(self, content: str, theme: Theme, reading: Reading) -> ThemeQuery:
+        """The ThemeQuery a reply's content describes, or TranslationError saying what is wrong with it."""
         content = re.sub(r"^```(?:json)?\s*|\s*```$", "", content.strip())
         try:
             reply = json.loads(content)
@@ -96,3 +124,19 @@ class LLMTranslator(Translator):
         return ThemeQuery(conditions, tuple(k.strip() for k in keywords), synthetic.strip(),
                           float(confidence), self.name, detect_language(theme.brief),
                           reading.numeric)
+
+
+def _message_content(body: bytes) -> str:
+    """choices[0].message.content of a chat-completions reply, or TranslationError naming what is missing."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        raise TranslationError("reply body is not JSON") from None
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise TranslationError("reply has no choices[0]")
+    message = choices[0].get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str) or not content.strip():
+        raise TranslationError("reply has no text in choices[0].message.content")
+    return content

@@ -1,0 +1,183 @@
+"""The Prefect server a command talks to, and the server processes Shelfwise starts.
+
+A flow command uses, in this order: PREFECT_API_URL (exported, or in the Prefect profile of the
+workspace's Prefect home); the workspace's own server when
+`shelfwise server` is running (it leaves its address in `<workspace>/prefect/server.json`); else a
+temporary server without UI for the length of the command. Every server process Shelfwise starts
+is told by the kernel to stop when the command that started it dies, even by kill -9, so none is
+left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from config.settings import Settings
+
+SERVER_FILE = "server.json"
+STARTUP_SECONDS = 120.0
+
+
+class ServerError(RuntimeError):
+    """A Prefect server that would not start, or is not there."""
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    url: str  # http://127.0.0.1:4200
+    pid: int
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.url}/api"
+
+
+# Run as `python -c _LAUNCHER PARENT_PID PROGRAM ARGS...`: ask the kernel for SIGTERM when the parent dies
+# (Linux; elsewhere nothing), then become PROGRAM. Done in a fresh interpreter, not in a preexec_fn, because
+# forking a process that has LanceDB's runtime threads is not safe.
+_LAUNCHER = """import ctypes, os, signal, sys
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+except (OSError, AttributeError):
+    pass
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(1)
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+def start_child(args: list[str], env: dict[str, str], log: Path | None = None) -> subprocess.Popen:
+    """A child process (args[0] must be a path) that the kernel stops when this process dies."""
+    output = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child owns it from here
+    try:
+        return subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(os.getpid()), *args], env=env,
+                                stdout=output, stderr=subprocess.STDOUT)
+    finally:
+        if log:
+            output.close()
+
+
+def stop_child(process: subprocess.Popen, grace_seconds: float = 10.0) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace_seconds)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def healthy(api_url: str, timeout: float = 2.0) -> bool:
+    try:
+        return httpx.get(f"{api_url}/health", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _wait_healthy(process: subprocess.Popen, api_url: str, log: Path | None) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = log.read_text(errors="replace")[-800:].strip().splitlines()[-1:] if log and log.exists() else []
+            raise ServerError(f"the Prefect server exited with code {process.returncode}"
+                              + (f": {tail[0]}" if tail else ""))
+        if healthy(api_url, timeout=1.0):
+            return
+        time.sleep(0.25)
+    stop_child(process)
+    raise ServerError(f"the Prefect server at {api_url} did not answer within {STARTUP_SECONDS:g} s")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def workspace_server(settings: Settings) -> RunningServer | None:
+    """The server `shelfwise server` runs for this workspace, if it is up."""
+    path = settings.prefect_home / SERVER_FILE
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        server = RunningServer(str(raw["url"]), int(raw["pid"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return server if healthy(server.api_url) else None
+
+
+@contextmanager
+def flow_api(settings: Settings) -> Iterator[str]:
+    """The Prefect API the flows of this command report to (see the module's docstring)."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    configured = PREFECT_API_URL.value()  # exported, or set in the Prefect profile
+    if configured:
+        yield configured
+        return
+    running = workspace_server(settings)
+    if running:
+        with temporary_settings({PREFECT_API_URL: running.api_url}):
+            yield running.api_url
+        return
+    port = free_port()
+    api_url = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+    process = start_child([sys.executable, "-m", "uvicorn", "--factory", "prefect.server.api.server:create_app",
+                           "--host", "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"],
+                          env)
+    try:
+        _wait_healthy(process, api_url, None)
+        with temporary_settings({PREFECT_API_URL: api_url}):
+            try:
+                yield api_url
+            finally:
+                _send_pending_logs()
+    finally:
+        stop_child(process)
+
+
+def _send_pending_logs() -> None:
+    """Flush the run logs and events Prefect still holds, while the server is there to take them."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    APILogWorker.drain_all(timeout=5)
+    EventsWorker.drain_all(timeout=5)
+
+
+@contextmanager
+def persistent_server(settings: Settings) -> Iterator[RunningServer]:
+    """The workspace's Prefect server with its UI, on settings.server's host and port, until the block ends."""
+    host, port = settings.server.host, settings.server.port
+    url = f"http://{host}:{port}"
+    if healthy(f"{url}/api"):
+        raise ServerError(f"something already answers at {url}: another `shelfwise server`? "
+                          "(set server.port or SHELFWISE__SERVER__PORT to use another port)")
+    log = settings.prefect_home / "server.log"
+    # The UI asks the server for its API's address: without these it would tell the browser port 4200.
+    env = {**os.environ, "PREFECT_UI_ENABLED": "true", "PREFECT_SERVER_API_HOST": host,
+           "PREFECT_SERVER_API_PORT": str(port), "PREFECT_UI_API_URL": f"{url}/api"}
+    process = start_child([sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)],
+                          env, log)
+    server = RunningServer(url, process.pid)
+    record = settings.prefect_home / SERVER_FILE
+    try:
+        _wait_healthy(process, server.api_url, log)
+        tmp = record.with_name(f".{record.name}.tmp")
+        tmp.write_text(json.dumps({"url": url, "pid": process.pid}), encoding="utf-8")
+        os.replace(tmp, record)
+        yield server
+    finally:
+        record.unlink(missing_ok=True)
+        stop_child(process)

@@ -1,0 +1,82 @@
+"""`shelfwise server`: a persistent Prefect server with its UI on 127.0.0.1, serving the deployments; runs
+triggered as the UI's run form triggers them; `shelfwise deploy` registering them with a work pool."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+
+import httpx
+import pytest
+from prefect import get_client
+from prefect.settings import PREFECT_API_URL, temporary_settings
+
+from flows.cli import main as shelfwise
+from flows.runs import concurrency_limit_name
+from storage.catalog_db import open_catalog
+from tests.conftest import Command, gone
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def server(demo_copy, monkeypatch):
+    """`shelfwise server` on a free port, until the test ends; yields (command, UI address)."""
+    port = free_port()
+    monkeypatch.setenv("SHELFWISE__SERVER__PORT", str(port))
+    command = Command("server", own_server=True)
+    command.wait_for(r"Your deployments are being served", timeout=300)
+    yield command, f"http://127.0.0.1:{port}"
+    if command.process.poll() is None:
+        command.process.send_signal(signal.SIGINT)
+        command.finish(timeout=60)
+
+
+def test_the_ui_runs_two_batches_triggered_within_a_second_one_after_the_other(server, demo_copy, monkeypatch):
+    command, url = server
+    page = httpx.get(url + "/", timeout=30)
+    assert page.status_code == 200 and "<title>Prefect" in page.text  # the UI, not the API's 404
+    assert httpx.get(url + "/ui-settings", timeout=30).json()["api_url"] == url + "/api"  # where the UI looks
+    with temporary_settings({PREFECT_API_URL: url + "/api"}), get_client(sync_client=True) as client:
+        deployment = client.read_deployment_by_name("generate-shelves/generate-shelves")
+        runs = [client.create_flow_run_from_deployment(deployment.id, parameters={
+                    "batch_id": batch, "themes": [{"theme_id": "t1", "theme_name": name}]})
+                for batch, name in (("ui-one", "Quiet novels for a rainy night"), ("ui-two", "鲁迅作品专题"))]
+        assert (runs[1].created - runs[0].created).total_seconds() < 1
+        deadline = time.monotonic() + 600
+        while not all(r.state.is_final() for r in runs) and time.monotonic() < deadline:
+            time.sleep(2)
+            runs = [client.read_flow_run(r.id) for r in runs]
+        limit = client.read_global_concurrency_limit_by_name(concurrency_limit_name(demo_copy))
+    assert [(r.name, r.state.name) for r in runs] == [("shelves-ui-one", "Completed"), ("shelves-ui-two", "Completed")]
+    assert all({f"batch:{b}", "manual"} <= set(r.tags) for r, b in zip(runs, ("ui-one", "ui-two")))
+    first, second = sorted(runs, key=lambda r: r.start_time)
+    assert first.end_time <= second.start_time  # one writer at a time
+    assert limit.limit == 1 and limit.active
+    with open_catalog(demo_copy.duckdb_path, read_only=True) as db:
+        rows = db.conn.execute("SELECT batch_id, theme_id, count(*) FROM shelf_history WHERE batch_id LIKE 'ui-%' "
+                               "GROUP BY 1, 2 ORDER BY 1").fetchall()
+    assert rows == [("ui-one", "t1", 30), ("ui-two", "t1", 30)]
+
+    # `shelfwise deploy` finds the workspace's server and registers the deployments with a process work pool
+    with temporary_settings({PREFECT_API_URL: None}):
+        monkeypatch.delenv("PREFECT_API_URL", raising=False)
+        assert shelfwise(["deploy"]) == 0
+    with temporary_settings({PREFECT_API_URL: url + "/api"}), get_client(sync_client=True) as client:
+        nightly = client.read_deployment_by_name("nightly/nightly")
+        pool = client.read_work_pool("shelfwise")
+    assert nightly.work_pool_name == "shelfwise" and pool.type == "process" and pool.concurrency_limit == 1
+    assert [s.active for s in nightly.schedules] == [True]
+
+    children = command.children()
+    os.kill(command.process.pid, signal.SIGKILL)  # killed: its Prefect server goes too
+    command.finish()
+    assert children and all(gone(pid) for pid in children)
