@@ -438,7 +438,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     from flows.shelving import build_context, shelve_theme
     from storage.catalog_db import open_catalog
     from storage.models import StageSwitches, Theme
-    from tasks.export.wording import why_text
+    from tasks.export.wording import option_texts, question_text, why_text
     from tasks.understanding.themes import has_words
 
     if not has_words(args.brief):
@@ -450,7 +450,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
         ctx = build_context(db, settings, get_vocabulary(), not args.include_unavailable, switches)
     theme = Theme("try", "try", args.brief[:80], description=args.brief)
     shelf = shelve_theme(theme, [], ctx)  # no history is read or written
-    query = shelf.query
+    query, asked = shelf.query, shelf.verdict.question
     report = {
         "theme_query": {
             "filter_conditions": [c.to_dict() for c in query.filter_conditions],
@@ -459,7 +459,8 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
             "confidence": query.confidence, "translator": query.translator,
         },
         "gating": {"status": shelf.verdict.status, "reasons": list(shelf.verdict.reasons),
-                   "question": shelf.verdict.question, "options": list(shelf.verdict.options)},
+                   "question": question_text(asked, query.language) if asked else None,
+                   "options": list(option_texts(asked, query.language)) if asked else []},
         "notes": list(shelf.notes),
         "shelf": [{"rank": e.rank, "book_id": e.book.book_id, "title": e.book.title,
                    "authors": list(e.book.authors), "year": e.book.pub_year, "sources": e.candidate.sources,

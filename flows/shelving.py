@@ -16,6 +16,7 @@ from storage.catalog_db import CatalogDB
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, open_index
 from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
+from tasks.catalog.enrich import UNCALIBRATED_CAP
 from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
 from tasks.progress import logger, timed
@@ -123,8 +124,12 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
         ranking.notes.append(f"rerank: {reranked.note}")
     unsure = [(c.field, v) for c in query.conditions("MUST_NOT") if c.field not in TERM_FIELDS for v in c.values]
     if unsure:
-        candidates = demote_doubtful(candidates, lambda book_id: max(
-            ctx.books[book_id].confidence(field, value) for field, value in unsure))
+        def doubt(book_id: str) -> float:
+            """How sure a calibrated guess is that the book holds an excluded value; an uncalibrated one
+            (never above UNCALIBRATED_CAP) ranks no better than chance on the benchmark, so it says nothing."""
+            sure = max(ctx.books[book_id].confidence(field, value) for field, value in unsure)
+            return sure if sure > UNCALIBRATED_CAP else 0.0
+        candidates = demote_doubtful(candidates, doubt)
     ranking.candidates = candidates
     return ranking
 

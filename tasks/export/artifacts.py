@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from tasks.export.wording import brief_language, why_text
+from tasks.export.wording import brief_language, option_texts, question_text, why_text
 from tasks.ranking.shelf import ThemeShelf
 
 
@@ -23,6 +23,12 @@ def shelf_table(shelves: Sequence[ThemeShelf]) -> list[dict]:
              "why": why_text(e.reasons, brief_language(s.theme.brief))} for s in shelves for e in s.entries]
 
 
+def _question(shelf: ThemeShelf) -> str:
+    """The gate's question and its options, in the brief's language."""
+    asked, language = shelf.verdict.question, brief_language(shelf.theme.brief)
+    return f"{question_text(asked, language)} ({' / '.join(option_texts(asked, language))})" if asked else ""
+
+
 def batch_summary(batch_id: str, workbook: Path, shelves: Sequence[ThemeShelf]) -> str:
     """Markdown: each theme's status, books and translator, then the questions of themes under review."""
     lines = [f"# Batch {batch_id}", "", f"Workbook: `{workbook}`", "",
@@ -31,6 +37,5 @@ def batch_summary(batch_id: str, workbook: Path, shelves: Sequence[ThemeShelf]) 
     review = [s for s in shelves if s.status == "needs_review"]
     if review:
         lines += ["", "## Needs review", ""]
-        lines += [f"- **{s.theme.theme_name}**: {s.verdict.question} ({' / '.join(s.verdict.options)}); "
-                  f"{'; '.join(s.verdict.reasons)}" for s in review]
+        lines += [f"- **{s.theme.theme_name}**: {_question(s)}; {'; '.join(s.verdict.reasons)}" for s in review]
     return "\n".join(lines)

@@ -41,6 +41,8 @@ from tasks.export.wording import (
     conditions_text,
     fact_text,
     left_out_text,
+    option_texts,
+    question_text,
     status_text,
     why_text,
 )
@@ -247,7 +249,7 @@ def header_lines(shelf: ThemeShelf, language: str) -> list[tuple[str, str]]:
     brief = " · ".join(p for p in (theme.slogan, theme.description, theme.target_vibe) if p) or theme.theme_name
     status = status_text(shelf.status, len(shelf.entries), language, shelf.verdict.limited_by)
     if shelf.status == "needs_review" and shelf.verdict.question:
-        status += f"{sep}{shelf.verdict.question}"
+        status += f"{sep}{question_text(shelf.verdict.question, language)}"
     if shelf.status == "failed" and shelf.notes:
         status += f"{sep}{shelf.notes[0]}"
     ids = f"{theme.theme_id}{sep}{labels['batch']} {theme.batch_id}"
@@ -351,7 +353,8 @@ def summary_row(shelf: ThemeShelf, language: str) -> list[object]:
     own = theme_language(shelf)
     query, choice = shelf.query, language_choice(shelf)
     languages = fact_text(choice, language) if choice else LANGUAGE_NAMES[language][own]
-    question = shelf.verdict.question if shelf.status == "needs_review" else None
+    question = (question_text(shelf.verdict.question, own)
+                if shelf.status == "needs_review" and shelf.verdict.question else None)
     return [shelf.theme.theme_id, shelf.theme.theme_name, TEXT[language].get(shelf.status, shelf.status),
             len(shelf.entries), languages, conditions_text(query, own, shelf.facts, with_language=False),
             left_out_text(shelf.facts, own),
@@ -367,8 +370,9 @@ def review_row(shelf: ThemeShelf) -> list[object]:
     # a short shelf says what limited it; a contradiction or an unrecognised brief keeps the gate's own words
     limited = (status_text(shelf.status, len(shelf.entries), own, verdict.limited_by) if verdict.limited_by
                else TEXT[own]["sep"].join(verdict.reasons))
-    return [shelf.theme.theme_id, shelf.theme.theme_name, shelf.theme.brief, limited, shelf.verdict.question,
-            " / ".join(shelf.verdict.options), None]
+    asked = verdict.question
+    return [shelf.theme.theme_id, shelf.theme.theme_name, shelf.theme.brief, limited,
+            question_text(asked, own) if asked else None, " / ".join(option_texts(asked, own)) if asked else None, None]
 
 
 def details_rows(shelves: Sequence[ThemeShelf]) -> list[list[object]]:

@@ -14,6 +14,7 @@ from config.vocabulary import FACETS_BEYOND_DIMENSIONS, Vocabulary, get_vocabula
 from storage.models import FilterCondition, NumericCondition
 from tasks.catalog.text_analysis import detect_language
 from tasks.models import ThemeQuery
+from tasks.ranking.gating import Question
 from tasks.ranking.language import LanguageChoice
 from tasks.ranking.reasons import (
     ByNamedAuthor,
@@ -96,6 +97,17 @@ TEXT: dict[str, dict[str, str]] = {
         "limit_author_cap": "每位作者的本数上限",
         "limit_availability": "合适的书没有可借复本", "limit_conditions": "主题的硬性条件",
         "limit_catalog": "馆藏里这个主题的书不多",
+        "ask_contradiction": "「{v}」既被要求又被排除，本意是哪一个？",
+        "ask_unrecognised": "这个书架想围绕什么？",
+        "ask_history": "近期书架已用掉 {n} 本合适的书，允许重复还是放宽主题？",
+        "ask_author_cap": "还有 {n} 本合适的书出自已上架的作者，放宽每位作者的本数上限吗？",
+        "ask_availability": "有 {n} 本合适的书目前没有可借复本，要放进书架吗？",
+        "ask_conditions": "符合全部条件的书太少，可以放宽哪一个？",
+        "ask_catalog": "馆藏里这个主题的书太少，换个说法还是放宽主题？",
+        "opt_must": "必须{v}", "opt_exclude": "排除{v}", "opt_either": "不限", "opt_repeat": "允许重复",
+        "opt_widen": "放宽主题", "opt_keep": "保持现状", "opt_more_per_author": "每位作者多放一本",
+        "opt_include": "放入没有复本的书", "opt_drop": "不再要求：{v}", "opt_allow": "允许{v}",
+        "opt_about": "围绕：{v}",
     },
     "en": {
         "sep": "; ", "list_sep": ", ", "word": "'{}'", "title": "{}",
@@ -114,6 +126,17 @@ TEXT: dict[str, dict[str, str]] = {
         "limited_by": "limited by {v}", "limit_history": "recent similar shelves already holding the fitting books",
         "limit_author_cap": "the cap on books per author", "limit_availability": "fitting books with no copy available",
         "limit_conditions": "the brief's hard conditions", "limit_catalog": "few books on this theme in the catalog",
+        "ask_contradiction": "'{v}' is both asked for and excluded: which is meant?",
+        "ask_unrecognised": "What should this shelf be about?",
+        "ask_history": "Recent shelves already hold {n} fitting books: repeat them or widen the theme?",
+        "ask_author_cap": "{n} more fitting books are by authors already on the shelf: allow more per author?",
+        "ask_availability": "{n} fitting books have no copy available: shelve them anyway?",
+        "ask_conditions": "Too few books meet every condition: which one may be relaxed?",
+        "ask_catalog": "The catalog holds few books on this theme: rephrase it or widen it?",
+        "opt_must": "must be {v}", "opt_exclude": "exclude {v}", "opt_either": "either", "opt_repeat": "repeat them",
+        "opt_widen": "widen the theme", "opt_keep": "keep as is", "opt_more_per_author": "one more per author",
+        "opt_include": "include them", "opt_drop": "no longer require: {v}", "opt_allow": "allow {v}",
+        "opt_about": "about: {v}",
     },
 }
 
@@ -238,6 +261,32 @@ def left_out_text(facts: Sequence[ShelfFact], language: str) -> str:
     """What the shelf left out besides its conditions, said once."""
     parts = [fact_text(f, language) for f in facts if not isinstance(f, (LanguageChoice, WorkTitles))]
     return sentence(parts or [TEXT[language]["nothing_left_out"]], language)
+
+
+def question_text(question: Question, language: str, vocabulary: Vocabulary | None = None) -> str:
+    """The gate's question to the curator, in the brief's language."""
+    clash = (condition_text(question.clash.field, question.clash.values, language, AND, vocabulary)
+             if question.clash else "")
+    return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=clash)
+
+
+def option_texts(question: Question, language: str, vocabulary: Vocabulary | None = None) -> tuple[str, ...]:
+    """The answers offered: what to relax, said as the brief's conditions are; or the values closest to it."""
+    text = TEXT[language]
+    if question.clash:
+        value = condition_text(question.clash.field, question.clash.values, language, AND, vocabulary)
+        return (text["opt_must"].format(v=value), text["opt_exclude"].format(v=value), text["opt_either"])
+    fixed = {"history": ("opt_repeat", "opt_widen", "opt_keep"), "author_cap": ("opt_more_per_author", "opt_keep"),
+             "availability": ("opt_include", "opt_keep")}
+    if question.kind in fixed:
+        return tuple(text[key] for key in fixed[question.kind])
+    relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else
+                  text["opt_allow" if c.operator == "MUST_NOT" else "opt_drop"].format(
+                      v=condition_text(c.field, c.values, language, OR, vocabulary))
+                  for c in question.relax)
+    about = tuple(text["opt_about"].format(v=condition_text(v.dimension, (v.name,), language, AND, vocabulary))
+                  for v in question.closest)
+    return relax + about
 
 
 def status_text(status: str, books: int, language: str, limited_by: str | None = None) -> str:

@@ -1,6 +1,7 @@
 """Gating step: a weak, contradictory or short theme goes to a curator for review instead of a blindly
 filled shelf. It still gets its provisional shelf, plus one short question whose options help: the
-conditions that could be relaxed, or the vocabulary values closest to the brief's meaning.
+conditions that could be relaxed, or the vocabulary values closest to the brief's meaning. The question
+is typed here and worded in the brief's language by tasks/export/wording.py.
 
 A shelf is short when fewer than gating.min_books books pass everything; the question then names what
 limited it most: recent shelves that already hold the fitting books, the per-author cap, books with no
@@ -16,17 +17,28 @@ import numpy as np
 
 from config.settings import GatingSettings
 from config.vocabulary import Vocabulary, VocabularyValue
+from storage.models import FilterCondition, NumericCondition
 from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
 from tasks.recall.filters import contradictions
 
 
 @dataclass(frozen=True)
+class Question:
+    """What a curator is asked about a theme under review, before it is put in words."""
+
+    kind: str  # contradiction | unrecognised | history | author_cap | availability | conditions | catalog
+    count: int = 0  # history, author_cap, availability: the fitting books kept off the shelf
+    clash: FilterCondition | None = None  # contradiction: the value both required and excluded
+    relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go
+    closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
+
+
+@dataclass(frozen=True)
 class GateVerdict:
     status: str  # "done" | "needs_review"
     reasons: tuple[str, ...] = ()
-    question: str | None = None
-    options: tuple[str, ...] = ()
+    question: Question | None = None
     limited_by: str | None = None  # history | author_cap | availability | conditions | catalog, for a short shelf
 
 
@@ -52,48 +64,30 @@ class VocabularyVectors:
         return cls(values, embedder.embed_documents([v.profile_text for v in values]))
 
     def closest(self, brief_vector: np.ndarray, k: int = 3, floor: float = 0.0,
-                exclude: Sequence[str] = ("genre",)) -> list[str]:
+                exclude: Sequence[str] = ("genre",)) -> list[VocabularyValue]:
         """The k values most similar to the brief, none below `floor` (an unrelated brief gets none)."""
         similarities = self.matrix @ brief_vector
         order = np.argsort(-similarities, kind="stable")
-        names = [self.values[i].name for i in order
-                 if self.values[i].dimension not in exclude and similarities[i] >= floor]
-        return names[:k]
+        return [self.values[i] for i in order
+                if self.values[i].dimension not in exclude and similarities[i] >= floor][:k]
 
 
-def _plain(query: ThemeQuery) -> list[str]:
-    """The hard conditions in a short form for an option: "genre=科幻", "pub_year>=1980"."""
-    hard = [f"{'not ' if c.operator == 'MUST_NOT' else ''}{c.field}={'/'.join(c.values)}"
-            for c in query.filter_conditions if c.operator != "SHOULD"]
-    return hard + [n.describe().removeprefix("MUST ") for n in query.numeric_conditions]
-
-
-def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery,
-                          settings: GatingSettings) -> tuple[str, str, tuple[str, ...]]:
-    """(what limited the shelf, the question, its options), the largest limit first."""
-    hard = _plain(query)
+def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery, settings: GatingSettings,
+                          closest: tuple[VocabularyValue, ...]) -> Question:
+    """What limited the shelf most, as the question to ask: a count of books kept off it, the hard conditions
+    that could be relaxed, or (with neither) the values closest to the brief."""
+    hard = (*(c for c in query.filter_conditions if c.operator != "SHOULD"), *query.numeric_conditions)
     candidates = [("history", limits.held_back), ("author_cap", limits.over_author_cap),
                   ("availability", limits.unavailable)]
     limit, count = max(candidates, key=lambda c: c[1])
     if count and (not hard or count >= settings.min_books - shelved):
-        if limit == "history":
-            return limit, (f"近期书架已用掉 {count} 本合适的书，允许重复还是放宽主题？ / Recent shelves already hold "
-                           f"{count} fitting books: repeat them or widen the theme?"), (
-                "允许重复 (repeat)", "放宽主题 (widen)", "保持现状 (keep)")
-        if limit == "author_cap":
-            return limit, (f"还有 {count} 本合适的书出自已上架两本的作者，放宽每位作者的上限吗？ / {count} more fitting "
-                           "books are by authors already on the shelf: allow more per author?"), (
-                "每位作者最多三本 (3 per author)", "保持两本 (keep 2)")
-        return limit, (f"有 {count} 本合适的书目前没有可借副本，要放进书架吗？ / {count} fitting books have no copies "
-                       "on the shelf: include them?"), ("包括无副本的书 (include)", "保持现状 (keep)")
+        return Question(limit, count)
     if hard:
-        return "conditions", ("符合全部条件的书太少，可以放宽哪一个？ / Too few books meet every condition: which may "
-                              "be relaxed?"), tuple(hard[:3])
-    return "catalog", ("馆藏里这个主题的书太少，换个说法或放宽主题？ / The catalog holds few books on this theme: "
-                       "rephrase or widen it?"), ()
+        return Question("conditions", relax=hard[:3])
+    return Question("catalog", closest=closest)
 
 
-def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: Sequence[str],
+def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: Sequence[VocabularyValue],
          settings: GatingSettings, recognised: bool = True) -> GateVerdict:
     """`done`, or `needs_review` with the reasons and one question.
 
@@ -101,20 +95,18 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
     the vocabulary, the catalog's names or its words explain (intent unknown).
     """
     reasons: list[str] = []
-    question, options, limited_by = None, (), None
+    question, limited_by = None, None
+    closest = tuple(closest_values[:3])
     clashes = contradictions(query.filter_conditions)
     if clashes:
         field, value = clashes[0]
         reasons.append(f"contradiction: {field}={value} is both MUST and MUST_NOT")
-        question = f"「{value}」既被要求又被排除 / '{value}' is both required and excluded: which is meant?"
-        options = (f"必须 {value} (must)", f"排除 {value} (exclude)", "不限 (either)")
+        question = Question("contradiction", clash=FilterCondition(field, (value,), "MUST"))
     if not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
-        question = question or "这个书架想围绕什么？ / What should this shelf be about?"
-        options = options or tuple(closest_values[:3])
+        question = question or Question("unrecognised", closest=closest)
     if shelved < settings.min_books:
         reasons.append(f"only {shelved} book{'' if shelved == 1 else 's'} pass (fewer than {settings.min_books})")
-        limited_by, short_question, short_options = _short_shelf_question(shelved, limits, query, settings)
-        if question is None:
-            question, options = short_question, short_options or tuple(closest_values[:3])
-    return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, options, limited_by)
+        short = _short_shelf_question(shelved, limits, query, settings, closest)
+        limited_by, question = short.kind, question or short
+    return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, limited_by)

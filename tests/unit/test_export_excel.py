@@ -15,7 +15,7 @@ from tasks.export.excel import (
     write_workbook,
 )
 from tasks.models import Candidate, ThemeQuery
-from tasks.ranking.gating import GateVerdict
+from tasks.ranking.gating import GateVerdict, Question
 from tasks.ranking.language import LanguageChoice
 from tasks.ranking.reasons import Meets, Mentions, UnavailableLeftOut
 from tasks.ranking.shelf import ShelfEntry, ThemeShelf
@@ -39,7 +39,9 @@ def make_shelf(theme_name: str, titles: list[str], position: int = 1, status: st
                                     fused_score=0.5, evidence="It rains."),
                           ("b9",) if i == 0 else (), REASONS)
                for i, t in enumerate(titles)]
-    verdict = GateVerdict(status, ("only 1 book passes (fewer than 15)",), "Which may be relaxed?", ("a", "b"),
+    relax = Question("conditions", relax=(NumericCondition("pub_year", ">=", 1980),
+                                          FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT")))
+    verdict = GateVerdict(status, ("only 1 book passes (fewer than 15)",), relax,
                           "conditions") if status == "needs_review" else GateVerdict(status)
     theme = Theme("b1", f"t{position}", theme_name, description=description, position=position)
     return ThemeShelf(theme, query, entries, status, ["note"], {"vector": 0.01}, verdict,
@@ -119,8 +121,9 @@ def test_summary_links_every_theme_sheet_and_a_reviewed_workbook_reads_back(tmp_
     assert wb.sheetnames == ["summary", "needs review", "01 Rain", "REVIEW 02 雨", "details"]
     assert [linked_sheet(wb["summary"].cell(row=r, column=2)) for r in (2, 3)] == ["01 Rain", "REVIEW 02 雨"]
     review = [c.value for c in wb["needs review"][2]]
-    assert review[:6] == ["t2", "雨", "雨", "待审核；1 本；受限于：主题的硬性条件", "Which may be relaxed?", "a / b"]
-    assert wb["REVIEW 02 雨"]["A3"].value == "状态：待审核；1 本；受限于：主题的硬性条件；Which may be relaxed?"
+    assert review[:6] == ["t2", "雨", "雨", "待审核；1 本；受限于：主题的硬性条件", "符合全部条件的书太少，可以放宽哪一个？",
+                          "不再要求：1980 年以后出版 / 允许基调温暖治愈"]
+    assert wb["REVIEW 02 雨"]["A3"].value == "状态：待审核；1 本；受限于：主题的硬性条件；符合全部条件的书太少，可以放宽哪一个？"
     assert linked_sheet(wb["needs review"].cell(row=2, column=2)) == "REVIEW 02 雨"
     details = [c.value for c in wb["details"][2]]
     assert details[:5] == ["t1", 1, "b0", "Stoner", "vector, bm25"] and details[-1] == 0.5

@@ -3,13 +3,16 @@
 import yaml
 
 from config.settings import GatingSettings
+from config.vocabulary import get_vocabulary
 from storage.models import FilterCondition, NumericCondition
+from tasks.export.wording import option_texts, question_text
 from tasks.models import ThemeQuery
 from tasks.ranking.gating import ShelfLimits, gate
 from tasks.understanding.prompt_data import HEADER, yaml_data_block
 
 SETTINGS = GatingSettings(min_books=10)
-CLOSEST = ["平静淡然", "忧伤怅惘", "雨天窗前"]
+VOCABULARY = get_vocabulary()
+CLOSEST = [VOCABULARY.value("emotional_tone", "平静淡然"), VOCABULARY.value("emotional_tone", "忧伤怅惘")]
 NO_LIMITS = ShelfLimits()
 
 
@@ -17,55 +20,64 @@ def query(conditions=(), numeric=()):
     return ThemeQuery(tuple(conditions), ("rain",), "q", 0.9, "rules", numeric_conditions=tuple(numeric))
 
 
+def asked(verdict, language):
+    """The question and its options as the curator reads them."""
+    return question_text(verdict.question, language), option_texts(verdict.question, language)
+
+
 def test_a_clear_theme_with_a_full_shelf_is_done():
     verdict = gate(query(), 25, NO_LIMITS, CLOSEST, SETTINGS)
     assert verdict.status == "done" and verdict.question is None and verdict.reasons == ()
 
 
-def test_a_value_both_required_and_excluded_asks_which():
+def test_a_value_both_required_and_excluded_asks_which_in_the_briefs_language():
     conditions = [FilterCondition("emotional_tone", ("温暖治愈",), "MUST"),
                   FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT")]
     verdict = gate(query(conditions), 25, NO_LIMITS, CLOSEST, SETTINGS)
-    assert verdict.status == "needs_review"
-    assert "contradiction" in verdict.reasons[0] and "温暖治愈" in verdict.question
-    assert len(verdict.options) == 3
+    assert verdict.status == "needs_review" and "contradiction" in verdict.reasons[0]
+    assert asked(verdict, "zh") == ("「基调温暖治愈」既被要求又被排除，本意是哪一个？",
+                                    ("必须基调温暖治愈", "排除基调温暖治愈", "不限"))
+    question, options = asked(verdict, "en")
+    assert question == "'heartwarming tone' is both asked for and excluded: which is meant?"
+    assert options == ("must be heartwarming tone", "exclude heartwarming tone", "either")
 
 
 def test_an_unrecognised_brief_asks_what_it_is_about_with_the_closest_values():
     verdict = gate(query(), 25, NO_LIMITS, CLOSEST, SETTINGS, recognised=False)
     assert verdict.status == "needs_review" and "recognised" in verdict.reasons[0]
-    assert verdict.options == tuple(CLOSEST)
+    assert asked(verdict, "en") == ("What should this shelf be about?", ("about: calm tone", "about: melancholy tone"))
 
 
-def test_too_few_books_under_hard_conditions_asks_which_to_relax():
+def test_too_few_books_under_hard_conditions_offers_each_condition_in_words():
     conditions = [FilterCondition("genre", ("科幻",), "MUST"), FilterCondition("genre", ("诗歌",), "MUST_NOT")]
     verdict = gate(query(conditions, [NumericCondition("pub_year", ">=", 1980)]), 3, NO_LIMITS, CLOSEST, SETTINGS)
     assert verdict.status == "needs_review" and verdict.limited_by == "conditions"
-    assert verdict.options == ("genre=科幻", "not genre=诗歌", "pub_year>=1980")
+    assert asked(verdict, "zh")[1] == ("不再要求：科幻", "允许诗歌", "不再要求：1980 年以后出版")
+    assert not any("=" in option for option in asked(verdict, "en")[1])  # never field notation
 
 
 def test_a_short_shelf_without_conditions_or_limits_blames_the_catalog():
     verdict = gate(query(), 3, NO_LIMITS, CLOSEST, SETTINGS)
-    assert verdict.limited_by == "catalog" and verdict.options == tuple(CLOSEST)
+    assert verdict.limited_by == "catalog" and asked(verdict, "zh")[1] == ("围绕：基调平静淡然", "围绕：基调忧伤怅惘")
 
 
 def test_a_shelf_thinned_by_history_asks_whether_to_repeat():
     verdict = gate(query(), 4, ShelfLimits(held_back=11, over_author_cap=2), CLOSEST, SETTINGS)
-    assert verdict.status == "needs_review" and verdict.limited_by == "history" and "11" in verdict.question
-    assert verdict.options[0].startswith("允许重复")
+    assert verdict.status == "needs_review" and verdict.limited_by == "history"
+    assert asked(verdict, "zh") == ("近期书架已用掉 11 本合适的书，允许重复还是放宽主题？", ("允许重复", "放宽主题", "保持现状"))
 
 
 def test_the_author_cap_and_missing_copies_are_named_when_they_limit_most():
     by_cap = gate(query(), 6, ShelfLimits(held_back=1, over_author_cap=5), CLOSEST, SETTINGS)
     no_copies = gate(query(), 6, ShelfLimits(unavailable=7), CLOSEST, SETTINGS)
-    assert by_cap.limited_by == "author_cap" and "5" in by_cap.question
-    assert no_copies.limited_by == "availability" and "7" in no_copies.question
+    assert by_cap.limited_by == "author_cap" and asked(by_cap, "en")[0].startswith("5 more fitting books")
+    assert no_copies.limited_by == "availability" and asked(no_copies, "en")[0].startswith("7 fitting books")
 
 
 def test_hard_conditions_are_blamed_when_the_other_limits_cannot_fill_the_gap():
     conditions = [FilterCondition("genre", ("科幻",), "MUST")]
     verdict = gate(query(conditions), 2, ShelfLimits(held_back=3), CLOSEST, SETTINGS)
-    assert verdict.limited_by == "conditions" and verdict.options == ("genre=科幻",)
+    assert verdict.limited_by == "conditions" and asked(verdict, "en")[1] == ("no longer require: science fiction",)
 
 
 def test_untrusted_text_reaches_a_prompt_only_inside_the_data_block_truncated():
