@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench server screenshots clean
+.PHONY: install demo demo-marc test test-fast bench server screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,15 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/shelfwise catalog import config/demo/catalog.jsonl
+	$(BIN)/shelfwise index build
+	$(BIN)/shelfwise run config/demo/themes.yaml
+	$(BIN)/shelfwise status
+
+# The same library from its MARC export (no vocabulary tags: enrichment derives them), in its own workspace.
+demo-marc: export SHELFWISE__WORKSPACE = var/demo-marc
+demo-marc: export SHELFWISE__OUTPUTS_DIR = outputs/marc
+demo-marc: $(STAMP)
+	$(BIN)/shelfwise catalog import config/demo/catalog.mrc
 	$(BIN)/shelfwise index build
 	$(BIN)/shelfwise run config/demo/themes.yaml
 	$(BIN)/shelfwise status

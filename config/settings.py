@@ -164,7 +164,7 @@ class HistorySettings(Section):
 
 
 class GatingSettings(Section):
-    min_books: NonNegative = 15
+    min_books: NonNegative = 10
     option_similarity: Share = 0.3
 
 

@@ -21,8 +21,7 @@ from tasks.evaluation.tags import true_values
 
 PER_BOOK = ("authors_none", "authors_any", "year_min", "year_max", "pages_min", "pages_max", "rating_min",
             "language", "tags_any", "tags_none", "form", "form_none", "audience", "titles_none")
-PER_SHELF = ("status", "resolves_to", "head_authors", "min_books")
-DEFAULT_MIN_BOOKS = 15
+PER_SHELF = ("status", "resolves_to", "head_authors")
 
 
 @dataclass(frozen=True)

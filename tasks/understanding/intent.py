@@ -85,9 +85,9 @@ def settle_intent(understanding: Understanding, query: ThemeQuery, catalog_words
                   together: int | None = None) -> Understanding:
     """A theme shelf with no condition and no number is unknown, for gating to ask what is meant, when no word
     of it is in the catalog (`catalog_words`, or its keywords where the catalog was not asked), or when it has
-    several such words and no book holds two of them (`together`): "the purple Wednesday of numbers"."""
+    several keywords and no book holds two of them (`together`): "the purple Wednesday of numbers"."""
     words = len(query.search_keywords) if catalog_words is None else catalog_words
-    scattered = together is not None and words >= 2 and together < 2
+    scattered = together is not None and len(query.search_keywords) >= 2 and together < 2
     if (understanding.intent is Intent.THEME_SHELF and not query.filter_conditions and not query.numeric_conditions
             and (not words or scattered)):
         return replace(understanding, intent=Intent.UNKNOWN)
