@@ -12,7 +12,7 @@ from config.settings import Settings
 from config.vocabulary import Vocabulary, get_vocabulary
 from flows.build_indexes import build_index_version
 from flows.generate_shelves import shelve_batch
-from flows.shelving import build_context, rank_books
+from flows.shelving import as_wishes, build_context, rank_books
 from storage.catalog_db import open_catalog
 from storage.models import Theme
 from tasks.catalog.ingest import ColumnMapping, validate_file
@@ -109,7 +109,8 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
         for query_id, text in queries:
             theme = Theme("eval", query_id, text[:80], description=text)
             if variant.translate:
-                query = ctx.translator.translate(theme, read_brief(theme.brief, ctx.vocabulary, ctx.entities))
+                query, _ = as_wishes(ctx.translator.translate(theme, read_brief(theme.brief, ctx.vocabulary,
+                                                                                ctx.entities)), ctx)
             else:
                 query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
             constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,

@@ -7,7 +7,7 @@ path. Every decision lives in a step (tasks/); this module only passes each step
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from config.settings import Settings
@@ -18,7 +18,7 @@ from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.enrich import UNCALIBRATED_CAP
 from tasks.catalog.embedders.base import Embedder
-from tasks.models import ThemeQuery
+from tasks.models import ThemeQuery, merge_conditions
 from tasks.progress import logger, timed
 from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.fusion import demote_doubtful, fuse, path_first
@@ -29,7 +29,7 @@ from tasks.ranking.rerank import Reranker, create_reranker, document_text, reran
 from tasks.ranking.rerank.sentence import sentence_rerank
 from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, editions_by_work, select_shelf
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import TERM_FIELDS, Expr, evaluate, hard_constraints
+from tasks.recall.filters import TERM_FIELDS, Expr, evaluate, hard_constraints, surely_held, unfilterable
 from tasks.recall.intent_paths import intent_paths
 from tasks.recall.paths import (
     PathRecall,
@@ -76,6 +76,7 @@ class ShelvingContext:
     graph: BookGraph = field(default_factory=lambda: BookGraph({}, {}, {}))  # books linked by authors and tags
     switches: StageSwitches = StageSwitches()
     editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
+    held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
 
 
 @dataclass
@@ -178,6 +179,19 @@ def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShel
     return likeness
 
 
+def as_wishes(query: ThemeQuery, ctx: ShelvingContext) -> tuple[ThemeQuery, list[str]]:
+    """The query with each MUST on a value no book holds surely enough to filter on made a wish, and a note."""
+    if ctx.held is None:
+        return query, []
+    loose = unfilterable(query.filter_conditions, ctx.held)
+    if not loose:
+        return query, []
+    conditions = merge_conditions(replace(c, operator="SHOULD") if c in loose else c for c in query.filter_conditions)
+    notes = [f"{c.field}={'/'.join(c.values)}: no book is tagged surely enough to filter on it, so it is a wish"
+             for c in loose]
+    return replace(query, filter_conditions=conditions), notes
+
+
 def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
     """One theme from brief to shelf, gated, every shelved book checked against the constraints."""
     settings = ctx.settings
@@ -194,6 +208,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       most_together(catalog_words, ctx.snapshot))
         query = raise_confidence(query, understanding)
+        query, loosened = as_wishes(query, ctx)
+        notes += loosened
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,
@@ -266,4 +282,5 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary, ava
         graph=BookGraph.build(books.values()),
         switches=switches,
         editions=editions_by_work(books),
+        held=surely_held(books.values(), snapshot.filter_confidence),
     )

@@ -15,6 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Properties are about values, not speed: on a loaded 2-core machine a per-example deadline only adds flakes.
+hypothesis_settings.register_profile("shelfwise", deadline=None)
+hypothesis_settings.load_profile("shelfwise")
 
 # Prefect must be configured before it is first imported.
 _PREFECT_HOME = Path(tempfile.mkdtemp(prefix="shelfwise-prefect-"))

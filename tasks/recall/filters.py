@@ -14,7 +14,7 @@ index's filter confidence; or `author`, `work`, `subject` (a word or phrase of t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Union
 
@@ -99,6 +99,20 @@ def hard_constraints(conditions: Sequence[FilterCondition], numeric: Sequence[Nu
         # An unknown number of copies is not known to be zero: such books stay.
         parts.append(Not(Compare("copies_available", "<=", 0)))
     return All(tuple(parts))
+
+
+def surely_held(books: Iterable[BookRecord], min_confidence: float) -> frozenset[tuple[str, str]]:
+    """Every (facet, value) some book holds with at least `min_confidence`: what a filter can find."""
+    return frozenset((f.dimension, f.value) for book in books for f in book.facets if f.confidence >= min_confidence
+                     ) | frozenset((dim, value) for book in books for dim, values in book.tags.items()
+                                   for value in values)
+
+
+def unfilterable(conditions: Sequence[FilterCondition], held: frozenset[tuple[str, str]]) -> list[FilterCondition]:
+    """The facet MUSTs no book holds any value of surely enough to filter on: over a catalog that cannot tell
+    (abstracts without a genre for "历史学"), such a filter would empty the shelf rather than narrow it."""
+    return [c for c in conditions if c.operator == "MUST" and c.field not in TERM_FIELDS
+            and not any((c.field, v) in held for v in c.values)]
 
 
 def contradictions(conditions: Sequence[FilterCondition]) -> list[tuple[str, str]]:

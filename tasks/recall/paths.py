@@ -84,20 +84,19 @@ def most_together(tokens: Sequence[str], snapshot: IndexSnapshot) -> int:
 
 def bm25_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, books: Mapping[str, BookRecord],
                 settings: RecallSettings, seed: int, randomness: float | None = None) -> list[PathHit]:
-    """Top BM25 books for the keywords, with a seeded share drawn from the lower-scored pool."""
+    """The top k BM25 books for the keywords, plus a seeded share of k drawn from below them: the draw adds
+    books a shelf would not otherwise see and never displaces one the keywords rank in the top k."""
     share = settings.bm25_randomness if randomness is None else randomness
     tokens = bm25_query_tokens(query, snapshot, settings.max_keyword_share)
     k = settings.bm25_top_k
     ranked = [(b, s) for b, s in snapshot.bm25.search(tokens, k * 4)
               if b in books and evaluate(constraints, books[b])]
-    main_count = round(k * (1 - share))
-    main = ranked[:main_count]
-    hits = [PathHit(b, s, "bm25") for b, s in main]
-    if share > 0 and len(ranked) > main_count:
-        # The pool: below the main results, but at least half the score of the (3k)-th book.
+    hits = [PathHit(b, s, "bm25") for b, s in ranked[:k]]
+    if share > 0 and len(ranked) > k:
+        # The pool: below the top k, but at least half the score of the (3k)-th book.
         floor = ranked[min(k * 3, len(ranked) - 1)][1] * 0.5
-        pool = [(b, s) for b, s in ranked[main_count:] if s >= floor]
-        drawn = random.Random(seed).sample(pool, min(k - main_count, len(pool)))
+        pool = [(b, s) for b, s in ranked[k:] if s >= floor]
+        drawn = random.Random(seed).sample(pool, min(round(k * share), len(pool)))
         hits += [PathHit(b, s, "bm25_random") for b, s in sorted(drawn, key=lambda x: (-x[1], x[0]))]
     return hits
 

@@ -2,7 +2,16 @@
 subjects, classification prefixes, numbers and availability."""
 
 from storage.models import BookRecord, Facet, FilterCondition
-from tasks.recall.filters import All, HasAny, Not, contradictions, evaluate, hard_constraints
+from tasks.recall.filters import (
+    All,
+    HasAny,
+    Not,
+    contradictions,
+    evaluate,
+    hard_constraints,
+    surely_held,
+    unfilterable,
+)
 
 BOOKS = [
     BookRecord("b1", "A", pub_year=1934, pages=120, copies_available=0, authors=("沈从文",),
@@ -57,3 +66,15 @@ def test_contradictions_are_found():
     conditions = [FilterCondition("emotional_tone", ("温暖治愈", "平静淡然"), "MUST"),
                   FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT")]
     assert contradictions(conditions) == [("emotional_tone", "温暖治愈")]
+
+
+def test_a_must_on_a_value_no_book_holds_surely_is_unfilterable_and_one_some_book_holds_is_not():
+    books = [BookRecord("a", "A", tags={"genre": ("科幻",)}),
+             BookRecord("b", "B", facets=(Facet("genre", "历史", 0.4, "zero-shot", "similar"),
+                                          Facet("form", "fiction", 0.9, "crosswalk", "I247")))]
+    held = surely_held(books, 0.85)
+    assert held == {("genre", "科幻"), ("form", "fiction")}
+    history, scifi = FilterCondition("genre", ("历史",), "MUST"), FilterCondition("genre", ("科幻", "历史"), "MUST")
+    not_history = FilterCondition("genre", ("历史",), "MUST_NOT")
+    by_author = FilterCondition("author", ("鲁迅",), "MUST")
+    assert unfilterable([history, scifi, not_history, by_author], held) == [history]
