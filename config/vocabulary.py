@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import yaml
@@ -87,10 +87,16 @@ class Vocabulary:
         return frozenset(v.name for v in self.dimension(dimension).values)
 
     def value(self, dimension: str, name: str) -> VocabularyValue:
-        for value in self.dimension(dimension).values:
-            if value.name == name:
-                return value
-        raise KeyError(f"unknown value {name!r} in dimension {dimension!r}")
+        found = self._by_key.get((dimension, name))
+        if found is None:
+            self.dimension(dimension)  # an unknown dimension says so
+            raise KeyError(f"unknown value {name!r} in dimension {dimension!r}")
+        return found
+
+    @cached_property
+    def _by_key(self) -> dict[tuple[str, str], VocabularyValue]:
+        """(dimension, name) -> value: an index build looks up every tag of every book."""
+        return {(v.dimension, v.name): v for v in self.all_values()}
 
     def all_values(self) -> tuple[VocabularyValue, ...]:
         return tuple(v for d in self.dimensions for v in d.values)

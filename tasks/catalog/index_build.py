@@ -27,6 +27,7 @@ from tasks.catalog.index_text import (
     INDEX_TEXT_VERSION,
     book_sentences,
     compose_index_text,
+    head_parts,
 )
 from tasks.catalog.text_analysis import ANALYZER_VERSION
 from tasks.catalog.works import group_works
@@ -118,30 +119,56 @@ def embed_sentences(sentences: SentenceList, book_count: int, embedder: Embedder
     chunks = EmbeddingChunks(sentences.texts, embedder, db, "summary sentences", use_cache)
     for rows, vectors in chunks:
         write(rows, vectors)
-        np.add.at(sums, sentences.owners[rows], vectors)
+        _add_by_group(sums, sentences.owners[rows], vectors)
     has_sentences = np.zeros(book_count, dtype=bool)
     has_sentences[sentences.owners] = True
     return SentenceVectors(normalize(sums), has_sentences, len(sentences.texts), chunks.computed, chunks.text_hashes)
+
+
+def _add_by_group(sums: np.ndarray, groups: np.ndarray, vectors: np.ndarray, weights: np.ndarray | None = None) -> None:
+    """sums[g] += (weight x) vector for each vector of group g: sorted and summed per group (np.add.at is slow)."""
+    if not len(groups):
+        return
+    order = np.argsort(groups, kind="stable")
+    groups = groups[order]
+    vectors = vectors[order] if weights is None else vectors[order] * weights[order, None]
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    sums[groups[starts]] += np.add.reduceat(vectors, starts, axis=0)
 
 
 def embed_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary: Vocabulary, embedder: Embedder,
                 db: CatalogDB, settings: Settings, use_cache: bool = True) -> BookVectors:
     """One vector per book without embedding its long text again.
 
-    A book with a summary: its short head line (`index.head_sections`) blended with the mean of its
-    summary sentences, already embedded for the sentences table, the summary weighing
-    `index.summary_weight`. A book without one: its index text (`index.text_sections`: title line,
-    the author's introduction, the table of contents).
+    A book with a summary: its head line (`index.head_sections`: a curator's tags, the title line) blended
+    with the mean of its summary sentences, already embedded for the sentences table, the summary
+    weighing `index.summary_weight`. The head line's parts are embedded apart and averaged, so that a
+    tag or a subject heading many books share is embedded once. A book without a summary: its index
+    text (`index.text_sections`: title line, the author's introduction, the table of contents).
     """
     index = settings.index
-    texts = [compose_index_text(b, vocabulary, index.head_sections if has else index.text_sections)
+    parts = [head_parts(b, vocabulary, index.head_sections) if has
+             else [(1.0, [compose_index_text(b, vocabulary, index.text_sections)])]
              for b, has in zip(books, sentences.has_sentences.tolist())]
-    result = embed_with_cache(texts, embedder, db, "book head lines", use_cache)
-    vectors = result.vectors
-    weight = index.summary_weight
-    for start in range(0, len(books), CHUNK_TEXTS):  # in place, a chunk at a time: no second matrix of every book
-        block, has = vectors[start:start + CHUNK_TEXTS], sentences.has_sentences[start:start + CHUNK_TEXTS]
-        block[has] = normalize((1 - weight) * block[has] + weight * sentences.means[start:start + CHUNK_TEXTS][has])
+    position: dict[str, int] = {}
+    owners, weights, rows = [], [], []
+    for book, book_parts in enumerate(parts):
+        for weight, texts in book_parts:
+            for text in texts:
+                owners.append(book)
+                weights.append(weight / len(texts))  # a part counts by its weight, whatever its number of values
+                rows.append(position.setdefault(text, len(position)))
+    result = embed_with_cache(list(position), embedder, db, "book head lines", use_cache)
+    owner, weight, row = np.asarray(owners), np.asarray(weights, dtype=np.float32), np.asarray(rows)
+    vectors = np.zeros((len(books), embedder.dim), dtype=np.float32)
+    share = index.summary_weight
+    bounds = np.searchsorted(owner, np.arange(0, len(books) + CHUNK_TEXTS, CHUNK_TEXTS))
+    for start, (first, last) in zip(range(0, len(books), CHUNK_TEXTS), zip(bounds[:-1], bounds[1:])):
+        block = vectors[start:start + CHUNK_TEXTS]  # a view: a chunk of books at a time, no second matrix of all
+        _add_by_group(block, owner[first:last] - start, result.vectors[row[first:last]], weight[first:last])
+        has = sentences.has_sentences[start:start + CHUNK_TEXTS]
+        block[has] = (1 - share) * normalize(block[has]) + share * sentences.means[start:start + CHUNK_TEXTS][has]
+        block[:] = normalize(block)
     return BookVectors(vectors, result.computed, result.text_hashes)
 
 

@@ -7,7 +7,7 @@ from storage.catalog_db import open_catalog
 from storage.models import BookRecord
 from tasks.catalog.embedders import normalize
 from tasks.catalog.index_build import embed_books, embed_sentences, split_sentences
-from tasks.catalog.index_text import compose_index_text
+from tasks.catalog.index_text import compose_index_text, head_parts
 
 BOOKS = [
     BookRecord("b1", "边城", authors=("沈从文",), language="zh", summary="湘西小镇茶峒。翠翠和爷爷守着渡船。",
@@ -30,16 +30,17 @@ def test_a_book_vector_blends_its_head_line_with_its_sentences_and_a_book_withou
                                 lambda rows, vectors: written.update(zip(rows.tolist(), vectors)))
         vectors = embed_books(BOOKS, means, vocabulary, embedder, db, settings)
         again = embed_books(BOOKS, means, vocabulary, embedder, db, settings)
-    assert sorted(written) == [0, 1, 2, 3] and vectors.embedded == 3 and again.embedded == 0
+    # b1: its tag and its title line; b2: its index text; b3: its title line
+    assert sorted(written) == [0, 1, 2, 3] and vectors.embedded == 4 and again.embedded == 0
 
     sentence_vectors = embedder.embed_documents(sentences.texts)
     np.testing.assert_allclose(np.vstack([written[r] for r in range(4)]), sentence_vectors, atol=1e-6)
-    heads = embedder.embed_documents([compose_index_text(b, vocabulary, settings.index.head_sections) for b in BOOKS])
-    for book, rows in ((0, [0, 1]), (2, [2, 3])):
-        summary = normalize(sentence_vectors[rows].mean(axis=0, keepdims=True))[0]
-        expected = normalize((0.4 * heads[book] + 0.6 * summary)[None, :])[0]
+    assert head_parts(BOOKS[0], vocabulary, settings.index.head_sections) == [(1.0, ["忧伤怅惘"]), (1.0, ["边城 — 沈从文"])]
+    tag, title, stoner = embedder.embed_documents(["忧伤怅惘", "边城 — 沈从文", "Stoner — John Williams"])
+    for book, rows, head in ((0, [0, 1], tag + title), (2, [2, 3], stoner)):
+        summary = normalize(sentence_vectors[rows].mean(axis=0, keepdims=True))
+        expected = normalize(0.4 * normalize(head[None, :]) + 0.6 * summary)[0]
         np.testing.assert_allclose(vectors.vectors[book], expected, atol=1e-5)
-    assert "忧伤" in compose_index_text(BOOKS[0], vocabulary, settings.index.head_sections)  # a curator's tags count
     no_summary = embedder.embed_documents([compose_index_text(BOOKS[1], vocabulary, settings.index.text_sections)])
     assert "rural New England" in compose_index_text(BOOKS[1], vocabulary, settings.index.text_sections)
     np.testing.assert_allclose(vectors.vectors[1], no_summary[0], atol=1e-6)
