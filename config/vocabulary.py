@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-import yaml
-
 from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
 
 
 @dataclass(frozen=True)
@@ -105,8 +104,7 @@ class Vocabulary:
 def load_vocabulary(path: Path | None = None) -> Vocabulary:
     """Read a vocabulary YAML file."""
     path = path or CONFIG_DIR / "vocabulary.yaml"
-    with open(path, encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
+    raw = read_yaml(path)
     dimensions = []
     for dim_name, dim in raw["dimensions"].items():
         values = tuple(
@@ -143,6 +141,5 @@ def get_vocabulary() -> Vocabulary:
 @lru_cache(maxsize=2)
 def load_aliases(section: str = "authors") -> dict[str, tuple[str, ...]]:
     """Catalog name -> other names, from config/aliases.yaml: authors (周树人 is 鲁迅) or titles."""
-    with open(CONFIG_DIR / "aliases.yaml", encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh) or {}
+    raw = read_yaml(CONFIG_DIR / "aliases.yaml") or {}
     return {str(k): tuple(str(a) for a in v or ()) for k, v in (raw.get(section) or {}).items()}
