@@ -78,6 +78,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     args = parser.parse_args()
     os.environ["SHELFWISE__WORKSPACE"] = str(args.workspace)
+    os.environ.setdefault("LANCE_LOG", "error")  # not a deprecation warning per hybrid query
     from dataclasses import replace
 
     from config.settings import load_settings
