@@ -28,7 +28,7 @@ def _step(fn, name: str):
 
     Caching is off (a DuckDB connection and arrays are not hashable), and every argument is quoted:
     Prefect otherwise walks each list looking for futures, a minute per call at 100k books. A task
-    called outside a flow run (`shelfwise eval` builds its index so) would start a temporary Prefect
+    called outside a flow run (a script or test calling build_index_version) would start a temporary Prefect
     server just to record itself, 10-20 s: there the step is called as it is.
     """
     prefect_task = task(fn, name=name, cache_policy=NONE)
