@@ -1,14 +1,21 @@
 """Benchmark: import a synthetic catalog (100k books by default) and build its indexes.
 
-Prints the time of every stage and the peak memory (RSS) of the process. Run:
+Prints the time of every stage and the peak memory (RSS) of the process after it. Run:
     .venv/bin/python benchmarks/build_indexes_100k.py [--books 100000] [--workspace /tmp/sw-bench]
 A second, incremental build after editing 1% of the books is timed too.
+
+The catalog: half Chinese, half English books, 2-4 summary sentences of 6-14 words each drawn from a
+small word list. Each book also leans on a topic, a pair of its language's words that replace a quarter
+of its summary's words; the topics are what benchmarks/hybrid_100k.py's judged queries ask for. They are
+drawn from their own generator, so every other draw is the one earlier runs of this benchmark made.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import logging
 import os
 import random
 import resource
@@ -16,6 +23,7 @@ import shutil
 import sys
 import tempfile
 import time
+from functools import lru_cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -27,12 +35,36 @@ EN_WORDS = ("river night rain city home lonely time memory universe stars sea is
             "desert ferry old child secret letter song garden mountain kitchen harbour").split()
 
 
+TOPICS_PER_LANGUAGE = 500
+TOPIC_SHARE = 0.25  # of a summary's words replaced by its topic's two words
+
+
+@lru_cache(maxsize=2)
+def topics(language: str) -> list[tuple[str, str]]:
+    """The language's topics: pairs of its words, the same on every run."""
+    words = ZH_WORDS if language == "zh" else EN_WORDS
+    return random.Random(f"topics-{language}").sample(list(itertools.combinations(words, 2)), TOPICS_PER_LANGUAGE)
+
+
+def book_topic(i: int) -> tuple[str, int]:
+    """(language, topic number) of the i-th synthetic book."""
+    return ("zh" if i % 2 == 0 else "en"), (i // 2 * 7919) % TOPICS_PER_LANGUAGE
+
+
 def synthetic_book(i: int, rng: random.Random, vocabulary) -> dict:
     zh = i % 2 == 0
     words = ZH_WORDS if zh else EN_WORDS
     join = "" if zh else " "
     end = "。" if zh else "."
-    sentences = [join.join(rng.choices(words, k=rng.randint(6, 14))) + end for _ in range(rng.randint(2, 4))]
+    language, topic = book_topic(i)
+    pair = topics(language)[topic]
+    lean = random.Random(i)  # its own generator: `rng` draws what it drew before topics existed
+
+    def sentence() -> str:
+        drawn = rng.choices(words, k=rng.randint(6, 14))
+        return join.join(lean.choice(pair) if lean.random() < TOPIC_SHARE else w for w in drawn) + end
+
+    sentences = [sentence() for _ in range(rng.randint(2, 4))]
     if not zh:
         sentences = [s.capitalize() for s in sentences]
     tags = {}
@@ -107,10 +139,26 @@ def main() -> None:
     print(f"\nworkspace on disk: {size:,.0f} MiB")
 
 
+class StagePeaks(logging.Handler):
+    """The process's peak RSS as each build stage logs its end."""
+
+    def __init__(self):
+        super().__init__()
+        self.peaks: dict[str, float] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if message.startswith("stage "):
+            self.peaks[message.split()[1].rstrip(":")] = peak_rss_mib()
+
+
 def _build_and_report(labels: list[str], settings) -> None:
     from flows.build_indexes import build_indexes
     from storage.catalog_db import open_catalog
+    from tasks.progress import logger
 
+    peaks = StagePeaks()
+    logger.addHandler(peaks)
     for label in labels:
         if label.startswith("incremental"):
             with open_catalog(settings.duckdb_path) as db:
@@ -123,8 +171,9 @@ def _build_and_report(labels: list[str], settings) -> None:
         print(f"  books {report.book_count:,}, sentences {report.sentence_count:,}, embedded books "
               f"{report.books_embedded:,}, embedded sentences {report.sentences_embedded:,}, "
               f"tagged {report.books_enriched:,}, tokenized {report.books_tokenized:,}")
+        print(f"  {'stage':<16} {'seconds':>10} {'peak RSS after':>16}")
         for stage, seconds in report.stage_seconds.items():
-            print(f"  {stage:<16} {seconds:10.2f} s")
+            print(f"  {stage:<16} {seconds:10.2f} {peaks.peaks.get(stage, 0):13,.0f} MiB")
         print(f"  peak RSS so far  {peak_rss_mib():10,.0f} MiB")
 
 

@@ -64,14 +64,12 @@ def main() -> int:
     from config.settings import load_settings
     from config.vocabulary import get_vocabulary
     from flows.shelving import build_context
-    from storage.catalog_db import open_catalog
     from tasks.catalog.text_analysis import detect_language
     from tasks.understanding.themes import read_themes
 
     settings = load_settings()
     themes = read_themes(PROJECT / "config/demo/themes.yaml").themes
-    with open_catalog(settings.duckdb_path) as db:
-        ctx = build_context(db, settings, get_vocabulary())
+    ctx = build_context(settings, get_vocabulary())
     runs = {p: shelve_batch(ctx, themes, p) for p in PREFERENCES}
     size = settings.shelf.size
     print(f"demo batch: {len(themes)} themes, shelf size {size}")

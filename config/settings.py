@@ -86,6 +86,9 @@ class IndexSettings(Section):
         TextSection(field="tags", repeat=2), TextSection(field="title_line"),
         TextSection(field="subjects", max_chars=200), TextSection(field="summary", max_chars=500),
         TextSection(field="author_intro", max_chars=200), TextSection(field="toc", max_chars=300))
+    head_sections: tuple[TextSection, ...] = (
+        TextSection(field="tags"), TextSection(field="title_line"), TextSection(field="subjects", max_chars=200))
+    summary_weight: Share = 0.5
 
 
 class BM25Settings(Section):

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
-import yaml
-
 from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
 
 
 @dataclass(frozen=True)
@@ -87,10 +86,16 @@ class Vocabulary:
         return frozenset(v.name for v in self.dimension(dimension).values)
 
     def value(self, dimension: str, name: str) -> VocabularyValue:
-        for value in self.dimension(dimension).values:
-            if value.name == name:
-                return value
-        raise KeyError(f"unknown value {name!r} in dimension {dimension!r}")
+        found = self._by_key.get((dimension, name))
+        if found is None:
+            self.dimension(dimension)  # an unknown dimension says so
+            raise KeyError(f"unknown value {name!r} in dimension {dimension!r}")
+        return found
+
+    @cached_property
+    def _by_key(self) -> dict[tuple[str, str], VocabularyValue]:
+        """(dimension, name) -> value: an index build looks up every tag of every book."""
+        return {(v.dimension, v.name): v for v in self.all_values()}
 
     def all_values(self) -> tuple[VocabularyValue, ...]:
         return tuple(v for d in self.dimensions for v in d.values)
@@ -99,8 +104,7 @@ class Vocabulary:
 def load_vocabulary(path: Path | None = None) -> Vocabulary:
     """Read a vocabulary YAML file."""
     path = path or CONFIG_DIR / "vocabulary.yaml"
-    with open(path, encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
+    raw = read_yaml(path)
     dimensions = []
     for dim_name, dim in raw["dimensions"].items():
         values = tuple(
@@ -137,6 +141,5 @@ def get_vocabulary() -> Vocabulary:
 @lru_cache(maxsize=2)
 def load_aliases(section: str = "authors") -> dict[str, tuple[str, ...]]:
     """Catalog name -> other names, from config/aliases.yaml: authors (周树人 is 鲁迅) or titles."""
-    with open(CONFIG_DIR / "aliases.yaml", encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh) or {}
+    raw = read_yaml(CONFIG_DIR / "aliases.yaml") or {}
     return {str(k): tuple(str(a) for a in v or ()) for k, v in (raw.get(section) or {}).items()}

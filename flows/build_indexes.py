@@ -1,4 +1,4 @@
-"""The index-build flow: DuckDB catalog -> LanceDB `books` and `sentences` tables + a BM25 index."""
+"""The index-build flow: DuckDB catalog -> one self-contained index version (LanceDB tables, BM25, books, vocabulary)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated
 
 from prefect import flow, task
 from prefect.cache_policies import NONE
+from prefect.context import FlowRunContext
 from prefect.utilities.annotations import quote
 
 from config.settings import Settings, load_settings
@@ -23,33 +24,39 @@ from tasks.progress import logger, timed
 
 
 def _step(fn, name: str):
-    """A Prefect task of a step whose arguments Prefect passes through untouched.
+    """A Prefect task of a step whose arguments Prefect passes through untouched; outside a flow, the plain step.
 
     Caching is off (a DuckDB connection and arrays are not hashable), and every argument is quoted:
-    Prefect otherwise walks each list looking for futures, a minute per call at 100k books.
+    Prefect otherwise walks each list looking for futures, a minute per call at 100k books. A task
+    called outside a flow run (a script or test calling build_index_version) would start a temporary Prefect
+    server just to record itself, 10-20 s: there the step is called as it is.
     """
     prefect_task = task(fn, name=name, cache_policy=NONE)
 
     def run(*args, **kwargs):
+        if FlowRunContext.get() is None:
+            return fn(*args, **kwargs)
         return prefect_task(*(quote(a) for a in args), **{k: quote(v) for k, v in kwargs.items()})
 
     return run
 
 
-enrich_catalog = _step(index_build.enrich_catalog, "enrich-catalog")
+embed_sentences = _step(index_build.embed_sentences, "embed-sentences")
+embed_vocabulary = _step(index_build.embed_vocabulary, "embed-vocabulary")
 embed_books = _step(index_build.embed_books, "embed-books")
 embed_books_e5 = _step(index_build.embed_books_e5, "embed-books-e5")
-embed_sentences = _step(index_build.embed_sentences, "embed-sentences")
+enrich_catalog = _step(index_build.enrich_catalog, "enrich-catalog")
 build_bm25 = _step(bm25_step.build_bm25, "build-bm25")
 write_books_table = _step(index_store.write_books_table, "write-lance-books")
-write_sentences_table = _step(index_store.write_sentences_table, "write-lance-sentences")
+write_books_snapshot = _step(index_store.write_books_snapshot, "write-books-snapshot")
 save_bm25 = _step(index_store.save_bm25, "save-bm25")
 
 
 def commit_version(db: CatalogDB, version: IndexVersion, content_hashes: dict[str, str],
                    settings: Settings) -> None:
-    """Make the new version current, then delete versions beyond the ones config keeps."""
+    """Make the new version current (in DuckDB, then for readers), then delete versions beyond those kept."""
     db.commit_index_version(version, content_hashes)
+    index_store.set_current(settings.indexes_dir, version.version_id)
     keep = {v.version_id for v in db.index_versions()[: settings.index.keep_versions]}
     index_store.prune_versions(settings.indexes_dir, keep)
 
@@ -67,15 +74,22 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         snapshot = index_build.snapshot_hash(books, embedder, settings, vocabulary, CROSSWALK_FILE)
         current = db.current_index_version()
         if current and not full and current.snapshot_hash == snapshot and index_store.version_exists(current.path):
+            index_store.set_current(settings.indexes_dir, current.version_id)  # a build that died may have left it behind
             logger.info("index %s is up to date with the catalog", current.version_id)
             return index_build.IndexBuildReport(current.version_id, True, current.book_count,
                                                 current.sentence_count, 0, 0, 0, 0, stages)
+        version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
         with timed(stages, "embed_sentences", log=True):
-            sentences = embed_sentences(books, embedder, db, use_cache)
+            sentence_list = index_build.split_sentences(books)
+            sentence_files = index_store.SentenceFiles(path, [books[i].book_id for i in sentence_list.owners.tolist()],
+                                                       sentence_list.texts, embedder.dim)
+            sentences = embed_sentences(sentence_list, len(books), embedder, db, sentence_files.write, use_cache)
+            sentence_files.finish()
         with timed(stages, "embed_books", log=True):
-            book_vectors = embed_books(books, vocabulary, embedder, db, settings, use_cache)
+            book_vectors = embed_books(books, sentences, vocabulary, embedder, db, settings, use_cache)
         with timed(stages, "enrich_catalog", log=True):
-            enriched = enrich_catalog(books, book_vectors.vectors, vocabulary, embedder, db, settings, use_cache)
+            vocabulary_vectors = embed_vocabulary(vocabulary, embedder, db, use_cache)
+            enriched = enrich_catalog(books, book_vectors, vocabulary_vectors, vocabulary, db, settings)
         books = enriched.books
         e5_vectors = None
         if settings.index.e5_path:
@@ -83,7 +97,6 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
                 e5_vectors = embed_books_e5(books, vocabulary, db, settings, use_cache)
         with timed(stages, "build_bm25", log=True):
             bm25 = build_bm25(books, db, settings, use_cache)
-        version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
         with timed(stages, "write_lance", log=True):
             columns = index_build.lance_book_columns(books, vocabulary, settings.enrichment.filter_confidence)
             write_books_table(path, columns, book_vectors.vectors, vocabulary.facet_names,
@@ -91,27 +104,31 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             if e5_vectors is not None:
                 write_books_table(path, columns, e5_vectors.vectors, vocabulary.facet_names,
                                   settings.index.brute_force_max_rows, index_store.BOOKS_E5_TABLE)
+        with timed(stages, "save_snapshot", log=True):
             index_store.save_filter_meta(path, settings.enrichment.filter_confidence)
-            write_sentences_table(path, {"book_id": sentences.book_ids, "position": sentences.positions,
-                                         "text": sentences.texts}, sentences.vectors)
-        with timed(stages, "save_bm25", log=True):
             save_bm25(path, bm25.index)
+            write_books_snapshot(path, books)
+            index_store.write_book_vectors(path, book_vectors.vectors)
+            index_store.write_vocabulary_vectors(
+                path, [(v.dimension, v.profile_text) for v in vocabulary_vectors.values],
+                vocabulary_vectors.vectors)
         version = IndexVersion(
             version_id=version_id, created_at=datetime.now(timezone.utc).replace(tzinfo=None),
             path=str(path), snapshot_hash=snapshot, book_count=len(books),
-            sentence_count=len(sentences.texts), embedder=embedder.model_id, embedding_dim=embedder.dim,
+            sentence_count=sentences.count, embedder=embedder.model_id, embedding_dim=embedder.dim,
             books_embedded=book_vectors.embedded, sentences_embedded=sentences.embedded, stage_seconds=stages,
         )
+        index_store.write_version_file(path, version)
         with timed(stages, "commit", log=True):
             commit_version(db, version, {b.book_id: b.content_hash for b in books}, settings)
         with timed(stages, "prune_cache", log=True):
             # Vectors of edited texts would pile up night after night; the new version no longer needs them.
             pruned = db.prune_embedding_cache(embedder.model_id, [*sentences.text_hashes, *book_vectors.text_hashes,
-                                                                  *enriched.text_hashes])
+                                                                  *vocabulary_vectors.text_hashes])
         logger.info("index version %s is current: %d books, %d sentences; %d stale cached vectors deleted",
-                    version_id, len(books), len(sentences.texts), pruned)
+                    version_id, len(books), sentences.count, pruned)
         return index_build.IndexBuildReport(
-            version_id, False, len(books), len(sentences.texts), enriched.enriched, book_vectors.embedded,
+            version_id, False, len(books), sentences.count, enriched.enriched, book_vectors.embedded,
             sentences.embedded, bm25.tokenized, stages, pruned,
         )
 

@@ -436,7 +436,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
 
     from config.vocabulary import get_vocabulary
     from flows.shelving import build_context, shelve_theme
-    from storage.catalog_db import open_catalog
+    from storage.index_store import NoIndexError
     from storage.models import StageSwitches, Theme
     from tasks.export.wording import option_texts, question_text, why_text
     from tasks.understanding.themes import has_words
@@ -445,9 +445,10 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
         raise InputError(f"try: the brief {args.brief!r} has no words (no letter or digit)")
     switches = StageSwitches(sentence_rerank=args.sentence_rerank, query_expansion=args.expansion,
                              language_preference=args.language_preference)
-    with open_catalog(settings.duckdb_path, read_only=True, retry_seconds=settings.locking.busy_retry_seconds) as db:
-        _require_index(db)
-        ctx = build_context(db, settings, get_vocabulary(), not args.include_unavailable, switches)
+    try:  # the index version alone: no DuckDB, so a running build or import does not block it
+        ctx = build_context(settings, get_vocabulary(), not args.include_unavailable, switches)
+    except NoIndexError as err:
+        raise InputError(str(err)) from None
     theme = Theme("try", "try", args.brief[:80], description=args.brief)
     shelf = shelve_theme(theme, [], ctx)  # no history is read or written
     query, asked = shelf.query, shelf.verdict.question

@@ -95,8 +95,7 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
     vocabulary = get_vocabulary()
     settings.workspace.mkdir(parents=True, exist_ok=True)
     index_catalog(settings, corpus_as_catalog(beir, settings.workspace / f"{beir.name}.jsonl"))
-    with open_catalog(settings.duckdb_path) as db:
-        ctx = build_context(db, settings, vocabulary)
+    ctx = build_context(settings, vocabulary)
     queries = list(beir.queries.items())[:limit]
     if ctx.e5_embedder is None:  # the index has no e5 path: nothing to compare
         variants = [v for v in variants if "e5" not in v.name]

@@ -125,7 +125,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
             raise InputError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import` "
                              "or type them in the run form")
         first_run_at = shelf_db.start_batch(batch_id)
-        ctx = build_context(db, settings, get_vocabulary(), available_only=not include_unavailable,
+        ctx = build_context(settings, get_vocabulary(), available_only=not include_unavailable,
                             switches=shelf_db.batch_switches(batch_id, switches))
         shelves: list[ThemeShelf] = []
         with db.transaction():  # the batch's history and statuses land together or not at all

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
-from storage.catalog_db import CatalogDB
-from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, open_index
+from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, NoIndexError, open_current
 from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.enrich import UNCALIBRATED_CAP
@@ -253,15 +251,19 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
                       referenced, facts)
 
 
-def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary, available_only: bool = True,
+def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bool = True,
                   switches: StageSwitches = StageSwitches()) -> ShelvingContext:
-    """Open the current index and load the catalog and models a run needs."""
-    version = db.current_index_version()
-    if version is None:
-        raise RuntimeError("no index has been built yet: run `shelfwise index build`")
+    """Open the current index version and load what a run needs from it alone.
+
+    The version holds the books it was built from and the vocabulary's vectors: no DuckDB is opened
+    (so this works while a build holds the catalog) and nothing is embedded but a value edited since.
+    """
+    snapshot = open_current(settings.indexes_dir)
     embedder = create_embedder(settings.embedder)
-    snapshot = open_index(version.version_id, Path(version.path))
-    books = {b.book_id: b for b in db.load_books()}
+    if snapshot.version.embedder != embedder.model_id:
+        raise NoIndexError(f"index {snapshot.version_id} was built with embedder {snapshot.version.embedder}, the "
+                           f"settings name {embedder.model_id}: run `shelfwise index build`")
+    books = {b.book_id: b for b in snapshot.load_books()}
     e5_embedder = None
     if snapshot.books_e5 is not None:
         from tasks.catalog.embedders.e5 import E5Embedder
@@ -274,7 +276,7 @@ def build_context(db: CatalogDB, settings: Settings, vocabulary: Vocabulary, ava
         embedder=embedder,
         translator=create_translator(settings.translation, vocabulary),
         reranker=create_reranker(settings.rerank),
-        vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder),
+        vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder, snapshot.vocabulary_vectors()),
         settings=settings,
         available_only=available_only,
         e5_embedder=e5_embedder,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -84,7 +85,16 @@ class BM25Index:
         return [int(indptr[i + 1] - indptr[i]) if i is not None and i + 1 < len(indptr) else 0 for i in ids]
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
-        """A score for every book, in book_ids order."""
+        """A score for every book, in book_ids order (read-only: recall and fusion share the last query's)."""
+        return self._scores(tuple(query_tokens))
+
+    @lru_cache(maxsize=4)  # noqa: B019 - one index per version, kept for the process's life anyway
+    def _scores(self, query_tokens: tuple[str, ...]) -> np.ndarray:
+        scores = self._compute_scores(query_tokens)
+        scores.flags.writeable = False
+        return scores
+
+    def _compute_scores(self, query_tokens: tuple[str, ...]) -> np.ndarray:
         if self.settings.backend == "rank_bm25":
             return np.asarray(self._engine.get_scores(list(query_tokens)), dtype=np.float32)
         known = [t for t in query_tokens if t in self._engine.vocab_dict]

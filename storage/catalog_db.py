@@ -118,7 +118,8 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def _book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime) -> dict:
+def book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime | None) -> dict:
+    """A book as a row of the books table (also the row of an index version's book snapshot)."""
     return {
         "book_id": book.book_id,
         "isbn": book.isbn,
@@ -155,7 +156,8 @@ def _facets_json(facets) -> str | None:
     return json.dumps([f.to_dict() for f in facets], ensure_ascii=False) if facets else None
 
 
-def _row_to_book(row: dict) -> BookRecord:
+def row_to_book(row: dict) -> BookRecord:
+    """The book of a books-table row, as book_to_row wrote it."""
     tags = json.loads(row["tags"]) if row["tags"] else {}
     return BookRecord(
         book_id=row["book_id"],
@@ -243,7 +245,7 @@ class CatalogDB:
         now = _now()
         with self.transaction():
             if changed:
-                table = pa.Table.from_pylist([_book_to_row(b, source_file, now) for b in changed])
+                table = pa.Table.from_pylist([book_to_row(b, source_file, now) for b in changed])
                 self.conn.register("incoming_books", table)
                 # Facets and works are the build's: an import leaves them to the next build to recompute.
                 cols = ", ".join(c for c in BOOK_COLUMNS if c not in ("facets", "work_id"))
@@ -311,7 +313,7 @@ class CatalogDB:
         """Every book, ordered by book_id so that builds are deterministic."""
         cursor = self.conn.execute(f"SELECT {', '.join(BOOK_COLUMNS)} FROM books ORDER BY book_id")
         names = [d[0] for d in cursor.description]
-        return [_row_to_book(dict(zip(names, row))) for row in cursor.fetchall()]
+        return [row_to_book(dict(zip(names, row))) for row in cursor.fetchall()]
 
     def save_facets(self, facets: dict[str, tuple[Facet, ...]], work_ids: dict[str, str]) -> None:
         """Store what the build derived for each book: its facets and its work. Source tags are not touched."""
@@ -342,25 +344,30 @@ class CatalogDB:
 
     # ---- caches ------------------------------------------------------------------------------
 
-    def cached_vectors(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        """Vectors already computed by `model` for these text hashes."""
-        if not text_hashes:
-            return {}
-        wanted = pa.table({"text_hash": pa.array(sorted(set(text_hashes)), pa.string())})
+    def stream_cached_vectors(self, model: str, text_hashes: Sequence[str],
+                              batch_rows: int = 16_384) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(positions in text_hashes, vectors) of the ones `model` has cached, a batch at a time, in no set order.
+
+        One scan of the cache whatever the number of hashes (a join per chunk of 16k rescanned the
+        whole table: 8.7 s against 2.3 s for 300k sentences), and no more than a batch in memory.
+        """
+        if not len(text_hashes):
+            return
+        wanted = pa.table({"text_hash": pa.array(text_hashes, pa.string()),
+                           "row": pa.array(np.arange(len(text_hashes), dtype=np.int64))})
         self.conn.register("wanted_hashes", wanted)
-        result = self.conn.sql(
-            "SELECT c.text_hash, c.vector FROM embedding_cache c "
-            "JOIN wanted_hashes w USING (text_hash) WHERE c.model = $model",
-            params={"model": model},
-        ).to_arrow_table()
-        self.conn.unregister("wanted_hashes")
-        if result.num_rows == 0:
-            return {}
-        hashes = result.column("text_hash").to_pylist()
-        flat = result.column("vector").combine_chunks()
-        dim = len(flat[0])
-        matrix = flat.values.to_numpy(zero_copy_only=False).astype(np.float32).reshape(-1, dim)
-        return dict(zip(hashes, matrix))
+        try:
+            reader = self.conn.sql(
+                "SELECT w.row, c.vector FROM embedding_cache c JOIN wanted_hashes w USING (text_hash) "
+                "WHERE c.model = $model", params={"model": model},
+            ).to_arrow_reader(batch_rows)
+            for batch in reader:
+                if batch.num_rows:
+                    vectors = batch.column("vector").flatten().to_numpy(zero_copy_only=False)
+                    yield (batch.column("row").to_numpy(),
+                           vectors.astype(np.float32, copy=False).reshape(batch.num_rows, -1))
+        finally:
+            self.conn.unregister("wanted_hashes")
 
     def store_vectors(self, model: str, text_hashes: Sequence[str], vectors: np.ndarray) -> None:
         if not len(text_hashes):

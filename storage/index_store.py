@@ -1,30 +1,61 @@
-"""Index files on disk: one folder per index version holding LanceDB tables and the BM25 index.
+"""Index files on disk: one self-contained folder per index version.
 
-A build writes a new version folder next to the current one; DuckDB's index_versions table says
-which folder is current, so readers keep the previous index until a build has finished and been
-committed, and a build that dies half-way leaves only an orphan folder that the next build removes.
+A version folder holds everything a reader needs, so that read-only commands never open DuckDB (and
+so work while a build holds it), and read the version as it was built whatever today's config says:
+    lance/              the `books` table: filter columns, tag lists and the book vector, for filtered ANN search
+    bm25/               the BM25 index, with the analysis settings it was built with
+    books.parquet       the books as indexed (enriched tags applied), read back in one call
+    books.npy           the book vectors again, in books.parquet's order
+    sentences.parquet   every summary sentence (book id, text), grouped by book in that order
+    sentences.npy       their vectors, row for row
+    vocabulary.parquet  every vocabulary value's profile text and vector, for gating
+    version.json        the IndexVersion: embedder, counts, snapshot hash; written last, so its
+                        presence says the folder is complete
+Sentences are only ever fetched by book, and fusion fetches the vectors of a few hundred books per theme:
+from memory-mapped .npy files that is a row-range read, where a LanceDB `book_id IN (...)` scan took
+about 30 ms a theme at 100k books (benchmarks/shelves_100k.py).
+`CURRENT` beside the folders names the committed version. A build writes a new folder; the DuckDB
+transaction that records it is followed by the rename of CURRENT, so readers keep the previous version
+until then, and a build that dies half-way leaves only an orphan folder that the next build removes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from functools import cached_property
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import IvfFlat
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from storage.bm25_index import META_FILE, BM25Index
+from storage.bm25_index import BM25Index
+from storage.catalog_db import book_to_row, row_to_book
+from storage.lance import lancedb
+from storage.models import BookRecord, IndexVersion
 from storage.sql import sql_string, tag_column
+
+if TYPE_CHECKING:
+    from lancedb.table import Table
 
 BOOKS_TABLE = "books"
 BOOKS_E5_TABLE = "books_e5"  # the optional third path: the same books embedded by multilingual-e5
-SENTENCES_TABLE = "sentences"
+VERSION_FILE = "version.json"
+# Bump when the files of a version folder change: a folder of another format is rebuilt, never misread.
+FOLDER_FORMAT = 1
+BOOKS_FILE = "books.parquet"
+BOOK_VECTORS_FILE = "books.npy"
+SENTENCES_FILE = "sentences.parquet"
+SENTENCE_VECTORS_FILE = "sentences.npy"
+VOCABULARY_FILE = "vocabulary.parquet"
+CURRENT_FILE = "CURRENT"
 SCALAR_COLUMNS = ("pub_year", "rating", "pages", "copies_available")
 ROWS_PER_PARTITION = 4096
 # Partitions searched. benchmarks/ivf_recall.py at 100k books (24 partitions): 16 kept 99.5% of the
@@ -53,7 +84,20 @@ def prune_versions(indexes_dir: Path, keep: set[str]) -> list[str]:
     return removed
 
 
-# ---- LanceDB ----------------------------------------------------------------------------------
+def set_current(indexes_dir: Path, version_id: str) -> None:
+    """Point readers at `version_id` (a temp file renamed over CURRENT: readers see the old or the new one)."""
+    temp = indexes_dir / f".{CURRENT_FILE}.{os.getpid()}"
+    temp.write_text(version_id, encoding="utf-8")
+    os.replace(temp, indexes_dir / CURRENT_FILE)
+
+
+def version_exists(path: str | Path) -> bool:
+    """True if a version folder is complete (its version file is written last) and in this code's format."""
+    file = Path(path) / VERSION_FILE
+    return file.exists() and json.loads(file.read_text(encoding="utf-8")).get("format") == FOLDER_FORMAT
+
+
+# ---- writing a version ------------------------------------------------------------------------
 
 WRITE_BATCH_ROWS = 50_000  # rows handed to LanceDB at a time: one batch's Arrow copy in memory, not the table's
 
@@ -63,7 +107,7 @@ def _vector_array(vectors: np.ndarray) -> pa.FixedSizeListArray:
     return pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
 
 
-def _batches(columns: dict[str, list], vectors: np.ndarray, schema: pa.Schema) -> pa.RecordBatchReader:
+def _batches(columns: dict[str, Sequence], vectors: np.ndarray, schema: pa.Schema) -> pa.RecordBatchReader:
     """The columns and vectors as a stream of record batches, built one batch at a time."""
     def generate():
         for start in range(0, len(vectors), WRITE_BATCH_ROWS):
@@ -99,29 +143,83 @@ def write_books_table(version_path: Path, columns: dict[str, list], vectors: np.
     for column in ("authors", "class_prefixes", *(tag_column(d) for d in tag_dimensions)):
         tbl.create_scalar_index(column, index_type="LABEL_LIST")
     if len(vectors) > brute_force_max_rows:
+        from lancedb.index import IvfFlat
+
         # Few, large partitions: searching NPROBES of them stays close to exact (flat vectors, no PQ).
         partitions = max(2, len(vectors) // ROWS_PER_PARTITION)
         tbl.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions))
 
 
-def write_sentences_table(version_path: Path, columns: dict[str, list], vectors: np.ndarray) -> None:
-    """The LanceDB `sentences` table: one row per summary sentence."""
-    schema = pa.schema([("book_id", pa.string()), ("position", pa.int32()), ("text", pa.string()),
-                        ("vector", pa.list_(pa.float32(), vectors.shape[1]))])
-    db = lancedb.connect(str(version_path / "lance"))
-    tbl = db.create_table(SENTENCES_TABLE, data=_batches(columns, vectors, schema), schema=schema, mode="overwrite")
-    if len(vectors):
-        tbl.create_scalar_index("book_id", index_type="BTREE")
+class SentenceFiles:
+    """A version's summary sentences: their texts at once, their vectors as they come, in any order."""
+
+    def __init__(self, version_path: Path, book_ids: Sequence[str], texts: Sequence[str], dim: int):
+        pq.write_table(pa.table({"book_id": pa.array(book_ids, pa.string()), "text": pa.array(texts, pa.string())}),
+                       version_path / SENTENCES_FILE)
+        self._file = open(version_path / SENTENCE_VECTORS_FILE, "wb")  # noqa: SIM115 - closed by finish()
+        np.lib.format.write_array_header_1_0(self._file, {"descr": "<f4", "fortran_order": False,
+                                                          "shape": (len(texts), dim)})
+        self._start = self._file.tell()
+        self._row_bytes = dim * 4
+        self._file.truncate(self._start + len(texts) * self._row_bytes)
+        self._file.flush()
+
+    def write(self, rows: np.ndarray, vectors: np.ndarray) -> None:
+        """Vectors of these sentence rows; a run of consecutive rows is one write.
+
+        Plain file writes, not a writable memory map: pages written through a map count in the process's
+        memory until the kernel drops them, and would add the whole matrix to a build's peak RSS.
+        """
+        order = np.argsort(rows, kind="stable")
+        rows, vectors = rows[order], np.ascontiguousarray(vectors[order], dtype="<f4")
+        breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+        fd = self._file.fileno()
+        for first, last in zip(np.concatenate(([0], breaks)).tolist(), np.concatenate((breaks, [len(rows)])).tolist()):
+            os.pwrite(fd, vectors[first:last].tobytes(), self._start + int(rows[first]) * self._row_bytes)
+
+    def finish(self) -> None:
+        self._file.close()
 
 
-# ---- BM25 files -------------------------------------------------------------------------------
+def write_book_vectors(version_path: Path, vectors: np.ndarray) -> None:
+    """The book vectors in books.parquet's order, for fusion to read by row."""
+    np.save(version_path / BOOK_VECTORS_FILE, np.ascontiguousarray(vectors, dtype=np.float32))
+
+
+def write_books_snapshot(version_path: Path, books: Sequence[BookRecord]) -> None:
+    """The books as indexed, in the catalog's own row format (storage/catalog_db.py)."""
+    rows = [book_to_row(b, None, b.updated_at) for b in books]
+    pq.write_table(pa.Table.from_pylist(rows), version_path / BOOKS_FILE)
+
+
+def write_vocabulary_vectors(version_path: Path, values: Sequence[tuple[str, str]], vectors: np.ndarray) -> None:
+    """(dimension, profile text) of every vocabulary value, with its profile vector."""
+    table = pa.table({"dimension": pa.array([d for d, _ in values], pa.string()),
+                      "profile_text": pa.array([t for _, t in values], pa.string()),
+                      "vector": _vector_array(vectors)})
+    pq.write_table(table, version_path / VOCABULARY_FILE)
+
 
 def save_bm25(version_path: Path, index: BM25Index) -> None:
     """The BM25 index into its folder of the version."""
     index.save(version_path / "bm25")
 
 
+def write_version_file(version_path: Path, version: IndexVersion) -> None:
+    """The version's own record, last: its presence says the folder is complete."""
+    record = {**asdict(version), "created_at": version.created_at.isoformat(), "format": FOLDER_FORMAT}
+    for local in ("path", "is_current"):  # where it lies and whether it is current are not the folder's to say
+        record.pop(local)
+    temp = version_path / f".{VERSION_FILE}"
+    temp.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+    os.replace(temp, version_path / VERSION_FILE)
+
+
 # ---- reading a version --------------------------------------------------------------------------
+
+class NoIndexError(RuntimeError):
+    """No usable index version: none was built, or the current one predates self-contained versions."""
+
 
 @dataclass
 class IndexSnapshot:
@@ -129,10 +227,10 @@ class IndexSnapshot:
 
     version_id: str
     path: Path
-    books: lancedb.table.Table
-    sentences: lancedb.table.Table
+    books: Table
     bm25: BM25Index
-    books_e5: lancedb.table.Table | None = None
+    books_e5: Table | None = None
+    version: IndexVersion | None = None
     filter_confidence: float = 1.0  # the facet columns hold values at least this sure (see save_filter_meta)
 
     def vector_search(self, vector: np.ndarray, k: int, where: str | None = None,
@@ -166,17 +264,59 @@ class IndexSnapshot:
         return rows.column("book_id").to_pylist(), _matrix(rows)
 
     def book_vectors(self, book_ids: Sequence[str], table: str = BOOKS_TABLE) -> dict[str, np.ndarray]:
-        """The stored vectors of these books."""
-        table = self._rows(self.books_e5 if table == BOOKS_E5_TABLE else self.books, book_ids, ["book_id", "vector"])
-        return dict(zip(table.column("book_id").to_pylist(), _matrix(table)))
+        """The stored vectors of these books (books the version does not hold are left out)."""
+        if table == BOOKS_E5_TABLE:
+            rows = self._lance_rows(self.books_e5, book_ids, ["book_id", "vector"])
+            return dict(zip(rows.column("book_id").to_pylist(), _matrix(rows)))
+        found = [b for b in dict.fromkeys(book_ids) if b in self._book_rows]
+        return dict(zip(found, self._book_matrix[[self._book_rows[b] for b in found]]))
 
     def sentences_of(self, book_ids: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
         """(book ids, sentence texts, vectors) of every summary sentence of these books."""
-        table = self._rows(self.sentences, book_ids, ["book_id", "text", "vector"])
-        return table.column("book_id").to_pylist(), table.column("text").to_pylist(), _matrix(table)
+        owners, rows = [], []
+        for book_id in dict.fromkeys(book_ids):
+            start, end = self._sentence_ranges.get(book_id, (0, 0))
+            owners += [book_id] * (end - start)
+            rows += range(start, end)
+        texts = self._sentences.column("text").take(pa.array(rows, pa.int64())).to_pylist()
+        return owners, texts, np.asarray(self._sentence_matrix[rows], dtype=np.float32)
+
+    def load_books(self) -> list[BookRecord]:
+        """The books the version was built from, as they were then (enriched tags included)."""
+        return [row_to_book(row) for row in pq.read_table(self.path / BOOKS_FILE).to_pylist()]
+
+    def vocabulary_vectors(self) -> dict[tuple[str, str], np.ndarray]:
+        """(dimension, profile text) -> vector of every vocabulary value, as embedded when the version was built."""
+        table = pq.read_table(self.path / VOCABULARY_FILE)
+        keys = zip(table.column("dimension").to_pylist(), table.column("profile_text").to_pylist())
+        return dict(zip(keys, _matrix(table)))
+
+    @cached_property
+    def _book_rows(self) -> dict[str, int]:
+        ids = pq.read_table(self.path / BOOKS_FILE, columns=["book_id"]).column("book_id").to_pylist()
+        return {book_id: row for row, book_id in enumerate(ids)}
+
+    @cached_property
+    def _book_matrix(self) -> np.ndarray:
+        return np.load(self.path / BOOK_VECTORS_FILE, mmap_mode="r")  # pages are read as rows are asked for
+
+    @cached_property
+    def _sentences(self) -> pa.Table:
+        return pq.read_table(self.path / SENTENCES_FILE)
+
+    @cached_property
+    def _sentence_matrix(self) -> np.ndarray:
+        return np.load(self.path / SENTENCE_VECTORS_FILE, mmap_mode="r")
+
+    @cached_property
+    def _sentence_ranges(self) -> dict[str, tuple[int, int]]:
+        """book id -> its rows [start, end): the sentences are grouped by book."""
+        runs = pc.run_end_encode(self._sentences.column("book_id").combine_chunks())
+        ends = runs.run_ends.to_pylist()
+        return {book_id: (start, end) for book_id, start, end in zip(runs.values.to_pylist(), [0, *ends], ends)}
 
     @staticmethod
-    def _rows(table, book_ids: Sequence[str], columns: list[str]) -> pa.Table:
+    def _lance_rows(table, book_ids: Sequence[str], columns: list[str]) -> pa.Table:
         if not book_ids:
             return table.schema.empty_table().select(columns)
         where = f"book_id IN ({', '.join(sql_string(b) for b in book_ids)})"
@@ -190,15 +330,22 @@ def _matrix(table: pa.Table) -> np.ndarray:
     return column.values.to_numpy(zero_copy_only=False).reshape(len(column), -1).astype(np.float32)
 
 
+def read_version_file(path: Path) -> IndexVersion:
+    record = json.loads((path / VERSION_FILE).read_text(encoding="utf-8"))
+    record.pop("format")
+    return IndexVersion(**{**record, "created_at": datetime.fromisoformat(record["created_at"]), "path": str(path),
+                           "is_current": False})
+
+
 def open_index(version_id: str, path: Path) -> IndexSnapshot:
     db = lancedb.connect(str(path / "lance"))
     return IndexSnapshot(
         version_id=version_id,
         path=path,
         books=db.open_table(BOOKS_TABLE),
-        sentences=db.open_table(SENTENCES_TABLE),
         bm25=BM25Index.load(path / "bm25"),
         books_e5=db.open_table(BOOKS_E5_TABLE) if BOOKS_E5_TABLE in db.table_names() else None,
+        version=read_version_file(path),
         filter_confidence=_filter_meta(path).get("filter_confidence", 1.0),
     )
 
@@ -216,7 +363,13 @@ def _filter_meta(version_path: Path) -> dict:
     return json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
 
 
-def version_exists(path: str | Path) -> bool:
-    """True if a version folder is complete enough to open."""
-    path = Path(path)
-    return (path / "bm25" / META_FILE).exists() and (path / "lance").exists()
+def open_current(indexes_dir: Path) -> IndexSnapshot:
+    """The committed version readers use (named by CURRENT); no DuckDB involved."""
+    pointer = indexes_dir / CURRENT_FILE
+    if not pointer.exists():
+        raise NoIndexError("no index has been built yet: run `shelfwise index build`")
+    version_id = pointer.read_text(encoding="utf-8").strip()
+    path = indexes_dir / version_id
+    if not version_exists(path):
+        raise NoIndexError(f"index {version_id} is incomplete or from an older Shelfwise: run `shelfwise index build`")
+    return open_index(version_id, path)

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
+from config.yaml_files import read_yaml
 from storage.models import BookRecord, Facet
 
 CROSSWALK_FILE = CONFIG_DIR / "crosswalk.yaml"
@@ -108,8 +107,7 @@ def _rule(raw: dict, vocabulary: Vocabulary, where: str, is_code: bool) -> Rule:
 def load_crosswalk(vocabulary: Vocabulary, path: Path | None = None) -> Crosswalk:
     """config/crosswalk.yaml, checked against the vocabulary (an unknown value is an error, not a silent miss)."""
     path = path or CROSSWALK_FILE
-    with open(path, encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh) or {}
+    raw = read_yaml(path) or {}
     schemes = {scheme: tuple(_rule(r, vocabulary, f"{path}: {scheme} rule {i + 1}", True)
                              for i, r in enumerate(rules or ()))
                for scheme, rules in (raw.get("classification") or {}).items()}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,39 +24,52 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-# Texts read from the cache or embedded per round: memory holds one chunk besides the result
-# (reading 300k cached vectors at once peaked near 6 GB on the 100k benchmark).
+# Texts embedded (and stored in the cache) per round: a build that stops half way keeps what it has embedded.
 CHUNK_TEXTS = 16_384
+
+
+class EmbeddingChunks:
+    """The vectors of `texts` as (rows, vectors) chunks: every row exactly once, in no set order.
+
+    Cached vectors come first, from one scan of the cache; then the missing texts are embedded a chunk
+    at a time and stored as they are. Memory holds one chunk, never the vectors of every text.
+    """
+
+    def __init__(self, texts: Sequence[str], embedder: Embedder, db: CatalogDB, label: str, use_cache: bool = True):
+        self.texts = texts
+        self.text_hashes = [text_hash(t) for t in texts]
+        self.computed = 0  # texts sent to the embedder so far (cache misses)
+        self._embedder, self._db, self._label, self._use_cache = embedder, db, label, use_cache
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        found = np.zeros(len(self.texts), dtype=bool)
+        if self._use_cache:
+            for rows, vectors in self._db.stream_cached_vectors(self._embedder.model_id, self.text_hashes):
+                found[rows] = True
+                yield rows, vectors
+        rows_of: dict[str, list[int]] = {}
+        for row in np.flatnonzero(~found).tolist():
+            rows_of.setdefault(self.text_hashes[row], []).append(row)
+        if not rows_of:
+            return
+        missing = list(rows_of)
+        progress = Progress(f"embedding {self._label}", len(missing))
+        for start in range(0, len(missing), CHUNK_TEXTS):
+            chunk = missing[start:start + CHUNK_TEXTS]
+            fresh = self._embedder.embed_documents([self.texts[rows_of[d][0]] for d in chunk],
+                                                   on_batch=progress.advance)
+            self._db.store_vectors(self._embedder.model_id, chunk, fresh)
+            self.computed += len(chunk)
+            counts = [len(rows_of[d]) for d in chunk]  # a text that occurs twice gets its vector twice
+            yield np.fromiter((r for d in chunk for r in rows_of[d]), dtype=np.int64), np.repeat(fresh, counts, axis=0)
 
 
 def embed_with_cache(
     texts: Sequence[str], embedder: Embedder, db: CatalogDB, label: str, use_cache: bool = True
 ) -> EmbeddedTexts:
-    """Vectors for `texts`; cached ones are reused, new ones embedded and cached, a chunk at a time."""
-    hashes = [text_hash(t) for t in texts]
-    rows_of: dict[str, list[int]] = {}
-    for row, digest in enumerate(hashes):
-        rows_of.setdefault(digest, []).append(row)
-    unique = list(rows_of)
+    """Vectors for `texts`, in input order; cached ones are reused, new ones embedded and cached."""
+    chunks = EmbeddingChunks(texts, embedder, db, label, use_cache)
     vectors = np.empty((len(texts), embedder.dim), dtype=np.float32)
-    missing: list[str] = []
-    for chunk in _chunks(unique):
-        cached = db.cached_vectors(embedder.model_id, chunk) if use_cache else {}
-        for digest in chunk:
-            if digest in cached:
-                vectors[rows_of[digest]] = cached[digest]
-            else:
-                missing.append(digest)
-    if missing:
-        progress = Progress(f"embedding {label}", len(missing))
-        for chunk in _chunks(missing):
-            # stored chunk by chunk: a build that stops half way keeps what it has embedded
-            fresh = embedder.embed_documents([texts[rows_of[d][0]] for d in chunk], on_batch=progress.advance)
-            db.store_vectors(embedder.model_id, chunk, fresh)
-            for digest, vector in zip(chunk, fresh):
-                vectors[rows_of[digest]] = vector
-    return EmbeddedTexts(vectors=vectors, text_hashes=hashes, computed=len(missing))
-
-
-def _chunks(items: list[str]) -> list[list[str]]:
-    return [items[i:i + CHUNK_TEXTS] for i in range(0, len(items), CHUNK_TEXTS)]
+    for rows, chunk_vectors in chunks:
+        vectors[rows] = chunk_vectors
+    return EmbeddedTexts(vectors=vectors, text_hashes=chunks.text_hashes, computed=chunks.computed)

@@ -8,24 +8,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from config.settings import Settings
-from config.vocabulary import Vocabulary, load_aliases
+from config.vocabulary import Vocabulary, VocabularyValue, load_aliases
 from storage.catalog_db import CatalogDB
 from storage.models import BookRecord
 from storage.sql import tag_column
 from tasks.catalog.crosswalk import default_crosswalk
-from tasks.catalog.embedders.base import Embedder
-from tasks.catalog.embedding import embed_with_cache
+from tasks.catalog.embedders.base import Embedder, normalize
+from tasks.catalog.embedding import CHUNK_TEXTS, EmbeddingChunks, embed_with_cache
 from tasks.catalog.enrich import derive_facets
 from tasks.catalog.index_text import (
     INDEX_TEXT_VERSION,
     book_sentences,
     compose_index_text,
+    head_parts,
 )
 from tasks.catalog.text_analysis import ANALYZER_VERSION
 from tasks.catalog.works import group_works
@@ -35,8 +37,25 @@ from tasks.catalog.works import group_works
 class EnrichmentResult:
     books: list[BookRecord]  # the catalog with its facets and work ids applied
     enriched: int  # books given a value their source did not give them
+
+
+@dataclass(frozen=True)
+class SentenceList:
+    """Every summary sentence of the catalog, grouped by book in catalog order."""
+
+    owners: np.ndarray  # the index of each sentence's book in the catalog list
+    texts: list[str]
+
+
+@dataclass(frozen=True)
+class SentenceVectors:
+    """What the sentence step leaves for the next ones: each book's mean summary-sentence vector."""
+
+    means: np.ndarray  # one normalised row per book, in catalog order; zeros for a book without sentences
+    has_sentences: np.ndarray  # bool per book
+    count: int
     embedded: int
-    text_hashes: list[str] = field(default_factory=list)  # of the texts embedded to enrich (value descriptions)
+    text_hashes: list[str]
 
 
 @dataclass(frozen=True)
@@ -47,13 +66,14 @@ class BookVectors:
 
 
 @dataclass(frozen=True)
-class SentenceRows:
-    book_ids: list[str]
-    positions: list[int]
-    texts: list[str]
-    vectors: np.ndarray
+class VocabularyVectors:
+    values: tuple[VocabularyValue, ...]
+    vectors: np.ndarray  # one profile vector per value
     embedded: int
     text_hashes: list[str]
+
+
+SentenceWriter = Callable[[np.ndarray, np.ndarray], None]  # (sentence rows, their vectors)
 
 
 def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Settings, vocabulary: Vocabulary,
@@ -71,56 +91,112 @@ def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Setting
     return digest.hexdigest()
 
 
-def enrich_catalog(books: list[BookRecord], book_vectors: np.ndarray, vocabulary: Vocabulary, embedder: Embedder,
-                   db: CatalogDB, settings: Settings, use_cache: bool = True) -> EnrichmentResult:
+def embed_vocabulary(vocabulary: Vocabulary, embedder: Embedder, db: CatalogDB,
+                     use_cache: bool = True) -> VocabularyVectors:
+    """Every vocabulary value's profile vector: for enrichment, and stored with the version for gating."""
+    values = vocabulary.all_values()
+    result = embed_with_cache([v.profile_text for v in values], embedder, db, "vocabulary values", use_cache)
+    return VocabularyVectors(values, result.vectors, result.computed, result.text_hashes)
+
+
+def split_sentences(books: list[BookRecord]) -> SentenceList:
+    """The summaries' sentences, book after book."""
+    owners, texts = [], []
+    for index, book in enumerate(books):
+        sentences = book_sentences(book)
+        owners += [index] * len(sentences)
+        texts += sentences
+    return SentenceList(np.asarray(owners, dtype=np.int64), texts)
+
+
+def embed_sentences(sentences: SentenceList, book_count: int, embedder: Embedder, db: CatalogDB,
+                    write: SentenceWriter, use_cache: bool = True) -> SentenceVectors:
+    """Every summary sentence embedded and handed to `write` a chunk at a time; each book's mean kept.
+
+    The sentences' vectors never sit in memory all at once (300k of them at 100k books).
+    """
+    sums = np.zeros((book_count, embedder.dim), dtype=np.float32)
+    chunks = EmbeddingChunks(sentences.texts, embedder, db, "summary sentences", use_cache)
+    for rows, vectors in chunks:
+        write(rows, vectors)
+        _add_by_group(sums, sentences.owners[rows], vectors)
+    has_sentences = np.zeros(book_count, dtype=bool)
+    has_sentences[sentences.owners] = True
+    return SentenceVectors(normalize(sums), has_sentences, len(sentences.texts), chunks.computed, chunks.text_hashes)
+
+
+def _add_by_group(sums: np.ndarray, groups: np.ndarray, vectors: np.ndarray, weights: np.ndarray | None = None) -> None:
+    """sums[g] += (weight x) vector for each vector of group g: sorted and summed per group (np.add.at is slow)."""
+    if not len(groups):
+        return
+    order = np.argsort(groups, kind="stable")
+    groups = groups[order]
+    vectors = vectors[order] if weights is None else vectors[order] * weights[order, None]
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    sums[groups[starts]] += np.add.reduceat(vectors, starts, axis=0)
+
+
+def embed_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary: Vocabulary, embedder: Embedder,
+                db: CatalogDB, settings: Settings, use_cache: bool = True) -> BookVectors:
+    """One vector per book without embedding its long text again.
+
+    A book with a summary: its head line (`index.head_sections`: a curator's tags, the title line) blended
+    with the mean of its summary sentences, already embedded for the sentences table, the summary
+    weighing `index.summary_weight`. The head line's parts are embedded apart and averaged, so that a
+    tag or a subject heading many books share is embedded once. A book without a summary: its index
+    text (`index.text_sections`: title line, the author's introduction, the table of contents).
+    """
+    index = settings.index
+    parts = [head_parts(b, vocabulary, index.head_sections) if has
+             else [(1.0, [compose_index_text(b, vocabulary, index.text_sections)])]
+             for b, has in zip(books, sentences.has_sentences.tolist())]
+    position: dict[str, int] = {}
+    owners, weights, rows = [], [], []
+    for book, book_parts in enumerate(parts):
+        for weight, texts in book_parts:
+            for text in texts:
+                owners.append(book)
+                weights.append(weight / len(texts))  # a part counts by its weight, whatever its number of values
+                rows.append(position.setdefault(text, len(position)))
+    result = embed_with_cache(list(position), embedder, db, "book head lines", use_cache)
+    owner, weight, row = np.asarray(owners), np.asarray(weights, dtype=np.float32), np.asarray(rows)
+    vectors = np.zeros((len(books), embedder.dim), dtype=np.float32)
+    share = index.summary_weight
+    bounds = np.searchsorted(owner, np.arange(0, len(books) + CHUNK_TEXTS, CHUNK_TEXTS))
+    for start, (first, last) in zip(range(0, len(books), CHUNK_TEXTS), zip(bounds[:-1], bounds[1:])):
+        block = vectors[start:start + CHUNK_TEXTS]  # a view: a chunk of books at a time, no second matrix of all
+        _add_by_group(block, owner[first:last] - start, result.vectors[row[first:last]], weight[first:last])
+        has = sentences.has_sentences[start:start + CHUNK_TEXTS]
+        block[has] = (1 - share) * normalize(block[has]) + share * sentences.means[start:start + CHUNK_TEXTS][has]
+        block[:] = normalize(block)
+    return BookVectors(vectors, result.computed, result.text_hashes)
+
+
+def enrich_catalog(books: list[BookRecord], book_vectors: BookVectors, vocabulary_vectors: VocabularyVectors,
+                   vocabulary: Vocabulary, db: CatalogDB, settings: Settings) -> EnrichmentResult:
     """Every book's facets (source, crosswalk, calibrated guesses) and its work, stored in the catalog."""
-    profiles = {dim: [v.profile_text for v in vocabulary.dimension(dim).values] for dim in vocabulary.dimension_names}
-    embedded = embed_with_cache([t for texts in profiles.values() for t in texts], embedder, db,
-                                "vocabulary values", use_cache)
-    value_vectors, start = {}, 0
-    for dim, texts in profiles.items():
-        value_vectors[dim] = embedded.vectors[start:start + len(texts)]
-        start += len(texts)
-    facets = derive_facets(books, book_vectors, value_vectors, vocabulary, default_crosswalk(vocabulary),
+    value_vectors = {dim: vocabulary_vectors.vectors[[i for i, v in enumerate(vocabulary_vectors.values)
+                                                      if v.dimension == dim]]
+                     for dim in vocabulary.dimension_names}
+    facets = derive_facets(books, book_vectors.vectors, value_vectors, vocabulary, default_crosswalk(vocabulary),
                            settings.enrichment)
     works = group_works(books, load_aliases())
     db.save_facets(facets, works)
     updated = [replace(b, facets=facets[b.book_id], work_id=works[b.book_id],
                        tag_origin="source" if b.tags else "enriched" if facets[b.book_id] else None) for b in books]
     enriched = sum(1 for b in updated if any(f.origin != "source" for f in b.facets))
-    return EnrichmentResult(updated, enriched, embedded.computed, embedded.text_hashes)
-
-
-def embed_books(books: list[BookRecord], vocabulary: Vocabulary, embedder: Embedder, db: CatalogDB,
-                settings: Settings, use_cache: bool = True) -> BookVectors:
-    """One vector per book, from its weighted index text."""
-    texts = [compose_index_text(b, vocabulary, settings.index.text_sections) for b in books]
-    result = embed_with_cache(texts, embedder, db, "book index texts", use_cache)
-    return BookVectors(result.vectors, result.computed, result.text_hashes)
+    return EnrichmentResult(updated, enriched)
 
 
 def embed_books_e5(books: list[BookRecord], vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
                    use_cache: bool = True) -> BookVectors:
-    """The same index texts embedded by multilingual-e5, for the optional third path."""
+    """The books' index texts embedded by multilingual-e5, for the optional third path."""
     from tasks.catalog.embedders.e5 import E5Embedder
 
     texts = [compose_index_text(b, vocabulary, settings.index.text_sections) for b in books]
     result = embed_with_cache(texts, E5Embedder(threads=settings.embedder.threads), db, "book texts (e5)",
                               use_cache)
     return BookVectors(result.vectors, result.computed, result.text_hashes)
-
-
-def embed_sentences(books: list[BookRecord], embedder: Embedder, db: CatalogDB,
-                    use_cache: bool = True) -> SentenceRows:
-    """One row and vector per summary sentence."""
-    book_ids, positions, texts = [], [], []
-    for book in books:
-        for position, sentence in enumerate(book_sentences(book)):
-            book_ids.append(book.book_id)
-            positions.append(position)
-            texts.append(sentence)
-    result = embed_with_cache(texts, embedder, db, "summary sentences", use_cache)
-    return SentenceRows(book_ids, positions, texts, result.vectors, result.computed, result.text_hashes)
 
 
 def lance_book_columns(books: list[BookRecord], vocabulary: Vocabulary, filter_confidence: float) -> dict[str, list]:

@@ -7,10 +7,10 @@ import re
 from functools import lru_cache
 
 import jieba
-import yaml
 from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN_PLUS
 
 from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
 
 jieba.setLogLevel(logging.WARNING)
 
@@ -53,8 +53,7 @@ def normalize_language(code: str | None, text_for_detection: str = "") -> str:
 @lru_cache(maxsize=1)
 def _stopword_file() -> dict:
     """config/stopwords.yaml, read once."""
-    with open(CONFIG_DIR / "stopwords.yaml", encoding="utf-8") as fh:
-        return yaml.safe_load(fh) or {}
+    return read_yaml(CONFIG_DIR / "stopwords.yaml") or {}
 
 
 @lru_cache(maxsize=1)

@@ -10,7 +10,7 @@ copies on the shelf, or the brief's own conditions (a year range, a required gen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,9 +59,15 @@ class VocabularyVectors:
     matrix: np.ndarray
 
     @classmethod
-    def build(cls, vocabulary: Vocabulary, embedder: Embedder) -> VocabularyVectors:
+    def build(cls, vocabulary: Vocabulary, embedder: Embedder,
+              stored: Mapping[tuple[str, str], np.ndarray] | None = None) -> VocabularyVectors:
+        """The vectors an index version stored, by (dimension, profile text); a value edited since is embedded now."""
         values = vocabulary.all_values()
-        return cls(values, embedder.embed_documents([v.profile_text for v in values]))
+        known = dict(stored or {})
+        missing = [(v.dimension, v.profile_text) for v in values if (v.dimension, v.profile_text) not in known]
+        if missing:
+            known.update(zip(missing, embedder.embed_documents([text for _, text in missing])))
+        return cls(values, np.vstack([known[(v.dimension, v.profile_text)] for v in values]))
 
     def closest(self, brief_vector: np.ndarray, k: int = 3, floor: float = 0.0,
                 exclude: Sequence[str] = ("genre",)) -> list[VocabularyValue]:

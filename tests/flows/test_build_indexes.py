@@ -7,7 +7,7 @@ import pytest
 
 from flows.build_indexes import build_indexes
 from storage.catalog_db import CatalogDB, open_catalog
-from storage.index_store import open_index
+from storage.index_store import open_current, open_index
 from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.catalog.text_analysis import tokenize
 
@@ -53,8 +53,9 @@ def test_incremental_build_reembeds_only_the_edited_books(prefect_server, worksp
     source = write_catalog(tmp_path / "catalog.jsonl")
     import_catalog(workspace, vocabulary, source)
     first = build_indexes()
-    # every book gets calibrated guesses for the dimensions its source did not tag
-    assert (first.book_count, first.books_enriched, first.books_embedded) == (12, 12, 12)
+    # every book gets calibrated guesses for the dimensions its source did not tag; its head line is
+    # embedded a part at a time: 12 title lines and 4 tag labels (忧伤怅惘 twice: once in Chinese, once in English)
+    assert (first.book_count, first.books_enriched, first.books_embedded) == (12, 12, 16)
     assert first.sentence_count == first.sentences_embedded == 24
 
     edits = {"zh-4": "他在地坛里坐了十五年。", "en-2": "A desert planet. A boy becomes a prophet.",
@@ -64,9 +65,10 @@ def test_incremental_build_reembeds_only_the_edited_books(prefect_server, worksp
     assert changed_since_build(workspace) == {"added": 0, "changed": 3, "removed": 0}
 
     second = build_indexes()
-    assert second.books_embedded == 3
+    # only the edited books' new sentences: their head lines (tags, title, authors) did not change,
+    # and their vectors follow from the new sentences without embedding anything else
+    assert second.sentences_embedded == 4 and second.books_embedded == 0
     assert second.books_tokenized == 3
-    assert second.sentences_embedded == 4  # only the edited books' new sentences
     assert changed_since_build(workspace) == {"added": 0, "changed": 0, "removed": 0}
 
     third = build_indexes()
@@ -82,13 +84,16 @@ def test_incremental_build_reembeds_only_the_edited_books(prefect_server, worksp
     assert all(f.confidence < 0.85 for f in books["zh-4"].facets)  # 12 books are too few to calibrate a guess
     snapshot = open_index(current.version_id, Path(current.path))
     assert snapshot.bm25.search(tokenize("desert prophet", "en"), 3)[0][0] == "en-2"
-    assert snapshot.sentences.count_rows() == second.sentence_count == 22
-    # the old texts' vectors left the cache with the build that replaced them: reverting the edits
-    # embeds those books again instead of finding their stale vectors
-    assert second.cache_pruned >= 3
+    assert len(snapshot.sentences_of([b.book_id for b in books.values()])[1]) == second.sentence_count == 22
+    before = open_index(first.version_id, workspace.indexes_dir / first.version_id).book_vectors(["zh-4", "zh-5"])
+    after = snapshot.book_vectors(["zh-4", "zh-5"])
+    assert before["zh-4"] @ after["zh-4"] < 0.999 and before["zh-5"] @ after["zh-5"] > 0.9999
+    # the old sentences' vectors left the cache with the build that replaced them: reverting the edits
+    # embeds those sentences again instead of finding their stale vectors
+    assert second.cache_pruned == 6
     import_catalog(workspace, vocabulary, write_catalog(source))
     reverted = build_indexes()
-    assert reverted.books_embedded == 3 and reverted.cache_pruned >= 3
+    assert reverted.sentences_embedded == 6 and reverted.cache_pruned == 4
 
 
 def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
@@ -110,15 +115,17 @@ def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
         current = db.current_index_version()
         assert current.version_id == good.version_id
         assert db.books_changed_since_build()["changed"] == 1
-    snapshot = open_index(current.version_id, Path(current.path))
+    snapshot = open_current(workspace.indexes_dir)  # what readers open
+    assert snapshot.version_id == good.version_id
     query = embedder.embed_queries(["宇宙 外星文明"])[0]
     assert snapshot.vector_search(query, 3)[0][0] == "zh-3"
     assert snapshot.vector_search(query, 3, where="pub_year < 1900")[0][0] in {"en-3", "en-6"}
 
     # The next build succeeds and clears the half-built folder away.
     recovered = build_indexes()
-    folders = sorted(p.name for p in workspace.indexes_dir.iterdir())
+    folders = sorted(p.name for p in workspace.indexes_dir.iterdir() if p.is_dir())
     assert folders == sorted([good.version_id, recovered.version_id])
+    assert open_current(workspace.indexes_dir).version_id == recovered.version_id
 
 
 def test_the_optional_e5_path_is_built_and_recalls(prefect_server, workspace, vocabulary, tmp_path, monkeypatch):
@@ -133,8 +140,7 @@ def test_the_optional_e5_path_is_built_and_recalls(prefect_server, workspace, vo
     import_catalog(settings, vocabulary, write_catalog(tmp_path / "catalog.jsonl"))
     report = build_indexes()
     assert "embed_books_e5" in report.stage_seconds
-    with open_catalog(settings.duckdb_path) as db:
-        ctx = build_context(db, settings, vocabulary)
+    ctx = build_context(settings, vocabulary)
     assert ctx.snapshot.books_e5.count_rows() == 12 and ctx.e5_embedder is not None
     query = ThemeQuery((), ("whale",), "a whaling voyage on the ocean", 1.0, "test", "en")
     ranking = rank_books(Theme("b", "t", "whales"), query, EVERYTHING, ctx)

@@ -49,6 +49,43 @@ def test_try_writes_no_history(demo_workspace, capsys):
         assert ShelfDB(db.conn).history_count() == before
 
 
+def test_try_reads_the_index_version_alone_while_another_process_holds_the_catalog(demo_workspace, capsys,
+                                                                                  monkeypatch):
+    import subprocess
+    import sys
+
+    from tasks.catalog.embedders.base import Embedder
+
+    holder = subprocess.Popen(  # a build or an import: DuckDB then admits no other process at all
+        [sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
+         "sys.stdin.read()", str(demo_workspace.duckdb_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    embedded: list[str] = []
+    original = Embedder.embed_documents
+    monkeypatch.setattr(Embedder, "embed_documents",
+                        lambda self, texts, on_batch=None: embedded.extend(texts) or original(self, texts, on_batch))
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        report = try_brief(capsys, "适合雨天窗前读的小说")
+    finally:
+        holder.communicate("")
+    assert len(report["shelf"]) == 30
+    assert embedded == []  # the vocabulary's vectors came with the index version
+
+
+def test_try_starts_no_prefect_and_pays_for_no_flow_import(demo_workspace):
+    import os
+    import subprocess
+    import sys
+
+    from config.settings import PROJECT_ROOT
+
+    code = ("import sys; from flows.cli import main; assert main(['try', '宇宙']) == 0; "
+            "print(sorted(m for m in ('prefect', 'openpyxl') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True,
+                         env={**os.environ, "SHELFWISE__WORKSPACE": str(demo_workspace.workspace)})
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
 class FixedTranslator(Translator):
     """Hands the pipeline a given ThemeQuery: the property below is about recall, not translation."""
 
@@ -70,8 +107,7 @@ condition = st.sampled_from(VOCABULARY.dimensions).flatmap(lambda d: st.builds(
 
 @pytest.fixture(scope="module")
 def demo_context(demo_workspace):
-    with open_catalog(demo_workspace.duckdb_path) as db:
-        return build_context(db, demo_workspace, VOCABULARY)
+    return build_context(demo_workspace, VOCABULARY)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -6,6 +6,7 @@ from tasks.catalog.index_text import (
     bm25_document_tokens,
     book_sentences,
     compose_index_text,
+    head_parts,
     tags_text,
 )
 
@@ -25,6 +26,18 @@ def test_index_text_repeats_and_truncates_sections(vocabulary):
     sections = (TextSection(field="tags", repeat=2), TextSection(field="title_line"), TextSection(field="summary", max_chars=5))
     assert compose_index_text(BIANCHENG, vocabulary, sections).split("\n") == [
         "忧伤怅惘", "忧伤怅惘", "边城 — 沈从文", "翠翠在渡口"]
+
+
+def test_a_head_line_splits_list_fields_into_values_and_keeps_other_fields_whole(vocabulary):
+    from dataclasses import replace
+
+    sections = (TextSection(field="tags", repeat=2), TextSection(field="authors", max_chars=4),
+                TextSection(field="title_line"), TextSection(field="subtitle"))
+    two_authors = replace(STONER, authors=("John Williams", "Ann"))
+    assert head_parts(two_authors, vocabulary, sections) == [
+        (2.0, ["melancholy"]), (1.0, ["John", "Ann"]), (1.0, ["Stoner — John Williams / Ann"])]
+    # enriched tags came from the book's own text: no part of its vector
+    assert head_parts(replace(STONER, tag_origin="enriched"), vocabulary, sections[:1]) == []
 
 
 def test_bm25_fields_are_weighted_by_repetition():
