@@ -24,7 +24,8 @@ def test_the_run_form_has_titles_a_dated_default_batch_and_a_place_to_paste_a_th
     fields = form["properties"]
     assert form["required"] == []
     assert [fields[name]["title"] for name in fields] == [
-        "Batch id", "Themes", "Themes file text", "Include unavailable books", "Sentence rerank", "Query expansion"]
+        "Batch id", "Themes", "Themes file text", "Include unavailable books", "Sentence rerank", "Query expansion",
+        "Language preference"]
     assert all(field.get("description") for field in fields.values())
     # the batch id: checked by the form against the one pattern; empty means a new, dated batch
     assert fields["batch_id"]["pattern"] == ID_PATTERN and fields["batch_id"]["default"] == "auto"
@@ -44,6 +45,7 @@ def test_the_switches_are_three_choices_described_in_the_settings_own_words():
         assert fields[name]["description"].startswith(section.model_fields["enabled"].description)
         assert key in fields[name]["description"] and "anyOf" not in fields[name]
     assert fields["sentence_rerank"]["title"] == "Sentence rerank"
+    assert fields["language_preference"]["enum"] == ["default", "first", "only", "any"]
 
 
 def test_the_build_form_says_what_a_full_rebuild_is():
@@ -56,4 +58,4 @@ def test_a_flow_called_without_its_optional_parameters_gets_their_defaults():
     # Field(...) as a default once reached the flow as a FieldInfo object
     assert generate_shelves.validate_parameters({"batch_id": "b1"}) == {
         "batch_id": "b1", "themes": [], "themes_file_text": "", "include_unavailable": False,
-        "sentence_rerank": "default", "query_expansion": "default"}
+        "sentence_rerank": "default", "query_expansion": "default", "language_preference": "default"}
