@@ -26,7 +26,7 @@ import yaml
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from storage.models import NumericCondition
-from tasks.catalog.text_analysis import stopwords
+from tasks.catalog.text_analysis import brief_stopwords, stopwords, tokenize
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 
@@ -51,6 +51,7 @@ class Cues:
     hedge_if_several: tuple[str, ...]
     reader_before: tuple[str, ...]
     reader_after: tuple[str, ...]
+    statement_before: tuple[str, ...]
     contrast: tuple[str, ...]
     adult: tuple[str, ...]
     languages: dict[str, tuple[str, ...]]  # language code -> words for it
@@ -77,7 +78,8 @@ def load_cues() -> Cues:
         return tuple(str(w) for lang in ("zh", "en") for w in (raw.get(key) or {}).get(lang, []))
 
     return Cues(both("negation"), both("negation_after"), both("except_open"), both("except_close"), both("must"),
-                both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"), both("contrast"), both("adult"),
+                both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"), both("statement_before"), both("contrast"),
+                both("adult"),
                 {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
                  for code, words in raw["languages"].items()},
                 {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
@@ -267,9 +269,16 @@ def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
     return any(after.startswith(w) for w in cues.reader_after)
 
 
+def _states(text: str, cue: _Cue, cues: Cues) -> bool:
+    """"X does not cause Y", "is not associated with": a negated claim about the world, not an exclusion."""
+    before = text[max(0, cue.start - 12):cue.start].lower()
+    return text[cue.start:cue.end].lower() == "not" and any(re.search(rf"\b{re.escape(w)}\s*$", before) for w in cues.statement_before)
+
+
 def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues: Cues,
-            kinds: list[tuple[int, int]]) -> list[_Scope]:
-    """Where each cue's polarity holds; `kinds` are the spans of forms and genres named."""
+            kinds: list[tuple[int, int]], about_books: bool = True) -> list[_Scope]:
+    """Where each cue's polarity holds; `kinds` are the spans of forms and genres named; `about_books` is
+    false for a text that names nothing of the catalog and has no word about books or reading (a claim)."""
     scopes: list[_Scope] = []
     several: list[tuple[_Cue, int, int]] = []  # "都可以" cues: decided once exclusions are known
     clauses = _clauses(text, cue_list)
@@ -295,6 +304,8 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         if postfix and cue.kind in ("negation", "must", "after"):
             scopes.append(_Scope(a, cue.start, polarity))
             continue
+        if cue.kind == "negation" and not about_books and _states(text, cue, cues):
+            continue  # a claim's "does not": its words stay what the text is about
         if cue.kind == "negation" and _reader_scoped(text, cue, cues):
             # "不需要懂哲学也能读的好书": what the reader need not know ends where the book is spoken of again
             end = re.search(r"[也就都还的]", text[cue.end:stop])
@@ -348,7 +359,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     spans = [(f[0], f[1]) for f in found] + number_spans
     cue_list = _cues(text, cues, spans)
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
-    scopes = _scopes(text, cue_list, spans, cues, kinds)
+    words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
+    about_books = bool(spans) or bool(words & brief_stopwords())
+    scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
 
     def polarity(start: int, end: int) -> str:
         inside = [s for s in scopes if s.start <= start and end <= s.end and s.polarity != ALLOWED]
