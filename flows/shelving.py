@@ -178,14 +178,14 @@ def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShel
 
 
 def as_wishes(query: ThemeQuery, ctx: ShelvingContext) -> tuple[ThemeQuery, list[str]]:
-    """The query with each MUST on a value no book holds surely enough to filter on made a wish, and a note."""
+    """The query with each MUST on a dimension no book holds surely enough to filter on made a wish, and a note."""
     if ctx.held is None:
         return query, []
     loose = unfilterable(query.filter_conditions, ctx.held)
     if not loose:
         return query, []
     conditions = merge_conditions(replace(c, operator="SHOULD") if c in loose else c for c in query.filter_conditions)
-    notes = [f"{c.field}={'/'.join(c.values)}: no book is tagged surely enough to filter on it, so it is a wish"
+    notes = [f"{c.field}={'/'.join(c.values)}: no book has a {c.field} sure enough to filter on, so it is a wish"
              for c in loose]
     return replace(query, filter_conditions=conditions), notes
 

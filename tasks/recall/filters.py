@@ -109,10 +109,11 @@ def surely_held(books: Iterable[BookRecord], min_confidence: float) -> frozenset
 
 
 def unfilterable(conditions: Sequence[FilterCondition], held: frozenset[tuple[str, str]]) -> list[FilterCondition]:
-    """The facet MUSTs no book holds any value of surely enough to filter on: over a catalog that cannot tell
-    (abstracts without a genre for "历史学"), such a filter would empty the shelf rather than narrow it."""
-    return [c for c in conditions if c.operator == "MUST" and c.field not in TERM_FIELDS
-            and not any((c.field, v) in held for v in c.values)]
+    """The facet MUSTs on a dimension no book holds any value of surely: over a catalog that cannot tell
+    (abstracts without any genre, for "历史学"), such a filter would empty the shelf rather than narrow it. A
+    value no book holds of a dimension the catalog does know (plays, where forms are known) stays a filter."""
+    known = {field for field, _ in held}
+    return [c for c in conditions if c.operator == "MUST" and c.field not in TERM_FIELDS and c.field not in known]
 
 
 def contradictions(conditions: Sequence[FilterCondition]) -> list[tuple[str, str]]:

@@ -78,7 +78,8 @@ def load_cues() -> Cues:
         return tuple(str(w) for lang in ("zh", "en") for w in (raw.get(key) or {}).get(lang, []))
 
     return Cues(both("negation"), both("negation_after"), both("except_open"), both("except_close"), both("must"),
-                both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"), both("statement_before"), both("contrast"),
+                both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"),
+                both("statement_before"), both("contrast"),
                 both("adult"),
                 {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
                  for code, words in raw["languages"].items()},
@@ -272,7 +273,8 @@ def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
 def _states(text: str, cue: _Cue, cues: Cues) -> bool:
     """"X does not cause Y", "is not associated with": a negated claim about the world, not an exclusion."""
     before = text[max(0, cue.start - 12):cue.start].lower()
-    return text[cue.start:cue.end].lower() == "not" and any(re.search(rf"\b{re.escape(w)}\s*$", before) for w in cues.statement_before)
+    return text[cue.start:cue.end].lower() == "not" and any(re.search(rf"\b{re.escape(w)}\s*$", before)
+                                                             for w in cues.statement_before)
 
 
 def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues: Cues,

@@ -32,7 +32,8 @@ def test_the_marc_export_reads_back_as_the_catalog_without_its_tags_and_ratings(
     def comparable(book):
         """What MARC carries: no vocabulary tags, no ratings; headings with MARC's subdivision marks; codes by field."""
         subjects = tuple(re.sub(r"\s*(?:--|—)\s*", " -- ", s) for s in book.subjects)
-        return replace(book, tags={}, rating=None, rating_count=None, subjects=subjects, facets=(), classification=tuple(sorted(book.classification)),
+        return replace(book, tags={}, rating=None, rating_count=None, subjects=subjects, facets=(),
+                       classification=tuple(sorted(book.classification)),
                        tag_origin=None, content_hash="")
 
     for marc_book, json_book in zip(from_marc.books, from_json.books, strict=True):

@@ -68,13 +68,14 @@ def test_contradictions_are_found():
     assert contradictions(conditions) == [("emotional_tone", "温暖治愈")]
 
 
-def test_a_must_on_a_value_no_book_holds_surely_is_unfilterable_and_one_some_book_holds_is_not():
+def test_a_must_on_a_dimension_no_book_holds_surely_is_unfilterable_and_a_missing_value_of_a_known_one_is_not():
     books = [BookRecord("a", "A", tags={"genre": ("科幻",)}),
              BookRecord("b", "B", facets=(Facet("genre", "历史", 0.4, "zero-shot", "similar"),
                                           Facet("form", "fiction", 0.9, "crosswalk", "I247")))]
     held = surely_held(books, 0.85)
     assert held == {("genre", "科幻"), ("form", "fiction")}
-    history, scifi = FilterCondition("genre", ("历史",), "MUST"), FilterCondition("genre", ("科幻", "历史"), "MUST")
-    not_history = FilterCondition("genre", ("历史",), "MUST_NOT")
+    history, drama = FilterCondition("genre", ("历史",), "MUST"), FilterCondition("form", ("drama",), "MUST")
+    calm = FilterCondition("emotional_tone", ("平静淡然",), "MUST")
+    not_calm = FilterCondition("emotional_tone", ("平静淡然",), "MUST_NOT")
     by_author = FilterCondition("author", ("鲁迅",), "MUST")
-    assert unfilterable([history, scifi, not_history, by_author], held) == [history]
+    assert unfilterable([history, calm, drama, not_calm, by_author], held) == [calm]
