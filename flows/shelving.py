@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, NoIndexError, open_current
-from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
+from storage.models import BookRecord, FilterCondition, HistoryShelf, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.enrich import UNCALIBRATED_CAP
 from tasks.catalog.embedders.base import Embedder
@@ -177,17 +177,13 @@ def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShel
     return likeness
 
 
-def as_wishes(query: ThemeQuery, ctx: ShelvingContext) -> tuple[ThemeQuery, list[str]]:
-    """The query with each MUST on a dimension no book holds surely enough to filter on made a wish, and a note."""
-    if ctx.held is None:
-        return query, []
-    loose = unfilterable(query.filter_conditions, ctx.held)
+def as_wishes(query: ThemeQuery, ctx: ShelvingContext) -> tuple[ThemeQuery, list[FilterCondition]]:
+    """The query with each MUST on a dimension no book holds surely enough to filter on made a wish; those MUSTs."""
+    loose = unfilterable(query.filter_conditions, ctx.held) if ctx.held is not None else []
     if not loose:
         return query, []
     conditions = merge_conditions(replace(c, operator="SHOULD") if c in loose else c for c in query.filter_conditions)
-    notes = [f"{c.field}={'/'.join(c.values)}: no book has a {c.field} sure enough to filter on, so it is a wish"
-             for c in loose]
-    return replace(query, filter_conditions=conditions), notes
+    return replace(query, filter_conditions=conditions), loose
 
 
 def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
@@ -206,8 +202,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       most_together(catalog_words, ctx.snapshot))
         query = raise_confidence(query, understanding)
-        query, loosened = as_wishes(query, ctx)
-        notes += loosened
+        query, unchecked = as_wishes(query, ctx)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,
@@ -239,7 +234,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         closest = ctx.vocabulary_vectors.closest(ctx.embedder.embed_queries([theme.brief])[0],
                                                  floor=settings.gating.option_similarity)
         verdict = gate(query, len(checked.entries), limits, closest, settings.gating,
-                       recognised=understanding.intent is not Intent.UNKNOWN)
+                       recognised=understanding.intent is not Intent.UNKNOWN, unchecked=unchecked)
     notes += ranking.notes
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))

@@ -99,6 +99,8 @@ TEXT: dict[str, dict[str, str]] = {
         "limit_catalog": "馆藏里这个主题的书不多",
         "ask_contradiction": "「{v}」既被要求又被排除，本意是哪一个？",
         "ask_unrecognised": "这个书架想围绕什么？",
+        "ask_unchecked": "馆藏数据分辨不出哪些书{v}，书架只把它当作偏好。这样可以吗？",
+        "opt_as_wish": "当作偏好即可", "opt_drop_it": "去掉这个要求",
         "ask_history": "近期书架已用掉 {n} 本合适的书，允许重复还是放宽主题？",
         "ask_author_cap": "还有 {n} 本合适的书出自已上架的作者，放宽每位作者的本数上限吗？",
         "ask_availability": "有 {n} 本合适的书目前没有可借复本，要放进书架吗？",
@@ -128,6 +130,8 @@ TEXT: dict[str, dict[str, str]] = {
         "limit_conditions": "the brief's hard conditions", "limit_catalog": "few books on this theme in the catalog",
         "ask_contradiction": "'{v}' is both asked for and excluded: which is meant?",
         "ask_unrecognised": "What should this shelf be about?",
+        "ask_unchecked": "The catalog cannot tell which books are {v}: the shelf takes it as a wish. Is that enough?",
+        "opt_as_wish": "a wish is enough", "opt_drop_it": "drop it",
         "ask_history": "Recent shelves already hold {n} fitting books: repeat them or widen the theme?",
         "ask_author_cap": "{n} more fitting books are by authors already on the shelf: allow more per author?",
         "ask_availability": "{n} fitting books have no copy available: shelve them anyway?",
@@ -265,9 +269,10 @@ def left_out_text(facts: Sequence[ShelfFact], language: str) -> str:
 
 def question_text(question: Question, language: str, vocabulary: Vocabulary | None = None) -> str:
     """The gate's question to the curator, in the brief's language."""
-    clash = (condition_text(question.clash.field, question.clash.values, language, AND, vocabulary)
-             if question.clash else "")
-    return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=clash)
+    named = (question.clash,) if question.clash else question.relax if question.kind == "unchecked" else ()
+    value = TEXT[language]["list_sep"].join(condition_text(c.field, c.values, language, OR, vocabulary)
+                                            for c in named)
+    return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=value)
 
 
 def option_texts(question: Question, language: str, vocabulary: Vocabulary | None = None) -> tuple[str, ...]:
@@ -277,7 +282,7 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
         value = condition_text(question.clash.field, question.clash.values, language, AND, vocabulary)
         return (text["opt_must"].format(v=value), text["opt_exclude"].format(v=value), text["opt_either"])
     fixed = {"history": ("opt_repeat", "opt_widen", "opt_keep"), "author_cap": ("opt_more_per_author", "opt_keep"),
-             "availability": ("opt_include", "opt_keep")}
+             "availability": ("opt_include", "opt_keep"), "unchecked": ("opt_as_wish", "opt_drop_it")}
     if question.kind in fixed:
         return tuple(text[key] for key in fixed[question.kind])
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else

@@ -27,10 +27,11 @@ from tasks.recall.filters import contradictions
 class Question:
     """What a curator is asked about a theme under review, before it is put in words."""
 
-    kind: str  # contradiction | unrecognised | history | author_cap | availability | conditions | catalog
+    kind: str  # contradiction | unrecognised | unchecked | history | author_cap | availability | conditions | catalog
     count: int = 0  # history, author_cap, availability: the fitting books kept off the shelf
     clash: FilterCondition | None = None  # contradiction: the value both required and excluded
-    relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go
+    relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
+    #                                                            unchecked: the ones taken as wishes
     closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
 
 
@@ -94,11 +95,12 @@ def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery, 
 
 
 def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: Sequence[VocabularyValue],
-         settings: GatingSettings, recognised: bool = True) -> GateVerdict:
+         settings: GatingSettings, recognised: bool = True, unchecked: Sequence[FilterCondition] = ()) -> GateVerdict:
     """`done`, or `needs_review` with the reasons and one question.
 
     `shelved` counts the books that passed everything; `recognised` is false for a brief nothing of which
-    the vocabulary, the catalog's names or its words explain (intent unknown).
+    the vocabulary, the catalog's names or its words explain (intent unknown); `unchecked` are the brief's
+    requirements the catalog cannot check (no book holds their dimension surely), shelved as wishes.
     """
     reasons: list[str] = []
     question, limited_by = None, None
@@ -111,6 +113,10 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
     if not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
         question = question or Question("unrecognised", closest=closest)
+    if unchecked:
+        reasons.append("the catalog cannot check " + ", ".join(f"{c.field}={'/'.join(c.values)}" for c in unchecked)
+                       + ": shelved as a wish")
+        question = question or Question("unchecked", relax=tuple(unchecked))
     if shelved < settings.min_books:
         reasons.append(f"only {shelved} book{'' if shelved == 1 else 's'} pass (fewer than {settings.min_books})")
         short = _short_shelf_question(shelved, limits, query, settings, closest)

@@ -91,3 +91,12 @@ def test_untrusted_text_reaches_a_prompt_only_inside_the_data_block_truncated():
     assert len(record["title"]) == 80 and record["title"].endswith("…")
     assert "\x07" not in record["summary"]
     assert "Ignore previous instructions" not in block.split("```yaml", 1)[0]
+
+
+def test_a_requirement_the_catalog_cannot_check_is_shelved_as_a_wish_and_asked_about():
+    page_turners = FilterCondition("reading_load", ("酣畅易读",), "MUST")
+    verdict = gate(query(), 30, NO_LIMITS, CLOSEST, SETTINGS, unchecked=[page_turners])
+    assert verdict.status == "needs_review" and "cannot check reading_load=酣畅易读" in verdict.reasons[0]
+    question, options = asked(verdict, "zh")
+    assert question == "馆藏数据分辨不出哪些书读来酣畅易读，书架只把它当作偏好。这样可以吗？"
+    assert options == ("当作偏好即可", "去掉这个要求")
