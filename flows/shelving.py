@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, NoIndexError, open_current
-from storage.models import BookRecord, FilterCondition, HistoryShelf, StageSwitches, Theme
+from storage.models import BookRecord, FilterCondition, HistoryShelf, NumericCondition, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.enrich import UNCALIBRATED_CAP
 from tasks.catalog.embedders.base import Embedder
@@ -27,7 +27,15 @@ from tasks.ranking.rerank import Reranker, create_reranker, document_text, reran
 from tasks.ranking.rerank.sentence import sentence_rerank
 from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, editions_by_work, select_shelf
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import TERM_FIELDS, Expr, evaluate, hard_constraints, surely_held, unfilterable
+from tasks.recall.filters import (
+    NUMERIC_FIELDS,
+    TERM_FIELDS,
+    Expr,
+    evaluate,
+    hard_constraints,
+    surely_held,
+    unfilterable,
+)
 from tasks.recall.intent_paths import intent_paths
 from tasks.recall.paths import (
     PathRecall,
@@ -75,6 +83,7 @@ class ShelvingContext:
     switches: StageSwitches = StageSwitches()
     editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
     held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
+    numbered: frozenset[str] | None = None  # the number fields some book has a value of; None: all
 
 
 @dataclass
@@ -177,13 +186,16 @@ def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShel
     return likeness
 
 
-def as_wishes(query: ThemeQuery, ctx: ShelvingContext) -> tuple[ThemeQuery, list[FilterCondition]]:
-    """The query with each MUST on a dimension no book holds surely enough to filter on made a wish; those MUSTs."""
+def as_wishes(query: ThemeQuery, ctx: ShelvingContext) -> tuple[ThemeQuery, list[FilterCondition | NumericCondition]]:
+    """The query with what the catalog cannot check taken as wishes: a MUST on a dimension no book holds surely
+    becomes SHOULD, a number no book has ("since 1979" over records without a year) is dropped; and those."""
     loose = unfilterable(query.filter_conditions, ctx.held) if ctx.held is not None else []
-    if not loose:
+    unnumbered = [n for n in query.numeric_conditions if ctx.numbered is not None and n.field not in ctx.numbered]
+    if not loose and not unnumbered:
         return query, []
     conditions = merge_conditions(replace(c, operator="SHOULD") if c in loose else c for c in query.filter_conditions)
-    return replace(query, filter_conditions=conditions), loose
+    numeric = tuple(n for n in query.numeric_conditions if n not in unnumbered)
+    return replace(query, filter_conditions=conditions, numeric_conditions=numeric), [*loose, *unnumbered]
 
 
 def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
@@ -280,4 +292,5 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
         switches=switches,
         editions=editions_by_work(books),
         held=surely_held(books.values(), snapshot.filter_confidence),
+        numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
     )

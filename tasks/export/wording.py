@@ -270,7 +270,8 @@ def left_out_text(facts: Sequence[ShelfFact], language: str) -> str:
 def question_text(question: Question, language: str, vocabulary: Vocabulary | None = None) -> str:
     """The gate's question to the curator, in the brief's language."""
     named = (question.clash,) if question.clash else question.relax if question.kind == "unchecked" else ()
-    value = TEXT[language]["list_sep"].join(condition_text(c.field, c.values, language, OR, vocabulary)
+    value = TEXT[language]["list_sep"].join(numeric_text(c, language) if isinstance(c, NumericCondition)
+                                            else condition_text(c.field, c.values, language, OR, vocabulary)
                                             for c in named)
     return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=value)
 

@@ -95,7 +95,8 @@ def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery, 
 
 
 def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: Sequence[VocabularyValue],
-         settings: GatingSettings, recognised: bool = True, unchecked: Sequence[FilterCondition] = ()) -> GateVerdict:
+         settings: GatingSettings, recognised: bool = True,
+         unchecked: Sequence[FilterCondition | NumericCondition] = ()) -> GateVerdict:
     """`done`, or `needs_review` with the reasons and one question.
 
     `shelved` counts the books that passed everything; `recognised` is false for a brief nothing of which
@@ -114,8 +115,9 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
         question = question or Question("unrecognised", closest=closest)
     if unchecked:
-        reasons.append("the catalog cannot check " + ", ".join(f"{c.field}={'/'.join(c.values)}" for c in unchecked)
-                       + ": shelved as a wish")
+        said = [c.describe().removeprefix("MUST ") if isinstance(c, NumericCondition)
+                else f"{c.field}={'/'.join(c.values)}" for c in unchecked]
+        reasons.append(f"the catalog cannot check {', '.join(said)}: shelved as a wish")
         question = question or Question("unchecked", relax=tuple(unchecked))
     if shelved < settings.min_books:
         reasons.append(f"only {shelved} book{'' if shelved == 1 else 's'} pass (fewer than {settings.min_books})")

@@ -52,6 +52,7 @@ class Cues:
     reader_before: tuple[str, ...]
     reader_after: tuple[str, ...]
     statement_before: tuple[str, ...]
+    not_cues: tuple[str, ...]
     contrast: tuple[str, ...]
     adult: tuple[str, ...]
     languages: dict[str, tuple[str, ...]]  # language code -> words for it
@@ -79,7 +80,7 @@ def load_cues() -> Cues:
 
     return Cues(both("negation"), both("negation_after"), both("except_open"), both("except_close"), both("must"),
                 both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"),
-                both("statement_before"), both("contrast"),
+                both("statement_before"), both("not_cues"), both("contrast"),
                 both("adult"),
                 {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
                  for code, words in raw["languages"].items()},
@@ -240,7 +241,9 @@ def _resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int,
 
 
 def _cues(text: str, cues: Cues, taken: list[tuple[int, int]]) -> list[_Cue]:
-    """Every cue outside the names and values found, the longest winning an overlap."""
+    """Every cue outside the names and values found and outside the words that only contain one ("特别",
+    "分别", "非常"), the longest winning an overlap."""
+    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.not_cues)]
     kinds = {"negation": cues.negation, "after": cues.negation_after, "except_open": cues.except_open,
              "except_close": cues.except_close, "must": cues.must, "hedge": cues.hedge,
              "hedge_if_several": cues.hedge_if_several, "contrast": cues.contrast}
