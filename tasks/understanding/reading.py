@@ -274,9 +274,9 @@ def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
 
 
 def _states(text: str, cue: _Cue, cues: Cues) -> bool:
-    """"X does not cause Y", "is not associated with": a negated claim about the world, not an exclusion."""
+    """"X does not cause Y", "has no effect on": a negated claim about the world, not an exclusion."""
     before = text[max(0, cue.start - 12):cue.start].lower()
-    return text[cue.start:cue.end].lower() == "not" and any(re.search(rf"\b{re.escape(w)}\s*$", before)
+    return text[cue.start:cue.end].lower() in ("not", "no") and any(re.search(rf"\b{re.escape(w)}\s*$", before)
                                                              for w in cues.statement_before)
 
 
@@ -365,7 +365,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     cue_list = _cues(text, cues, spans)
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
     words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
-    about_books = bool(spans) or bool(words & brief_stopwords())
+    about_books = bool(words & brief_stopwords()) or any(f[2] in ("form", "genre", "author", "work") for f in found)
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
 
     def polarity(start: int, end: int) -> str:
