@@ -29,7 +29,7 @@ from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cue
 from tasks.understanding.references import reference_words
 from tasks.understanding.translate.base import Translator
 
-MAX_KEYWORDS = 12
+MAX_KEYWORDS = 20  # a claim-long brief keeps its words; filler never counts (config/stopwords.yaml)
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
 
 
