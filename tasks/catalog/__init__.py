@@ -1,1 +1,1 @@
-"""Catalog stage: source files (CSV, JSON Lines, Parquet, XLSX) in; vectors, tags and BM25 tokens out."""
+"""Catalog stage: source files (CSV, JSON Lines, Parquet, XLSX, MARC) in; works, facets, vectors and BM25 tokens out."""

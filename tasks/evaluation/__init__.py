@@ -1,1 +1,1 @@
-"""Evaluation stage: labelled sets (BEIR layout) in; nDCG@10 and Recall@100 per recall mode out."""
+"""Evaluation stage: labelled sets, shelf benchmarks, tagged catalogs in; nDCG@10, pass shares, tag precision out."""
