@@ -374,9 +374,19 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
             return min(inside, key=lambda s: s.end - s.start).polarity
         return ALLOWED if any(s.start <= start and end <= s.end for s in scopes) else WANTED
 
+    def for_the_reader(start: int, end: int) -> bool:
+        """"nothing too scary for the kids": an audience the excluded quality is for, not excluded itself."""
+        inside = [s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED]
+        scope = min(inside, key=lambda s: s.end - s.start) if inside else None
+        return (scope is not None and re.search(r"(?:\bfor(?:\s+the|\s+our)?|给|适合)\s*$", text[scope.start:start],
+                                                 re.IGNORECASE) is not None
+                and any(scope.start <= f[0] < start for f in found))
+
     mentions = []
     for start, end, field_name, value in found:
         mood = polarity(start, end)
+        if field_name == "audience" and mood == EXCLUDED and for_the_reader(start, end):
+            mood = WANTED
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
