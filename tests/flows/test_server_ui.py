@@ -40,7 +40,7 @@ def server(demo_copy, monkeypatch):
         command.finish(timeout=60)
 
 
-def test_the_ui_runs_two_batches_triggered_within_a_second_one_after_the_other(server, demo_copy, monkeypatch):
+def test_the_ui_runs_two_batches_triggered_together_one_after_the_other(server, demo_copy, monkeypatch):
     command, url = server
     page = httpx.get(url + "/", timeout=30)
     assert page.status_code == 200 and "<title>Prefect" in page.text  # the UI, not the API's 404
@@ -50,7 +50,6 @@ def test_the_ui_runs_two_batches_triggered_within_a_second_one_after_the_other(s
         runs = [client.create_flow_run_from_deployment(deployment.id, parameters={
                     "batch_id": batch, "themes": [{"theme_id": "t1", "theme_name": name}]})
                 for batch, name in (("ui-one", "Quiet novels for a rainy night"), ("ui-two", "鲁迅作品专题"))]
-        assert (runs[1].created - runs[0].created).total_seconds() < 1
         deadline = time.monotonic() + 600
         while not all(r.state.is_final() for r in runs) and time.monotonic() < deadline:
             time.sleep(2)
@@ -59,6 +58,7 @@ def test_the_ui_runs_two_batches_triggered_within_a_second_one_after_the_other(s
     assert [(r.name, r.state.name) for r in runs] == [("shelves-ui-one", "Completed"), ("shelves-ui-two", "Completed")]
     assert all({f"batch:{b}", "manual"} <= set(r.tags) for r, b in zip(runs, ("ui-one", "ui-two")))
     first, second = sorted(runs, key=lambda r: r.start_time)
+    assert second.created < first.end_time  # both were asked for while the first had not finished
     assert first.end_time <= second.start_time  # one writer at a time
     assert limit.limit == 1 and limit.active
     with open_catalog(demo_copy.duckdb_path, read_only=True) as db:
