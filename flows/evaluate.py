@@ -12,7 +12,7 @@ from config.settings import Settings
 from config.vocabulary import Vocabulary, get_vocabulary
 from flows.build_indexes import build_index_version
 from flows.generate_shelves import shelve_batch
-from flows.shelving import as_wishes, build_context, rank_books
+from flows.shelving import build_context, rank_books
 from storage.catalog_db import open_catalog
 from storage.models import Theme
 from tasks.catalog.ingest import ColumnMapping, validate_file
@@ -24,7 +24,7 @@ from tasks.evaluation.tags import TagScore, score_tags
 from tasks.evaluation.variants import TuneReport, Variant, choose_fusion, tune_variants
 from tasks.models import ThemeQuery
 from tasks.progress import Progress, logger
-from tasks.recall.filters import hard_constraints
+from tasks.recall.filters import as_wishes, hard_constraints
 from tasks.understanding.intent import Intent
 from tasks.understanding.reading import read_brief
 from tasks.understanding.themes import themes_from_form
@@ -109,7 +109,7 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
             theme = Theme("eval", query_id, text[:80], description=text)
             if variant.translate:
                 query, _ = as_wishes(ctx.translator.translate(theme, read_brief(theme.brief, ctx.vocabulary,
-                                                                                ctx.entities)), ctx)
+                                                                                ctx.entities)), ctx.held, ctx.numbered)
             else:
                 query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
             constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,

@@ -7,19 +7,18 @@ path. Every decision lives in a step (tasks/); this module only passes each step
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, NoIndexError, open_current
-from storage.models import BookRecord, FilterCondition, HistoryShelf, NumericCondition, StageSwitches, Theme
+from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
-from tasks.catalog.enrich import UNCALIBRATED_CAP
 from tasks.catalog.embedders.base import Embedder
-from tasks.models import ThemeQuery, merge_conditions
+from tasks.models import ThemeQuery
 from tasks.progress import logger, timed
 from tasks.ranking.dedupe import find_exclusions
-from tasks.ranking.fusion import demote_doubtful, fuse, path_first
+from tasks.ranking.fusion import demote_unsure_exclusions, fuse, path_first
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
@@ -29,12 +28,11 @@ from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, edit
 from tasks.recall.book_graph import BookGraph
 from tasks.recall.filters import (
     NUMERIC_FIELDS,
-    TERM_FIELDS,
     Expr,
+    as_wishes,
     evaluate,
     hard_constraints,
     surely_held,
-    unfilterable,
 )
 from tasks.recall.intent_paths import intent_paths
 from tasks.recall.paths import (
@@ -130,14 +128,7 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
                               ctx.reranker, settings.rerank.top_n)
         candidates = reranked.candidates
         ranking.notes.append(f"rerank: {reranked.note}")
-    unsure = [(c.field, v) for c in query.conditions("MUST_NOT") if c.field not in TERM_FIELDS for v in c.values]
-    if unsure:
-        def doubt(book_id: str) -> float:
-            """How sure a calibrated guess is that the book holds an excluded value; an uncalibrated one
-            (never above UNCALIBRATED_CAP) ranks no better than chance on the benchmark, so it says nothing."""
-            sure = max(ctx.books[book_id].confidence(field, value) for field, value in unsure)
-            return sure if sure > UNCALIBRATED_CAP else 0.0
-        candidates = demote_doubtful(candidates, doubt)
+    candidates = demote_unsure_exclusions(candidates, query, ctx.books)
     ranking.candidates = candidates
     return ranking
 
@@ -186,18 +177,6 @@ def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShel
     return likeness
 
 
-def as_wishes(query: ThemeQuery, ctx: ShelvingContext) -> tuple[ThemeQuery, list[FilterCondition | NumericCondition]]:
-    """The query with what the catalog cannot check taken as wishes: a MUST on a dimension no book holds surely
-    becomes SHOULD, a number no book has ("since 1979" over records without a year) is dropped; and those."""
-    loose = unfilterable(query.filter_conditions, ctx.held) if ctx.held is not None else []
-    unnumbered = [n for n in query.numeric_conditions if ctx.numbered is not None and n.field not in ctx.numbered]
-    if not loose and not unnumbered:
-        return query, []
-    conditions = merge_conditions(replace(c, operator="SHOULD") if c in loose else c for c in query.filter_conditions)
-    numeric = tuple(n for n in query.numeric_conditions if n not in unnumbered)
-    return replace(query, filter_conditions=conditions, numeric_conditions=numeric), [*loose, *unnumbered]
-
-
 def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
     """One theme from brief to shelf, gated, every shelved book checked against the constraints."""
     settings = ctx.settings
@@ -212,9 +191,9 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         understanding = understand(reading.searchable_text, ctx.entities) if ctx.entities else THEME_SHELF
         catalog_words = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
         understanding = settle_intent(understanding, query, len(catalog_words),
-                                      most_together(catalog_words, ctx.snapshot))
+                                      lambda: most_together(catalog_words, ctx.snapshot))
         query = raise_confidence(query, understanding)
-        query, unchecked = as_wishes(query, ctx)
+        query, unchecked = as_wishes(query, ctx.held, ctx.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,

@@ -15,7 +15,10 @@ from dataclasses import replace
 import numpy as np
 
 from config.settings import FusionSettings
-from tasks.models import Candidate, PathHit
+from storage.models import BookRecord
+from tasks.catalog.enrich import UNCALIBRATED_CAP
+from tasks.models import Candidate, PathHit, ThemeQuery
+from tasks.recall.filters import TERM_FIELDS
 from tasks.recall.scores import PathScoring
 
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
@@ -105,3 +108,18 @@ def demote_doubtful(candidates: Sequence[Candidate], doubt: Callable[[str], floa
         unsure = doubt(candidate.book_id)
         return (position + 1) / max(1.0 - unsure, MIN_KEPT_SHARE), unsure, position  # a tie goes to the surer book
     return [c for _, c in sorted(enumerate(candidates), key=place)]
+
+
+def demote_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
+                             books: Mapping[str, BookRecord]) -> list[Candidate]:
+    """The candidates with each book a calibrated guess says may hold a facet value the brief excludes moved
+    down (demote_doubtful). An uncalibrated guess (never above UNCALIBRATED_CAP) ranked no better than
+    chance on the tag-blind benchmark, so it moves nothing."""
+    excluded = [(c.field, v) for c in query.conditions("MUST_NOT") if c.field not in TERM_FIELDS for v in c.values]
+    if not excluded:
+        return list(candidates)
+
+    def doubt(book_id: str) -> float:
+        sure = max(books[book_id].confidence(field, value) for field, value in excluded)
+        return sure if sure > UNCALIBRATED_CAP else 0.0
+    return demote_doubtful(candidates, doubt)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Union
 
 from storage.models import BookRecord, FilterCondition, NumericCondition, subject_words
 from storage.sql import sql_string, tag_column
+from tasks.models import ThemeQuery, merge_conditions
 
 NUMERIC_FIELDS = ("pub_year", "rating", "pages", "copies_available")
 CompareOp = Literal["<", "<=", ">", ">=", "=", "!="]
@@ -114,6 +115,20 @@ def unfilterable(conditions: Sequence[FilterCondition], held: frozenset[tuple[st
     value no book holds of a dimension the catalog does know (plays, where forms are known) stays a filter."""
     known = {field for field, _ in held}
     return [c for c in conditions if c.operator == "MUST" and c.field not in TERM_FIELDS and c.field not in known]
+
+
+def as_wishes(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, numbered: frozenset[str] | None
+              ) -> tuple[ThemeQuery, list[FilterCondition | NumericCondition]]:
+    """The query with what the catalog cannot check taken as wishes, and those conditions: a MUST on a
+    dimension no book holds surely (`held`) becomes SHOULD; a number no book has (`numbered`: "since 1979"
+    over records without a year) is dropped. None: the catalog was not asked, everything counts."""
+    loose = unfilterable(query.filter_conditions, held) if held is not None else []
+    unnumbered = [n for n in query.numeric_conditions if numbered is not None and n.field not in numbered]
+    if not loose and not unnumbered:
+        return query, []
+    conditions = merge_conditions(replace(c, operator="SHOULD") if c in loose else c for c in query.filter_conditions)
+    numeric = tuple(n for n in query.numeric_conditions if n not in unnumbered)
+    return replace(query, filter_conditions=conditions, numeric_conditions=numeric), [*loose, *unnumbered]
 
 
 def contradictions(conditions: Sequence[FilterCondition]) -> list[tuple[str, str]]:

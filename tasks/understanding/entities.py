@@ -17,6 +17,7 @@ from functools import cached_property
 from config.vocabulary import load_aliases
 from storage.models import BookRecord
 from tasks.understanding.intent import Intent, Understanding
+from tasks.understanding.spans import longest_apart
 
 _SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|more like|books like|something like|anything like|similar to"
                            r"|in the vein of)",
@@ -60,12 +61,7 @@ class NameLookup:
                 name = self.by_lower.get(lowered[start:end])
                 if name and not (name.isascii() and (_word_char(lowered, start - 1) or _word_char(lowered, end))):
                     found.append((start, end, name))
-        found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
-        kept: list[tuple[int, int, str]] = []
-        for item in found:
-            if all(item[1] <= k[0] or item[0] >= k[1] for k in kept):
-                kept.append(item)
-        return sorted(kept)
+        return longest_apart(found)
 
     def find(self, text: str, min_length: int) -> list[str]:
         """Names in the text (Latin names as whole words); where one is inside another, the longer."""

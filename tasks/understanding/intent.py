@@ -8,7 +8,7 @@ the later steps do differently, so that no step compares intent names.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -82,14 +82,15 @@ POLICIES: Mapping[Intent, IntentPolicy] = {
 
 
 def settle_intent(understanding: Understanding, query: ThemeQuery, catalog_words: int | None = None,
-                  together: int | None = None) -> Understanding:
+                  together: Callable[[], int] | None = None) -> Understanding:
     """A theme shelf with no condition and no number is unknown, for gating to ask what is meant, when no word
     of it is in the catalog (`catalog_words`, or its keywords where the catalog was not asked), or when it has
-    several keywords and no book holds two of them (`together`): "the purple Wednesday of numbers"."""
+    several keywords and no book holds two of them (`together`, asked only then: it scores the whole
+    catalog once per keyword): "the purple Wednesday of numbers"."""
+    if (understanding.intent is not Intent.THEME_SHELF or query.filter_conditions or query.numeric_conditions):
+        return understanding
     words = len(query.search_keywords) if catalog_words is None else catalog_words
-    scattered = together is not None and len(query.search_keywords) >= 2 and together < 2
-    if (understanding.intent is Intent.THEME_SHELF and not query.filter_conditions and not query.numeric_conditions
-            and (not words or scattered)):
+    if not words or (together is not None and len(query.search_keywords) >= 2 and together() < 2):
         return replace(understanding, intent=Intent.UNKNOWN)
     return understanding
 

@@ -29,6 +29,7 @@ from storage.models import NumericCondition
 from tasks.catalog.text_analysis import brief_stopwords, stopwords, tokenize
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
+from tasks.understanding.spans import longest_apart
 
 WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
 REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
@@ -128,12 +129,7 @@ def find_terms(text: str, terms: tuple[str, ...] | list[str], plural: bool = Fal
     found = [(m.start(), m.end(), term) for term in terms if term
              for m in re.finditer(term_pattern(term, plural), text, flags=re.IGNORECASE)
              if not (whole_words and not term.isascii() and _straddles(text, m.start(), m.end()))]
-    found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
-    kept: list[tuple[int, int, str]] = []
-    for item in found:
-        if all(item[1] <= k[0] or item[0] >= k[1] for k in kept):
-            kept.append(item)
-    return sorted(kept)
+    return longest_apart(found)
 
 
 @dataclass(frozen=True)
@@ -247,14 +243,9 @@ def _cues(text: str, cues: Cues, taken: list[tuple[int, int]]) -> list[_Cue]:
     kinds = {"negation": cues.negation, "after": cues.negation_after, "except_open": cues.except_open,
              "except_close": cues.except_close, "must": cues.must, "hedge": cues.hedge,
              "hedge_if_several": cues.hedge_if_several, "contrast": cues.contrast}
-    found = [(a, b, kind) for kind, words in kinds.items() for a, b, _ in find_terms(text, words)]
-    found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
-    kept: list[_Cue] = []
-    for a, b, kind in found:
-        inside_name = any(x <= a and b <= y for x, y in taken)
-        if not inside_name and all(b <= k.start or a >= k.end for k in kept):
-            kept.append(_Cue(a, b, kind))
-    return sorted(kept, key=lambda c: c.start)
+    found = [(a, b, kind) for kind, words in kinds.items() for a, b, _ in find_terms(text, words)
+             if not any(x <= a and b <= y for x, y in taken)]
+    return [_Cue(a, b, kind) for a, b, kind in longest_apart(found)]
 
 
 def _clauses(text: str, cue_list: list[_Cue]) -> list[tuple[int, int]]:
@@ -364,8 +355,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     spans = [(f[0], f[1]) for f in found] + number_spans
     cue_list = _cues(text, cues, spans)
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
-    words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
-    about_books = bool(words & brief_stopwords()) or any(f[2] in ("form", "genre", "author", "work") for f in found)
+    about_books = True  # asked only where a "not" or "no" could state a claim: it tokenizes the whole text
+    if any(text[c.start:c.end].lower() in ("not", "no") for c in cue_list):
+        words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
+        about_books = bool(words & brief_stopwords()) or any(f[2] in ("form", "genre", "author", "work")
+                                                             for f in found)
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
 
     def polarity(start: int, end: int) -> str:

@@ -1,11 +1,13 @@
 """The filter tree's evaluator on tiny in-memory books: tags, facets with confidence, authors, works,
 subjects, classification prefixes, numbers and availability."""
 
-from storage.models import BookRecord, Facet, FilterCondition
+from storage.models import BookRecord, Facet, FilterCondition, NumericCondition
+from tasks.models import ThemeQuery
 from tasks.recall.filters import (
     All,
     HasAny,
     Not,
+    as_wishes,
     contradictions,
     evaluate,
     hard_constraints,
@@ -82,20 +84,13 @@ def test_a_must_on_a_dimension_no_book_holds_surely_is_unfilterable_and_a_missin
 
 
 def test_what_the_catalog_cannot_check_becomes_a_wish_and_is_named():
-    from types import SimpleNamespace
-
-    from flows.shelving import as_wishes
-    from storage.models import NumericCondition
-    from tasks.models import ThemeQuery
-
     history = FilterCondition("genre", ("历史",), "MUST")
     fiction = FilterCondition("form", ("fiction",), "MUST")
     since = NumericCondition("pub_year", ">=", 1979)
     query = ThemeQuery((history, fiction), ("war",), "war", 0.8, "rules", numeric_conditions=(since,))
-    abstracts = SimpleNamespace(held=frozenset({("form", "nonfiction")}), numbered=frozenset({"pages"}))
-    wished, unchecked = as_wishes(query, abstracts)
+    wished, unchecked = as_wishes(query, frozenset({("form", "nonfiction")}), frozenset({"pages"}))
     assert unchecked == [history, since]
     assert wished.filter_conditions == (FilterCondition("genre", ("历史",), "SHOULD"), fiction)
     assert wished.numeric_conditions == ()
-    library = SimpleNamespace(held=frozenset({("genre", "科幻"), ("form", "fiction")}), numbered=frozenset({"pub_year"}))
-    assert as_wishes(query, library) == (query, [])
+    library = (frozenset({("genre", "科幻"), ("form", "fiction")}), frozenset({"pub_year"}))
+    assert as_wishes(query, *library) == (query, [])

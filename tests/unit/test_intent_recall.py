@@ -59,11 +59,11 @@ def test_a_brief_about_new_books_is_a_new_arrivals_intent():
 
 def test_keywords_no_book_holds_together_make_no_theme_but_one_word_or_a_wish_does():
     query = ThemeQuery((), ("purple", "wednesday", "numbers"), "purple wednesday numbers", 0.5, "rules", "en")
-    assert settle_intent(THEME_SHELF, query, 3, together=1).intent is Intent.UNKNOWN
-    assert settle_intent(THEME_SHELF, query, 1, together=1).intent is Intent.UNKNOWN  # the catalog has one word
-    assert settle_intent(THEME_SHELF, query, 3, together=2).intent is Intent.THEME_SHELF
+    assert settle_intent(THEME_SHELF, query, 3, together=lambda: 1).intent is Intent.UNKNOWN
+    assert settle_intent(THEME_SHELF, query, 1, together=lambda: 1).intent is Intent.UNKNOWN  # the catalog has one word
+    assert settle_intent(THEME_SHELF, query, 3, together=lambda: 2).intent is Intent.THEME_SHELF
     whales = replace(query, search_keywords=("whales",))
-    assert settle_intent(THEME_SHELF, whales, 1, together=1).intent is Intent.THEME_SHELF
+    assert settle_intent(THEME_SHELF, whales, 1, together=lambda: 1).intent is Intent.THEME_SHELF
     wish = replace(query, filter_conditions=(FilterCondition("genre", ("科幻",), "SHOULD"),))
-    assert settle_intent(THEME_SHELF, wish, 3, together=1).intent is Intent.THEME_SHELF
+    assert settle_intent(THEME_SHELF, wish, 3, together=lambda: 1).intent is Intent.THEME_SHELF
     assert settle_intent(THEME_SHELF, query, 0).intent is Intent.UNKNOWN
