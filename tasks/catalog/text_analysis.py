@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from importlib import resources
 from functools import lru_cache
 
 import jieba
@@ -11,6 +12,7 @@ from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN_PLUS
 
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
+from storage.model_cache import cached_value
 
 jieba.setLogLevel(logging.WARNING)
 
@@ -72,13 +74,48 @@ def brief_stopwords() -> frozenset[str]:
     return frozenset(str(w).lower() for words in (_stopword_file().get("brief") or {}).values() for w in words)
 
 
+@lru_cache(maxsize=1)
+def _jieba() -> jieba.Tokenizer:
+    """jieba's default tokenizer, its dictionary read from the model cache (storage/model_cache.py): 0.4 s
+    instead of the 1.1 s jieba's own cache takes. The same words and frequencies, so the same cuts."""
+    tokenizer = jieba.dt
+    with tokenizer.lock:
+        if not tokenizer.initialized:
+            tokenizer.FREQ, tokenizer.total = cached_value(
+                f"jieba-{jieba.__version__}-dict", lambda: tokenizer.gen_pfdict(tokenizer.get_dict_file()))
+            tokenizer.initialized = True
+    return tokenizer
+
+
+def cut(text: str) -> list[str]:
+    """jieba's words of `text` (precise mode), as reading a brief needs them."""
+    return _jieba().lcut(text)
+
+
+@lru_cache(maxsize=1)
+def _idf_table() -> tuple[dict[str, float], float]:
+    """jieba's idf table and its median, read without importing jieba.analyse (which loads its POS tagger)."""
+    def parse() -> tuple[dict[str, float], float]:
+        lines = (resources.files("jieba") / "analyse" / "idf.txt").read_text(encoding="utf-8").splitlines()
+        table = {word: float(idf) for word, idf in (line.strip().split(" ") for line in lines if line.strip())}
+        return table, sorted(table.values())[len(table) // 2]  # jieba's own median_idf
+
+    return tuple(cached_value(f"jieba-{jieba.__version__}-idf", parse))
+
+
+def idf(word: str) -> float:
+    """How telling a Chinese word is in general text (jieba's table; its median for a word it lacks)."""
+    table, median = _idf_table()
+    return table.get(word, median)
+
+
 def tokenize(text: str, language: str) -> list[str]:
     """BM25 tokens: jieba cut_for_search for Chinese, word tokens for anything else; no stopwords."""
     if not text:
         return []
     text = text.lower()
     if language == "zh":
-        raw = jieba.cut_for_search(text)
+        raw = _jieba().cut_for_search(text)
         stop = stopwords()["zh"]
     else:
         raw = _WORD.findall(text)

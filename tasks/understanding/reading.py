@@ -20,13 +20,12 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
-import jieba
 import yaml
 
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from storage.models import NumericCondition
-from tasks.catalog.text_analysis import brief_stopwords, stopwords, tokenize
+from tasks.catalog.text_analysis import brief_stopwords, cut, stopwords, tokenize
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.spans import longest_apart
@@ -108,7 +107,7 @@ def term_pattern(term: str, plural: bool = False) -> str:
 def word_bounds(text: str) -> frozenset[int]:
     """Where jieba puts word boundaries in the text."""
     bounds, position = {0}, 0
-    for word in jieba.lcut(text):
+    for word in cut(text):
         position += len(word)
         bounds.add(position)
     return frozenset(bounds)
@@ -330,7 +329,7 @@ def _has_topic(text: str, cues: Cues) -> bool:
 def _topic(text: str, cues: Cues) -> str:
     """What an excluded phrase is about, without filler: "不要战争题材" -> 战争, "no war books" -> war."""
     words = []
-    for token in jieba.lcut(text.strip()) if re.search(r"[\u3400-\u9fff]", text) else text.split():
+    for token in cut(text.strip()) if re.search(r"[\u3400-\u9fff]", text) else text.split():
         word = token.strip(" ,.;:!?'\"，。；：！？、").lower()
         if not word or not _TOPIC_WORD.fullmatch(word):
             continue

@@ -19,11 +19,9 @@ import re
 from collections import Counter
 from itertools import combinations
 
-import jieba.analyse
-
 from config.vocabulary import Vocabulary
 from storage.models import FilterCondition, Theme
-from tasks.catalog.text_analysis import brief_stopwords, detect_language, stopwords, tokenize
+from tasks.catalog.text_analysis import brief_stopwords, cut, detect_language, idf, stopwords, tokenize
 from tasks.models import ThemeQuery, merge_conditions
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
 from tasks.understanding.references import reference_words
@@ -114,11 +112,10 @@ def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[Fi
 def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str]) -> list[str]:
     """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
     is one word, however jieba would cut it."""
-    tfidf = jieba.analyse.default_tfidf
-    cut = [w for text, whole in segments for w in ([text.strip()] if whole else jieba.lcut(text))]
-    words = [w for w in cut if w.strip() and not w.isdigit() and re.search(r"\w", w) and w.lower() not in skip]
+    words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
+    words = [w for w in words if w.strip() and not w.isdigit() and re.search(r"\w", w) and w.lower() not in skip]
     counts = Counter(words)
-    return sorted(counts, key=lambda w: (-counts[w] * tfidf.idf_freq.get(w, tfidf.median_idf), words.index(w)))
+    return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
 
 
 def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, ...]:
