@@ -28,7 +28,7 @@ from storage.models import NumericCondition
 from tasks.catalog.text_analysis import brief_stopwords, cut, stopwords, tokenize
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
-from tasks.understanding.spans import longest_apart
+from tasks.understanding.spans import longest_apart, regex
 
 WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
 REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
@@ -126,7 +126,7 @@ def find_terms(text: str, terms: tuple[str, ...] | list[str], plural: bool = Fal
     ("成人", "大人"). jieba splits too coarsely and too finely to ask it of every term ("别太烧|脑").
     """
     found = [(m.start(), m.end(), term) for term in terms if term
-             for m in re.finditer(term_pattern(term, plural), text, flags=re.IGNORECASE)
+             for m in regex(term_pattern(term, plural), re.IGNORECASE).finditer(text)
              if not (whole_words and not term.isascii() and _straddles(text, m.start(), m.end()))]
     return longest_apart(found)
 
@@ -152,6 +152,9 @@ class Reading:
     notes: tuple[str, ...] = ()
     number_spans: tuple[tuple[int, int], ...] = ()
     name_spans: tuple[tuple[int, int], ...] = ()  # catalog authors, titles and series: kept whole as keywords
+    # It names a form, genre, author or work, or uses a word about books and reading: a curator's brief, not a
+    # claim or a question, whose "not" states a fact and whose "cold" is a temperature.
+    about_books: bool = True
 
     def of(self, polarity: str) -> list[Mention]:
         return [m for m in self.mentions if m.polarity == polarity]
@@ -258,7 +261,7 @@ def _clauses(text: str, cue_list: list[_Cue]) -> list[tuple[int, int]]:
 def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
     before = text[max(0, cue.start - 25):cue.start].lower()
     after = text[cue.end:cue.end + 3]
-    if any(re.search(rf"\b{re.escape(w.lower())}\s*$", before) for w in cues.reader_before):
+    if any(regex(rf"\b{re.escape(w.lower())}\s*$").search(before) for w in cues.reader_before):
         return True
     return any(after.startswith(w) for w in cues.reader_after)
 
@@ -266,7 +269,7 @@ def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
 def _states(text: str, cue: _Cue, cues: Cues) -> bool:
     """"X does not cause Y", "has no effect on": a negated claim about the world, not an exclusion."""
     before = text[max(0, cue.start - 12):cue.start].lower()
-    return text[cue.start:cue.end].lower() in ("not", "no") and any(re.search(rf"\b{re.escape(w)}\s*$", before)
+    return text[cue.start:cue.end].lower() in ("not", "no") and any(regex(rf"\b{re.escape(w)}\s*$").search(before)
                                                              for w in cues.statement_before)
 
 
@@ -354,11 +357,10 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     spans = [(f[0], f[1]) for f in found] + number_spans
     cue_list = _cues(text, cues, spans)
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
-    about_books = True  # asked only where a "not" or "no" could state a claim: it tokenizes the whole text
-    if any(text[c.start:c.end].lower() in ("not", "no") for c in cue_list):
-        words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
-        about_books = bool(words & brief_stopwords()) or any(f[2] in ("form", "genre", "author", "work")
-                                                             for f in found)
+    words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
+    named = sum(f[1] - f[0] for f in found)  # a text made mostly of vocabulary values is a theme ("海洋与岛屿")
+    about_books = (bool(words & brief_stopwords()) or any(f[2] in ("form", "genre", "author", "work") for f in found)
+                   or named * 2 >= len(re.sub(r"\W", "", text)))
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
 
     def polarity(start: int, end: int) -> str:
@@ -419,5 +421,6 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     cue_spans = [(c.start, c.end) for c in cue_list]
     names = tuple(entities.whole_names(text)) if entities is not None else ()
     return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
-                   tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names)
+                   tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
+                   about_books)
 

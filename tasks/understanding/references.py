@@ -15,6 +15,7 @@ from config.settings import CONFIG_DIR
 from storage.models import FilterCondition, HistoryShelf, Theme
 from tasks.catalog.text_analysis import brief_stopwords, detect_language, tokenize
 from tasks.models import ThemeQuery, merge_conditions
+from tasks.understanding.spans import regex
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
 DISTINCT_LIKENESS = 0.05  # candidate shelves scoring closer than this are told apart by recency alone
@@ -64,7 +65,7 @@ def reference_words() -> frozenset[str]:
 
 def _found(text: str, words: Sequence[str]) -> list[str]:
     """The words present in the text; Latin words and phrases on word boundaries only."""
-    return [word for word in words if re.search(_term(word), text, flags=re.IGNORECASE)]
+    return [word for word in words if regex(_term(word), re.IGNORECASE).search(text)]
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def shelf_descriptions(brief: str, tables: ReferenceTables | None = None) -> lis
     shelf = "|".join(_term(w) for w in tables.shelf_words)
     spans = []
     for word in tables.temporal:
-        for match in re.finditer(rf"{_term(word)}[^，,。.；;！!？?\n]{{0,16}}?(?:{shelf})", brief, flags=re.IGNORECASE):
+        for match in regex(rf"{_term(word)}[^，,。.；;！!？?\n]{{0,16}}?(?:{shelf})", re.IGNORECASE).finditer(brief):
             spans.append((match.start(), match.end()))
     return spans
 
@@ -160,7 +161,7 @@ def without_reference_words(text: str) -> str:
     """The text with the reference tables' words blanked out (a possessive "'s" with them)."""
     words = sorted(reference_words(), key=len, reverse=True)
     pattern = "|".join(_term(w) + ("(?:'s)?" if w.isascii() else "") for w in words)
-    return re.sub(r"\s+", " ", re.sub(pattern, " ", text, flags=re.IGNORECASE)).strip()
+    return re.sub(r"\s+", " ", regex(pattern, re.IGNORECASE).sub(" ", text)).strip()
 
 
 def shifted(query: ThemeQuery, reference: Reference, tables: ReferenceTables | None = None) -> ThemeQuery:

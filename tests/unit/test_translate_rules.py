@@ -65,3 +65,13 @@ def test_numbers_are_conditions_never_keywords(vocabulary):
     q = translate(vocabulary, theme_name="八九十年代的中国小说，三百页以内")
     assert {(n.field, n.op) for n in q.numeric_conditions} == {("pub_year", ">="), ("pub_year", "<"), ("pages", "<=")}
     assert not {"八", "九十年代", "三百", "页"} & set(q.search_keywords)
+
+
+def test_a_value_description_joins_the_vector_query_only_where_the_text_is_about_books(vocabulary):
+    stark = vocabulary.value("text_texture", "冷峻白描").description_en
+    claim = translate(vocabulary, theme_name="Cold exposure increases brown fat activity in adults.")
+    assert ops(claim)[("text_texture", "冷峻白描")] == "SHOULD"  # still a wish; only its description is left out
+    assert claim.synthetic_query == "Cold exposure increases brown fat activity in adults."
+    assert stark in translate(vocabulary, theme_name="Cold, stark novels for a winter evening.").synthetic_query
+    sea = vocabulary.value("spatial_atmosphere", "海洋岛屿").description
+    assert sea in translate(vocabulary, theme_name="海洋与岛屿").synthetic_query  # a theme made of a value's name

@@ -153,11 +153,13 @@ class RulesTranslator(Translator):
         conditions = conditions_of(reading, self.vocabulary)
         searchable = reading.searchable_text
         keywords = extract_keywords(reading, language, self.cues)
+        # A value's description tells the dense path what a mood or setting word means for a book; in a text
+        # that is not about books the word means what it says ("Cold exposure…"), and the description misleads.
         descriptions = [
             value.description if language == "zh" else value.description_en
             for cond in conditions if cond.operator != "MUST_NOT" and cond.field in self.vocabulary.dimension_names
             for value in (self.vocabulary.value(cond.field, v) for v in cond.values)
-        ]
+        ] if reading.about_books else []
         synthetic = " ".join([re.sub(r"\s+", " ", searchable).strip(), *descriptions]).strip()
         return ThemeQuery(
             filter_conditions=conditions,
