@@ -9,3 +9,15 @@ def test_metrics_on_known_rankings():
     assert ndcg_at(["a", "b"], {"a": 1}) == 1.0
     assert ndcg_at(["x", "a"], {"a": 1}) == pytest.approx(1 / 1.584962, rel=1e-5)
     assert recall_at(["a", "x"], {"a": 1, "b": 1}) == 0.5
+
+
+def test_a_themes_file_is_a_benchmark_of_its_briefs_with_no_checks(tmp_path):
+    from tasks.evaluation.briefs import load_benchmark
+
+    themes = tmp_path / "themes.yaml"
+    themes.write_text("batch_id: b-1\nthemes:\n  - theme_id: rain\n    theme_name: 雨夜小说\n    slogan: 不要温暖治愈\n"
+                      "  - theme_id: sea\n    theme_name: Sea and islands\n", encoding="utf-8")
+    [batch] = load_benchmark(themes)
+    assert batch.batch_id == "b-1"
+    assert [(b.id, b.brief, b.checks, b.language) for b in batch.briefs] == [
+        ("zh-rain", "雨夜小说\n不要温暖治愈", {}, "zh"), ("en-sea", "Sea and islands", {}, "en")]
