@@ -19,7 +19,7 @@ from config.vocabulary import Vocabulary
 from storage.models import BookRecord, FilterCondition
 from tasks.catalog.text_analysis import detect_language
 from tasks.evaluation.tags import true_values
-from tasks.understanding.themes import read_themes
+from tasks.understanding.themes import themes_from_text
 
 PER_BOOK = ("authors_none", "authors_any", "year_min", "year_max", "pages_min", "pages_max", "rating_min",
             "language", "tags_any", "tags_none", "form", "form_none", "audience", "titles_none")
@@ -61,11 +61,12 @@ class BenchmarkFileError(ValueError):
 
 def load_benchmark(path: Path) -> list[BenchBatch]:
     """The batches of a benchmark file, every check key known and every brief id unique; or of a themes file."""
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    text = path.read_text(encoding="utf-8")
+    raw = yaml.safe_load(text) or {}
     if "themes" in raw:  # a batch's themes file: its briefs as they are shelved, with no checks of their own
-        batch = read_themes(path)
-        return [BenchBatch(batch.batch_id, tuple(BenchBrief(f"{detect_language(t.brief)}-{t.theme_id}", t.brief, "", {})
-                                                 for t in batch.themes))]
+        batch = themes_from_text(text, source=str(path))
+        briefs = (BenchBrief(f"{detect_language(t.brief)}-{t.theme_id}", t.brief, "", {}) for t in batch.themes)
+        return [BenchBatch(batch.batch_id, tuple(briefs))]
     batches, seen = [], set()
     for b in raw.get("batches") or ():
         briefs = []

@@ -345,6 +345,17 @@ def _topic(text: str, cues: Cues) -> str:
     return " ".join(words[:3]) if len(words) <= 3 else ""
 
 
+def _about_books(text: str, found: list[tuple]) -> bool:
+    """Whether the text is a brief: it names a form, genre, author or work, is made mostly of vocabulary values
+    ("海洋与岛屿"), or uses a word about books and reading (the one test that tokenizes the whole text)."""
+    if any(f[2] in ("form", "genre", "author", "work") for f in found):
+        return True
+    if sum(f[1] - f[0] for f in found) * 2 >= len(re.sub(r"\W", "", text)):
+        return True
+    words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
+    return bool(words & brief_stopwords())
+
+
 def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | None = None,
                cues: Cues | None = None) -> Reading:
     """The brief's mentions, each with the polarity its cues give it, and its numeric conditions."""
@@ -357,10 +368,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     spans = [(f[0], f[1]) for f in found] + number_spans
     cue_list = _cues(text, cues, spans)
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
-    words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
-    named = sum(f[1] - f[0] for f in found)  # a text made mostly of vocabulary values is a theme ("海洋与岛屿")
-    about_books = (bool(words & brief_stopwords()) or any(f[2] in ("form", "genre", "author", "work") for f in found)
-                   or named * 2 >= len(re.sub(r"\W", "", text)))
+    about_books = _about_books(text, found)
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
 
     def polarity(start: int, end: int) -> str:

