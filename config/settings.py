@@ -79,7 +79,7 @@ class TextSection(Section):
 
 
 class IndexSettings(Section):
-    brute_force_max_rows: Positive = 50_000
+    brute_force_max_rows: Positive = 200_000  # exact in-memory vector search up to this many books, IVF above
     keep_versions: Positive = 2
     e5_path: bool = False
     text_sections: tuple[TextSection, ...] = (

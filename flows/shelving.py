@@ -16,7 +16,7 @@ from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
-from tasks.progress import logger, timed
+from tasks.progress import logger, long_lived_objects, timed
 from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.fusion import demote_unsure_exclusions, fuse, path_first
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
@@ -29,6 +29,7 @@ from tasks.recall.book_graph import BookGraph
 from tasks.recall.filters import (
     NUMERIC_FIELDS,
     Expr,
+    FilterColumns,
     as_wishes,
     evaluate,
     hard_constraints,
@@ -45,6 +46,7 @@ from tasks.recall.paths import (
     vector_recall,
 )
 from tasks.recall.scores import score_every_path
+from tasks.recall.vector_search import VectorSearch, create_vector_search
 from tasks.understanding.entities import EntityIndex, understand
 from tasks.understanding.intent import (
     POLICIES,
@@ -82,6 +84,7 @@ class ShelvingContext:
     editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
     held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
     numbered: frozenset[str] | None = None  # the number fields some book has a value of; None: all
+    searches: Mapping[str, VectorSearch] = field(default_factory=dict)  # dense table -> its vector search
 
 
 @dataclass
@@ -140,8 +143,8 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
     jobs: dict[str, Callable[[], PathRecall]] = {}
     if POLICIES[understanding.intent].paths:
         def intent_job() -> PathRecall:
-            found = intent_paths(understanding, query, constraints, ctx.snapshot, ctx.books, ctx.graph,
-                                 settings.recall.vector_top_k)
+            found = intent_paths(understanding, query, constraints, ctx.snapshot, ctx.searches[BOOKS_TABLE],
+                                 ctx.books, ctx.graph, settings.recall.vector_top_k)
             return PathRecall(found, ", ".join(f"{name}: {len(hits)}" for name, hits in found.items()))
         jobs["intent"] = intent_job
     expand = switches.query_expansion if switches.query_expansion is not None else settings.expansion.enabled
@@ -149,8 +152,8 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
     for path, (embedder, table) in dense_paths.items():
         if path in switches.paths and embedder is not None:
             def dense_job(path: str = path, embedder: Embedder = embedder, table: str = table) -> PathRecall:
-                found = vector_recall(query, constraints, ctx.snapshot, embedder, settings.recall, path, table,
-                                      expand)
+                found = vector_recall(query, constraints, ctx.searches[table], embedder, settings.recall,
+                                      ctx.snapshot.filter_confidence, path, expand)
                 return PathRecall({path: found.hits}, found.describe(path), found)
             jobs[path] = dense_job
     if "bm25" in switches.paths:
@@ -249,27 +252,33 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
     if snapshot.version.embedder != embedder.model_id:
         raise NoIndexError(f"index {snapshot.version_id} was built with embedder {snapshot.version.embedder}, the "
                            f"settings name {embedder.model_id}: run `shelfwise index build`")
-    books = {b.book_id: b for b in snapshot.load_books()}
-    e5_embedder = None
-    if snapshot.books_e5 is not None:
-        from tasks.catalog.embedders.e5 import E5Embedder
+    with long_lived_objects():  # the books and everything built on them last the whole run
+        books = {b.book_id: b for b in snapshot.load_books()}
+        columns = FilterColumns.build(list(books.values()))  # in the version's book order, as its vectors are
+        tables = [BOOKS_TABLE]
+        e5_embedder = None
+        if snapshot.books_e5 is not None:
+            from tasks.catalog.embedders.e5 import E5Embedder
 
-        e5_embedder = E5Embedder(threads=settings.embedder.threads)
-    return ShelvingContext(
-        snapshot=snapshot,
-        books=books,
-        vocabulary=vocabulary,
-        embedder=embedder,
-        translator=create_translator(settings.translation, vocabulary),
-        reranker=create_reranker(settings.rerank),
-        vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder, snapshot.vocabulary_vectors()),
-        settings=settings,
-        available_only=available_only,
-        e5_embedder=e5_embedder,
-        entities=EntityIndex.build(books.values(), load_aliases()),
-        graph=BookGraph.build(books.values()),
-        switches=switches,
-        editions=editions_by_work(books),
-        held=surely_held(books.values(), snapshot.filter_confidence),
-        numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
-    )
+            e5_embedder = E5Embedder(threads=settings.embedder.threads)
+            tables.append(BOOKS_E5_TABLE)
+        return ShelvingContext(
+            snapshot=snapshot,
+            books=books,
+            vocabulary=vocabulary,
+            embedder=embedder,
+            translator=create_translator(settings.translation, vocabulary),
+            reranker=create_reranker(settings.rerank),
+            vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder, snapshot.vocabulary_vectors()),
+            settings=settings,
+            available_only=available_only,
+            e5_embedder=e5_embedder,
+            entities=EntityIndex.build(books.values(), load_aliases()),
+            graph=BookGraph.build(books.values()),
+            switches=switches,
+            editions=editions_by_work(books),
+            held=surely_held(books.values(), snapshot.filter_confidence),
+            numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
+            searches={t: create_vector_search(snapshot, t, columns, settings.index.brute_force_max_rows)
+                      for t in tables},
+        )

@@ -263,6 +263,17 @@ class IndexSnapshot:
         rows = query.select(["book_id", "vector"]).limit(None).to_arrow()
         return rows.column("book_id").to_pylist(), _matrix(rows)
 
+    def vector_matrix(self, table: str = BOOKS_TABLE) -> np.ndarray:
+        """Every book's vector of a dense table, row for row in books.parquet's order (the books table's
+        memory-mapped: its pages are read as a search touches them)."""
+        if table != BOOKS_E5_TABLE:
+            return self._book_matrix
+        stored = self.books_e5.search().select(["book_id", "vector"]).limit(None).to_arrow()
+        vectors = _matrix(stored)
+        matrix = np.zeros((len(self._book_rows), vectors.shape[1]), dtype=np.float32)
+        matrix[[self._book_rows[b] for b in stored.column("book_id").to_pylist()]] = vectors
+        return matrix
+
     def book_vectors(self, book_ids: Sequence[str], table: str = BOOKS_TABLE) -> dict[str, np.ndarray]:
         """The stored vectors of these books (books the version does not hold are left out)."""
         if table == BOOKS_E5_TABLE:

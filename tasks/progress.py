@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections.abc import Iterator
@@ -47,3 +48,19 @@ def timed(seconds: dict[str, float], stage: str, log: bool = False) -> Iterator[
     seconds[stage] = round(seconds.get(stage, 0.0) + time.perf_counter() - start, 3)
     if log:
         logger.info("stage %s: %.2fs", stage, seconds[stage])
+
+
+@contextmanager
+def long_lived_objects() -> Iterator[None]:
+    """Build what a whole run keeps (a catalog's books, their indexes) with the cyclic collector paused.
+
+    Loading 100k books makes millions of objects, none of them garbage: the collector ran full passes over
+    all of them while they were made, a third of the load time.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

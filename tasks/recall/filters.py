@@ -1,8 +1,9 @@
-"""The filter language: a small typed expression tree, one evaluator and its LanceDB compiler.
+"""The filter language: a small typed expression tree, one evaluator, its column form and its LanceDB compiler.
 
-A ThemeQuery's hard constraints compile to one tree. The vector path runs it as a LanceDB prefilter,
-the BM25 path and the final check before export run the Python evaluator; a property test on a real
-LanceDB table keeps the two in agreement, including on missing values: a comparison with a missing
+A ThemeQuery's hard constraints compile to one tree. The BM25 path and the final check before export run
+the Python evaluator on one book; the vector path takes a mask over every book at once from the columns
+(FilterColumns) or, above the size searched exactly, runs the tree as a LanceDB prefilter. A property test
+on a real LanceDB table keeps the three in agreement, including on missing values: a comparison with a missing
 number is false, so NOT of it is true, in Python and in SQL alike. Every value reaches SQL as an
 escaped literal, never pasted raw.
 
@@ -14,11 +15,14 @@ index's filter confidence; or `author`, `work`, `subject` (a word or phrase of t
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal, Union
 
-from storage.models import BookRecord, FilterCondition, NumericCondition, subject_words
+import numpy as np
+
+from storage.models import BookRecord, Facet, FilterCondition, NumericCondition, subject_words
 from storage.sql import sql_string, tag_column
 from tasks.models import ThemeQuery, merge_conditions
 
@@ -173,6 +177,90 @@ def evaluate(expr: Expr, book: BookRecord) -> bool:
         return any(evaluate(c, book) for c in expr.children)
     if isinstance(expr, Not):
         return not evaluate(expr.child, book)
+    raise TypeError(f"not a filter expression: {expr!r}")
+
+
+# ---- columns ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FilterColumns:
+    """Every book's filter fields held column-wise, in the index's book order: a tree becomes one boolean
+    mask over all books in a few array operations, where the evaluator would take a Python call per book."""
+
+    book_ids: tuple[str, ...]
+    numbers: Mapping[str, np.ndarray]  # numeric field -> float64 values, NaN where the book has none
+    postings: Mapping[tuple[str, str], list[tuple[list[int], float]]]  # (field, value) -> [(rows, confidence)]
+    subject_texts: tuple[str, ...]
+    _arrays: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(cls, books: Sequence[BookRecord]) -> FilterColumns:
+        """The columns of these books, in this order."""
+        sure: dict[tuple[str, str], list[int]] = defaultdict(list)  # (field, value) -> rows holding it surely
+        guessed: dict[int, tuple[Facet, list[int]]] = {}  # facets are shared objects (storage): grouped by identity
+        for row, book in enumerate(books):
+            sure[("work", book.work_id or book.book_id)].append(row)
+            if book.language:
+                sure[("language", book.language)].append(row)
+            for key in [*(("author", a) for a in book.authors), *(("classification", p) for p in book.class_prefixes),
+                        *((d, v) for d, values in book.tags.items() for v in values)]:
+                sure[key].append(row)
+            for facet in book.facets:
+                guessed.setdefault(id(facet), (facet, []))[1].append(row)
+        postings: dict[tuple[str, str], list[tuple[list[int], float]]] = {key: [(rows, 1.0)] for key, rows in sure.items()}
+        for facet, rows in guessed.values():
+            postings.setdefault((facet.dimension, facet.value), []).append((rows, facet.confidence))
+        numbers = {name: np.array([np.nan if getattr(b, name) is None else getattr(b, name) for b in books],
+                                  dtype=np.float64) for name in NUMERIC_FIELDS}
+        return cls(tuple(b.book_id for b in books), numbers, postings, tuple(b.subject_text for b in books))
+
+    def __len__(self) -> int:
+        return len(self.book_ids)
+
+    def has_any(self, expr: HasAny) -> np.ndarray:
+        """Which books hold one of the values (a facet with at least the condition's confidence)."""
+        if expr.field == "subject":
+            terms = [t for t in map(subject_term, expr.values) if t]
+            return np.fromiter((any(t in text for t in terms) for text in self.subject_texts), bool, len(self))
+        found = np.zeros(len(self), dtype=bool)
+        values = map(class_code, expr.values) if expr.field == "classification" else expr.values
+        floor = expr.min_confidence if expr.field not in TERM_FIELDS else 0.0
+        for value in values:
+            rows, confidences = self._posting(expr.field, value)
+            found[rows[confidences >= floor]] = True
+        return found
+
+    def _posting(self, field: str, value: str) -> tuple[np.ndarray, np.ndarray]:
+        """The rows holding a value and how surely, as arrays: made on first use, as few values are ever asked."""
+        key = (field, value)
+        if key not in self._arrays:
+            held = self.postings.get(key, [])
+            rows = [np.array(r, np.int64) for r, _ in held] or [np.zeros(0, np.int64)]
+            confidences = [np.full(len(r), c) for r, c in held] or [np.zeros(0)]
+            self._arrays[key] = (np.concatenate(rows), np.concatenate(confidences))
+        return self._arrays[key]
+
+
+def mask(expr: Expr, columns: FilterColumns) -> np.ndarray:
+    """The tree over every book at once: what `evaluate` says of each, as a boolean array in the columns' order."""
+    if isinstance(expr, HasAny):
+        return columns.has_any(expr)
+    if isinstance(expr, Compare):
+        values = columns.numbers[expr.field]
+        with np.errstate(invalid="ignore"):  # NaN, a missing number, compares false even under "!="
+            return ~np.isnan(values) & _OPS[expr.op](values, expr.value)
+    if isinstance(expr, All):
+        out = np.ones(len(columns), dtype=bool)
+        for child in expr.children:
+            out &= mask(child, columns)
+        return out
+    if isinstance(expr, AnyOf):
+        out = np.zeros(len(columns), dtype=bool)
+        for child in expr.children:
+            out |= mask(child, columns)
+        return out
+    if isinstance(expr, Not):
+        return ~mask(expr.child, columns)
     raise TypeError(f"not a filter expression: {expr!r}")
 
 

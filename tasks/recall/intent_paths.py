@@ -18,7 +18,8 @@ from storage.index_store import IndexSnapshot
 from storage.models import BookRecord, FilterCondition
 from tasks.models import PathHit, ThemeQuery
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import All, AnyOf, Expr, HasAny, evaluate, to_lance_sql
+from tasks.recall.filters import All, AnyOf, Expr, HasAny, evaluate
+from tasks.recall.vector_search import VectorSearch
 from tasks.understanding.intent import POLICIES, Intent, Understanding
 
 _EPOCH = datetime(1970, 1, 1)
@@ -48,13 +49,13 @@ def entity_books(understanding: Understanding, books: Mapping[str, BookRecord], 
     return [PathHit(b.book_id, 1.0, "entity") for b in own]
 
 
-def vector_neighbours(book_ids: tuple[str, ...], snapshot: IndexSnapshot, constraints: Expr,
-                      top_k: int) -> list[PathHit]:
+def vector_neighbours(book_ids: tuple[str, ...], snapshot: IndexSnapshot, search: VectorSearch,
+                      constraints: Expr, top_k: int) -> list[PathHit]:
     """Books whose vectors are closest to any of the named books', the named books left out."""
     named = snapshot.book_vectors(list(book_ids))
     best: dict[str, float] = {}
     if named:
-        for hits in snapshot.vector_search_many(np.vstack(list(named.values())), top_k, to_lance_sql(constraints)):
+        for hits in search.nearest(np.vstack(list(named.values())), top_k, constraints).by_query:
             for book_id, similarity in hits:
                 if book_id not in book_ids:
                     best[book_id] = max(similarity, best.get(book_id, -1.0))
@@ -86,11 +87,11 @@ def newest_books(books: Mapping[str, BookRecord], constraints: Expr, should: tup
 
 
 def intent_paths(understanding: Understanding, query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
-                 books: Mapping[str, BookRecord], graph: BookGraph, top_k: int) -> dict[str, list[PathHit]]:
+                 search: VectorSearch, books: Mapping[str, BookRecord], graph: BookGraph, top_k: int) -> dict[str, list[PathHit]]:
     """The paths the intent's policy adds to the vector and BM25 paths, by name."""
     path_of = {
         "entity": lambda: entity_books(understanding, books, constraints),
-        "similar": lambda: vector_neighbours(understanding.book_ids, snapshot, constraints, top_k),
+        "similar": lambda: vector_neighbours(understanding.book_ids, snapshot, search, constraints, top_k),
         "related": lambda: graph_neighbours(understanding.book_ids, graph, books, constraints, top_k),
         "recent": lambda: newest_books(books, constraints, query.conditions("SHOULD"), top_k),
     }

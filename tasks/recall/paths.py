@@ -11,16 +11,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from config.settings import RecallSettings
-from storage.index_store import BOOKS_TABLE, IndexSnapshot
+from storage.index_store import IndexSnapshot
 from storage.models import BookRecord
 from tasks.catalog.embedders.base import Embedder
 from tasks.catalog.text_analysis import bm25_tokens
 from tasks.models import PathHit, ThemeQuery
 from tasks.progress import timed
-from tasks.recall.filters import All, Expr, HasAny, evaluate, to_lance_sql
+from tasks.recall.filters import All, Expr, HasAny, evaluate
+from tasks.recall.vector_search import VectorSearch
 from tasks.understanding.expansion import Expansion, contributions, expand_query, merge_best
-
-SEARCH_THREADS = 4
 
 
 @dataclass(frozen=True)
@@ -41,26 +40,22 @@ def theme_seed(batch_id: str, theme_id: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{batch_id}\x1f{theme_id}".encode()).digest()[:8], "big")
 
 
-def vector_recall(query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot, embedder: Embedder,
-                  settings: RecallSettings, path: str = "vector",
-                  table: str = BOOKS_TABLE, expand: bool = True) -> VectorRecall:
-    """Hard constraints as prefilter, one query per variant and per SHOULD value; a book keeps its best."""
+def vector_recall(query: ThemeQuery, constraints: Expr, search: VectorSearch, embedder: Embedder,
+                  settings: RecallSettings, facet_confidence: float, path: str = "vector",
+                  expand: bool = True) -> VectorRecall:
+    """Hard constraints as prefilter, one query per variant and the original once per SHOULD value (a
+    facet held with `facet_confidence`, as a filter would read it); a book keeps its best."""
     expansion = expand_query(query.synthetic_query, None, expand=expand)
     kinds = [v.kind for v in expansion.variants]
     vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
     k = settings.vector_top_k
-    should_filters = [to_lance_sql(All((constraints, HasAny(cond.field, (value,)))))
-                      for cond in query.conditions("SHOULD") for value in cond.values]
-    # Every variant in one search (they share the filter), and the original once per SHOULD value,
-    # all at once on threads (LanceDB releases the GIL); merged in a fixed order.
-    with ThreadPoolExecutor(max_workers=SEARCH_THREADS, thread_name_prefix="vector-search") as pool:
-        variant_hits = pool.submit(snapshot.vector_search_many, vectors, k, to_lance_sql(constraints), table)
-        should_hits = [pool.submit(snapshot.vector_search, vectors[0], k, where, table) for where in should_filters]
-        results = [*zip(kinds, variant_hits.result()), *(("original", f.result()) for f in should_hits)]
-    found = merge_best(PathHit(book_id, similarity, path, kind)
-                       for kind, hits in results for book_id, similarity in hits)
-    hits = found[:k]
-    return VectorRecall(hits, expansion, vectors[0])
+    should = [All((constraints, HasAny(cond.field, (value,), facet_confidence)))
+              for cond in query.conditions("SHOULD") for value in cond.values]
+    found = search.nearest(vectors, k, constraints, should)
+    results = [*zip(kinds, found.by_query), *(("original", hits) for hits in found.by_filter)]
+    best = merge_best(PathHit(book_id, similarity, path, kind)
+                      for kind, hits in results for book_id, similarity in hits)
+    return VectorRecall(best[:k], expansion, vectors[0])
 
 
 def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot, max_share: float = 1.0) -> list[str]:

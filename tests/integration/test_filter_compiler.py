@@ -1,5 +1,5 @@
-"""The filter tree's LanceDB form selects exactly what the evaluator accepts, on a real LanceDB table
-written by the product's own writer, whatever the tree."""
+"""The filter tree's LanceDB form and its column mask select exactly what the evaluator accepts (the LanceDB
+form on a real LanceDB table written by the product's own writer), whatever the tree."""
 
 import lancedb
 import numpy as np
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from storage.index_store import BOOKS_TABLE, write_books_table
 from storage.models import BookRecord, Facet
 from tasks.catalog.index_build import lance_book_columns
-from tasks.recall.filters import All, AnyOf, Compare, HasAny, Not, to_lance_sql
+from tasks.recall.filters import All, AnyOf, Compare, FilterColumns, HasAny, Not, evaluate, mask, to_lance_sql
 
 CONFIDENCE = 0.85
 BOOKS = [
@@ -59,8 +59,6 @@ trees = st.recursive(leaves, lambda kids: st.one_of(
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(trees)
 def test_lance_sql_selects_exactly_the_books_the_evaluator_accepts(table, expr):
-    from tasks.recall.filters import evaluate
-
     in_python = {b.book_id for b in BOOKS if evaluate(expr, b)}
     where = to_lance_sql(expr)
     query = table.search().select(["book_id"]).limit(None)
@@ -73,3 +71,22 @@ def test_an_injected_value_matches_nothing_and_raises_nothing(table):
         expr = HasAny(field, ("x' OR 1=1 --",), CONFIDENCE)
         assert table.search().where(to_lance_sql(expr)).limit(None).to_arrow().num_rows == 0
         assert table.search().where(to_lance_sql(Not(expr))).limit(None).to_arrow().num_rows == len(BOOKS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees, st.sampled_from([0.5, CONFIDENCE, 1.0]))
+def test_the_column_mask_selects_exactly_the_books_the_evaluator_accepts(expr, confidence):
+    columns = FilterColumns.build(BOOKS)
+    expr = _at_confidence(expr, confidence)  # a facet's confidence floor is the condition's, whichever it is
+    selected = {b for b, chosen in zip(columns.book_ids, mask(expr, columns)) if chosen}
+    assert selected == {b.book_id for b in BOOKS if evaluate(expr, b)}
+
+
+def _at_confidence(expr, confidence):
+    if isinstance(expr, HasAny):
+        return HasAny(expr.field, expr.values, confidence)
+    if isinstance(expr, Not):
+        return Not(_at_confidence(expr.child, confidence))
+    if isinstance(expr, (All, AnyOf)):
+        return type(expr)(tuple(_at_confidence(c, confidence) for c in expr.children))
+    return expr

@@ -1,0 +1,54 @@
+"""The exact in-memory search finds what LanceDB's own search finds, on a real table, under filters."""
+
+import numpy as np
+import pytest
+
+from storage.index_store import BOOKS_TABLE, IndexSnapshot, write_book_vectors, write_books_snapshot, write_books_table
+from storage.models import BookRecord
+from tasks.catalog.index_build import lance_book_columns
+from tasks.recall.filters import EVERYTHING, All, Compare, FilterColumns, HasAny, Not
+from tasks.recall.vector_search import ExactSearch, LanceSearch, create_vector_search
+
+ROWS = 300
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory, vocabulary):
+    folder = tmp_path_factory.mktemp("version")
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(ROWS, 16)).astype(np.float32)
+    vectors[::3] *= 4.0  # unnormalised rows: the similarity is a cosine whatever the length
+    books = [BookRecord(f"b{i:03d}", f"t{i}", language="zh" if i % 2 else "en", pub_year=1900 + i % 120,
+                        authors=(f"a{i % 7}",), tags={"genre": ("小说",) if i % 5 == 0 else ("历史",)})
+             for i in range(ROWS)]
+    write_books_table(folder, lance_book_columns(books, vocabulary, 0.85), vectors, vocabulary.facet_names,
+                      brute_force_max_rows=ROWS)
+    write_book_vectors(folder, vectors)
+    write_books_snapshot(folder, books)
+    import lancedb
+
+    table = lancedb.connect(str(folder / "lance")).open_table(BOOKS_TABLE)
+    return IndexSnapshot("v", folder, table, None), FilterColumns.build(books), vectors
+
+
+FILTERS = [EVERYTHING, HasAny("genre", ("小说",), 0.85), All((Compare("pub_year", ">=", 1950), Not(HasAny("author", ("a3",))))),
+           HasAny("language", ("fr",))]
+
+
+@pytest.mark.parametrize("where", FILTERS)
+def test_exact_search_finds_the_books_and_similarities_lancedb_finds(snapshot, where):
+    index, columns, vectors = snapshot
+    exact, lance = ExactSearch(columns, index.vector_matrix()), LanceSearch(index, BOOKS_TABLE)
+    queries = vectors[[1, 2, 40]] + 0.1
+    mine, theirs = exact.nearest(queries, 10, where, FILTERS), lance.nearest(queries, 10, where, FILTERS)
+    assert len(mine.by_query) == 3 and len(mine.by_filter) == len(FILTERS)
+    for found, expected in zip(mine.by_query + mine.by_filter, theirs.by_query + theirs.by_filter, strict=True):
+        assert [b for b, _ in found] == [b for b, _ in expected]
+        assert np.allclose([s for _, s in found], [s for _, s in expected], atol=1e-5)
+    assert exact.nearest(queries, 10, HasAny("language", ("fr",))).by_query == [[], [], []]
+
+
+def test_the_catalog_size_chooses_the_engine(snapshot):
+    index, columns, _ = snapshot
+    assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, exact_max_rows=ROWS), ExactSearch)
+    assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, exact_max_rows=ROWS - 1), LanceSearch)
