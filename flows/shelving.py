@@ -257,7 +257,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
         columns = FilterColumns.build(list(books.values()))  # in the version's book order, as its vectors are
         tables = [BOOKS_TABLE]
         e5_embedder = None
-        if snapshot.books_e5 is not None:
+        if snapshot.has_e5:
             from tasks.catalog.embedders.e5 import E5Embedder
 
             e5_embedder = E5Embedder(threads=settings.embedder.threads)

@@ -38,7 +38,6 @@ import pyarrow.parquet as pq
 
 from storage.bm25_index import BM25Index
 from storage.catalog_db import book_to_row, row_to_book
-from storage.lance import lancedb
 from storage.models import BookRecord, IndexVersion
 from storage.sql import sql_string, tag_column
 
@@ -132,6 +131,8 @@ def books_schema(tag_dimensions: tuple[str, ...], dim: int) -> pa.Schema:
 def write_books_table(version_path: Path, columns: dict[str, list], vectors: np.ndarray,
                       tag_dimensions: tuple[str, ...], brute_force_max_rows: int, name: str = BOOKS_TABLE) -> None:
     """The LanceDB `books` table: filter columns, tag lists and the book vector, with indexes."""
+    from storage.lance import lancedb
+
     schema = books_schema(tag_dimensions, vectors.shape[1])
     db = lancedb.connect(str(version_path / "lance"))
     tbl = db.create_table(name, data=_batches(columns, vectors, schema), schema=schema, mode="overwrite")
@@ -223,15 +224,35 @@ class NoIndexError(RuntimeError):
 
 @dataclass
 class IndexSnapshot:
-    """One committed index version, open for queries."""
+    """One committed index version, open for queries. Its LanceDB tables open when first asked for: a
+    catalog searched exactly in memory (tasks/recall/vector_search.py) never imports LanceDB."""
 
     version_id: str
     path: Path
-    books: Table
-    bm25: BM25Index
-    books_e5: Table | None = None
+    bm25: BM25Index | None = None
     version: IndexVersion | None = None
     filter_confidence: float = 1.0  # the facet columns hold values at least this sure (see save_filter_meta)
+
+    @cached_property
+    def books(self) -> Table:
+        """The LanceDB `books` table."""
+        return self._lance.open_table(BOOKS_TABLE)
+
+    @cached_property
+    def books_e5(self) -> Table | None:
+        """The LanceDB table of the e5 path, where the version has one."""
+        return self._lance.open_table(BOOKS_E5_TABLE) if self.has_e5 else None
+
+    @property
+    def has_e5(self) -> bool:
+        """Whether the version has the e5 path's table (a LanceDB table is a folder named after it)."""
+        return (self.path / "lance" / f"{BOOKS_E5_TABLE}.lance").is_dir()
+
+    @cached_property
+    def _lance(self):
+        from storage.lance import lancedb
+
+        return lancedb.connect(str(self.path / "lance"))
 
     def vector_search(self, vector: np.ndarray, k: int, where: str | None = None,
                       table: str = BOOKS_TABLE, nprobes: int = NPROBES) -> list[tuple[str, float]]:
@@ -349,13 +370,10 @@ def read_version_file(path: Path) -> IndexVersion:
 
 
 def open_index(version_id: str, path: Path) -> IndexSnapshot:
-    db = lancedb.connect(str(path / "lance"))
     return IndexSnapshot(
         version_id=version_id,
         path=path,
-        books=db.open_table(BOOKS_TABLE),
         bm25=BM25Index.load(path / "bm25"),
-        books_e5=db.open_table(BOOKS_E5_TABLE) if BOOKS_E5_TABLE in db.table_names() else None,
         version=read_version_file(path),
         filter_confidence=_filter_meta(path).get("filter_confidence", 1.0),
     )

@@ -34,7 +34,7 @@ def test_large_tables_get_an_ivf_flat_index_that_still_finds_the_nearest_book(tm
 
     table, vectors = small_table(tmp_path)
     assert any(i.index_type == "IvfFlat" for i in table.list_indices())
-    snapshot = IndexSnapshot("v", tmp_path, table, None)
+    snapshot = IndexSnapshot("v", tmp_path)
     hits = snapshot.vector_search(vectors[5], 3)
     assert hits[0][0] == "b05" and abs(hits[0][1] - 1.0) < 1e-4
 
@@ -43,7 +43,7 @@ def test_filter_trees_run_as_lance_prefilters(tmp_path):
     from storage.index_store import IndexSnapshot
 
     table, vectors = small_table(tmp_path, brute_force_max_rows=1000)
-    snapshot = IndexSnapshot("v", tmp_path, table, None)
+    snapshot = IndexSnapshot("v", tmp_path)
     expr = All((HasAny("emotional_tone", ("平静淡然",)), Not(Compare("copies_available", "<=", 0)),
                 Compare("pub_year", ">=", 1920)))
     ids = {b for b, _ in snapshot.vector_search(vectors[0], 64, to_lance_sql(expr))}

@@ -25,10 +25,7 @@ def snapshot(tmp_path_factory, vocabulary):
                       brute_force_max_rows=ROWS)
     write_book_vectors(folder, vectors)
     write_books_snapshot(folder, books)
-    import lancedb
-
-    table = lancedb.connect(str(folder / "lance")).open_table(BOOKS_TABLE)
-    return IndexSnapshot("v", folder, table, None), FilterColumns.build(books), vectors
+    return IndexSnapshot("v", folder), FilterColumns.build(books), vectors
 
 
 FILTERS = [EVERYTHING, HasAny("genre", ("小说",), 0.85), All((Compare("pub_year", ">=", 1950), Not(HasAny("author", ("a3",))))),

@@ -59,6 +59,49 @@ def test_sure_books_teach_their_neighbours_and_forms_follow_from_genre(vocabular
     assert moods and max(f.confidence for f in moods) <= 0.5 and {f.origin for f in moods} == {"zero-shot"}
 
 
+def test_neighbours_do_not_make_a_novel_of_a_book_its_record_calls_non_fiction(vocabulary):
+    # 40 novels around one direction; among them a book of letters whose classification (Z473) says
+    # non-fiction, and an untagged novel with no form on record: both have only novels for neighbours
+    rng = np.random.default_rng(3)
+    books = [BookRecord(f"n{i}", f"novel {i}", tags={"genre": ("小说",)}) for i in range(40)]
+    books += [BookRecord("letters", "84, Charing Cross Road", classification=("lcc:Z473.H25",)),
+              BookRecord("novel", "an untagged novel")]
+    vectors = unit(np.eye(16)[0] + 0.1 * rng.standard_normal((len(books), 16)))
+    value_vectors = {d: unit(rng.standard_normal((len(vocabulary.dimension(d).values), 16)))
+                     for d in vocabulary.dimension_names}
+    settings = EnrichmentSettings(min_calibration_books=30, neighbours=5)
+    facets = derive_facets(books, vectors, value_vectors, vocabulary, default_crosswalk(vocabulary), settings)
+
+    def sure(book_id):
+        return {(f.dimension, f.value) for f in facets[book_id] if f.confidence >= 0.85}
+    assert ("form", "nonfiction") in sure("letters")
+    assert not sure("letters") & {("genre", "小说"), ("form", "fiction")}
+    assert {("genre", "小说"), ("form", "fiction")} <= sure("novel")
+    capped = next(f for f in facets["letters"] if (f.dimension, f.value) == ("genre", "小说"))
+    assert capped.origin == "neighbours" and capped.confidence <= 0.5  # still a wish for ranking
+
+
+@pytest.mark.parametrize("book, form, genre, loser", [
+    (BookRecord("b", "百年孤独", subjects=("长篇小说—哥伦比亚—现代", "拉美文学"), classification=("clc:I775.45",)),
+     "fiction", "小说", "essays"),
+    (BookRecord("b", "A Moveable Feast", subjects=("Authors, American -- 20th century -- Biography",),
+                classification=("ddc:813.52",)), "nonfiction", "传记回忆", "fiction"),
+])
+def test_of_two_forms_a_record_gives_the_surer_stands(vocabulary, book, form, genre, loser):
+    facets = derive_facets([book], unit(np.ones((1, 4))), {d: unit(np.ones((len(vocabulary.dimension(d).values), 4)))
+                                                            for d in vocabulary.dimension_names},
+                           vocabulary, default_crosswalk(vocabulary), EnrichmentSettings())
+    sure = {(f.dimension, f.value) for f in facets["b"] if f.confidence >= 0.85}
+    assert {("form", form), ("genre", genre)} <= sure
+    assert ("form", loser) not in sure and not {g for d, g in sure if d == "genre"} - {genre}
+
+
+def test_a_region_s_literature_is_no_form(vocabulary):
+    for heading in ("拉美文学", "欧美文学"):
+        assert not [f for f in known_facets(BookRecord("b", "t", subjects=(heading,)), default_crosswalk(vocabulary))
+                    if f.dimension in ("form", "genre")]
+
+
 def test_a_general_genre_gives_way_to_a_narrower_derived_one(vocabulary):
     book = BookRecord("b", "球状闪电", subjects=("长篇小说—中国—当代",), classification=("clc:I247.55",))
     facets = derive_facets([book], unit(np.ones((1, 4))), {d: unit(np.ones((len(vocabulary.dimension(d).values), 4)))
