@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
-import yaml
 
 from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
 from config.vocabulary import Vocabulary
 from storage.models import NumericCondition
 from tasks.catalog.text_analysis import brief_stopwords, cut, stopwords, tokenize
@@ -72,8 +72,7 @@ class Cues:
 
 @lru_cache(maxsize=1)
 def load_cues() -> Cues:
-    with open(CONFIG_DIR / "translation.yaml", encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
+    raw = read_yaml(CONFIG_DIR / "translation.yaml")
 
     def both(key: str) -> tuple[str, ...]:
         return tuple(str(w) for lang in ("zh", "en") for w in (raw.get(key) or {}).get(lang, []))

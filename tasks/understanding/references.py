@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-import yaml
 
 from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
 from storage.models import FilterCondition, HistoryShelf, Theme
 from tasks.catalog.text_analysis import brief_stopwords, detect_language, tokenize
 from tasks.models import ThemeQuery, merge_conditions
@@ -37,8 +37,7 @@ class ReferenceTables:
 @lru_cache(maxsize=1)
 def load_tables() -> ReferenceTables:
     """config/references.yaml, both languages merged (words are matched whatever the language)."""
-    with open(CONFIG_DIR / "references.yaml", encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
+    raw = read_yaml(CONFIG_DIR / "references.yaml")
     both = lambda table: tuple(str(w) for lang in ("zh", "en") for w in table.get(lang, []))
     scopes = raw["scopes"]
     return ReferenceTables(

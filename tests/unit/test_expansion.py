@@ -52,3 +52,28 @@ def test_merge_best_keeps_each_books_best_hit_and_its_variant():
     merged = merge_best([PathHit("a", 0.4, "vector", "original"), PathHit("b", 0.5, "vector", "original"),
                          PathHit("a", 0.6, "vector", "translation"), PathHit("b", 0.5, "vector", "synonyms")])
     assert merged == [PathHit("a", 0.6, "vector", "translation"), PathHit("b", 0.5, "vector", "original")]
+
+
+def _alternation_oracle(terms):
+    """The regular expression the matcher replaced: one alternation, longest term first, English on word
+    boundaries, case ignored."""
+    import re
+
+    def pattern(term):
+        return rf"(?<![A-Za-z0-9]){re.escape(term)}(?![A-Za-z0-9])" if term.isascii() else re.escape(term)
+    ordered = sorted(set(terms), key=lambda t: (-len(t), t))
+    return re.compile("|".join(pattern(t) for t in ordered), re.IGNORECASE)
+
+
+def test_the_term_matcher_finds_what_the_tables_alternation_found():
+    from tasks.understanding.expansion import TermMatcher
+
+    tables = load_expansion_tables()
+    chinese, english = list(tables.to_english), list(tables.to_chinese)
+    texts = ["雨夜读的安静小说，不要温暖治愈的", "Quiet novels for a rainy night, nothing heart-warming",
+             "QUIET, Melancholy & restrained; a saddle-maker's sad-ness", "给被信息和压力淹没的人：辽阔的自然、星空、海洋",
+             "".join(chinese[:200]), " ".join(english[:300]), "-".join(english[300:600]).upper()]
+    for terms in (chinese, english):
+        oracle, matcher = _alternation_oracle(terms), TermMatcher(terms)
+        for text in texts:
+            assert [m.span() for m in oracle.finditer(text)] == [(s, e) for s, e, _ in matcher.matches(text)]
