@@ -10,7 +10,8 @@ nprobes) and the same terms: LanceDB's full-text index is built over our BM25 to
 split on whitespace with no further analysis, and queried with our tokens of the query. LanceDB then
 fuses its full-text and vector top 100 by RRF (k 60, its default); ours runs the `hybrid` mode of
 `shelfwise eval` (both paths, query expansion, min-max fusion with each book's best sentence).
-Each side embeds its own query vectors inside its timing. Run on a built workspace:
+Each side embeds its own query vectors inside its timing, and answers a query of each language untimed first
+(its files and tokenizers open on first use). Run on a built workspace:
     .venv/bin/python benchmarks/hybrid_100k.py --workspace /tmp/sw-bench-100k [--queries 100]
 """
 
@@ -106,27 +107,38 @@ def main() -> None:
 
     reranker = RRFReranker()
     results: dict[str, tuple[list[float], list[float]]] = {"ours": ([], []), "lancedb": ([], [])}
-    for n, (language, text, relevant) in enumerate(queries):
-        judged = dict.fromkeys(relevant, 1)
-        theme = Theme("bench", f"q{n}", text)
+    def ours(n: int, language: str, text: str) -> list[str]:
         query = ThemeQuery((), (text,), text, 1.0, "bench", language)
-        started = time.perf_counter()
-        ranked = [c.book_id for c in rank_books(theme, query, hard_constraints((), (), False), ctx).candidates]
-        results["ours"][0].append(time.perf_counter() - started)
-        results["ours"][1].append(ndcg_at(ranked, judged, 10))
+        return [c.book_id for c in rank_books(Theme("bench", f"q{n}", text), query, hard_constraints((), (), False),
+                                              ctx).candidates]
 
-        started = time.perf_counter()
+    def lancedb(language: str, text: str) -> list[str]:
         vector = ctx.embedder.embed_queries([text])[0]
         terms = " ".join(bm25_tokens(text, language, ctx.snapshot.bm25.settings.english_stemming))
         found = (table.search(query_type="hybrid", vector_column_name="vector", fts_columns="text")
                  .vector(vector).text(terms).distance_type("cosine").nprobes(NPROBES).rerank(reranker)
                  .select(["book_id"]).limit(TOP_K).to_arrow())
+        return found.column("book_id").to_pylist()
+
+    # A query of each language, untimed: both sides open their files, indexes and tokenizers on first use.
+    for language, text, _ in queries[-2:]:
+        ours(-1, language, text)
+        lancedb(language, text)
+    for n, (language, text, relevant) in enumerate(queries):
+        judged = dict.fromkeys(relevant, 1)
+        started = time.perf_counter()
+        ranked = ours(n, language, text)
+        results["ours"][0].append(time.perf_counter() - started)
+        results["ours"][1].append(ndcg_at(ranked, judged, 10))
+        started = time.perf_counter()
+        found = lancedb(language, text)
         results["lancedb"][0].append(time.perf_counter() - started)
-        results["lancedb"][1].append(ndcg_at(found.column("book_id").to_pylist(), judged, 10))
-    print(f"{'system':<10} {'queries/s':>10} {'p50 ms':>8} {'nDCG@10':>8}")
+        results["lancedb"][1].append(ndcg_at(found, judged, 10))
+    print(f"{'system':<10} {'queries/s':>10} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'nDCG@10':>8}")
     for system, (seconds, ndcg) in results.items():
+        p95 = statistics.quantiles(seconds, n=20)[-1]
         print(f"{system:<10} {len(seconds) / sum(seconds):10.1f} {statistics.median(seconds) * 1000:8.1f} "
-              f"{statistics.mean(ndcg):8.4f}")
+              f"{p95 * 1000:8.1f} {max(seconds) * 1000:8.1f} {statistics.mean(ndcg):8.4f}")
 
 
 if __name__ == "__main__":

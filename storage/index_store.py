@@ -334,7 +334,7 @@ class IndexSnapshot:
 
     @cached_property
     def _sentences(self) -> pa.Table:
-        return pq.read_table(self.path / SENTENCES_FILE)
+        return pq.read_table(self.path / SENTENCES_FILE).combine_chunks()  # one chunk: a take is 50x faster
 
     @cached_property
     def _sentence_matrix(self) -> np.ndarray:

@@ -67,11 +67,14 @@ def normalizer(name: str, reference: Sequence[float]):
 
 def score_fuse(candidates: Sequence[Candidate], all_scores: Mapping[str, Mapping[str, float]],
                references: Mapping[str, Sequence[float]], weights: Mapping[str, float],
-               method: str) -> list[Candidate]:
-    """fused = sum over paths of weight x normalised score; `all_scores` covers every candidate."""
+               method: str, evidence: Mapping[str, str] | None = None) -> list[Candidate]:
+    """fused = sum over paths of weight x normalised score; `all_scores` covers every candidate. A book's
+    `evidence` sentence, where given, is set in the same copy (a dataclass copy is most of fusion's time)."""
     norms = {path: normalizer(method, references.get(path, ())) for path in all_scores}
+    evidence = evidence or {}
     fused = [replace(cand, fused_score=sum(weights.get(path, 1.0) * norms[path](scores[cand.book_id])
-                                           for path, scores in all_scores.items() if cand.book_id in scores))
+                                           for path, scores in all_scores.items() if cand.book_id in scores),
+                     evidence=evidence.get(cand.book_id, cand.evidence))
              for cand in candidates]
     return sorted(fused, key=lambda c: (-c.fused_score, -c.rrf_score, c.book_id))
 
@@ -87,10 +90,8 @@ def fuse(paths: Mapping[str, Sequence[PathHit]], scoring: PathScoring | None, se
     candidates = rrf_fuse(paths, settings.rrf_k, settings.weights if settings.method == "rrf" else None)
     if settings.method == "rrf" or scoring is None or not candidates:
         return candidates
-    with_evidence = [replace(c, evidence=scoring.evidence[c.book_id]) if c.book_id in scoring.evidence else c
-                     for c in candidates]
-    return score_fuse(with_evidence, scoring.scores, scoring.references, fusion_weights(settings, query_tokens),
-                      settings.method)
+    return score_fuse(candidates, scoring.scores, scoring.references, fusion_weights(settings, query_tokens),
+                      settings.method, scoring.evidence)
 
 
 def path_first(candidates: Sequence[Candidate], path: str) -> list[Candidate]:

@@ -7,7 +7,7 @@ from storage.index_store import BOOKS_TABLE, IndexSnapshot, write_book_vectors, 
 from storage.models import BookRecord
 from tasks.catalog.index_build import lance_book_columns
 from tasks.recall.filters import EVERYTHING, All, Compare, FilterColumns, HasAny, Not
-from tasks.recall.vector_search import ExactSearch, LanceSearch, create_vector_search
+from tasks.recall.vector_search import MemorySearch, LanceSearch, create_vector_search
 
 ROWS = 300
 
@@ -35,7 +35,7 @@ FILTERS = [EVERYTHING, HasAny("genre", ("小说",), 0.85), All((Compare("pub_yea
 @pytest.mark.parametrize("where", FILTERS)
 def test_exact_search_finds_the_books_and_similarities_lancedb_finds(snapshot, where):
     index, columns, vectors = snapshot
-    exact, lance = ExactSearch(columns, index.vector_matrix()), LanceSearch(index, BOOKS_TABLE)
+    exact, lance = MemorySearch(columns, index.vector_matrix()), LanceSearch(index, BOOKS_TABLE)
     queries = vectors[[1, 2, 40]] + 0.1
     mine, theirs = exact.nearest(queries, 10, where, FILTERS), lance.nearest(queries, 10, where, FILTERS)
     assert len(mine.by_query) == 3 and len(mine.by_filter) == len(FILTERS)
@@ -47,5 +47,22 @@ def test_exact_search_finds_the_books_and_similarities_lancedb_finds(snapshot, w
 
 def test_the_catalog_size_chooses_the_engine(snapshot):
     index, columns, _ = snapshot
-    assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, exact_max_rows=ROWS), ExactSearch)
+    assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, exact_max_rows=ROWS), MemorySearch)
     assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, exact_max_rows=ROWS - 1), LanceSearch)
+
+
+def test_the_shortlist_then_full_vectors_finds_what_lancedb_finds(snapshot, monkeypatch):
+    # 16-dimension vectors: the 128-dimension projection loses nothing, so the shortlist holds the true best
+    from tasks.recall import vector_search
+
+    monkeypatch.setattr(vector_search, "SHORTLIST_MIN_ROWS", 0)
+    monkeypatch.setattr(vector_search, "SHORTLIST", 40)
+    index, columns, vectors = snapshot
+    search, lance = MemorySearch(columns, index.vector_matrix()), LanceSearch(index, BOOKS_TABLE)
+    assert search._projection is not None
+    queries = vectors[[3, 9]] - 0.2
+    for where in FILTERS:
+        mine, theirs = search.nearest(queries, 10, where, FILTERS), lance.nearest(queries, 10, where, FILTERS)
+        for found, expected in zip(mine.by_query + mine.by_filter, theirs.by_query + theirs.by_filter, strict=True):
+            assert [b for b, _ in found] == [b for b, _ in expected]
+            assert np.allclose([s for _, s in found], [s for _, s in expected], atol=1e-5)
