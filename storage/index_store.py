@@ -26,8 +26,8 @@ import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from functools import cached_property
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 

@@ -207,7 +207,8 @@ class FilterColumns:
                 sure[key].append(row)
             for facet in book.facets:
                 guessed.setdefault(id(facet), (facet, []))[1].append(row)
-        postings: dict[tuple[str, str], list[tuple[list[int], float]]] = {key: [(rows, 1.0)] for key, rows in sure.items()}
+        postings: dict[tuple[str, str], list[tuple[list[int], float]]] = {
+            key: [(rows, 1.0)] for key, rows in sure.items()}
         for facet, rows in guessed.values():
             postings.setdefault((facet.dimension, facet.value), []).append((rows, facet.confidence))
         numbers = {name: np.array([np.nan if getattr(b, name) is None else getattr(b, name) for b in books],

@@ -87,7 +87,8 @@ def newest_books(books: Mapping[str, BookRecord], constraints: Expr, should: tup
 
 
 def intent_paths(understanding: Understanding, query: ThemeQuery, constraints: Expr, snapshot: IndexSnapshot,
-                 search: VectorSearch, books: Mapping[str, BookRecord], graph: BookGraph, top_k: int) -> dict[str, list[PathHit]]:
+                 search: VectorSearch, books: Mapping[str, BookRecord], graph: BookGraph,
+                 top_k: int) -> dict[str, list[PathHit]]:
     """The paths the intent's policy adds to the vector and BM25 paths, by name."""
     path_of = {
         "entity": lambda: entity_books(understanding, books, constraints),

@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
 from storage.models import FilterCondition, HistoryShelf, Theme
