@@ -36,6 +36,7 @@ class Dimension:
     name_zh: str
     name_en: str
     values: tuple[VocabularyValue, ...]
+    nouns: bool = False  # its English aliases are nouns: a plural in a brief names the value too
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,8 @@ def load_vocabulary(path: Path | None = None) -> Vocabulary:
             )
             for v in dim["values"]
         )
-        dimensions.append(Dimension(dim_name, dim.get("name_zh", dim_name), dim.get("name_en", dim_name), values))
+        dimensions.append(Dimension(dim_name, dim.get("name_zh", dim_name), dim.get("name_en", dim_name), values,
+                                    bool(dim.get("nouns", False))))
     kinds = tuple(
         Kind(facet, str(name), str(kind.get("name_zh", name)), str(kind.get("name_en", name)),
              tuple(str(g) for g in kind.get("genres") or ()), tuple(str(w) for w in kind.get("words") or ()))

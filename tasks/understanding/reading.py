@@ -219,9 +219,9 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     for kind in vocabulary.kinds:
         found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
     found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.adult, whole_words=True)]
-    for value in vocabulary.all_values():
-        found += [(a, b, value.dimension, value.name)
-                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=True)]
+    for dimension in vocabulary.dimensions:
+        found += [(a, b, dimension.name, value.name) for value in dimension.values
+                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)]
     for code, words in cues.languages.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
     literary = {a for a, _, _ in find_terms(text, cues.literature_words)}
@@ -438,7 +438,14 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
             elif topic and topic not in cues.pronouns:
                 mentions.append(Mention(start, end, "subject", topic, EXCLUDED))
     readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
-    cue_spans = [(c.start, c.end) for c in cue_list]
+    # What excludes nothing stays searchable: a claim's "does not require", "mice without IFN-γ" (cut from the
+    # dense query, they turned the claim around and lost its subject); a brief's exclusions are blanked.
+    excluded = [(a, b) for a, b in excluded
+                if any(a <= m.start < b for m in mentions if m.polarity == EXCLUDED)
+                or any(a <= n.start < b for n in numbers)]
+    cue_spans = [(c.start, c.end) for c in cue_list
+                 if c.kind != "negation" or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
+                 or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
     names = tuple(entities.whole_names(text)) if entities is not None else ()
     return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
                    tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
