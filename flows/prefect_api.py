@@ -21,8 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 from config.settings import Settings
 
 SERVER_FILE = "server.json"
@@ -79,6 +77,8 @@ def stop_child(process: subprocess.Popen, grace_seconds: float = 10.0) -> None:
 
 
 def healthy(api_url: str, timeout: float = 2.0) -> bool:
+    import httpx  # here: commands that run no flow never ask, and httpx is a tenth of a second to import
+
     try:
         return httpx.get(f"{api_url}/health", timeout=timeout).status_code == 200
     except httpx.HTTPError:

@@ -16,13 +16,16 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
 from storage.models import BookRecord, Facet, ImportCounts, ImportWarning, IndexVersion, RejectedRow
 from storage.workspace_lock import current_holder
+
+if TYPE_CHECKING:  # duckdb is imported by the commands that open the catalog, not by those that read an index
+    import duckdb
 
 BUSY_RETRY_SECONDS = 10.0  # readers (status, try) hold the file for seconds: a writer waits them out
 
@@ -538,6 +541,8 @@ _LOCK_HELD = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P
 
 
 def _connect(path: Path, read_only: bool, retry_seconds: float) -> duckdb.DuckDBPyConnection:
+    import duckdb
+
     deadline = time.monotonic() + retry_seconds
     delay = 0.05
     while True:
