@@ -72,14 +72,16 @@ def graph_neighbours(book_ids: tuple[str, ...], graph: BookGraph, books: Mapping
 
 
 def newest_books(books: Mapping[str, BookRecord], constraints: Expr, should: tuple[FilterCondition, ...],
-                 top_k: int) -> list[PathHit]:
+                 top_k: int, facet_confidence: float) -> list[PathHit]:
     """The most recently published books within the theme's conditions (newest catalog entries first on a tie).
 
     "本月新书：科幻" wants new science fiction, not any new book: where the theme has SHOULD conditions a
-    book must meet one of them. Scored 1 for the newest down to near 0 for the k-th, so fusion sees
+    book must meet one of them, held with `facet_confidence` (the filters' own: a catalog without tags has
+    its science fiction derived, never the source's). Scored 1 for the newest down to near 0 for the k-th, so fusion sees
     recency, not a publication year.
     """
-    wanted = All((constraints, AnyOf(tuple(HasAny(c.field, c.values) for c in should)))) if should else constraints
+    wanted = (All((constraints, AnyOf(tuple(HasAny(c.field, c.values, facet_confidence) for c in should))))
+              if should else constraints)
     matching = [b for b in books.values() if b.pub_year and evaluate(wanted, b)]
     matching.sort(key=lambda b: (-(b.pub_year or 0), -(b.updated_at or _EPOCH).timestamp(), b.book_id))
     top = matching[:top_k]
@@ -94,6 +96,7 @@ def intent_paths(understanding: Understanding, query: ThemeQuery, constraints: E
         "entity": lambda: entity_books(understanding, books, constraints),
         "similar": lambda: vector_neighbours(understanding.book_ids, snapshot, search, constraints, top_k),
         "related": lambda: graph_neighbours(understanding.book_ids, graph, books, constraints, top_k),
-        "recent": lambda: newest_books(books, constraints, query.conditions("SHOULD"), top_k),
+        "recent": lambda: newest_books(books, constraints, query.conditions("SHOULD"), top_k,
+                                       snapshot.filter_confidence),
     }
     return {name: path_of[name]() for name in POLICIES[understanding.intent].paths}

@@ -43,10 +43,21 @@ def test_graph_neighbours_respect_the_constraints():
 
 def test_new_arrivals_are_the_newest_books_meeting_the_themes_wishes():
     should = (FilterCondition("genre", ("科幻",), "SHOULD"),)
-    hits = newest_books(BOOKS, hard_constraints(()), should, 10)
+    hits = newest_books(BOOKS, hard_constraints(()), should, 10, 0.85)
     # newest year first; on a tie the newer catalog entry; a book without a year is not "new"
     assert [h.book_id for h in hits] == ["c3", "c2", "c1"]
     assert hits[0].score == 1.0 and hits[0].score > hits[1].score > hits[2].score > 0
+
+
+def test_new_arrivals_of_a_catalog_without_tags_count_derived_values_a_filter_trusts():
+    from storage.models import Facet
+
+    books = {b.book_id: b for b in [
+        BookRecord("x1", "derived sf", pub_year=2020, facets=(Facet("genre", "科幻", 0.9, "crosswalk"),)),
+        BookRecord("x2", "a guess", pub_year=2021, facets=(Facet("genre", "科幻", 0.5, "zero-shot"),)),
+        BookRecord("x3", "a novel", pub_year=2022, facets=(Facet("genre", "小说", 0.95, "crosswalk"),))]}
+    should = (FilterCondition("genre", ("科幻",), "SHOULD"),)
+    assert [h.book_id for h in newest_books(books, hard_constraints(()), should, 10, 0.85)] == ["x1"]
 
 
 def test_a_brief_about_new_books_is_a_new_arrivals_intent():
