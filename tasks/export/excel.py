@@ -22,6 +22,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from openpyxl import Workbook, load_workbook
@@ -135,6 +136,12 @@ def char_width(ch: str) -> float:
     return 1.0 if ch.isupper() or ch.isdigit() else LOWER_WIDTH
 
 
+@lru_cache(maxsize=1 << 16)
+def text_width(unit: str) -> float:
+    """A word's (or a character's) width: the same words recur on every sheet of a batch."""
+    return sum(char_width(ch) for ch in unit)
+
+
 def line_height(texts: Sequence[object]) -> float:
     """Points per line of a row: more where it holds Chinese text."""
     wide = any(unicodedata.east_asian_width(ch) in "WF" for text in texts if isinstance(text, str) for ch in text)
@@ -148,7 +155,7 @@ def line_count(text: str, width: float) -> int:
     for paragraph in str(text).split("\n"):
         lines, used = lines + 1, 0.0
         for unit in _WRAP_UNITS.findall(paragraph):
-            size = sum(char_width(ch) for ch in unit)
+            size = text_width(unit)
             if used and used + size > usable and not unit.isspace():
                 lines, used = lines + 1, 0.0
             if size > usable:  # a word wider than the cell is broken where it runs out
