@@ -106,7 +106,7 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
         progress = Progress(f"eval {beir.name} {variant.name}", len(queries), every_seconds=15)
         ndcg = recall = 0.0
         for query_id, text in queries:
-            theme = Theme("eval", query_id, text[:80], description=text)
+            theme = Theme("eval", query_id, text)  # the query once: as a name and a description it was read twice
             if variant.translate:
                 query, _ = as_wishes(ctx.translator.translate(theme, read_brief(theme.brief, ctx.vocabulary,
                                                                                 ctx.entities)), ctx.held, ctx.numbered)

@@ -25,7 +25,7 @@ from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
 from storage.models import NumericCondition
-from tasks.catalog.text_analysis import brief_stopwords, cut, stopwords, tokenize
+from tasks.catalog.text_analysis import book_words, cut, stopwords, tokenize
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.spans import longest_apart, regex
@@ -365,7 +365,7 @@ def _about_books(text: str, found: list[tuple]) -> bool:
     if sum(f[1] - f[0] for f in found) * 2 >= len(re.sub(r"\W", "", text)):
         return True
     words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
-    return bool(words & brief_stopwords())
+    return bool(words & book_words())
 
 
 def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | None = None,

@@ -75,3 +75,14 @@ def test_a_value_description_joins_the_vector_query_only_where_the_text_is_about
     assert stark in translate(vocabulary, theme_name="Cold, stark novels for a winter evening.").synthetic_query
     sea = vocabulary.value("spatial_atmosphere", "海洋岛屿").description
     assert sea in translate(vocabulary, theme_name="海洋与岛屿").synthetic_query  # a theme made of a value's name
+
+
+def test_a_claim_keeps_the_words_a_brief_would_call_filler(vocabulary):
+    # "one" is filler in a brief ("one more like this"); in a claim it is half of "one-child"
+    claim = translate(vocabulary, theme_name="The one-child policy has been successful in lowering population growth.")
+    assert "one" in claim.search_keywords and "child" in claim.search_keywords
+    brief = translate(vocabulary, theme_name="One more shelf like the last one: quiet books to read by the sea")
+    assert "one" not in brief.search_keywords and "read" not in brief.search_keywords
+    # a claim's "does not" excludes nothing, and stays in the dense query as written
+    negated = translate(vocabulary, theme_name="Localization of PIN1 in the embryo does not require VPS9a.")
+    assert not negated.filter_conditions and "does not require" in negated.synthetic_query

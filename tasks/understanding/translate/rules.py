@@ -121,7 +121,9 @@ def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str]) ->
 def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, ...]:
     """BM25 keywords from the brief's searchable text, most telling first; never a stopword, a cue word or a word
     about books, reading and wanting (config/stopwords.yaml)."""
-    skip = cues.all_words | reference_words() | brief_stopwords() | stopwords()["zh" if language == "zh" else "en"]
+    # A claim or a question is not a brief: its "one" ("one-child") and "read" are what it is about.
+    filler = brief_stopwords() if reading.about_books else frozenset()
+    skip = cues.all_words | reference_words() | filler | stopwords()["zh" if language == "zh" else "en"]
     if language == "zh":
         words = _chinese_keywords(reading.segments(), skip)
     else:
