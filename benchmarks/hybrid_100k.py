@@ -5,8 +5,9 @@ a topic, a pair of words of its language that replace a quarter of its summary's
 topic's two words; the books relevant to it are the books of that topic (about 100 at 100k books,
 found by the same function that generated them, so no judgement is made by either system).
 
-Both systems get the same book vectors (our `books` table, IVF_FLAT with the same partitions and
-nprobes) and the same terms: LanceDB's full-text index is built over our BM25 tokens of each book,
+Both systems get the same book vectors (ours searched in memory, tasks/recall/vector_search.py; LanceDB's
+table IVF_FLAT-indexed with our partitions and nprobes where our `books` table has that index) and the same
+terms: LanceDB's full-text index is built over our BM25 tokens of each book,
 split on whitespace with no further analysis, and queried with our tokens of the query. LanceDB then
 fuses its full-text and vector top 100 by RRF (k 60, its default); ours runs the `hybrid` mode of
 `shelfwise eval` (both paths, query expansion, min-max fusion with each book's best sentence).

@@ -225,7 +225,7 @@ class NoIndexError(RuntimeError):
 @dataclass
 class IndexSnapshot:
     """One committed index version, open for queries. Its LanceDB tables open when first asked for: a
-    catalog searched exactly in memory (tasks/recall/vector_search.py) never imports LanceDB."""
+    catalog searched in memory (tasks/recall/vector_search.py) never imports LanceDB."""
 
     version_id: str
     path: Path

@@ -2,8 +2,8 @@
 
 jieba reads its 500k-word dictionary through `marshal.load` on a file (1.1 s), its idf table from text
 (0.3 s, and only after importing its part-of-speech tagger: 0.5 s more), and the USE embedder parses its
-sentencepiece model in pure Python (1.2 s) and inflates 30 MB of compressed weights (0.5 s). An interactive command paid all of
-that on every call. Each is stored here once, in the form that loads fastest, under a name carrying the
+sentencepiece model in pure Python (1.2 s) and inflates 30 MB of compressed weights (0.5 s). An
+interactive command paid all of that on every call. Each is stored here once, in the form that loads fastest, under a name carrying the
 package version, so an upgraded package never reads a stale entry.
 
 The folder is $SHELFWISE_MODEL_CACHE, else $XDG_CACHE_HOME/shelfwise, else ~/.cache/shelfwise. Nothing here is

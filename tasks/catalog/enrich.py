@@ -161,8 +161,8 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
     `vectors` are the books' unit vectors in `books` order; `value_vectors` maps each dimension to its
     values' profile vectors, in the vocabulary's order.
     """
-    facets = [_one_form_on_record(known_facets(book, crosswalk), vocabulary, settings.seed_confidence)
-              for book in books]
+    forms = FormsOfGenres.of(vocabulary)
+    facets = [_one_form_on_record(known_facets(book, crosswalk), forms, settings.seed_confidence) for book in books]
     for dim in vocabulary.dimension_names:
         values = [v.name for v in vocabulary.dimension(dim).values]
         sure = [_sure(f, dim, settings.seed_confidence) for f in facets]
@@ -188,12 +188,40 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
                              settings.max_guesses_per_dimension)
             guesses = [a + b for a, b in zip(guesses, voted)]
         for i, found in zip(guessing.tolist(), guesses):
-            facets[i] += _heeding_record_form(found, facets[i], vocabulary) if dim == "genre" else found
+            facets[i] += _heeding_record_form(found, facets[i], forms) if dim == "genre" else found
     return {book.book_id: tuple(_with_kinds(_best(found), vocabulary, settings.seed_confidence))
             for book, found in zip(books, facets)}
 
 
-def _one_form_on_record(known: list[Facet], vocabulary: Vocabulary, sure: float) -> list[Facet]:
+@dataclass(frozen=True)
+class FormsOfGenres:
+    """Which forms each genre value makes (the vocabulary's kinds), read once for a whole catalog."""
+
+    genres_of: Mapping[str, frozenset[str]]  # form -> the genre values that make it
+
+    @classmethod
+    def of(cls, vocabulary: Vocabulary) -> FormsOfGenres:
+        return cls({kind.name: frozenset(kind.genres) for kind in vocabulary.kinds_of("form")})
+
+    def implied(self, facet: Facet) -> frozenset[str]:
+        """The forms a form or genre facet says the book has (none for other dimensions)."""
+        if facet.dimension == "form":
+            return frozenset((facet.value,))
+        if facet.dimension == "genre":
+            return frozenset(form for form, genres in self.genres_of.items() if facet.value in genres)
+        return frozenset()
+
+    def exclusive(self, a: str, b: str) -> bool:
+        """Forms no genre shares (a novel is not an essay)."""
+        return bool(self.genres_of.get(a)) and bool(self.genres_of.get(b)) and not self.genres_of[a] & self.genres_of[b]
+
+
+def _as_wish(facet: Facet) -> Facet:
+    """The facet held below any filter: it still ranks."""
+    return replace(facet, confidence=min(facet.confidence, UNCALIBRATED_CAP))
+
+
+def _one_form_on_record(known: list[Facet], forms: FormsOfGenres, sure: float) -> list[Facet]:
     """Where a record's sure forms exclude each other, the surer stands; the other, and every genre that makes
     only forms it excludes, is held below any filter.
 
@@ -201,32 +229,21 @@ def _one_form_on_record(known: list[Facet], vocabulary: Vocabulary, sure: float)
     heading against its author's class number (DDC 813.52 on "A Moveable Feast"): the less sure reading
     would otherwise put the book on shelves of a form it is not.
     """
-    genres_of = {kind.name: frozenset(kind.genres) for kind in vocabulary.kinds_of("form")}
-
-    def exclusive(a: str, b: str) -> bool:  # forms no genre shares (a novel is not an essay)
-        return bool(genres_of.get(a)) and bool(genres_of.get(b)) and not genres_of[a] & genres_of[b]
-
-    forms = {f.value: f.confidence for f in known if f.dimension == "form" and f.confidence >= sure}
-    if len(forms) < 2:
+    on_record = {f.value: f.confidence for f in known if f.dimension == "form" and f.confidence >= sure}
+    if len(on_record) < 2:
         return known
-    surest = max(forms.values())
-    standing = {form for form, confidence in forms.items() if confidence == surest}
+    surest = max(on_record.values())
+    standing = {form for form, confidence in on_record.items() if confidence == surest}
 
     def loses(facet: Facet) -> bool:
-        if facet.origin == "source":
-            return False
-        if facet.dimension == "form":
-            implied = {facet.value}
-        elif facet.dimension == "genre":
-            implied = {form for form, genres in genres_of.items() if facet.value in genres}
-        else:
-            return False
-        return bool(implied) and all(exclusive(form, s) for form in implied for s in standing)
+        implied = forms.implied(facet)
+        return (facet.origin != "source" and bool(implied)
+                and all(forms.exclusive(form, s) for form in implied for s in standing))
 
-    return [replace(f, confidence=min(f.confidence, UNCALIBRATED_CAP)) if loses(f) else f for f in known]
+    return [_as_wish(f) if loses(f) else f for f in known]
 
 
-def _heeding_record_form(guesses: list[Facet], known: Sequence[Facet], vocabulary: Vocabulary) -> list[Facet]:
+def _heeding_record_form(guesses: list[Facet], known: Sequence[Facet], forms: FormsOfGenres) -> list[Facet]:
     """Genre guesses whose forms the book's own record denies, held below any filter.
 
     Neighbours vote the catalog's commonest genre (novels) with near certainty onto essays and letters
@@ -236,13 +253,7 @@ def _heeding_record_form(guesses: list[Facet], known: Sequence[Facet], vocabular
     on_record = {f.value for f in known if f.dimension == "form"}
     if not on_record:
         return guesses
-    forms = {kind.name: set(kind.genres) for kind in vocabulary.kinds_of("form")}
-
-    def denied(guess: Facet) -> bool:
-        implied = {form for form, genres in forms.items() if guess.value in genres}
-        return bool(implied) and not implied & on_record
-
-    return [replace(g, confidence=min(g.confidence, UNCALIBRATED_CAP)) if denied(g) else g for g in guesses]
+    return [_as_wish(g) if forms.implied(g) and not forms.implied(g) & on_record else g for g in guesses]
 
 
 def _with_kinds(facets: list[Facet], vocabulary: Vocabulary, sure: float) -> list[Facet]:

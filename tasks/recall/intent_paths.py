@@ -77,8 +77,8 @@ def newest_books(books: Mapping[str, BookRecord], constraints: Expr, should: tup
 
     "本月新书：科幻" wants new science fiction, not any new book: where the theme has SHOULD conditions a
     book must meet one of them, held with `facet_confidence` (the filters' own: a catalog without tags has
-    its science fiction derived, never the source's). Scored 1 for the newest down to near 0 for the k-th, so fusion sees
-    recency, not a publication year.
+    its science fiction derived, never the source's). Scored 1 for the newest down to near 0 for the k-th,
+    so fusion sees recency, not a publication year.
     """
     wanted = (All((constraints, AnyOf(tuple(HasAny(c.field, c.values, facet_confidence) for c in should))))
               if should else constraints)

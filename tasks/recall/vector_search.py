@@ -10,7 +10,7 @@ memory flat.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -72,8 +72,8 @@ class MemorySearch(VectorSearch):
         under = [mask(w, self._columns) for w in first_under]
         if self._projection is None:
             similarities = (self._matrix @ queries.T).T * self._inverse_norms  # one pass for every query
-            return Nearest([self._best(np.flatnonzero(allowed), row, k) for row in similarities],
-                           [self._best(np.flatnonzero(m), similarities[0], k) for m in under])
+            return Nearest([self._scored(np.flatnonzero(allowed), row, k) for row in similarities],
+                           [self._scored(np.flatnonzero(m), similarities[0], k) for m in under])
         coarse = self._projection.scores(queries)
         return Nearest([self._shortlisted(query, row, allowed, k) for query, row in zip(queries, coarse)],
                        [self._shortlisted(queries[0], coarse[0], m, k) for m in under])
@@ -82,17 +82,20 @@ class MemorySearch(VectorSearch):
         rows = np.flatnonzero(allowed)
         if len(rows) > SHORTLIST:
             rows = np.sort(rows[np.argpartition(-coarse[rows], SHORTLIST - 1)[:SHORTLIST]])  # sorted: a forward read
-        similarities = np.zeros(len(self._matrix), dtype=np.float32)
-        similarities[rows] = (self._matrix[rows] @ query) * self._inverse_norms[rows]
-        return self._best(rows, similarities, k)
+        return self._best(rows, (self._matrix[rows] @ query) * self._inverse_norms[rows], k)
+
+    def _scored(self, rows: np.ndarray, similarities: np.ndarray, k: int) -> Hits:
+        """The best k of `rows`, every book's similarity given."""
+        return self._best(rows, similarities[rows], k)
 
     def _best(self, rows: np.ndarray, similarities: np.ndarray, k: int) -> Hits:
-        """The k rows of `rows` most similar, best first (on a tie, the book order)."""
+        """The k of `rows` most similar (`similarities` row for row), best first; on a tie, the book order."""
         if len(rows) > k:
-            rows = rows[np.argpartition(-similarities[rows], k - 1)[:k]]
-        rows = rows[np.lexsort((rows, -similarities[rows]))]
+            top = np.argpartition(-similarities, k - 1)[:k]
+            rows, similarities = rows[top], similarities[top]
+        order = np.lexsort((rows, -similarities))
         ids = self._columns.book_ids
-        return [(ids[r], float(similarities[r])) for r in rows.tolist()]
+        return [(ids[r], float(v)) for r, v in zip(rows[order].tolist(), similarities[order].tolist())]
 
 
 @dataclass(frozen=True)
@@ -107,20 +110,24 @@ class Projection:
     def fit(cls, matrix: np.ndarray, inverse_norms: np.ndarray) -> Projection:
         """The top eigenvectors of the unit vectors' second moments, summed block by block (no 200 MB copy)."""
         moments = np.zeros((matrix.shape[1], matrix.shape[1]), dtype=np.float64)
-        for start in range(0, len(matrix), FIT_BLOCK):
-            block = matrix[start:start + FIT_BLOCK] * inverse_norms[start:start + FIT_BLOCK, None]
+        for _, block in _unit_blocks(matrix, inverse_norms):
             moments += block.T @ block
         _, vectors = np.linalg.eigh(moments)  # ascending eigenvalues
         basis = np.ascontiguousarray(vectors[:, ::-1][:, :PROJECTED_DIMENSIONS], dtype=np.float32)
         projected = np.empty((len(matrix), basis.shape[1]), dtype=np.float32)
-        for start in range(0, len(matrix), FIT_BLOCK):
-            block = matrix[start:start + FIT_BLOCK] * inverse_norms[start:start + FIT_BLOCK, None]
-            projected[start:start + FIT_BLOCK] = block @ basis
+        for start, block in _unit_blocks(matrix, inverse_norms):
+            projected[start:start + len(block)] = block @ basis
         return cls(basis, projected)
 
     def scores(self, queries: np.ndarray) -> np.ndarray:
         """Every book's approximate similarity to each (unit) query: queries x books."""
         return (self.projected @ (queries @ self.basis).T).T
+
+
+def _unit_blocks(matrix: np.ndarray, inverse_norms: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, rows scaled to unit length), FIT_BLOCK rows at a time."""
+    for start in range(0, len(matrix), FIT_BLOCK):
+        yield start, matrix[start:start + FIT_BLOCK] * inverse_norms[start:start + FIT_BLOCK, None]
 
 
 class LanceSearch(VectorSearch):
@@ -142,8 +149,8 @@ class LanceSearch(VectorSearch):
 
 
 def create_vector_search(snapshot: IndexSnapshot, table: str, columns: FilterColumns,
-                         exact_max_rows: int) -> VectorSearch:
-    """Exact in memory up to `exact_max_rows` books, LanceDB's index above."""
-    if len(columns) <= exact_max_rows:
+                         memory_max_rows: int) -> VectorSearch:
+    """In memory up to `memory_max_rows` books, LanceDB's index above."""
+    if len(columns) <= memory_max_rows:
         return MemorySearch(columns, snapshot.vector_matrix(table))
     return LanceSearch(snapshot, table)

@@ -43,6 +43,7 @@ def table(tmp_path_factory, vocabulary):
     return lancedb.connect(str(folder / "lance")).open_table(BOOKS_TABLE)
 
 
+COLUMNS = FilterColumns.build(BOOKS)
 leaves = st.one_of(
     st.sampled_from(list(VALUES)).flatmap(
         lambda f: st.lists(st.sampled_from(VALUES[f]), min_size=1, max_size=3, unique=True).map(
@@ -76,7 +77,7 @@ def test_an_injected_value_matches_nothing_and_raises_nothing(table):
 @settings(max_examples=300, deadline=None)
 @given(trees, st.sampled_from([0.5, CONFIDENCE, 1.0]))
 def test_the_column_mask_selects_exactly_the_books_the_evaluator_accepts(expr, confidence):
-    columns = FilterColumns.build(BOOKS)
+    columns = COLUMNS
     expr = _at_confidence(expr, confidence)  # a facet's confidence floor is the condition's, whichever it is
     selected = {b for b, chosen in zip(columns.book_ids, mask(expr, columns)) if chosen}
     assert selected == {b.book_id for b in BOOKS if evaluate(expr, b)}

@@ -47,8 +47,8 @@ def test_exact_search_finds_the_books_and_similarities_lancedb_finds(snapshot, w
 
 def test_the_catalog_size_chooses_the_engine(snapshot):
     index, columns, _ = snapshot
-    assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, exact_max_rows=ROWS), MemorySearch)
-    assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, exact_max_rows=ROWS - 1), LanceSearch)
+    assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, memory_max_rows=ROWS), MemorySearch)
+    assert isinstance(create_vector_search(index, BOOKS_TABLE, columns, memory_max_rows=ROWS - 1), LanceSearch)
 
 
 def test_the_shortlist_then_full_vectors_finds_what_lancedb_finds(snapshot, monkeypatch):
