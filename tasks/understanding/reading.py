@@ -52,10 +52,13 @@ class Cues:
     reader_before: tuple[str, ...]
     reader_after: tuple[str, ...]
     statement_before: tuple[str, ...]
+    asks_about: tuple[str, ...]
     not_cues: tuple[str, ...]
     contrast: tuple[str, ...]
     adult: tuple[str, ...]
     languages: dict[str, tuple[str, ...]]  # language code -> words for it
+    language_names: dict[str, tuple[str, ...]]  # language code -> its bare names, a request only before books
+    language_nouns: tuple[str, ...]  # the words for books a bare language name may qualify
     literatures: dict[str, tuple[str, ...]]  # language code -> a nation's words, said before a kind of book
     literature_words: tuple[str, ...]  # the kinds of writing that may follow a nation's word
     topic_filler: frozenset[str]
@@ -79,10 +82,11 @@ def load_cues() -> Cues:
 
     return Cues(both("negation"), both("negation_after"), both("except_open"), both("except_close"), both("must"),
                 both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"),
-                both("statement_before"), both("not_cues"), both("contrast"),
+                both("statement_before"), both("asks_about"), both("not_cues"), both("contrast"),
                 both("adult"),
-                {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
-                 for code, words in raw["languages"].items()},
+                *({code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
+                   for code, words in (raw.get(key) or {}).items()} for key in ("languages", "language_names")),
+                both("language_nouns"),
                 {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
                  for code, words in (raw.get("literatures") or {}).items()},
                 both("literature_words"),
@@ -225,6 +229,10 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     for code, words in cues.languages.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
     literary = {a for a, _, _ in find_terms(text, cues.literature_words)}
+    bookish = literary | {a for a, _, _ in find_terms(text, cues.language_nouns)}
+    for code, words in cues.language_names.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
+                  if _names_books(text, _next_word_start(text, b, edition=True), bookish)]
     for code, words in cues.literatures.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
                   if _next_word_start(text, b) in literary]
@@ -233,10 +241,17 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     return found
 
 
-def _next_word_start(text: str, end: int) -> int:
-    """Where the next word begins after `end`: past spaces and a possessive 的."""
-    match = re.compile(r"\s*(?:的\s*)?").match(text, end)
+def _next_word_start(text: str, end: int, edition: bool = False) -> int:
+    """Where the next word begins after `end`: past spaces and a possessive 的 (with `edition`, also past a 版:
+    "英文版的")."""
+    match = re.compile(r"\s*(?:版\s*)?(?:的\s*)?" if edition else r"\s*(?:的\s*)?").match(text, end)
     return match.end() if match else end
+
+
+def _names_books(text: str, start: int, bookish: set[int]) -> bool:
+    """Whether a language's bare name ending before `start` qualifies books: a book word or kind of writing
+    follows, or the clause ends ("只要英文的")."""
+    return start in bookish or start == len(text) or _CLAUSE_END.match(text, start) is not None
 
 
 def _resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
@@ -285,6 +300,12 @@ def _states(text: str, cue: _Cue, cues: Cues) -> bool:
                                                              for w in cues.statement_before)
 
 
+def _asks(text: str, cue: _Cue, cues: Cues) -> bool:
+    """"为什么…不需要", "how not to": a negation inside a question about the world, not an exclusion."""
+    clause = text[max((m.end() for m in _CLAUSE_END.finditer(text, 0, cue.start)), default=0):cue.start]
+    return bool(find_terms(clause, cues.asks_about))
+
+
 def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues: Cues,
             kinds: list[tuple[int, int]], about_books: bool = True) -> list[_Scope]:
     """Where each cue's polarity holds; `kinds` are the spans of forms and genres named; `about_books` is
@@ -314,8 +335,8 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         if postfix and cue.kind in ("negation", "must", "after"):
             scopes.append(_Scope(a, cue.start, polarity))
             continue
-        if cue.kind == "negation" and not about_books and _states(text, cue, cues):
-            continue  # a claim's "does not": its words stay what the text is about
+        if cue.kind == "negation" and ((not about_books and _states(text, cue, cues)) or _asks(text, cue, cues)):
+            continue  # a claim's "does not", a question's "why … not": its words stay what the text is about
         if cue.kind == "negation" and _reader_scoped(text, cue, cues):
             # "不需要懂哲学也能读的好书": what the reader need not know ends where the book is spoken of again
             end = re.search(r"[也就都还的]", text[cue.end:stop])

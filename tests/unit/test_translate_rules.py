@@ -83,6 +83,11 @@ def test_a_claim_keeps_the_words_a_brief_would_call_filler(vocabulary):
     assert "one" in claim.search_keywords and "child" in claim.search_keywords
     brief = translate(vocabulary, theme_name="One more shelf like the last one: quiet books to read by the sea")
     assert "one" not in brief.search_keywords and "read" not in brief.search_keywords
+    # a claim's letters and numbers are what it is about; a brief's numbers are conditions
+    named = translate(vocabulary, theme_name="N-terminal cleavage of 1,000 proteins increases success.")
+    assert {"n", "1", "000"} <= set(named.search_keywords)
+    assert "1990" not in translate(vocabulary, theme_name="Novels to read from after 1990").search_keywords
+    assert "2000" not in translate(vocabulary, theme_name="2000年以后的小说").search_keywords
     # a claim's "does not" excludes nothing, and stays in the dense query as written
     negated = translate(vocabulary, theme_name="Localization of PIN1 in the embryo does not require VPS9a.")
     assert not negated.filter_conditions and "does not require" in negated.synthetic_query

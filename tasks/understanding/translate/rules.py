@@ -109,11 +109,12 @@ def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[Fi
     return tuple(kept)
 
 
-def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str]) -> list[str]:
+def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], no_numbers: bool) -> list[str]:
     """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
     is one word, however jieba would cut it."""
     words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
-    words = [w for w in words if w.strip() and not w.isdigit() and re.search(r"\w", w) and w.lower() not in skip]
+    words = [w for w in words if w.strip() and not (no_numbers and w.isdigit()) and re.search(r"\w", w)
+             and w.lower() not in skip]
     counts = Counter(words)
     return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
 
@@ -122,13 +123,15 @@ def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, 
     """BM25 keywords from the brief's searchable text, most telling first; never a stopword, a cue word or a word
     about books, reading and wanting (config/stopwords.yaml)."""
     # A claim or a question is not a brief: its "one" ("one-child") and "read" are what it is about.
+    # In a brief a number is a condition ("30本", "after 1980") and a lone letter is noise; in a claim they are
+    # what it is about ("N-terminal", "1,000 genomes").
     filler = brief_stopwords() if reading.about_books else frozenset()
     skip = cues.all_words | reference_words() | filler | stopwords()["zh" if language == "zh" else "en"]
     if language == "zh":
-        words = _chinese_keywords(reading.segments(), skip)
+        words = _chinese_keywords(reading.segments(), skip, reading.about_books)
     else:
-        tokens = [t for t in tokenize(" ".join(t for t, _ in reading.segments()), "en") if t not in skip and not t.isdigit()
-                  and len(t) > 1]
+        tokens = [t for t in tokenize(" ".join(t for t, _ in reading.segments()), "en") if t not in skip
+                  and not (reading.about_books and (t.isdigit() or len(t) == 1))]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
     return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]
