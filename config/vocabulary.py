@@ -49,6 +49,7 @@ class Kind:
     name_en: str
     genres: tuple[str, ...]
     words: tuple[str, ...]
+    values: tuple[tuple[str, str], ...] = ()  # (dimension, value): other values a brief names this kind with
 
 
 FACETS_BEYOND_DIMENSIONS = ("form", "audience")
@@ -66,6 +67,10 @@ class Vocabulary:
 
     def kinds_of(self, facet: str) -> tuple[Kind, ...]:
         return tuple(k for k in self.kinds if k.facet == facet)
+
+    def kind(self, facet: str, name: str) -> Kind | None:
+        """The form or audience of that name, if the vocabulary has it."""
+        return next((k for k in self.kinds if k.facet == facet and k.name == name), None)
 
     def facet_values(self, facet: str) -> frozenset[str]:
         """The values a facet can take: a dimension's value names, or the forms' / audiences' names."""
@@ -123,7 +128,8 @@ def load_vocabulary(path: Path | None = None) -> Vocabulary:
                                     bool(dim.get("nouns", False))))
     kinds = tuple(
         Kind(facet, str(name), str(kind.get("name_zh", name)), str(kind.get("name_en", name)),
-             tuple(str(g) for g in kind.get("genres") or ()), tuple(str(w) for w in kind.get("words") or ()))
+             tuple(str(g) for g in kind.get("genres") or ()), tuple(str(w) for w in kind.get("words") or ()),
+             tuple((str(d), str(v)) for d, vs in (kind.get("values") or {}).items() for v in vs))
         for facet, section in (("form", "forms"), ("audience", "audiences"))
         for name, kind in (raw.get(section) or {}).items()
     )
@@ -131,6 +137,10 @@ def load_vocabulary(path: Path | None = None) -> Vocabulary:
     unknown = sorted({g for k in kinds for g in k.genres} - genres)
     if unknown:
         raise ValueError(f"{path}: forms or audiences name genre values that are not in the vocabulary: {unknown}")
+    known = {(d.name, v.name) for d in dimensions for v in d.values}
+    unknown_values = sorted({f"{d}={v}" for k in kinds for d, v in k.values} - {f"{d}={v}" for d, v in known})
+    if unknown_values:
+        raise ValueError(f"{path}: forms or audiences name values that are not in the vocabulary: {unknown_values}")
     return Vocabulary(tuple(dimensions), kinds)
 
 

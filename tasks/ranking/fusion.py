@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from config.settings import FusionSettings
+from config.vocabulary import Kind
 from storage.models import BookRecord
 from tasks.catalog.enrich import UNCALIBRATED_CAP
 from tasks.models import Candidate, PathHit, ThemeQuery
@@ -22,6 +23,7 @@ from tasks.recall.filters import TERM_FIELDS
 from tasks.recall.scores import PathScoring
 
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
+ADULT_SHELF_DOUBT = 0.75  # a children's book on a shelf whose brief never speaks of children: fourfold down
 
 
 def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
@@ -124,3 +126,20 @@ def demote_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
         sure = max(books[book_id].confidence(field, value) for field, value in excluded)
         return sure if sure > UNCALIBRATED_CAP else 0.0
     return demote_doubtful(candidates, doubt)
+
+
+def speaks_of(query: ThemeQuery, kind: Kind) -> bool:
+    """Whether a condition of the query, of any operator, names the kind, one of its genres or its other values."""
+    named = {(c.field, v) for c in query.filter_conditions for v in c.values}
+    return bool(named & {(kind.facet, kind.name), *(("genre", g) for g in kind.genres), *kind.values})
+
+
+def adults_first(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
+                 children: Kind, confidence: float) -> list[Candidate]:
+    """A brief that never speaks of children asks for a shelf for adults: a book held for children with the
+    filters' confidence moves down (demote_doubtful) and fills the shelf only where adult books run out.
+    Picture books otherwise reached novel shelves through a year or a word ("moon", "1926")."""
+    if speaks_of(query, children):
+        return list(candidates)
+    return demote_doubtful(candidates, lambda book_id: ADULT_SHELF_DOUBT if books[book_id].confidence(
+        children.facet, children.name) >= confidence else 0.0)

@@ -6,7 +6,9 @@ from config.settings import HistorySettings, RecallSettings
 from storage.models import BookRecord, FilterCondition
 from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.ranking.dedupe import condition_similarity
-from tasks.ranking.fusion import demote_doubtful, rrf_fuse
+from config.vocabulary import get_vocabulary
+from storage.models import Facet
+from tasks.ranking.fusion import adults_first, demote_doubtful, rrf_fuse
 from tasks.ranking.shelf import select_shelf
 from tasks.recall.paths import theme_seed
 from tasks.understanding.expansion import expand_query
@@ -126,3 +128,22 @@ def test_a_book_that_may_hold_an_excluded_value_moves_down_as_far_as_the_doubt_s
     order = [c.book_id for c in demote_doubtful(ranked, lambda book_id: doubt.get(book_id, 0.0))]
     assert order == ["b", "a", "d", "e", "c"]  # a: 1 / 0.5 = 2nd place after b (2); c: 3 / 0.2 = 15, last
     assert [c.book_id for c in demote_doubtful(ranked, lambda _: 0.0)] == ["a", "b", "c", "d", "e"]
+
+
+def test_a_shelf_for_adults_unless_the_brief_speaks_of_children():
+    children = get_vocabulary().kind("audience", "children")
+    held = (Facet("audience", "children", 0.95, "crosswalk"),)
+    books = {b: BookRecord(book_id=b, title=b, facets=held if b.startswith("kid") else ()) for b in
+             ("kid1", "a", "kid2", "b", "c", "d", "e", "f", "g")}
+    ranked = [Candidate(b) for b in books]
+    novels = ThemeQuery((FilterCondition("form", ("fiction",), "MUST"),), (), "", 1.0, "rules", "en")
+    # fourfold down: kid1 from 1st to 4th place (after b on the tie), kid2 from 3rd to 12th, so last of nine
+    assert [c.book_id for c in adults_first(ranked, novels, books, children, 0.85)] == [
+        "a", "b", "kid1", "c", "d", "e", "f", "g", "kid2"]
+    for speaks in (FilterCondition("audience", ("children",), "MUST_NOT"), FilterCondition("genre", ("儿童文学",), "SHOULD"),
+                   FilterCondition("reading_context", ("亲子共读",), "SHOULD")):
+        query = ThemeQuery((speaks,), (), "", 1.0, "rules", "zh")
+        assert [c.book_id for c in adults_first(ranked, query, books, children, 0.85)] == list(books)
+    unsure = {b: BookRecord(book_id=b, title=b, facets=(Facet("audience", "children", 0.6, "neighbours"),))
+              for b in books}
+    assert [c.book_id for c in adults_first(ranked, novels, unsure, children, 0.85)] == list(books)
