@@ -96,7 +96,10 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
     settings.workspace.mkdir(parents=True, exist_ok=True)
     index_catalog(settings, corpus_as_catalog(beir, settings.workspace / f"{beir.name}.jsonl"))
     ctx = build_context(settings, vocabulary)
-    queries = list(beir.queries.items())[:limit]
+    asked = list(beir.queries.items())[:limit]
+    queries = [(query_id, text) for query_id, text in asked if text.strip()]  # cmrc2018 has empty questions
+    if len(queries) < len(asked):
+        logger.warning("eval %s: %d queries without words left out", beir.name, len(asked) - len(queries))
     if ctx.e5_embedder is None:  # the index has no e5 path: nothing to compare
         variants = [v for v in variants if "e5" not in v.name]
     scores = []
