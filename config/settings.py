@@ -107,6 +107,16 @@ class EnrichmentSettings(Section):
     neighbours: Positive = 10
     min_calibration_books: Positive = 30
     max_guesses_per_dimension: Positive = 2
+    reference_catalog: str = Field(
+        "demo/catalog.jsonl",
+        description="A catalog whose books carry the vocabulary's tags (a path under config/, or absolute; empty: "
+                    "none). Where the catalog being built has too few sure books of a dimension (moods, settings: "
+                    "nothing in a library record says them), its books' nearest reference books vote instead. Such "
+                    "guesses rank and demote; they never filter.")
+
+    def reference_path(self) -> Path | None:
+        """The reference catalog's file, or None."""
+        return (CONFIG_DIR / self.reference_catalog) if self.reference_catalog else None
 
 
 class TranslationSettings(Section):

@@ -89,7 +89,8 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             book_vectors = embed_books(books, sentences, vocabulary, embedder, db, settings, use_cache)
         with timed(stages, "enrich_catalog", log=True):
             vocabulary_vectors = embed_vocabulary(vocabulary, embedder, db, use_cache)
-            enriched = enrich_catalog(books, book_vectors, vocabulary_vectors, vocabulary, db, settings)
+            enriched = enrich_catalog(books, book_vectors, vocabulary_vectors, vocabulary, db, settings,
+                                      index_build.reference_loader(vocabulary, embedder, db, settings, use_cache))
         books = enriched.books
         e5_vectors = None
         if settings.index.e5_path:

@@ -16,7 +16,7 @@ SOURCE_FIELDS = (
     "call_no", "summary", "author_intro", "toc", "tags", "rating", "rating_count", "pages",
     "copies_available", "subjects", "classification", "edition", "series", "original_title",
 )
-FACET_ORIGINS = ("source", "crosswalk", "neighbours", "zero-shot")
+FACET_ORIGINS = ("source", "crosswalk", "neighbours", "reference", "zero-shot")
 MAX_CLASS_PREFIX = 16  # the longest class prefix a filter can name ("clc:I247.55" needs 7)
 _NOT_A_WORD = re.compile(r"[^\w\u3400-\u9fff]+|_")
 

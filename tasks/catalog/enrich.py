@@ -3,7 +3,9 @@
 In order of trust:
 1. the source's own tags (confidence 1);
 2. the crosswalk from classification codes and subject headings (each rule's own confidence);
-3. the values of the book's nearest neighbours among the books that hold that dimension surely;
+3. the values of the book's nearest neighbours among the books that hold that dimension surely; where the
+   catalog has too few of them (nothing in a library record says a mood), among the books of a reference
+   catalog tagged by hand (enrichment.reference_catalog), never of the book's own work;
 4. the similarity of the book's vector to each value's description (zero-shot).
 A dimension the source tagged keeps exactly the source's values: the curator's word wins.
 
@@ -16,7 +18,8 @@ enrichment.filter_confidence.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -25,8 +28,11 @@ from config.settings import EnrichmentSettings
 from config.vocabulary import Vocabulary
 from storage.models import BookRecord, Facet
 from tasks.catalog.crosswalk import Crosswalk
+from tasks.catalog.works import work_key
 
 UNCALIBRATED_CAP = 0.5  # the most an uncalibrated guess may claim: below any sensible filter confidence
+REFERENCE_CAP = 0.8  # a reference catalog's guesses are calibrated on that catalog, not this one: they rank and
+#                      demote, never filter
 ZERO_SHOT_TEMPERATURE = 0.05  # USE similarities to value descriptions differ by hundredths: sharpen before comparing
 BLOCK = 512  # rows of a similarity matrix computed at a time (512 x 20k floats: 40 MB)
 POOL_MAX = 20_000  # sure books that vote: a sample of them is as good a neighbourhood at a fraction of the cost
@@ -70,6 +76,26 @@ class Calibration:
         return float(self.confidences[np.searchsorted(self.scores, score, side="right") - 1])
 
 
+@dataclass(frozen=True)
+class Reference:
+    """The books of a catalog tagged by hand: the neighbours of a dimension the catalog being enriched has too
+    few sure books of to calibrate its own."""
+
+    vectors: np.ndarray  # unit vectors, embedded as a catalog's books are but without their tags
+    tags: tuple[Mapping[str, tuple[str, ...]], ...]
+    works: tuple[str, ...]  # each book's work_key: a reference book never votes for its own work
+
+
+def _same_work(query_works: Sequence[str], pool_works: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(query row, pool row) of every pair of the same work."""
+    rows: dict[str, list[int]] = defaultdict(list)
+    for j, work in enumerate(pool_works):
+        rows[work].append(j)
+    pairs = [(i, j) for i, work in enumerate(query_works) for j in rows.get(work, ())]
+    return (np.array([i for i, _ in pairs], dtype=np.int64).reshape(-1),
+            np.array([j for _, j in pairs], dtype=np.int64).reshape(-1))
+
+
 def _sure(facets: Sequence[Facet], dimension: str, seed_confidence: float) -> frozenset[str]:
     return frozenset(f.value for f in facets if f.dimension == dimension and f.confidence >= seed_confidence)
 
@@ -95,20 +121,21 @@ def known_facets(book: BookRecord, crosswalk: Crosswalk) -> list[Facet]:
 
 
 def _top_neighbours(queries: np.ndarray, pool: np.ndarray, k: int,
-                    self_index: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    blocked: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For each query row, the pool indices and cosine similarities (clipped at 0) of its k nearest rows.
 
-    `self_index[q]` is the query's own row in the pool, left out (a book does not vote for itself).
+    `blocked` pairs (query rows, pool rows) are left out: a book does not vote for itself or its own work.
     """
-    k = min(k, len(pool) - (1 if self_index is not None else 0))
+    k = min(k, len(pool) - (1 if blocked is not None else 0))
     index = np.zeros((len(queries), max(k, 0)), dtype=np.int64)
     sims = np.zeros((len(queries), max(k, 0)), dtype=np.float32)
     if k <= 0:
         return index, sims
     for start in range(0, len(queries), BLOCK):
         block = queries[start:start + BLOCK] @ pool.T
-        if self_index is not None:
-            block[np.arange(len(block)), self_index[start:start + BLOCK]] = -np.inf
+        if blocked is not None:
+            inside = (blocked[0] >= start) & (blocked[0] < start + BLOCK)
+            block[blocked[0][inside] - start, blocked[1][inside]] = -np.inf
         top = np.argpartition(-block, k - 1, axis=1)[:, :k]
         index[start:start + BLOCK] = top
         sims[start:start + BLOCK] = np.clip(np.take_along_axis(block, top, axis=1), 0.0, None)
@@ -143,25 +170,44 @@ def _calibrate(scores: np.ndarray, holds: np.ndarray, settings: EnrichmentSettin
 
 
 def _guesses(scores: np.ndarray, calibration: Calibration | None, values: list[str], dimension: str, origin: str,
-             because: str, keep: int) -> list[list[Facet]]:
-    """Each book's best-scoring values of a dimension as facets with their calibrated confidence."""
+             because: str, keep: int, cap: float = 1.0) -> list[list[Facet]]:
+    """Each book's best-scoring values of a dimension as facets with their calibrated confidence (at most `cap`)."""
     out = []
     for row in scores:
         best = np.argsort(-row, kind="stable")[:keep]
-        out.append([Facet(dimension, values[i], calibration(float(row[i])) if calibration
+        out.append([Facet(dimension, values[i], min(cap, calibration(float(row[i]))) if calibration
                           else UNCALIBRATED_CAP * float(row[i]), origin, because) for i in best if row[i] > 0])
     return out
 
 
+def _reference_votes(reference: Reference, queries: np.ndarray, query_works: Sequence[str], dimension: str,
+                     values: list[str], settings: EnrichmentSettings) -> list[list[Facet]] | None:
+    """Guesses from the reference's books sure of the dimension, calibrated on the reference with each book's
+    own work left out; None where it has too few of them."""
+    sure = [i for i, tags in enumerate(reference.tags) if tags.get(dimension)]
+    if len(sure) < settings.min_calibration_books:
+        return None
+    pool, works = reference.vectors[sure], [reference.works[i] for i in sure]
+    holds = np.array([[v in reference.tags[i][dimension] for v in values] for i in sure], dtype=np.float32)
+    loo_index, loo_sims = _top_neighbours(pool, pool, settings.neighbours, _same_work(works, works))
+    calibration = _calibrate(_vote_shares(loo_index, loo_sims, holds), holds, settings)
+    index, sims = _top_neighbours(queries, pool, settings.neighbours, _same_work(query_works, works))
+    return _guesses(_vote_shares(index, sims, holds), calibration, values, dimension, "reference",
+                    f"{settings.neighbours} nearest books of the reference catalog", settings.max_guesses_per_dimension,
+                    REFERENCE_CAP)
+
+
 def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vectors: Mapping[str, np.ndarray],
-                  vocabulary: Vocabulary, crosswalk: Crosswalk, settings: EnrichmentSettings
-                  ) -> dict[str, tuple[Facet, ...]]:
+                  vocabulary: Vocabulary, crosswalk: Crosswalk, settings: EnrichmentSettings,
+                  reference: Callable[[], Reference | None] = lambda: None) -> dict[str, tuple[Facet, ...]]:
     """Every book's facets: known ones, then calibrated guesses where a dimension is not yet sure.
 
     `vectors` are the books' unit vectors in `books` order; `value_vectors` maps each dimension to its
-    values' profile vectors, in the vocabulary's order.
+    values' profile vectors, in the vocabulary's order. `reference` is asked for only where a dimension has
+    too few sure books to calibrate its own neighbours (embedding it costs seconds).
     """
     forms = FormsOfGenres.of(vocabulary)
+    works: list[str] = []
     facets = [_one_form_on_record(known_facets(book, crosswalk), forms, settings.seed_confidence) for book in books]
     for dim in vocabulary.dimension_names:
         values = [v.name for v in vocabulary.dimension(dim).values]
@@ -176,11 +222,18 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
         guesses = _guesses(zero_shot[guessing], _calibrate(zero_shot[seeds[scored_seeds]], holds[scored_seeds],
                                                            settings), values, dim, "zero-shot",
                            "similar to the value's description", settings.max_guesses_per_dimension)
-        if len(seeds) > settings.neighbours:
+        borrowed = None
+        if len(seeds) < settings.min_calibration_books and (lent := reference()) is not None:
+            works = works or [work_key(book) for book in books]
+            borrowed = _reference_votes(lent, vectors[guessing], [works[i] for i in guessing.tolist()], dim, values,
+                                        settings)
+        if borrowed is not None:
+            guesses = [a + b for a, b in zip(guesses, borrowed)]
+        elif len(seeds) > settings.neighbours:
             pool = _sample(np.arange(len(seeds)), POOL_MAX, len(books))
             scored = _sample(np.arange(len(pool)), CALIBRATION_MAX, len(books) + 1)
             loo_index, loo_sims = _top_neighbours(vectors[seeds[pool[scored]]], vectors[seeds[pool]],
-                                                  settings.neighbours, scored)
+                                                  settings.neighbours, (np.arange(len(scored)), scored))
             calibration = _calibrate(_vote_shares(loo_index, loo_sims, holds[pool]), holds[pool[scored]], settings)
             index, sims = _top_neighbours(vectors[guessing], vectors[seeds[pool]], settings.neighbours)
             voted = _guesses(_vote_shares(index, sims, holds[pool]), calibration, values, dim, "neighbours",

@@ -17,20 +17,24 @@ import numpy as np
 from config.settings import Settings
 from config.vocabulary import Vocabulary, VocabularyValue, load_aliases
 from storage.catalog_db import CatalogDB
+from storage.model_cache import cached_value
 from storage.models import BookRecord
 from storage.sql import tag_column
 from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.embedders.base import Embedder, normalize
 from tasks.catalog.embedding import CHUNK_TEXTS, EmbeddingChunks, embed_with_cache
-from tasks.catalog.enrich import derive_facets
+from tasks.catalog.enrich import Reference, derive_facets
+from tasks.catalog.formats import CatalogFileError
 from tasks.catalog.index_text import (
     INDEX_TEXT_VERSION,
     book_sentences,
     compose_index_text,
     head_parts,
 )
+from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.catalog.text_analysis import ANALYZER_VERSION
-from tasks.catalog.works import group_works
+from tasks.catalog.works import group_works, work_key
+from tasks.progress import logger
 
 
 @dataclass(frozen=True)
@@ -79,12 +83,15 @@ SentenceWriter = Callable[[np.ndarray, np.ndarray], None]  # (sentence rows, the
 def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Settings, vocabulary: Vocabulary,
                   crosswalk_file: Path) -> str:
     """Identifies what an index is built from: book contents, embedder, analysis and enrichment settings,
-    the vocabulary and the crosswalk, so that a changed rule or threshold rebuilds."""
+    the vocabulary, the crosswalk and the reference catalog, so that a changed rule or threshold rebuilds."""
     digest = hashlib.sha256()
     digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{INDEX_TEXT_VERSION}|{settings.bm25.model_dump_json()}|"
                   f"{settings.index.model_dump_json()}|{settings.enrichment.model_dump_json()}|".encode())
     digest.update(repr(vocabulary).encode())
     digest.update(crosswalk_file.read_bytes())
+    reference = settings.enrichment.reference_path()
+    if reference is not None and reference.is_file():  # its tags vote where the catalog's books cannot
+        digest.update(reference.read_bytes())
     for book in books:
         tags = json.dumps({d: list(v) for d, v in sorted(book.tags.items())}, ensure_ascii=False)
         digest.update(f"\n{book.book_id}|{book.content_hash}|{tags}".encode())
@@ -172,14 +179,61 @@ def embed_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary:
     return BookVectors(vectors, result.computed, result.text_hashes)
 
 
+def embed_reference(books: list[BookRecord], vocabulary: Vocabulary, embedder: Embedder, db: CatalogDB,
+                    settings: Settings, use_cache: bool = True) -> Reference:
+    """The reference catalog's books embedded as this catalog's are, their tags hidden (the books they vote for
+    have none in their text either), for enrichment to borrow neighbours from."""
+    blind = [replace(b, tags={}) for b in books]
+    sentences = embed_sentences(split_sentences(blind), len(blind), embedder, db, lambda rows, vectors: None,
+                                use_cache)
+    vectors = embed_books(blind, sentences, vocabulary, embedder, db, settings, use_cache).vectors
+    return Reference(vectors, tuple(b.tags for b in books), tuple(work_key(b) for b in books))
+
+
+def reference_loader(vocabulary: Vocabulary, embedder: Embedder, db: CatalogDB, settings: Settings,
+                     use_cache: bool = True) -> Callable[[], Reference | None]:
+    """The reference catalog (enrichment.reference_catalog), read and embedded on the first call only.
+
+    Its vectors depend on shipped files and the model alone: they are kept in the model cache
+    (storage/model_cache.py), so that a new workspace does not embed its thousand sentences again.
+    """
+    path = settings.enrichment.reference_path()
+    loaded: list[Reference | None] = []
+
+    def load() -> Reference | None:
+        if not loaded:
+            loaded.append(_read_reference(path, vocabulary, embedder, db, settings, use_cache) if path else None)
+        return loaded[0]
+    return load
+
+
+def _read_reference(path: Path, vocabulary: Vocabulary, embedder: Embedder, db: CatalogDB, settings: Settings,
+                    use_cache: bool) -> Reference | None:
+    try:
+        books = [b for b in validate_file(path, ColumnMapping(), vocabulary).books if b.tags]
+    except (OSError, CatalogFileError) as exc:
+        logger.warning("enrichment: the reference catalog %s cannot be read (%s); guessing without it", path, exc)
+        return None
+    digest = hashlib.sha256(f"{embedder.model_id}|{INDEX_TEXT_VERSION}|{settings.index.model_dump_json()}|"
+                            f"{vocabulary!r}|".encode() + path.read_bytes()).hexdigest()[:24]
+
+    def embed() -> tuple[bytes, int]:
+        vectors = embed_reference(books, vocabulary, embedder, db, settings, use_cache).vectors
+        return np.ascontiguousarray(vectors, dtype=np.float32).tobytes(), vectors.shape[1]
+    data, dim = cached_value(f"reference-{digest}", embed)
+    vectors = np.frombuffer(data, dtype=np.float32).reshape(-1, dim)
+    return Reference(vectors, tuple(b.tags for b in books), tuple(work_key(b) for b in books))
+
+
 def enrich_catalog(books: list[BookRecord], book_vectors: BookVectors, vocabulary_vectors: VocabularyVectors,
-                   vocabulary: Vocabulary, db: CatalogDB, settings: Settings) -> EnrichmentResult:
+                   vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
+                   reference: Callable[[], Reference | None] = lambda: None) -> EnrichmentResult:
     """Every book's facets (source, crosswalk, calibrated guesses) and its work, stored in the catalog."""
     value_vectors = {dim: vocabulary_vectors.vectors[[i for i, v in enumerate(vocabulary_vectors.values)
                                                       if v.dimension == dim]]
                      for dim in vocabulary.dimension_names}
     facets = derive_facets(books, book_vectors.vectors, value_vectors, vocabulary, default_crosswalk(vocabulary),
-                           settings.enrichment)
+                           settings.enrichment, reference)
     works = group_works(books, load_aliases())
     db.save_facets(facets, works)
     updated = [replace(b, facets=facets[b.book_id], work_id=works[b.book_id],

@@ -117,14 +117,15 @@ def demote_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
                              books: Mapping[str, BookRecord]) -> list[Candidate]:
     """The candidates with each book a calibrated guess says may hold a facet value the brief excludes moved
     down (demote_doubtful). An uncalibrated guess (never above UNCALIBRATED_CAP) ranked no better than
-    chance on the tag-blind benchmark, so it moves nothing."""
-    excluded = [(c.field, v) for c in query.conditions("MUST_NOT") if c.field not in TERM_FIELDS for v in c.values]
+    chance on the tag-blind benchmark, so it moves nothing; a reference catalog's guess is calibrated at any
+    confidence (tasks/catalog/enrich.py)."""
+    excluded = {(c.field, v) for c in query.conditions("MUST_NOT") if c.field not in TERM_FIELDS for v in c.values}
     if not excluded:
         return list(candidates)
 
     def doubt(book_id: str) -> float:
-        sure = max(books[book_id].confidence(field, value) for field, value in excluded)
-        return sure if sure > UNCALIBRATED_CAP else 0.0
+        return max((f.confidence for f in books[book_id].facets if (f.dimension, f.value) in excluded
+                    and (f.origin == "reference" or f.confidence > UNCALIBRATED_CAP)), default=0.0)
     return demote_doubtful(candidates, doubt)
 
 

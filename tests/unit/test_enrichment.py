@@ -6,7 +6,8 @@ import pytest
 from config.settings import EnrichmentSettings
 from storage.models import BookRecord
 from tasks.catalog.crosswalk import default_crosswalk
-from tasks.catalog.enrich import Calibration, derive_facets, known_facets
+from tasks.catalog.enrich import REFERENCE_CAP, Calibration, Reference, derive_facets, known_facets
+from tasks.catalog.works import work_key
 
 
 def test_a_calibration_is_monotone_and_precise_at_every_threshold():
@@ -116,3 +117,32 @@ def test_a_general_genre_gives_way_to_a_narrower_derived_one(vocabulary):
 def test_crosswalk_classes_give_genres(vocabulary, code, value):
     facets = known_facets(BookRecord("b", "t", classification=(code,)), default_crosswalk(vocabulary))
     assert value in {f.value for f in facets if f.dimension == "genre"}
+
+
+def test_a_dimension_no_book_is_sure_of_borrows_the_reference_catalogs_neighbours_never_its_own_work(vocabulary):
+    # The reference: 40 calm books and 40 heavy ones around their own directions, tagged by hand. The catalog:
+    # untagged books near each group, one of them the reference's own "Lonely House" with a vector of its own.
+    rng = np.random.default_rng(11)
+    calm, heavy = np.eye(16)[2], np.eye(16)[3]
+    ref_books = [BookRecord(f"r{i}", f"Ref {i}", authors=("A",),
+                            tags={"emotional_tone": ("平静淡然",) if i < 40 else ("沉重压抑",)}) for i in range(80)]
+    ref_books[0] = BookRecord("r0", "Lonely House", authors=("B",), tags={"emotional_tone": ("孤独疏离",)})
+    ref_vectors = unit([(calm if i < 40 else heavy) + 0.1 * rng.standard_normal(16) for i in range(80)])
+    reference = Reference(ref_vectors, tuple(b.tags for b in ref_books), tuple(work_key(b) for b in ref_books))
+    books = [BookRecord("c1", "Quiet days"), BookRecord("h1", "Dark years"),
+             BookRecord("own", "Lonely House (2nd ed.)", authors=("B",))]
+    vectors = unit([calm + 0.05 * rng.standard_normal(16), heavy + 0.05 * rng.standard_normal(16), ref_vectors[0]])
+    value_vectors = {d: unit(rng.standard_normal((len(vocabulary.dimension(d).values), 16)))
+                     for d in vocabulary.dimension_names}
+    settings = EnrichmentSettings(min_calibration_books=30, neighbours=5)
+    facets = derive_facets(books, vectors, value_vectors, vocabulary, default_crosswalk(vocabulary), settings,
+                           lambda: reference)
+
+    def borrowed(book_id):
+        return {f.value: f for f in facets[book_id] if f.dimension == "emotional_tone" and f.origin == "reference"}
+    assert set(borrowed("c1")) == {"平静淡然"} and set(borrowed("h1")) == {"沉重压抑"}
+    assert 0.5 < borrowed("c1")["平静淡然"].confidence <= REFERENCE_CAP  # ranks and demotes, never filters
+    assert "孤独疏离" not in borrowed("own")  # its own work's hand tag is not a neighbour's vote
+    # without a reference the same catalog guesses moods uncalibrated, as before
+    alone = derive_facets(books, vectors, value_vectors, vocabulary, default_crosswalk(vocabulary), settings)
+    assert {f.origin for fs in alone.values() for f in fs if f.dimension == "emotional_tone"} == {"zero-shot"}
