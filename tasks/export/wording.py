@@ -21,6 +21,7 @@ from tasks.ranking.reasons import (
     CloseToBrief,
     CloseToNamedBook,
     InNamedSeries,
+    MayBeExcluded,
     Meets,
     Mentions,
     NamedBooksLeftOut,
@@ -87,6 +88,7 @@ TEXT: dict[str, dict[str, str]] = {
         "shares_author": "与{t}同一作者：{v}", "shares_subject": "与{t}同属主题「{v}」", "shares_tag": "与{t}一样：{v}",
         "shares_other": "与{t}相关：{v}",
         "new": "新书（{y} 年出版）", "new_no_year": "新书", "close_to_brief": "与主题意思相近",
+        "may_be_excluded": "请核对：可能是{v}（推测，约 {p}%）",
         "must": "必须：{v}", "should": "最好：{v}", "must_not": "不要：{v}",
         "no_conditions": "没有硬性条件，按主题的意思和用词选书",
         "skipped": "近期相似书架已有的 {n} 本书（{shelves}）", "named_left_out": "{titles}本身",
@@ -119,6 +121,7 @@ TEXT: dict[str, dict[str, str]] = {
         "shares_author": "same author as {t}: {v}", "shares_subject": "shares the subject '{v}' with {t}",
         "shares_tag": "like {t}: {v}", "shares_other": "linked to {t}: {v}",
         "new": "new arrival ({y})", "new_no_year": "new arrival", "close_to_brief": "close in meaning to the brief",
+        "may_be_excluded": "check: may be what the brief excludes, {v} (a guess, about {p}%)",
         "must": "must be: {v}", "should": "preferably: {v}", "must_not": "not: {v}",
         "no_conditions": "no hard conditions: chosen by the brief's meaning and words",
         "skipped": "{n} books already on recent similar shelves ({shelves})", "named_left_out": "{titles} itself",
@@ -217,6 +220,9 @@ def reason_text(reason: Reason, language: str, vocabulary: Vocabulary | None = N
         return text["new"].format(y=reason.year) if reason.year else text["new_no_year"]
     if isinstance(reason, CloseToBrief):
         return text["close_to_brief"]
+    if isinstance(reason, MayBeExcluded):
+        return text["may_be_excluded"].format(v=condition_text(reason.field, (reason.value,), language, AND, vocabulary),
+                                              p=round(reason.chance * 100))
     raise TypeError(f"not a reason: {reason!r}")
 
 

@@ -119,14 +119,23 @@ def demote_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
     down (demote_doubtful). An uncalibrated guess (never above UNCALIBRATED_CAP) ranked no better than
     chance on the tag-blind benchmark, so it moves nothing; a reference catalog's guess is calibrated at any
     confidence (tasks/catalog/enrich.py)."""
-    excluded = {(c.field, v) for c in query.conditions("MUST_NOT") if c.field not in TERM_FIELDS for v in c.values}
+    excluded = excluded_values(query)
     if not excluded:
         return list(candidates)
+    return demote_doubtful(candidates, lambda book_id: max(calibrated_guess(books[book_id], field, value)
+                                                           for field, value in excluded))
 
-    def doubt(book_id: str) -> float:
-        return max((f.confidence for f in books[book_id].facets if (f.dimension, f.value) in excluded
-                    and (f.origin == "reference" or f.confidence > UNCALIBRATED_CAP)), default=0.0)
-    return demote_doubtful(candidates, doubt)
+
+def excluded_values(query: ThemeQuery) -> list[tuple[str, str]]:
+    """(facet, value) of every MUST_NOT on a facet (not on an author, a work or a subject)."""
+    return [(c.field, v) for c in query.conditions("MUST_NOT") if c.field not in TERM_FIELDS for v in c.values]
+
+
+def calibrated_guess(book: BookRecord, field: str, value: str) -> float:
+    """How likely a calibrated guess says the book holds the value: an uncalibrated one (never above
+    UNCALIBRATED_CAP) says nothing; a reference catalog's guess is calibrated at any confidence."""
+    return max((f.confidence for f in book.facets if f.dimension == field and f.value == value
+                and (f.origin == "reference" or f.confidence > UNCALIBRATED_CAP)), default=0.0)
 
 
 def speaks_of(query: ThemeQuery, kind: Kind) -> bool:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Union
 
 from storage.models import BookRecord, FilterCondition, HistoryShelf
 from tasks.models import ThemeQuery
+from tasks.ranking.fusion import calibrated_guess, excluded_values
 from tasks.ranking.language import LanguageChoice
 from tasks.recall.book_graph import BookGraph
 from tasks.recall.filters import evaluate, hard_constraints
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # shelf.py holds the entries and imports the reason types fro
 
 MAX_WORDS = 3  # the brief's words named per row: more reads as a list, not a reason
 MIN_WORD = {True: 3, False: 2}  # a word shorter than this (Latin letters / Chinese characters) says nothing alone
+CHECK_CHANCE = 0.3  # a guess this likely that a shelved book has an excluded value is worth the curator's look
 
 
 @dataclass(frozen=True)
@@ -79,8 +81,18 @@ class CloseToBrief:
     """Found by its meaning alone: the evidence column shows the sentence."""
 
 
+@dataclass(frozen=True)
+class MayBeExcluded:
+    """A calibrated guess, below the confidence a filter needs, says the book may have a value the brief
+    excludes: not a reason to shelve it, a line for the curator to check."""
+
+    field: str
+    value: str
+    chance: float
+
+
 Reason = Union[Meets, Mentions, ByNamedAuthor, InNamedSeries, CloseToNamedBook, SharesWithNamedBook, NewArrival,
-               CloseToBrief]
+               CloseToBrief, MayBeExcluded]
 
 
 @dataclass(frozen=True)
@@ -206,7 +218,14 @@ def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understandi
         reasons += [Meets(meets.field, values)] if values else []
     named = set(understanding.authors) | set(understanding.titles)
     reasons += word_reasons(book, [k for k in query.search_keywords if k not in named])
-    return tuple(reasons) or (CloseToBrief(),)
+    return (*(reasons or [CloseToBrief()]), *doubts(book, query))
+
+
+def doubts(book: BookRecord, query: ThemeQuery) -> list[MayBeExcluded]:
+    """The likeliest excluded value a calibrated guess gives the book, where it is at least CHECK_CHANCE."""
+    chance, field, value = max(((calibrated_guess(book, f, v), f, v) for f, v in excluded_values(query)),
+                               default=(0.0, "", ""))
+    return [MayBeExcluded(field, value, chance)] if chance >= CHECK_CHANCE else []
 
 
 def explain_shelf(entries: Sequence[ShelfEntry], query: ThemeQuery, understanding: Understanding,

@@ -20,6 +20,7 @@ from tasks.ranking.reasons import (
     CloseToBrief,
     CloseToNamedBook,
     InNamedSeries,
+    MayBeExcluded,
     Meets,
     Mentions,
     NewArrival,
@@ -153,3 +154,21 @@ def test_a_short_shelf_says_what_limited_it():
     assert status_text("needs_review", 8, "en", "author_cap") == \
         "needs review; 8 books; limited by the cap on books per author"
     assert status_text("done", 30, "zh") == "已完成；30 本"
+
+
+def test_a_row_asks_the_curator_to_check_a_book_a_calibrated_guess_says_may_be_excluded():
+    q = query(FilterCondition("emotional_tone", ("温暖治愈", "沉重压抑"), "MUST_NOT"), language="en")
+    theme = Understanding(Intent.THEME_SHELF)
+
+    def guessed(*facets: Facet) -> tuple:
+        return explained(entry(BookRecord("x", "Plainsong", facets=facets), "vector"), q, theme)
+    warm = guessed(Facet("emotional_tone", "温暖治愈", 0.42, "reference"), Facet("emotional_tone", "沉重压抑", 0.31,
+                                                                                "reference"))
+    assert warm == (CloseToBrief(), MayBeExcluded("emotional_tone", "温暖治愈", 0.42))  # the likelier one
+    assert why_text(warm, "en") == ("Close in meaning to the brief; check: may be what the brief excludes, "
+                                    "heartwarming tone (a guess, about 42%)")
+    assert why_text(warm, "zh") == "与主题意思相近；请核对：可能是基调温暖治愈（推测，约 42%）"
+    # an uncalibrated guess says nothing; a calibrated one below CHECK_CHANCE is not worth a look
+    assert guessed(Facet("emotional_tone", "温暖治愈", 0.45, "zero-shot")) == (CloseToBrief(),)
+    assert guessed(Facet("emotional_tone", "温暖治愈", 0.2, "reference")) == (CloseToBrief(),)
+    assert guessed(Facet("emotional_tone", "温暖治愈", 0.7, "neighbours"))[-1].chance == 0.7
