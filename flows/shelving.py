@@ -18,7 +18,7 @@ from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
 from tasks.progress import logger, long_lived_objects, timed
 from tasks.ranking.dedupe import find_exclusions
-from tasks.ranking.fusion import adults_first, demote_unsure_exclusions, fuse, path_first
+from tasks.ranking.fusion import adults_first, demote_unsure_exclusions, fuse, path_first, promote_wished
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
@@ -131,7 +131,7 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
                               ctx.reranker, settings.rerank.top_n)
         candidates = reranked.candidates
         ranking.notes.append(f"rerank: {reranked.note}")
-    candidates = demote_unsure_exclusions(candidates, query, ctx.books)
+    candidates = demote_unsure_exclusions(promote_wished(candidates, query, ctx.books), query, ctx.books)
     children = ctx.vocabulary.kind("audience", "children")
     if children and understanding.intent is Intent.THEME_SHELF:  # a named author's or book's own stay as they are
         candidates = adults_first(candidates, query, ctx.books, children, ctx.snapshot.filter_confidence)

@@ -8,7 +8,7 @@ from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.ranking.dedupe import condition_similarity
 from config.vocabulary import get_vocabulary
 from storage.models import Facet
-from tasks.ranking.fusion import adults_first, demote_doubtful, rrf_fuse
+from tasks.ranking.fusion import adults_first, demote_doubtful, promote_wished, rrf_fuse
 from tasks.ranking.shelf import select_shelf
 from tasks.recall.paths import theme_seed
 from tasks.understanding.expansion import expand_query
@@ -147,3 +147,17 @@ def test_a_shelf_for_adults_unless_the_brief_speaks_of_children():
     unsure = {b: BookRecord(book_id=b, title=b, facets=(Facet("audience", "children", 0.6, "neighbours"),))
               for b in books}
     assert [c.book_id for c in adults_first(ranked, novels, unsure, children, 0.85)] == list(books)
+
+
+def test_a_book_likely_to_hold_a_wished_value_moves_up_as_far_as_that_likelihood_says():
+    def book(book_id, *facets):
+        return BookRecord(book_id=book_id, title=book_id, facets=facets)
+    calm = ("emotional_tone", "平静淡然")
+    books = {b.book_id: b for b in (book("a"), book("b"), book("c", Facet(*calm, 1.0, "source")),
+                                    book("d", Facet(*calm, 0.45, "zero-shot")), book("e", Facet(*calm, 0.5, "reference")))}
+    ranked = [Candidate(b) for b in books]
+    wish = ThemeQuery((FilterCondition(*calm[:1], (calm[1],), "SHOULD"),), (), "", 1.0, "rules", "zh")
+    # c, sure: 3 / 2 = 1.5, ahead of b (2); e, a calibrated 0.5: 5 / 1.5 = 3.3, ahead of d (4), whose
+    # uncalibrated guess counts nothing
+    assert [c.book_id for c in promote_wished(ranked, wish, books)] == ["a", "c", "b", "e", "d"]
+    assert [c.book_id for c in promote_wished(ranked, ThemeQuery((), (), "", 1.0, "rules", "zh"), books)] == list(books)
