@@ -384,10 +384,12 @@ def _eval_briefs(args: argparse.Namespace, settings: Settings) -> int:
         return "-" if value is None else f"{value:.2f}"
 
     print(f"{benchmark.name} over {catalog.name}{' (tags hidden)' if args.tag_blind else ''}")
-    print(f"{'brief':<40} {'books':>5} {'pass':>5} {'conds':>5} {'dups':>4} {'status':<13} {'expected':<13} resolved")
+    print(f"{'brief':<40} {'books':>5} {'pass':>5} {'conds':>5} {'wish':>5} {'dups':>4} {'status':<13} "
+          f"{'expected':<13} resolved")
     for s in scores:
         failed = ", ".join(f"{k} {v}" for k, v in s.failures.items())
-        print(f"{s.id:<40} {s.books:>5} {share(s.pass_share):>5} {share(s.condition_share):>5} {s.duplicates:>4} "
+        print(f"{s.id:<40} {s.books:>5} {share(s.pass_share):>5} {share(s.condition_share):>5} "
+              f"{share(s.wish_share):>5} {s.duplicates:>4} "
               f"{s.status:<13} {s.expected_status or '-':<13} {'-' if s.resolved is None else s.resolved}"
               + (f"  [{failed}]" if failed else ""))
     for key, value in summary(scores).items():

@@ -138,6 +138,21 @@ def meets_conditions(book: BookRecord, conditions: Sequence[FilterCondition], vo
     return True
 
 
+def wish_share(books: Sequence[BookRecord], conditions: Sequence[FilterCondition], vocabulary: Vocabulary
+               ) -> float | None:
+    """Per mood, setting, texture or situation the brief wishes for (SHOULD), the share of the shelf whose TRUE
+    values hold one of the wished ones; their mean. None where the brief wishes for none of them (or the
+    shelf is empty). Genre wishes are left out: they are mostly MUST in disguise, checked by the benchmark."""
+    wished: dict[str, set[str]] = {}
+    for cond in conditions:
+        if cond.operator == "SHOULD" and cond.field in vocabulary.dimension_names and cond.field != "genre":
+            wished.setdefault(cond.field, set()).update(cond.values)
+    if not wished or not books:
+        return None
+    return sum(sum(bool(values & true_values(b, dimension, vocabulary)) for b in books) / len(books)
+               for dimension, values in wished.items()) / len(wished)
+
+
 @dataclass(frozen=True)
 class ShelfOutcome:
     """What the product made of one brief."""
@@ -164,6 +179,7 @@ class BriefScore:
     expected_status: str | None
     resolved: bool | None  # None where the brief names nothing to resolve to
     failures: dict[str, int] = field(default_factory=dict)
+    wish_share: float | None = None  # true values holding the moods etc. the brief wishes for (wish_share)
 
     @property
     def status_ok(self) -> bool:
@@ -190,7 +206,8 @@ def score_brief(brief: BenchBrief, outcome: ShelfOutcome, truth: Mapping[str, Bo
         brief.id, brief.language, brief.style, len(books),
         passing / len(books) if books else None, meeting / len(books) if books else None,
         len(works) - len(set(works)), outcome.status, brief.checks.get("status"),
-        _resolved(brief.resolves_to, outcome, brief_theme), failures)
+        _resolved(brief.resolves_to, outcome, brief_theme), failures,
+        wish_share(books, outcome.conditions, vocabulary))
 
 
 def _resolved(expected: Resolution | None, outcome: ShelfOutcome, brief_theme: Mapping[str, str]) -> bool | None:
@@ -217,6 +234,7 @@ def summary(scores: Sequence[BriefScore]) -> dict[str, object]:
         "mean pass share zh": _mean([s.pass_share for s in filled if s.language == "zh"]),
         "mean pass share en": _mean([s.pass_share for s in filled if s.language == "en"]),
         "mean condition share": _mean([s.condition_share for s in filled]),
+        "mean wish share": _mean([s.wish_share for s in scores if s.wish_share is not None]),
         "briefs with a failing book": sum(1 for s in filled if s.pass_share < 1),
         "duplicate works": sum(s.duplicates for s in scores),
         "status as expected": f"{sum(s.status_ok for s in scores)}/{len(scores)}",

@@ -21,3 +21,18 @@ def test_a_themes_file_is_a_benchmark_of_its_briefs_with_no_checks(tmp_path):
     assert batch.batch_id == "b-1"
     assert [(b.id, b.brief, b.checks, b.language) for b in batch.briefs] == [
         ("zh-rain", "雨夜小说\n不要温暖治愈", {}, "zh"), ("en-sea", "Sea and islands", {}, "en")]
+
+
+def test_wish_share_counts_the_shelf_holding_each_wished_mood_by_its_true_tags(vocabulary):
+    from storage.models import BookRecord, FilterCondition
+    from tasks.evaluation.briefs import wish_share
+
+    shelf = [BookRecord("a", "A", tags={"emotional_tone": ("平静淡然",), "spatial_atmosphere": ("海洋岛屿",)}),
+             BookRecord("b", "B", tags={"emotional_tone": ("忧伤怅惘",)}),
+             BookRecord("c", "C", tags={"emotional_tone": ("温暖治愈",), "spatial_atmosphere": ("海洋岛屿",)})]
+    wishes = (FilterCondition("emotional_tone", ("平静淡然", "忧伤怅惘"), "SHOULD"),
+              FilterCondition("spatial_atmosphere", ("海洋岛屿",), "SHOULD"),
+              FilterCondition("genre", ("小说",), "SHOULD"),  # a genre wish is the checks' to judge
+              FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT"))
+    assert wish_share(shelf, wishes, vocabulary) == pytest.approx((2 / 3 + 2 / 3) / 2)
+    assert wish_share(shelf, wishes[2:], vocabulary) is None and wish_share([], wishes, vocabulary) is None
