@@ -47,7 +47,7 @@ from tasks.recall.paths import (
 )
 from tasks.recall.scores import score_every_path
 from tasks.recall.vector_search import VectorSearch, create_vector_search
-from tasks.understanding.entities import EntityIndex, understand
+from tasks.understanding.entities import EntityIndex, understand_reading
 from tasks.understanding.intent import (
     POLICIES,
     THEME_SHELF,
@@ -194,7 +194,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
                                     shelf_likeness(theme.brief, ctx.embedder))
         query = reference.query
         notes += [*reading.notes, *([reference.note] if reference.note else [])]
-        understanding = understand(reading.searchable_text, ctx.entities) if ctx.entities else THEME_SHELF
+        understanding = understand_reading(reading, ctx.entities) if ctx.entities else THEME_SHELF
         catalog_words = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: most_together(catalog_words, ctx.snapshot))

@@ -17,6 +17,7 @@ from functools import cached_property
 from config.vocabulary import load_aliases
 from storage.models import BookRecord
 from tasks.understanding.intent import Intent, Understanding
+from tasks.understanding.reading import ALLOWED, Reading
 from tasks.understanding.spans import longest_apart
 
 _SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|more like|books like|something like|anything like|similar to"
@@ -268,6 +269,16 @@ def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str,
     # a longer misspelled span beats a shorter one inside it
     corrections = [(w, n) for w, n in corrections if not any(w != o and w in o for o, _ in corrections)]
     return [n for _, n in corrections], corrections
+
+
+def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
+    """`understand` on what the brief asks for; no spotlight on authors it only allows ("几本科幻，刘慈欣的可以有":
+    his books may stand on a theme shelf, among others)."""
+    found = understand(reading.searchable_text, index)
+    allowed = {m.value for m in reading.of(ALLOWED) if m.field == "author"}
+    if found.intent is Intent.AUTHOR_SPOTLIGHT and set(found.authors) <= allowed:
+        return Understanding(Intent.THEME_SHELF, resolved_query=found.resolved_query)
+    return found
 
 
 def understand(brief: str, index: EntityIndex) -> Understanding:

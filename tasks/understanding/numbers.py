@@ -90,6 +90,11 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
     for m in re.finditer(r"\b(before|after|since|from)\s+(\d{4})\b", text, flags=re.IGNORECASE):
         word = m.group(1).lower()
         add(m, ("pub_year", {"before": "<", "after": ">", "since": ">=", "from": ">="}[word], int(m.group(2))))
+    for m in re.finditer(r"\b(older|earlier|newer|later|more recent|younger)\s+than\s+(\d{4})\b", text,
+                         flags=re.IGNORECASE):
+        add(m, ("pub_year", "<" if m.group(1).lower() in ("older", "earlier") else ">", int(m.group(2))))
+    for m in re.finditer(r"\b(pre|post)-(\d{4})\b", text, flags=re.IGNORECASE):
+        add(m, ("pub_year", "<" if m.group(1).lower() == "pre" else ">", int(m.group(2))))
     for m in re.finditer(r"\b(?:in |from )?the (\d{3})0s\b", text, flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", int(m.group(1)) * 10), ("pub_year", "<", int(m.group(1)) * 10 + 10))
     for m in re.finditer(r"\b(?:last|past)\s+(\d+)\s+years\b", text, flags=re.IGNORECASE):

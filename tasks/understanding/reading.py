@@ -35,6 +35,7 @@ REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前�
 # Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
 _PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
 _CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n]|\.(?=\s|$)")
+_BOOK_TITLE = re.compile(r"《[^《》]+》")
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
 
 
@@ -314,9 +315,13 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
     several: list[tuple[_Cue, int, int]] = []  # "都可以" cues: decided once exclusions are known
     clauses = _clauses(text, cue_list)
     for cue in cue_list:
-        if cue.kind in ("contrast", "except_close"):
+        if cue.kind == "contrast":
             continue
         a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
+        if cue.kind == "except_close":
+            if not any(a <= c.start < cue.start and c.kind in ("except_open", "negation") for c in cue_list):
+                scopes.append(_Scope(a, cue.start, EXCLUDED))  # "鲁迅以外的民国作家": 除了 left unsaid
+            continue
         following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"]
         stop = min([c.start for c in following] + [b])
         before_named = any(a <= s < cue.start for s, _ in spans)
@@ -362,11 +367,21 @@ def _has_topic(text: str, cues: Cues) -> bool:
     return bool(_topic(text, cues))
 
 
+def _without_leading_cues(word: str, cues: Cues) -> str:
+    """A Chinese word without the cue and filler words jieba glued to its front: "别放太长" -> "长"."""
+    if word.isascii():
+        return word
+    glued = sorted((w for w in (*cues.all_words, *cues.topic_filler) if not w.isascii()), key=len, reverse=True)
+    while (front := next((w for w in glued if word.startswith(w) and len(word) > len(w)), None)) is not None:
+        word = word[len(front):]
+    return word
+
+
 def _topic(text: str, cues: Cues) -> str:
     """What an excluded phrase is about, without filler: "不要战争题材" -> 战争, "no war books" -> war."""
     words = []
     for token in cut(text.strip()) if re.search(r"[\u3400-\u9fff]", text) else text.split():
-        word = token.strip(" ,.;:!?'\"，。；：！？、").lower()
+        word = _without_leading_cues(token.strip(" ,.;:!?'\"，。；：！？、").lower(), cues)
         if not word or not _TOPIC_WORD.fullmatch(word):
             continue
         if word in cues.topic_filler or word in cues.all_words or word in stopwords()["en"]:
@@ -396,10 +411,15 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     text = unicodedata.normalize("NFKC", text)
     numbers = find_numbers(text, today)
     number_spans = [(n.start, n.end) for n in numbers]
+    # A book's title in 《》 is a name: its words are no mood or setting ("《百年孤独》" is not 孤独).
+    titles = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)]
     found = [f for f in _resolve_overlaps(_candidates(text, vocabulary, cues, entities))
-             if not any(a < f[1] and f[0] < b for a, b in number_spans)]
+             if not any(a < f[1] and f[0] < b for a, b in number_spans)
+             and (f[2] in ("author", "work") or not any(a <= f[0] and f[1] <= b for a, b in titles))]
     spans = [(f[0], f[1]) for f in found] + number_spans
-    cue_list = _cues(text, cues, spans)
+    # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
+    titled = [(a, b) for a, b, _ in entities.title_spans(text)] if entities is not None else []
+    cue_list = _cues(text, cues, spans + titled)
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
     about_books = _about_books(text, found)
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)

@@ -195,14 +195,14 @@ def test_a_year_range_holds_for_every_shelved_book(demo_workspace, capsys):
 
 @pytest.mark.parametrize("brief", ["适合雨天窗前读的安静小说", "鲁迅作品专题", "像《边城》那样的书", "本月新书：科幻"])
 def test_paths_run_at_once_or_one_by_one_give_the_same_ranking(demo_context, brief):
-    from tasks.understanding.entities import understand
+    from tasks.understanding.entities import understand_reading
     from tasks.understanding.reading import read_brief
 
     theme = Theme("par", "t", brief)
     reading = read_brief(brief, demo_context.vocabulary, demo_context.entities)
     query = demo_context.translator.translate(theme, reading)
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, available_only=True)
-    understanding = understand(reading.searchable_text, demo_context.entities)
+    understanding = understand_reading(reading, demo_context.entities)
     rankings = []
     for parallel in (True, False):
         settings = demo_context.settings.model_copy(update={"recall": demo_context.settings.recall.model_copy(

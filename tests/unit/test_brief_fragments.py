@@ -12,7 +12,7 @@ from config.vocabulary import get_vocabulary, load_aliases
 from storage.models import Theme
 from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.catalog.works import group_works
-from tasks.understanding.entities import EntityIndex, understand
+from tasks.understanding.entities import EntityIndex, understand_reading
 from tasks.understanding.intent import settle_intent
 from tasks.understanding.reading import read_brief
 from tasks.understanding.references import apply_reference
@@ -49,7 +49,7 @@ def derived(text: str) -> set[str]:
             if c.operator == "MUST" and len(c.values) > 1}
     out |= {f"{n.field}{n.op}{int(n.value) if float(n.value).is_integer() else n.value}"
             for n in query.numeric_conditions}
-    understanding = settle_intent(understand(reading.searchable_text, index), query)
+    understanding = settle_intent(understand_reading(reading, index), query)
     return out | {f"intent={understanding.intent}"}
 
 
