@@ -197,11 +197,14 @@ class EntityIndex:
         """(start, end, field, value) of the catalog authors (their catalog name) and quoted works (《活着》: ids).
 
         A Latin author is also found by surname alone ("skip Huxley"), written capitalised and not first in
-        the brief, where no other catalog author has it (so "white" in "a white whale" is no author).
+        the brief, where no other catalog author has it (so "white" in "a white whale" is no author), and not
+        after a given name that is not the author's ("Dan Brown" is not Margaret Wise Brown).
         """
         spans = [(a, b, "author", self.author_names[name]) for a, b, name in self.author_lookup.spans(text, 2)]
         for match in re.finditer(r"(?<![\w-])([A-Z][a-z'-]{3,})(?![\w-])", text):
             author = self.surnames.get(match.group(1))
+            if author and _other_given_name(text[:match.start()], author):
+                continue
             if author and match.start() > 0 and not any(a <= match.start() < b for a, b, _, _ in spans):
                 spans.append((match.start(), match.end(), "author", author))
         quoted = {(m.start(1), m.end(1)) for m in _QUOTED_TITLE.finditer(text)}
@@ -269,6 +272,16 @@ def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str,
     # a longer misspelled span beats a shorter one inside it
     corrections = [(w, n) for w, n in corrections if not any(w != o and w in o for o, _ in corrections)]
     return [n for _, n in corrections], corrections
+
+
+def _other_given_name(before: str, author: str) -> bool:
+    """Whether a capitalised word that is not the author's stands just before the surname, and not first in its
+    sentence ("by Dan Brown"; in "Skip Huxley" it is a verb)."""
+    given = re.search(r"(?<![\w'-])([A-Z][a-z'.-]*)\s+$", before)
+    if not given:
+        return False
+    earlier = before[:given.start()].rstrip()
+    return bool(earlier) and earlier[-1] not in ".!?;:—" and given.group(1) not in author.split()
 
 
 def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:

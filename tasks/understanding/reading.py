@@ -322,7 +322,9 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
             if not any(a <= c.start < cue.start and c.kind in ("except_open", "negation") for c in cue_list):
                 scopes.append(_Scope(a, cue.start, EXCLUDED))  # "鲁迅以外的民国作家": 除了 left unsaid
             continue
-        following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"]
+        # an "or" joins what an exclusion names ("nothing by Orwell or Huxley"), it does not end it
+        following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"
+                     and not (cue.kind == "negation" and text[c.start:c.end].lower() == "or")]
         stop = min([c.start for c in following] + [b])
         before_named = any(a <= s < cue.start for s, _ in spans)
         after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" 的了吧啊呀"))
