@@ -19,7 +19,7 @@ enrichment.filter_confidence.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -30,6 +30,7 @@ from storage.models import BookRecord, Facet
 from tasks.catalog.crosswalk import Crosswalk
 from tasks.catalog.works import work_key
 
+ENRICHMENT_VERSION = 2  # in the index's snapshot hash: a build after a change of these rules derives the facets again
 UNCALIBRATED_CAP = 0.5  # the most an uncalibrated guess may claim: below any sensible filter confidence
 REFERENCE_CAP = 0.8  # a reference catalog's guesses are calibrated on that catalog, not this one: they rank and
 #                      demote, never filter
@@ -117,7 +118,29 @@ def known_facets(book: BookRecord, crosswalk: Crosswalk) -> list[Facet]:
     """
     source = [Facet(dim, value, 1.0, "source") for dim, values in book.tags.items() for value in values]
     tagged = set(book.tags) | ({"form", "audience"} if "genre" in book.tags else set())
-    return _best(source + [f for f in crosswalk.facets(book) if f.dimension not in tagged])
+    return _best(source + _agreeing(f for f in crosswalk.facets(book) if f.dimension not in tagged))
+
+
+def _agreeing(facets: Iterable[Facet]) -> list[Facet]:
+    """The crosswalk's facets, a value that both the classification and a subject heading give made surer:
+    1 - (1 - class) (1 - subject), as two readings of the book that fail apart ("QB981" and "Cosmology --
+    Popular works"). Headings among themselves, or codes of two schemes, are one reading: the surest counts."""
+    best: dict[tuple[str, str, bool], Facet] = {}
+    for facet in facets:
+        key = (facet.dimension, facet.value, facet.because.startswith("subject "))
+        if key not in best or facet.confidence > best[key].confidence:
+            best[key] = facet
+    out = []
+    for (dimension, value, by_subject), facet in best.items():
+        other = best.get((dimension, value, not by_subject))
+        if other is None:
+            out.append(facet)
+        elif by_subject:  # each pair once, from its classification side
+            continue
+        else:
+            out.append(Facet(dimension, value, 1 - (1 - facet.confidence) * (1 - other.confidence), "crosswalk",
+                             f"{facet.because}; {other.because}"))
+    return out
 
 
 def _top_neighbours(queries: np.ndarray, pool: np.ndarray, k: int,

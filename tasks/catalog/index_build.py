@@ -23,7 +23,7 @@ from storage.sql import tag_column
 from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.embedders.base import Embedder, normalize
 from tasks.catalog.embedding import CHUNK_TEXTS, EmbeddingChunks, embed_with_cache
-from tasks.catalog.enrich import Reference, derive_facets
+from tasks.catalog.enrich import ENRICHMENT_VERSION, Reference, derive_facets
 from tasks.catalog.formats import CatalogFileError
 from tasks.catalog.index_text import (
     INDEX_TEXT_VERSION,
@@ -85,7 +85,8 @@ def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Setting
     """Identifies what an index is built from: book contents, embedder, analysis and enrichment settings,
     the vocabulary, the crosswalk and the reference catalog, so that a changed rule or threshold rebuilds."""
     digest = hashlib.sha256()
-    digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{INDEX_TEXT_VERSION}|{settings.bm25.model_dump_json()}|"
+    digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{INDEX_TEXT_VERSION}|{ENRICHMENT_VERSION}|"
+                  f"{settings.bm25.model_dump_json()}|"
                   f"{settings.index.model_dump_json()}|{settings.enrichment.model_dump_json()}|".encode())
     digest.update(repr(vocabulary).encode())
     digest.update(crosswalk_file.read_bytes())
