@@ -257,7 +257,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
                            f"settings name {embedder.model_id}: run `shelfwise index build`")
     with long_lived_objects():  # the books and everything built on them last the whole run
         books = {b.book_id: b for b in snapshot.load_books()}
-        columns = FilterColumns.build(list(books.values()))  # in the version's book order, as its vectors are
+        columns = FilterColumns.build(list(books.values()), snapshot.facet_rows())  # in the version's book order
         tables = [BOOKS_TABLE]
         e5_embedder = None
         if snapshot.has_e5:

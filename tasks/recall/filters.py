@@ -189,13 +189,15 @@ class FilterColumns:
 
     book_ids: tuple[str, ...]
     numbers: Mapping[str, np.ndarray]  # numeric field -> float64 values, NaN where the book has none
-    postings: Mapping[tuple[str, str], list[tuple[list[int], float]]]  # (field, value) -> [(rows, confidence)]
+    postings: Mapping[tuple[str, str], list[tuple[Sequence[int], float]]]  # (field, value) -> [(rows, confidence)]
     subject_texts: tuple[str, ...]
     _arrays: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def build(cls, books: Sequence[BookRecord]) -> FilterColumns:
-        """The columns of these books, in this order."""
+    def build(cls, books: Sequence[BookRecord],
+              facet_rows: Mapping[Facet, Sequence[int]] | None = None) -> FilterColumns:
+        """The columns of these books, in this order. `facet_rows` (each facet's rows, as an index version
+        stores them) spares walking 1.2M facets at 100k books."""
         sure: dict[tuple[str, str], list[int]] = defaultdict(list)  # (field, value) -> rows holding it surely
         guessed: dict[int, tuple[Facet, list[int]]] = {}  # facets are shared objects (storage): grouped by identity
         for row, book in enumerate(books):
@@ -205,11 +207,13 @@ class FilterColumns:
             for key in [*(("author", a) for a in book.authors), *(("classification", p) for p in book.class_prefixes),
                         *((d, v) for d, values in book.tags.items() for v in values)]:
                 sure[key].append(row)
-            for facet in book.facets:
-                guessed.setdefault(id(facet), (facet, []))[1].append(row)
-        postings: dict[tuple[str, str], list[tuple[list[int], float]]] = {
+            if facet_rows is None:
+                for facet in book.facets:
+                    guessed.setdefault(id(facet), (facet, []))[1].append(row)
+        postings: dict[tuple[str, str], list[tuple[Sequence[int], float]]] = {
             key: [(rows, 1.0)] for key, rows in sure.items()}
-        for facet, rows in guessed.values():
+        held = facet_rows.items() if facet_rows is not None else guessed.values()
+        for facet, rows in held:
             postings.setdefault((facet.dimension, facet.value), []).append((rows, facet.confidence))
         numbers = {name: np.array([np.nan if getattr(b, name) is None else getattr(b, name) for b in books],
                                   dtype=np.float64) for name in NUMERIC_FIELDS}

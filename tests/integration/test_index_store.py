@@ -58,6 +58,7 @@ def test_a_version_folder_gives_back_its_books_vocabulary_and_sentences_without_
     from datetime import datetime
 
     from storage.index_store import (
+        FOLDER_FORMAT,
         NoIndexError,
         SentenceFiles,
         new_version,
@@ -105,8 +106,15 @@ def test_a_version_folder_gives_back_its_books_vocabulary_and_sentences_without_
 
     snapshot = open_current(indexes)
     assert snapshot.load_books() == books
+    # each distinct facet is stored once; the filter columns take its books' rows without walking them
+    assert {f: rows.tolist() for f, rows in snapshot.facet_rows().items()} == {books[1].facets[0]: [1]}
+    from tasks.recall.filters import FilterColumns, HasAny
+
+    walked, stored = FilterColumns.build(books), FilterColumns.build(books, snapshot.facet_rows())
+    for expr in (HasAny("genre", ("小说",), 0.5), HasAny("genre", ("小说",), 0.9), HasAny("emotional_tone", ("忧伤怅惘",))):
+        assert stored.has_any(expr).tolist() == walked.has_any(expr).tolist()
     record = (path / "version.json").read_text(encoding="utf-8")
-    (path / "version.json").write_text(record.replace('"format": 1', '"format": 0'), encoding="utf-8")
+    (path / "version.json").write_text(record.replace(f'"format": {FOLDER_FORMAT}', '"format": 0'), encoding="utf-8")
     with pytest.raises(NoIndexError, match="older Shelfwise"):
         open_current(indexes)  # a folder of another format is rebuilt, never misread
     assert snapshot.version.embedder == "m" and snapshot.version.stage_seconds == {"embed": 1.5}
