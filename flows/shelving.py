@@ -257,7 +257,8 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
                            f"settings name {embedder.model_id}: run `shelfwise index build`")
     with long_lived_objects():  # the books and everything built on them last the whole run
         books = {b.book_id: b for b in snapshot.load_books()}
-        columns = FilterColumns.build(list(books.values()), snapshot.facet_rows())  # in the version's book order
+        facet_rows = snapshot.facet_rows()
+        columns = FilterColumns.build(list(books.values()), facet_rows)  # in the version's book order
         tables = [BOOKS_TABLE]
         e5_embedder = None
         if snapshot.has_e5:
@@ -280,7 +281,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             graph=BookGraph.build(books.values()),
             switches=switches,
             editions=editions_by_work(books),
-            held=surely_held(books.values(), snapshot.filter_confidence),
+            held=surely_held(books.values(), snapshot.filter_confidence, facet_rows),
             numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
             searches={t: create_vector_search(snapshot, t, columns, settings.index.brute_force_max_rows)
                       for t in tables},

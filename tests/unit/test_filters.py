@@ -76,6 +76,7 @@ def test_a_must_on_a_dimension_no_book_holds_surely_is_unfilterable_and_a_missin
                                           Facet("form", "fiction", 0.9, "crosswalk", "I247")))]
     held = surely_held(books, 0.85)
     assert held == {("genre", "科幻"), ("form", "fiction")}
+    assert surely_held(books, 0.85, [f for b in books for f in b.facets]) == held  # the distinct facets given
     history, drama = FilterCondition("genre", ("历史",), "MUST"), FilterCondition("form", ("drama",), "MUST")
     calm = FilterCondition("emotional_tone", ("平静淡然",), "MUST")
     not_calm = FilterCondition("emotional_tone", ("平静淡然",), "MUST_NOT")
