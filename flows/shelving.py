@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache, partial
 
 from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
@@ -25,7 +26,7 @@ from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.rerank import Reranker, create_reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
 from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, editions_by_work, select_shelf
-from tasks.recall.book_graph import BookGraph
+from tasks.recall.book_graph import NO_GRAPH, BookGraph
 from tasks.recall.filters import (
     NUMERIC_FIELDS,
     Expr,
@@ -79,7 +80,8 @@ class ShelvingContext:
     available_only: bool = True  # books with no copies on the shelf are left out
     e5_embedder: Embedder | None = None  # set when the index has the e5 path
     entities: EntityIndex | None = None  # the catalog's authors and titles
-    graph: BookGraph = field(default_factory=lambda: BookGraph({}, {}, {}))  # books linked by authors and tags
+    # books linked by authors and tags, built when first asked for: only the named-entity intents walk it
+    graph: Callable[[], BookGraph] = lambda: NO_GRAPH
     switches: StageSwitches = StageSwitches()
     editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
     held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
@@ -147,7 +149,7 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
     if POLICIES[understanding.intent].paths:
         def intent_job() -> PathRecall:
             found = intent_paths(understanding, query, constraints, ctx.snapshot, ctx.searches[BOOKS_TABLE],
-                                 ctx.books, ctx.graph, settings.recall.vector_top_k)
+                                 ctx.books, ctx.graph(), settings.recall.vector_top_k)
             return PathRecall(found, ", ".join(f"{name}: {len(hits)}" for name, hits in found.items()))
         jobs["intent"] = intent_job
     expand = switches.query_expansion if switches.query_expansion is not None else settings.expansion.enabled
@@ -221,7 +223,9 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
             # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.
             logger.error("BUG: %s (%s) violates the constraints of theme %s; dropped",
                          bad.book.book_id, bad.book.title, theme.theme_id)
-        explained = explain_shelf(checked.entries, query, understanding, ctx.books, ctx.graph,
+        # a theme shelf's books come from no intent path, so no reason of theirs walks the graph
+        graph = ctx.graph() if POLICIES[understanding.intent].paths else NO_GRAPH
+        explained = explain_shelf(checked.entries, query, understanding, ctx.books, graph,
                                   ctx.snapshot.filter_confidence)
     with timed(timings, "gating"):
         short = len(checked.entries) < settings.gating.min_books
@@ -278,7 +282,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             available_only=available_only,
             e5_embedder=e5_embedder,
             entities=EntityIndex.build(books.values(), load_aliases()),
-            graph=BookGraph.build(books.values()),
+            graph=cache(partial(BookGraph.build, list(books.values()))),
             switches=switches,
             editions=editions_by_work(books),
             held=surely_held(books.values(), snapshot.filter_confidence, facet_rows),

@@ -63,3 +63,6 @@ class BookGraph:
                     shared[book_id] = shared.get(book_id, 0.0) + self.weights[feature]
         ranked = sorted(((b, w / total) for b, w in shared.items() if allowed(b)), key=lambda x: (-x[1], x[0]))
         return ranked[:limit]
+
+
+NO_GRAPH = BookGraph({}, {}, {})  # links nothing: where no path walks the graph
