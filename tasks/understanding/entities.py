@@ -138,14 +138,14 @@ class EntityIndex:
         author_books: dict[str, list[str]] = {}
         title_books: dict[str, list[str]] = {}
         by_series: dict[str, list[BookRecord]] = {}
-        title_works: dict[str, tuple[str, ...]] = {}
+        works_of: dict[str, dict[str, None]] = {}  # title -> its works, in catalog order (a dict as an ordered set)
         for book in books:
             for author in book.authors:
                 author_books.setdefault(author, []).append(book.book_id)
             title_books.setdefault(book.title, []).append(book.book_id)
-            title_works[book.title] = tuple(dict.fromkeys((*title_works.get(book.title, ()),
-                                                          book.work_id or book.book_id)))
+            works_of.setdefault(book.title, {})[book.work_id or book.book_id] = None
             by_series.setdefault(series_key(book.title), []).append(book)
+        title_works = {title: tuple(works) for title, works in works_of.items()}
         names = {a: a for a in author_books}
         for canonical, others in aliases.items():
             if canonical in author_books:
