@@ -119,7 +119,7 @@ def test_crosswalk_classes_give_genres(vocabulary, code, value):
     assert value in {f.value for f in facets if f.dimension == "genre"}
 
 
-def test_a_dimension_no_book_is_sure_of_borrows_the_reference_catalogs_neighbours_never_its_own_work(vocabulary):
+def test_a_dimension_no_book_is_sure_of_borrows_the_reference_catalogs_guesses_never_its_own_work(vocabulary):
     # The reference: 40 calm books and 40 heavy ones around their own directions, tagged by hand. The catalog:
     # untagged books near each group, one of them the reference's own "Lonely House" with a vector of its own.
     rng = np.random.default_rng(11)
@@ -142,7 +142,7 @@ def test_a_dimension_no_book_is_sure_of_borrows_the_reference_catalogs_neighbour
         return {f.value: f for f in facets[book_id] if f.dimension == "emotional_tone" and f.origin == "reference"}
     assert set(borrowed("c1")) == {"平静淡然"} and set(borrowed("h1")) == {"沉重压抑"}
     assert 0.5 < borrowed("c1")["平静淡然"].confidence <= REFERENCE_CAP  # ranks and demotes, never filters
-    assert "孤独疏离" not in borrowed("own")  # its own work's hand tag is not a neighbour's vote
+    assert "孤独疏离" not in borrowed("own")  # its own work's hand tag is not learnt by the probe that guesses it
     # without a reference the same catalog guesses moods uncalibrated, as before
     alone = derive_facets(books, vectors, value_vectors, vocabulary, default_crosswalk(vocabulary), settings)
     assert {f.origin for fs in alone.values() for f in fs if f.dimension == "emotional_tone"} == {"zero-shot"}
