@@ -150,6 +150,7 @@ class FusionSettings(Section):
     sentence_weight: Share = 0.5
     short_query_tokens: NonNegative = 2
     short_query_weights: dict[PathName, Weight] = {"vector": 1.0, "bm25": 1.0, "e5": 1.0, **_INTENT_WEIGHTS}
+    bm25_full_cover: Share = 0.5
 
 
 class SentenceRerankSettings(Section):

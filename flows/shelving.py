@@ -19,7 +19,7 @@ from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
 from tasks.progress import logger, long_lived_objects, timed
 from tasks.ranking.dedupe import find_exclusions
-from tasks.ranking.fusion import adults_first, demote_unsure_exclusions, fuse, path_first, promote_wished
+from tasks.ranking.fusion import adults_first, fuse, path_first, promote_wished, screen_unsure_exclusions
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
@@ -94,6 +94,7 @@ class Ranking:
     candidates: list
     notes: list[str] = field(default_factory=list)
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    likely_excluded: int = 0  # candidates left out: a guess says they likely hold a value the brief excludes
 
 
 def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: ShelvingContext,
@@ -112,7 +113,8 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
         tokens = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
         scoring = (score_every_path(paths, tokens, dense, ctx.snapshot, settings.fusion.sentence_weight)
                    if settings.fusion.method != "rrf" else None)
-        candidates = fuse(paths, scoring, settings.fusion, len(tokens))
+        cover = ctx.snapshot.bm25.best_cover(tokens) if "bm25" in paths and tokens else 1.0
+        candidates = fuse(paths, scoring, settings.fusion, len(tokens), cover)
         if policy.ordered_by:
             candidates = path_first(candidates, policy.ordered_by)
     sentence = settings.rerank.sentence
@@ -133,7 +135,10 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
                               ctx.reranker, settings.rerank.top_n)
         candidates = reranked.candidates
         ranking.notes.append(f"rerank: {reranked.note}")
-    candidates = demote_unsure_exclusions(promote_wished(candidates, query, ctx.books), query, ctx.books)
+    screened = screen_unsure_exclusions(promote_wished(candidates, query, ctx.books), query, ctx.books)
+    candidates, ranking.likely_excluded = screened.candidates, screened.left_out
+    if screened.left_out:
+        ranking.notes.append(f"left out {screened.left_out} books a guess says likely hold a value the brief excludes")
     children = ctx.vocabulary.kind("audience", "children")
     if children and understanding.intent is Intent.THEME_SHELF:  # a named author's or book's own stay as they are
         candidates = adults_first(candidates, query, ctx.books, children, ctx.snapshot.filter_confidence)
@@ -231,7 +236,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         short = len(checked.entries) < settings.gating.min_books
         unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
                        if short and ctx.available_only else 0)
-        limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable)
+        limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
         closest = ctx.vocabulary_vectors.closest(ctx.embedder.embed_queries([theme.brief])[0],
                                                  floor=settings.gating.option_similarity)
         verdict = gate(query, len(checked.entries), limits, closest, settings.gating,

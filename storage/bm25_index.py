@@ -84,6 +84,30 @@ class BM25Index:
         ids = [self._engine.vocab_dict.get(token) for token in tokens]
         return [int(indptr[i + 1] - indptr[i]) if i is not None and i + 1 < len(indptr) else 0 for i in ids]
 
+    def _holders(self, token: str) -> np.ndarray:
+        """The positions of the books that hold the token."""
+        if self.settings.backend == "rank_bm25":
+            return np.array([i for i, doc in enumerate(self._engine.doc_freqs) if token in doc], dtype=np.int64)
+        i = self._engine.vocab_dict.get(token)
+        indptr = self._engine.scores["indptr"]
+        if i is None or i + 1 >= len(indptr):
+            return np.zeros(0, dtype=np.int64)
+        return np.asarray(self._engine.scores["indices"][indptr[i]:indptr[i + 1]], dtype=np.int64)
+
+    def best_cover(self, query_tokens: Sequence[str]) -> float:
+        """The share of the tokens' weight (IDF) that the book holding most of it holds: 1.0 where one book has
+        every keyword, 1/n where each of n equally rare keywords is in a different book."""
+        holders = [self._holders(token) for token in dict.fromkeys(query_tokens)]
+        count = len(self.book_ids)
+        weights = [float(np.log(1 + (count - len(h) + 0.5) / (len(h) + 0.5))) for h in holders]
+        total = sum(w for h, w in zip(holders, weights) if len(h))
+        if not total:
+            return 0.0
+        held = np.zeros(count, dtype=np.float64)
+        for h, w in zip(holders, weights):
+            held[h] += w
+        return float(held.max() / total)
+
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """A score for every book, in book_ids order (read-only: recall and fusion share the last query's)."""
         return self._scores(tuple(query_tokens))

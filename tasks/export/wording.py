@@ -97,7 +97,8 @@ TEXT: dict[str, dict[str, str]] = {
         "done": "已完成", "needs_review": "待审核", "failed": "失败", "books": "{n} 本",
         "limited_by": "受限于：{v}", "limit_history": "近期相似书架已用掉合适的书",
         "limit_author_cap": "每位作者的本数上限",
-        "limit_availability": "合适的书没有可借复本", "limit_conditions": "主题的硬性条件",
+        "limit_availability": "合适的书没有可借复本", "limit_likely_excluded": "推测可能是主题排除的书",
+        "limit_conditions": "主题的硬性条件",
         "limit_catalog": "馆藏里这个主题的书不多",
         "ask_contradiction": "「{v}」既被要求又被排除，本意是哪一个？",
         "ask_unrecognised": "这个书架想围绕什么？",
@@ -106,11 +107,13 @@ TEXT: dict[str, dict[str, str]] = {
         "ask_history": "近期书架已用掉 {n} 本合适的书，允许重复还是放宽主题？",
         "ask_author_cap": "还有 {n} 本合适的书出自已上架的作者，放宽每位作者的本数上限吗？",
         "ask_availability": "有 {n} 本合适的书目前没有可借复本，要放进书架吗？",
+        "ask_likely_excluded": "有 {n} 本书推测很可能是主题排除的（馆藏数据无法确认），要放进书架请馆员核对吗？",
         "ask_conditions": "符合全部条件的书太少，可以放宽哪一个？",
         "ask_catalog": "馆藏里这个主题的书太少，换个说法还是放宽主题？",
         "opt_must": "必须{v}", "opt_exclude": "排除{v}", "opt_either": "不限", "opt_repeat": "允许重复",
         "opt_widen": "放宽主题", "opt_keep": "保持现状", "opt_more_per_author": "每位作者多放一本",
-        "opt_include": "放入没有复本的书", "opt_drop": "不再要求：{v}", "opt_allow": "允许{v}",
+        "opt_include": "放入没有复本的书", "opt_include_to_check": "放进书架待核对",
+        "opt_drop": "不再要求：{v}", "opt_allow": "允许{v}",
         "opt_about": "围绕：{v}",
     },
     "en": {
@@ -130,6 +133,7 @@ TEXT: dict[str, dict[str, str]] = {
         "done": "done", "needs_review": "needs review", "failed": "failed", "books": "{n} books",
         "limited_by": "limited by {v}", "limit_history": "recent similar shelves already holding the fitting books",
         "limit_author_cap": "the cap on books per author", "limit_availability": "fitting books with no copy available",
+        "limit_likely_excluded": "books a guess says are likely what the brief excludes",
         "limit_conditions": "the brief's hard conditions", "limit_catalog": "few books on this theme in the catalog",
         "ask_contradiction": "'{v}' is both asked for and excluded: which is meant?",
         "ask_unrecognised": "What should this shelf be about?",
@@ -138,11 +142,14 @@ TEXT: dict[str, dict[str, str]] = {
         "ask_history": "Recent shelves already hold {n} fitting books: repeat them or widen the theme?",
         "ask_author_cap": "{n} more fitting books are by authors already on the shelf: allow more per author?",
         "ask_availability": "{n} fitting books have no copy available: shelve them anyway?",
+        "ask_likely_excluded": ("{n} books were left out because a guess says they are likely what the brief "
+                                "excludes (the catalog cannot tell): shelve them for a curator to check?"),
         "ask_conditions": "Too few books meet every condition: which one may be relaxed?",
         "ask_catalog": "The catalog holds few books on this theme: rephrase it or widen it?",
         "opt_must": "must be {v}", "opt_exclude": "exclude {v}", "opt_either": "either", "opt_repeat": "repeat them",
         "opt_widen": "widen the theme", "opt_keep": "keep as is", "opt_more_per_author": "one more per author",
-        "opt_include": "include them", "opt_drop": "no longer require: {v}", "opt_allow": "allow {v}",
+        "opt_include": "include them", "opt_include_to_check": "shelve them to check",
+        "opt_drop": "no longer require: {v}", "opt_allow": "allow {v}",
         "opt_about": "about: {v}",
     },
 }
@@ -289,7 +296,8 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
         value = condition_text(question.clash.field, question.clash.values, language, AND, vocabulary)
         return (text["opt_must"].format(v=value), text["opt_exclude"].format(v=value), text["opt_either"])
     fixed = {"history": ("opt_repeat", "opt_widen", "opt_keep"), "author_cap": ("opt_more_per_author", "opt_keep"),
-             "availability": ("opt_include", "opt_keep"), "unchecked": ("opt_as_wish", "opt_drop_it")}
+             "availability": ("opt_include", "opt_keep"), "likely_excluded": ("opt_include_to_check", "opt_keep"),
+             "unchecked": ("opt_as_wish", "opt_drop_it")}
     if question.kind in fixed:
         return tuple(text[key] for key in fixed[question.kind])
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else

@@ -10,7 +10,7 @@ other path's opinion. Candidates are never changed in place: every step returns 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from tasks.recall.scores import PathScoring
 
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
 ADULT_SHELF_DOUBT = 0.75  # a children's book on a shelf whose brief never speaks of children: fourfold down
+LIKELY_EXCLUDED = 0.5  # a guess surer than even odds that a book holds an excluded value: more wrong than right
 
 
 def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
@@ -81,19 +82,24 @@ def score_fuse(candidates: Sequence[Candidate], all_scores: Mapping[str, Mapping
     return sorted(fused, key=lambda c: (-c.fused_score, -c.rrf_score, c.book_id))
 
 
-def fusion_weights(settings: FusionSettings, query_tokens: int) -> Mapping[str, float]:
-    """A query of few BM25 tokens gives BM25 little to rank with: its short-query weights count the dense path fully."""
-    return settings.short_query_weights if query_tokens <= settings.short_query_tokens else settings.weights
+def fusion_weights(settings: FusionSettings, query_tokens: int, bm25_cover: float = 1.0) -> Mapping[str, float]:
+    """A query of few BM25 tokens gives BM25 little to rank with: its short-query weights count the dense path
+    fully. BM25 counts fully where its best book holds `bm25_full_cover` of what the keywords weigh, and less in
+    proportion below: minmax gives its best book 1.0 however little of the brief that book matched."""
+    weights = dict(settings.short_query_weights if query_tokens <= settings.short_query_tokens else settings.weights)
+    if "bm25" in weights and bm25_cover < settings.bm25_full_cover:
+        weights["bm25"] *= bm25_cover / settings.bm25_full_cover
+    return weights
 
 
 def fuse(paths: Mapping[str, Sequence[PathHit]], scoring: PathScoring | None, settings: FusionSettings,
-         query_tokens: int) -> list[Candidate]:
+         query_tokens: int, bm25_cover: float = 1.0) -> list[Candidate]:
     """The fused list: RRF, or (with `scoring`) score fusion, each book with its evidence sentence."""
     candidates = rrf_fuse(paths, settings.rrf_k, settings.weights if settings.method == "rrf" else None)
     if settings.method == "rrf" or scoring is None or not candidates:
         return candidates
-    return score_fuse(candidates, scoring.scores, scoring.references, fusion_weights(settings, query_tokens),
-                      settings.method, scoring.evidence)
+    return score_fuse(candidates, scoring.scores, scoring.references,
+                      fusion_weights(settings, query_tokens, bm25_cover), settings.method, scoring.evidence)
 
 
 def path_first(candidates: Sequence[Candidate], path: str) -> list[Candidate]:
@@ -113,17 +119,28 @@ def demote_doubtful(candidates: Sequence[Candidate], doubt: Callable[[str], floa
     return [c for _, c in sorted(enumerate(candidates), key=place)]
 
 
-def demote_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
-                             books: Mapping[str, BookRecord]) -> list[Candidate]:
-    """The candidates with each book a calibrated guess says may hold a facet value the brief excludes moved
-    down (demote_doubtful). An uncalibrated guess (never above UNCALIBRATED_CAP) ranked no better than
-    chance on the tag-blind benchmark, so it moves nothing; a reference catalog's guess is calibrated at any
-    confidence (tasks/catalog/enrich.py)."""
+@dataclass(frozen=True)
+class Screened:
+    """The candidates left after unsure exclusions, and how many a guess left out."""
+
+    candidates: list[Candidate]
+    left_out: int = 0  # more likely than not to hold a value the brief excludes
+
+
+def screen_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
+                             books: Mapping[str, BookRecord]) -> Screened:
+    """A book a calibrated guess says more likely than not (LIKELY_EXCLUDED) holds a facet value the brief
+    excludes is left out: on the shelf it would more often break the brief than keep it. A less likely one
+    moves down as far as the guess says (demote_doubtful): the unsure MUST_NOT becomes a soft one. An
+    uncalibrated guess (never above UNCALIBRATED_CAP) ranked no better than chance on the tag-blind benchmark,
+    so it moves nothing; a reference catalog's guess is calibrated at any confidence (tasks/catalog/enrich.py)."""
     excluded = excluded_values(query)
     if not excluded:
-        return list(candidates)
-    return demote_doubtful(candidates, lambda book_id: max(calibrated_guess(books[book_id], field, value)
-                                                           for field, value in excluded))
+        return Screened(list(candidates))
+    doubt = {c.book_id: max(calibrated_guess(books[c.book_id], field, value) for field, value in excluded)
+             for c in candidates}
+    kept = [c for c in candidates if doubt[c.book_id] < LIKELY_EXCLUDED]
+    return Screened(demote_doubtful(kept, doubt.__getitem__), len(candidates) - len(kept))
 
 
 def promote_wished(candidates: Sequence[Candidate], query: ThemeQuery,

@@ -27,8 +27,9 @@ from tasks.recall.filters import contradictions
 class Question:
     """What a curator is asked about a theme under review, before it is put in words."""
 
-    kind: str  # contradiction | unrecognised | unchecked | history | author_cap | availability | conditions | catalog
-    count: int = 0  # history, author_cap, availability: the fitting books kept off the shelf
+    kind: str  # contradiction | unrecognised | unchecked | history | author_cap | availability | likely_excluded
+    #            | conditions | catalog
+    count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf
     clash: FilterCondition | None = None  # contradiction: the value both required and excluded
     relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
     #                                                            unchecked: the ones taken as wishes
@@ -40,7 +41,7 @@ class GateVerdict:
     status: str  # "done" | "needs_review"
     reasons: tuple[str, ...] = ()
     question: Question | None = None
-    limited_by: str | None = None  # history | author_cap | availability | conditions | catalog, for a short shelf
+    limited_by: str | None = None  # a Question kind from history to catalog, for a short shelf
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class ShelfLimits:
     held_back: int = 0  # on a recent similar shelf (or the book a "like this" brief names)
     over_author_cap: int = 0
     unavailable: int = 0  # fitting books with no copies on the shelf
+    likely_excluded: int = 0  # left out: a guess says they more likely than not hold a value the brief excludes
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery, 
     that could be relaxed, or (with neither) the values closest to the brief."""
     hard = (*(c for c in query.filter_conditions if c.operator != "SHOULD"), *query.numeric_conditions)
     candidates = [("history", limits.held_back), ("author_cap", limits.over_author_cap),
-                  ("availability", limits.unavailable)]
+                  ("availability", limits.unavailable), ("likely_excluded", limits.likely_excluded)]
     limit, count = max(candidates, key=lambda c: c[1])
     if count and (not hard or count >= settings.min_books - shelved):
         return Question(limit, count)

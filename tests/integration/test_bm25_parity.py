@@ -35,4 +35,5 @@ def test_bm25s_ranks_exactly_like_rank_bm25_on_1000_documents():
         compared += 1
         np.testing.assert_allclose(fast.scores(q), reference.scores(q), rtol=1e-4, atol=1e-5)
         assert [b for b, _ in fast.search(q, 10)] == [b for b, _ in reference.search(q, 10)]
+        assert fast.best_cover(q) == reference.best_cover(q)  # the same books hold the same tokens
     assert compared >= 90

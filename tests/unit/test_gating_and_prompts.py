@@ -72,6 +72,12 @@ def test_the_author_cap_and_missing_copies_are_named_when_they_limit_most():
     no_copies = gate(query(), 6, ShelfLimits(unavailable=7), CLOSEST, SETTINGS)
     assert by_cap.limited_by == "author_cap" and asked(by_cap, "en")[0].startswith("5 more fitting books")
     assert no_copies.limited_by == "availability" and asked(no_copies, "en")[0].startswith("7 fitting books")
+    guessed = gate(query(), 6, ShelfLimits(over_author_cap=1, likely_excluded=6), CLOSEST, SETTINGS)
+    assert guessed.limited_by == "likely_excluded"
+    assert asked(guessed, "en") == ("6 books were left out because a guess says they are likely what the brief "
+                                    "excludes (the catalog cannot tell): shelve them for a curator to check?",
+                                    ("shelve them to check", "keep as is"))
+    assert asked(guessed, "zh")[1] == ("放进书架待核对", "保持现状")
 
 
 def test_hard_conditions_are_blamed_when_the_other_limits_cannot_fill_the_gap():

@@ -8,7 +8,7 @@ from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.ranking.dedupe import condition_similarity
 from config.vocabulary import get_vocabulary
 from storage.models import Facet
-from tasks.ranking.fusion import adults_first, demote_doubtful, promote_wished, rrf_fuse
+from tasks.ranking.fusion import adults_first, demote_doubtful, promote_wished, rrf_fuse, screen_unsure_exclusions
 from tasks.ranking.shelf import select_shelf
 from tasks.recall.paths import theme_seed
 from tasks.understanding.expansion import expand_query
@@ -122,12 +122,47 @@ def test_keywords_no_book_holds_or_too_many_books_hold_do_not_search():
     assert bm25_query_tokens(query, snapshot) == ["reader", "snow", "rain", "gibberish"]
 
 
+def test_bm25_counts_less_where_its_best_book_holds_little_of_the_keywords():
+    from config.settings import BM25Settings, FusionSettings
+    from storage.bm25_index import BM25Index
+    from tasks.ranking.fusion import fusion_weights
+
+    # "crowd", "morning", "saturday", "finish": each in its own book, as a chatty brief's stray words are
+    tokens = [["crowd", "x"], ["morning", "x"], ["saturday", "x"], ["finish", "x"], ["crowd", "morning", "saturday"],
+              *[["x"]] * 15]
+    index = BM25Index.build([f"b{i}" for i in range(len(tokens))], tokens, BM25Settings())
+    assert index.best_cover(["crowd", "morning"]) == 1.0  # book 4 holds both
+    scattered = index.best_cover(["crowd", "morning", "saturday", "finish"])
+    assert 0.7 < scattered < 0.8  # book 4 holds three of four equally rare words, finish is a bit rarer
+    assert index.best_cover(["finish", "unknown"]) == 1.0 and index.best_cover(["unknown"]) == 0.0
+    settings = FusionSettings()
+    assert fusion_weights(settings, 5, 0.9)["bm25"] == fusion_weights(settings, 5)["bm25"] == 1.0
+    assert fusion_weights(settings, 5, 0.25)["bm25"] == 0.5  # half the full cover: half the weight
+    assert fusion_weights(settings, 5, 0.25)["vector"] == 0.3
+
+
 def test_a_book_that_may_hold_an_excluded_value_moves_down_as_far_as_the_doubt_says():
     ranked = [Candidate(book_id) for book_id in ("a", "b", "c", "d", "e")]
     doubt = {"a": 0.5, "c": 0.8}  # below the filter confidence: kept, but after books without the doubt
     order = [c.book_id for c in demote_doubtful(ranked, lambda book_id: doubt.get(book_id, 0.0))]
     assert order == ["b", "a", "d", "e", "c"]  # a: 1 / 0.5 = 2nd place after b (2); c: 3 / 0.2 = 15, last
     assert [c.book_id for c in demote_doubtful(ranked, lambda _: 0.0)] == ["a", "b", "c", "d", "e"]
+
+
+def test_a_book_more_likely_than_not_excluded_is_left_out_and_a_less_likely_one_moves_down():
+    warm = ("emotional_tone", "温暖治愈")
+    guesses = {"a": 0.6, "b": 0.0, "c": 0.4, "d": 0.0, "e": 0.95}
+    books = {b: BookRecord(book_id=b, title=b, facets=(Facet(*warm, g, "reference"),) if g else ())
+             for b, g in guesses.items()}
+    books["f"] = BookRecord(book_id="f", title="f", facets=(Facet(*warm, 0.45, "zero-shot"),))  # uncalibrated
+    ranked = [Candidate(b) for b in books]
+    no_warm = ThemeQuery((FilterCondition(warm[0], (warm[1],), "MUST_NOT"),), (), "", 1.0, "rules", "en")
+    screened = screen_unsure_exclusions(ranked, no_warm, books)
+    # a and e left out; of the rest c, 0.4, from 2nd place: 2 / 0.6 = 3.3, after d (3), before f (4)
+    assert [c.book_id for c in screened.candidates] == ["b", "d", "c", "f"]
+    assert screened.left_out == 2
+    wish = ThemeQuery((FilterCondition(warm[0], (warm[1],), "SHOULD"),), (), "", 1.0, "rules", "en")
+    assert screen_unsure_exclusions(ranked, wish, books).candidates == ranked
 
 
 def test_a_shelf_for_adults_unless_the_brief_speaks_of_children():
