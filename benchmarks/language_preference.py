@@ -37,16 +37,14 @@ def demo_workspace(folder: Path) -> None:
 def shelve_batch(ctx, themes, preference: str) -> dict:
     """theme id -> its shelf, the batch shelved in order with in-batch history."""
     from flows.shelving import shelve_theme
-    from storage.models import HistoryShelf, StageSwitches
+    from storage.models import StageSwitches
 
     ctx = dataclasses.replace(ctx, switches=StageSwitches(language_preference=preference))
     shelves, history = {}, []
     for theme in themes:
         shelf = shelve_theme(theme, list(history), ctx)
         shelves[theme.theme_id] = shelf
-        history.append(HistoryShelf(theme.batch_id, theme.theme_id, theme.brief, shelf.query.filter_conditions,
-                                    tuple(e.book.book_id for e in shelf.entries), shelf.query.numeric_conditions,
-                                    theme.position))
+        history.append(shelf.as_history(None))
     return shelves
 
 

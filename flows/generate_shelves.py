@@ -27,9 +27,9 @@ from flows.build_indexes import build_indexes
 from flows.runs import NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
 from flows.shelving import build_context, shelve_theme
 from storage.catalog_db import open_catalog
-from storage.models import StageSwitches
+from storage.models import HistoryShelf, StageSwitches
 from storage.paths import NotWritable, UnsafePath, check_writable, workbook_path
-from storage.shelf_db import ShelfDB
+from storage.shelf_db import ShelfDB, ThemeOutcome, theme_history
 from storage.theme_inbox import import_waiting_themes, keep_themes
 from storage.workspace_lock import WorkspaceBusy
 from tasks.errors import InputError
@@ -128,10 +128,13 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
         ctx = build_context(settings, get_vocabulary(), available_only=not include_unavailable,
                             switches=shelf_db.batch_switches(batch_id, switches))
         shelves: list[ThemeShelf] = []
+        delivered: list[HistoryShelf] = []  # this run's shelves so far, as its later themes see them
         with db.transaction():  # the batch's history and statuses land together or not at all
+            # read once a batch, not once a theme: the other batches' shelves do not change during the run
+            other_batches = shelf_db.earlier_batches_history(batch_id, first_run_at, settings.history.days,
+                                                             settings.history.reference_days)
             for theme in batch_themes:
-                history = shelf_db.history_for(batch_id, theme, first_run_at, settings.history.days,
-                                               settings.history.reference_days)
+                history = theme_history(theme, other_batches, delivered)
                 try:
                     # quoted: Prefect would otherwise walk the whole catalog in ctx on every call
                     shelf = shelve(theme, quote(history), quote(ctx))
@@ -139,11 +142,12 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
                     logger.exception("theme %s failed", theme.theme_id)
                     shelf = failed_shelf(theme, err)
                 shelves.append(shelf)
-                shelf_db.record_shelf(theme, (*shelf.query.filter_conditions, *shelf.query.numeric_conditions),
-                                      [e.book.book_id for e in shelf.entries])
-                shelf_db.set_theme_status(batch_id, theme.theme_id, shelf.status,
-                                          shelf.notes[0] if shelf.status == "failed" else None)
+                delivered.append(shelf.as_history(first_run_at))
                 logger.info("theme %s: %s, %d books", theme.theme_id, shelf.status, len(shelf.entries))
+            # one write for the batch, not three a theme
+            shelf_db.record_shelves(delivered)
+            shelf_db.set_theme_statuses(batch_id, [ThemeOutcome(s.theme.theme_id, s.status, s.error)
+                                                   for s in shelves])
             export(workbook, batch_id, quote(shelves))
             shelf_db.finish_batch(batch_id, str(workbook))
     create_table_artifact(shelf_table(shelves), key=artifact_key(batch_id), description=f"Shelves of batch {batch_id}")
@@ -153,7 +157,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
     return BatchResult(batch_id, str(workbook), {s.theme.theme_id: len(s.entries) for s in shelves},
                        {s.theme.theme_id: s.status for s in shelves},
                        {s.theme.theme_id: s.stage_seconds for s in shelves},
-                       {s.theme.theme_id: s.notes[0] for s in shelves if s.status == "failed"}, shelves)
+                       {s.theme.theme_id: s.error for s in shelves if s.error is not None}, shelves)
 
 
 def batch_state(result: BatchResult) -> State:

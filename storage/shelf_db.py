@@ -59,6 +59,20 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
+HISTORY_ROW = pa.schema([("batch_id", pa.string()), ("theme_id", pa.string()), ("book_id", pa.string()),
+                         ("rank", pa.int32()), ("brief", pa.string()), ("conditions", pa.string()),
+                         ("shelved_at", pa.timestamp("us"))])  # the columns of shelf_history, in order
+
+
+def _history_rows(shelf: HistoryShelf, shelved_at: datetime) -> pa.Table:
+    """A shelf's rows of shelf_history: one a book, ranked in shelf order."""
+    n = len(shelf.book_ids)
+    conditions = json.dumps([c.to_dict() for c in (*shelf.conditions, *shelf.numeric)], ensure_ascii=False)
+    return pa.table({"batch_id": [shelf.batch_id] * n, "theme_id": [shelf.theme_id] * n,
+                     "book_id": list(shelf.book_ids), "rank": list(range(1, n + 1)), "brief": [shelf.brief] * n,
+                     "conditions": [conditions] * n, "shelved_at": [shelved_at] * n}, schema=HISTORY_ROW)
+
+
 @dataclass(frozen=True)
 class PendingBatch:
     """A batch with themes still to shelve, as `shelfwise status` lists it."""
@@ -66,6 +80,15 @@ class PendingBatch:
     batch_id: str
     pending: int
     failed: dict[str, str]  # theme_id -> why its last run failed
+
+
+@dataclass(frozen=True)
+class ThemeOutcome:
+    """How a theme's run ended: its status, and why it failed if it did."""
+
+    theme_id: str
+    status: str  # done | needs_review | failed
+    error: str | None = None
 
 
 class ShelfDB:
@@ -128,12 +151,16 @@ class ShelfDB:
             "FROM themes WHERE status = 'pending' GROUP BY batch_id ORDER BY min(imported_at), batch_id").fetchall()
         return [PendingBatch(b, n, dict(zip(ids or [], errors or []))) for b, n, ids, errors in rows]
 
-    def set_theme_status(self, batch_id: str, theme_id: str, status: str, error: str | None = None) -> None:
-        """The outcome of a theme's run; a failed theme stays pending, with its error, for the next run."""
-        if status == "failed":
-            status = "pending"
-        self.conn.execute("UPDATE themes SET status = ?, last_error = ? WHERE batch_id = ? AND theme_id = ?",
-                          [status, error, batch_id, theme_id])
+    def set_theme_statuses(self, batch_id: str, outcomes: Sequence[ThemeOutcome]) -> None:
+        """The outcomes of a run's themes, in one update; a failed theme stays pending, with its error."""
+        table = pa.table({"theme_id": pa.array([o.theme_id for o in outcomes], pa.string()),
+                          "status": pa.array(["pending" if o.status == "failed" else o.status for o in outcomes],
+                                             pa.string()),
+                          "last_error": pa.array([o.error for o in outcomes], pa.string())})
+        self.conn.register("outcomes", table)
+        self.conn.execute("UPDATE themes SET status = o.status, last_error = o.last_error FROM outcomes o "
+                          "WHERE themes.batch_id = ? AND themes.theme_id = o.theme_id", [batch_id])
+        self.conn.unregister("outcomes")
 
     def start_batch(self, batch_id: str) -> datetime:
         """Record a run of the batch; returns when the batch first ran."""
@@ -159,21 +186,22 @@ class ShelfDB:
     def finish_batch(self, batch_id: str, workbook: str) -> None:
         self.conn.execute("UPDATE batches SET workbook = ? WHERE batch_id = ?", [workbook, batch_id])
 
-    def history_for(self, batch_id: str, theme: Theme, first_run_at: datetime, days: int,
-                    reference_days: int) -> list[HistoryShelf]:
-        """Earlier shelves a theme sees: of batches that first ran before this one did, within `reference_days`
-        (what a brief may refer to; those within `days` are also not repeated), and earlier themes of this
-        batch. Recency counts from when each batch first ran, so reruns never change what a rerun sees."""
+    def earlier_batches_history(self, batch_id: str, first_run_at: datetime, days: int,
+                                reference_days: int) -> list[HistoryShelf]:
+        """Shelves of the batches that first ran before this one, within max(days, reference_days), by batch, theme.
+
+        `reference_days` is what a brief may refer to; shelves within `days` are also `recent` (their books are
+        not repeated). Recency counts from when each batch first ran, so reruns never change what a rerun sees.
+        """
         rows = self.conn.execute(
             "SELECT h.batch_id, h.theme_id, any_value(h.brief), any_value(h.conditions), "
             "list(h.book_id ORDER BY h.rank), any_value(t.position), any_value(b.first_run_at), "
-            "bool_or(h.batch_id = $batch OR b.first_run_at >= $recent) "
-            "FROM shelf_history h LEFT JOIN batches b USING (batch_id) "
+            "any_value(b.first_run_at) >= $recent "
+            "FROM shelf_history h JOIN batches b USING (batch_id) "
             "LEFT JOIN themes t ON t.batch_id = h.batch_id AND t.theme_id = h.theme_id "
-            "WHERE (h.batch_id <> $batch AND b.first_run_at < $first AND b.first_run_at >= $since) "
-            "   OR (h.batch_id = $batch AND t.position < $position) "
+            "WHERE h.batch_id <> $batch AND b.first_run_at < $first AND b.first_run_at >= $since "
             "GROUP BY h.batch_id, h.theme_id ORDER BY h.batch_id, h.theme_id",
-            {"batch": batch_id, "first": first_run_at, "position": theme.position,
+            {"batch": batch_id, "first": first_run_at,
              "since": first_run_at - timedelta(days=max(days, reference_days)),
              "recent": first_run_at - timedelta(days=days)},
         ).fetchall()
@@ -186,27 +214,33 @@ class ShelfDB:
                 pos or 0, started, recent))
         return shelves
 
-    def record_shelf(self, theme: Theme, conditions: Sequence[FilterCondition | NumericCondition],
-                     book_ids: Sequence[str]) -> None:
-        """The delivered shelf of a theme, exactly once per (batch, theme, book).
+    def record_shelves(self, shelves: Sequence[HistoryShelf]) -> None:
+        """The delivered shelves of a run, exactly once per (batch, theme, book): one delete, one insert.
 
         Runs inside the caller's batch transaction, so a batch records all its shelves or none.
         """
+        if not shelves:
+            return
         now = _now()
-        table = pa.table({
-            "batch_id": [theme.batch_id] * len(book_ids),
-            "theme_id": [theme.theme_id] * len(book_ids),
-            "book_id": list(book_ids),
-            "rank": list(range(1, len(book_ids) + 1)),
-            "brief": [theme.brief] * len(book_ids),
-            "conditions": [json.dumps([c.to_dict() for c in conditions], ensure_ascii=False)] * len(book_ids),
-            "shelved_at": pa.array([now] * len(book_ids), pa.timestamp("us")),
-        })
-        self.conn.register("new_shelf", table)
-        self.conn.execute("DELETE FROM shelf_history WHERE batch_id = ? AND theme_id = ?",
-                          [theme.batch_id, theme.theme_id])
-        self.conn.execute("INSERT INTO shelf_history SELECT * FROM new_shelf")
-        self.conn.unregister("new_shelf")
+        recorded = pa.table({"batch_id": [s.batch_id for s in shelves], "theme_id": [s.theme_id for s in shelves]},
+                            schema=pa.schema([("batch_id", pa.string()), ("theme_id", pa.string())]))
+        new_rows = pa.concat_tables([_history_rows(s, now) for s in shelves])
+        self.conn.register("recorded", recorded)
+        self.conn.register("new_rows", new_rows)
+        # every recorded theme's old rows go, also those of a theme that now has no books
+        self.conn.execute("DELETE FROM shelf_history h USING recorded r "
+                          "WHERE h.batch_id = r.batch_id AND h.theme_id = r.theme_id")
+        self.conn.execute("INSERT INTO shelf_history SELECT * FROM new_rows")
+        self.conn.unregister("recorded")
+        self.conn.unregister("new_rows")
 
     def history_count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM shelf_history").fetchall()[0][0]
+
+
+def theme_history(theme: Theme, other_batches: Sequence[HistoryShelf],
+                  this_batch: Sequence[HistoryShelf]) -> list[HistoryShelf]:
+    """The shelves a theme sees: `other_batches`' and its batch's earlier themes', by batch then theme."""
+    # as recorded: a shelf of no books leaves no rows; a theme ahead of it or level with it is not "earlier"
+    earlier = [s for s in this_batch if s.position < theme.position and s.book_ids]
+    return sorted([*other_batches, *earlier], key=lambda s: (s.batch_id, s.theme_id))

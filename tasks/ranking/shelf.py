@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from storage.models import BookRecord, Theme
+from storage.models import BookRecord, HistoryShelf, Theme
 from tasks.models import Candidate, ThemeQuery
 from tasks.ranking.gating import GateVerdict
 from tasks.recall.filters import Expr, evaluate, hard_constraints
@@ -39,6 +40,17 @@ class ThemeShelf:
     understanding: Understanding = THEME_SHELF  # the intent and the catalog entities the brief named
     referenced: str | None = None  # "batch/theme" of the earlier shelf the brief referred to
     facts: tuple[ShelfFact, ...] = ()  # what the sheet's header says once: what was left out, languages
+
+    @property
+    def error(self) -> str | None:
+        """Why the theme failed (first in a failed shelf's notes), or None."""
+        return self.notes[0] if self.status == "failed" else None
+
+    def as_history(self, batch_started: datetime | None) -> HistoryShelf:
+        """This shelf as the shelf history keeps it, and as the later themes of its batch see it."""
+        return HistoryShelf(self.theme.batch_id, self.theme.theme_id, self.theme.brief, self.query.filter_conditions,
+                            tuple(e.book.book_id for e in self.entries), self.query.numeric_conditions,
+                            self.theme.position, batch_started, recent=True)
 
 
 def shelved_edition(book: BookRecord, editions: Sequence[BookRecord],

@@ -8,7 +8,6 @@ from openpyxl import load_workbook
 
 from flows.cli import main as shelfwise
 from storage.catalog_db import open_catalog
-from storage.models import Theme
 from storage.shelf_db import ShelfDB
 from tests.conftest import DEMO_THEMES
 from tests.flows.workbook_reading import BatchWorkbook
@@ -127,8 +126,7 @@ def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_work
     referenced = notes.split("-> ")[1].split(" ")[0]  # batch/theme
     with open_catalog(demo_workspace.duckdb_path) as db:
         # every shelf so far, as a later batch would see them
-        everything = ShelfDB(db.conn).history_for("later", Theme("later", "t", "x"), datetime(2100, 1, 1), 100_000,
-                                                     100_000)
+        everything = ShelfDB(db.conn).earlier_batches_history("later", datetime(2100, 1, 1), 100_000, 100_000)
     shelf = next(h for h in everything if f"{h.batch_id}/{h.theme_id}" == referenced)
     for cond in shelf.conditions:
         if cond.operator != "MUST_NOT":
