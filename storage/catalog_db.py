@@ -28,6 +28,10 @@ if TYPE_CHECKING:  # duckdb is imported by the commands that open the catalog, n
     import duckdb
 
 BUSY_RETRY_SECONDS = 10.0  # readers (status, try) hold the file for seconds: a writer waits them out
+# DuckDB's buffer pool may grow to 80% of the machine's memory by default; an index build reads every cached
+# vector once (300k summary sentences at 100k books), and the pool kept them: peak RSS 4.1 GB with it, 2.8 GB
+# with this cap (docs/measurements.md). Larger work spills to the database's temp directory.
+MEMORY_LIMIT = "512MB"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS books (
@@ -549,7 +553,7 @@ def _connect(path: Path, read_only: bool, retry_seconds: float) -> duckdb.DuckDB
     delay = 0.05
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            return duckdb.connect(str(path), read_only=read_only, config={"memory_limit": MEMORY_LIMIT})
         except duckdb.IOException as err:
             held = _LOCK_HELD.search(str(err))
             if held is None:

@@ -23,3 +23,12 @@ def test_cached_vectors_come_back_in_order_and_are_computed_once(tmp_path, embed
         partly = embed_with_cache(["海岛", "一个新句子"], embedder, db, "test")
         assert partly.computed == 1
         np.testing.assert_allclose(partly.vectors, embedder.embed_documents(["海岛", "一个新句子"]), atol=1e-6)
+
+
+def test_the_catalog_caps_duckdbs_buffer_pool_for_writers_and_readers(tmp_path):
+    # by default the pool keeps every cached vector a build reads, up to 80% of the machine's memory
+    path = tmp_path / "cache.duckdb"
+    for read_only in (False, True):
+        with open_catalog(path, read_only=read_only) as db:
+            limit = db.conn.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+            assert limit.endswith("MiB") and float(limit.split()[0]) <= 512
