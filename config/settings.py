@@ -104,7 +104,6 @@ class BM25Settings(Section):
 class EnrichmentSettings(Section):
     filter_confidence: Share = 0.85
     seed_confidence: Share = 0.85
-    neighbours: Positive = 10
     min_calibration_books: Positive = 30
     max_guesses_per_dimension: Positive = 2
     reference_catalog: str = Field(

@@ -3,14 +3,14 @@
 In order of trust:
 1. the source's own tags (confidence 1);
 2. the crosswalk from classification codes and subject headings (each rule's own confidence);
-3. the values of the book's nearest neighbours among the books that hold that dimension surely; where the
-   catalog has too few of them (nothing in a library record says a mood), among the books of a reference
-   catalog tagged by hand (enrichment.reference_catalog), never of the book's own work;
+3. the values a linear probe on the book vectors learns from the books that hold that dimension surely; where
+   the catalog has too few of them (nothing in a library record says a mood), from the books of a reference
+   catalog tagged by hand (enrichment.reference_catalog), never from the book's own work;
 4. the similarity of the book's vector to each value's description (zero-shot).
 A dimension the source tagged keeps exactly the source's values: the curator's word wins.
 
 A guess (3, 4) is calibrated on the catalog itself: among the sure books, how often a guess at least
-this strong names a value the book really has (neighbours left out one at a time). Where a dimension
+this strong names a value the book really has (each book scored by the probe fitted without its work's fold). Where a dimension
 has too few sure books to measure that, its guesses stay below the filter confidence: they rank, never
 filter. Forms and audience follow from genre values. Filters use a value only at or above
 enrichment.filter_confidence.
@@ -30,13 +30,12 @@ from storage.models import BookRecord, Facet
 from tasks.catalog.crosswalk import Crosswalk
 from tasks.catalog.works import work_key
 
-ENRICHMENT_VERSION = 3  # in the index's snapshot hash: a build after a change of these rules derives the facets again
+ENRICHMENT_VERSION = 5  # in the index's snapshot hash: a build after a change of these rules derives the facets again
 UNCALIBRATED_CAP = 0.5  # the most an uncalibrated guess may claim: below any sensible filter confidence
 REFERENCE_CAP = 0.8  # a reference catalog's guesses are calibrated on that catalog, not this one: they rank and
 #                      demote, never filter
 ZERO_SHOT_TEMPERATURE = 0.05  # USE similarities to value descriptions differ by hundredths: sharpen before comparing
-BLOCK = 512  # rows of a similarity matrix computed at a time (512 x 20k floats: 40 MB)
-POOL_MAX = 20_000  # sure books that vote: a sample of them is as good a neighbourhood at a fraction of the cost
+POOL_MAX = 20_000  # sure books a probe is fitted on: a sample of them teaches as much at a fraction of the cost
 CALIBRATION_MAX = 2_000  # sure books a guesser is scored on
 MIN_GUESS = 0.05  # a calibrated guess less likely than this moves nothing worth storing a facet for
 PROBE_FOLDS = 5  # a reference book is scored, for calibration, by the probe fitted without its work's fold
@@ -137,39 +136,11 @@ def _agreeing(facets: Iterable[Facet]) -> list[Facet]:
     return out
 
 
-def _top_neighbours(queries: np.ndarray, pool: np.ndarray, k: int,
-                    blocked: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """For each query row, the pool indices and cosine similarities (clipped at 0) of its k nearest rows.
-
-    `blocked` pairs (query rows, pool rows) are left out: a book does not vote for itself or its own work.
-    """
-    k = min(k, len(pool) - (1 if blocked is not None else 0))
-    index = np.zeros((len(queries), max(k, 0)), dtype=np.int64)
-    sims = np.zeros((len(queries), max(k, 0)), dtype=np.float32)
-    if k <= 0:
-        return index, sims
-    for start in range(0, len(queries), BLOCK):
-        block = queries[start:start + BLOCK] @ pool.T
-        if blocked is not None:
-            inside = (blocked[0] >= start) & (blocked[0] < start + BLOCK)
-            block[blocked[0][inside] - start, blocked[1][inside]] = -np.inf
-        top = np.argpartition(-block, k - 1, axis=1)[:, :k]
-        index[start:start + BLOCK] = top
-        sims[start:start + BLOCK] = np.clip(np.take_along_axis(block, top, axis=1), 0.0, None)
-    return index, sims
-
-
 def _sample(indices: np.ndarray, limit: int, seed: int) -> np.ndarray:
     """At most `limit` of the indices, the same ones on every build of the same catalog."""
     if len(indices) <= limit:
         return indices
     return np.sort(np.random.default_rng(seed).choice(indices, limit, replace=False))
-
-
-def _vote_shares(index: np.ndarray, sims: np.ndarray, holds: np.ndarray) -> np.ndarray:
-    """Per query and value: the similarity-weighted share of its neighbours holding the value."""
-    weights = sims / np.maximum(sims.sum(axis=1, keepdims=True), 1e-9)
-    return np.einsum("qk,qkv->qv", weights, holds[index])
 
 
 def _softmax(similarities: np.ndarray) -> np.ndarray:
@@ -180,10 +151,12 @@ def _softmax(similarities: np.ndarray) -> np.ndarray:
 
 
 def _calibrate(scores: np.ndarray, holds: np.ndarray, settings: EnrichmentSettings) -> Calibration | None:
-    """The calibration of a guesser scored on the sure books; None with too few of them."""
+    """The calibration of a guesser scored on the sure books (at most CALIBRATION_MAX of them: fitting is a
+    Python loop over distinct scores); None with too few of them."""
     if len(scores) < settings.min_calibration_books:
         return None
-    return Calibration.fit(scores.ravel().tolist(), holds.ravel().astype(bool).tolist())
+    rows = _sample(np.arange(len(scores)), CALIBRATION_MAX, len(scores))
+    return Calibration.fit(scores[rows].ravel().tolist(), holds[rows].ravel().astype(bool).tolist())
 
 
 def _guesses(scores: np.ndarray, calibration: Calibration | None, values: list[str], dimension: str, origin: str,
@@ -250,7 +223,7 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
 
     `vectors` are the books' unit vectors in `books` order; `value_vectors` maps each dimension to its
     values' profile vectors, in the vocabulary's order. `reference` is asked for only where a dimension has
-    too few sure books to calibrate its own neighbours (embedding it costs seconds).
+    too few sure books to calibrate its own probe (embedding it costs seconds).
     """
     forms = FormsOfGenres.of(vocabulary)
     works: list[str] = []
@@ -275,17 +248,16 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
                                         settings)
         if borrowed is not None:
             guesses = [a + b for a, b in zip(guesses, borrowed)]
-        elif len(seeds) > settings.neighbours:
-            pool = _sample(np.arange(len(seeds)), POOL_MAX, len(books))
-            scored = _sample(np.arange(len(pool)), CALIBRATION_MAX, len(books) + 1)
-            loo_index, loo_sims = _top_neighbours(vectors[seeds[pool[scored]]], vectors[seeds[pool]],
-                                                  settings.neighbours, (np.arange(len(scored)), scored))
-            calibration = _calibrate(_vote_shares(loo_index, loo_sims, holds[pool]), holds[pool[scored]], settings)
-            index, sims = _top_neighbours(vectors[guessing], vectors[seeds[pool]], settings.neighbours)
-            voted = _guesses(_vote_shares(index, sims, holds[pool]), calibration, values, dim, "neighbours",
-                             f"{settings.neighbours} nearest books sure of their {dim}",
-                             settings.max_guesses_per_dimension)
-            guesses = [a + b for a, b in zip(guesses, voted)]
+        elif len(seeds) >= settings.min_calibration_books:
+            works = works or [work_key(book) for book in books]
+            folds = np.array([_work_fold(work) for work in works], dtype=np.int64)
+            picked = _sample(np.arange(len(seeds)), POOL_MAX, len(books))
+            held_out, scores = _probe_scores(vectors[seeds[picked]], holds[picked], folds[seeds[picked]],
+                                             vectors[guessing], folds[guessing])
+            # origin "neighbours": the values spread from the catalog's own sure books, as the vote of the nearest did
+            guesses = [a + b for a, b in zip(guesses, _guesses(
+                scores, _calibrate(held_out, holds[picked], settings), values, dim, "neighbours",
+                f"a probe fitted on the catalog's books sure of their {dim}", settings.max_guesses_per_dimension))]
         for i, found in zip(guessing.tolist(), guesses):
             facets[i] += _heeding_record_form(found, facets[i], forms) if dim == "genre" else found
     return {book.book_id: tuple(_with_kinds(_best(found), vocabulary, settings.seed_confidence))

@@ -47,7 +47,7 @@ def test_sure_books_teach_their_neighbours_and_forms_follow_from_genre(vocabular
             vectors.append(direction + 0.1 * rng.standard_normal(16))
     value_vectors = {d: unit(rng.standard_normal((len(vocabulary.dimension(d).values), 16)))
                      for d in vocabulary.dimension_names}
-    settings = EnrichmentSettings(min_calibration_books=30, neighbours=5)
+    settings = EnrichmentSettings(min_calibration_books=30)
     facets = derive_facets(books, unit(vectors), value_vectors, vocabulary, default_crosswalk(vocabulary), settings)
     guessed = {(f.dimension, f.value): f for f in facets["科幻-39"]}
     assert guessed[("genre", "科幻")].origin == "neighbours" and guessed[("genre", "科幻")].confidence >= 0.85
@@ -70,7 +70,7 @@ def test_neighbours_do_not_make_a_novel_of_a_book_its_record_calls_non_fiction(v
     vectors = unit(np.eye(16)[0] + 0.1 * rng.standard_normal((len(books), 16)))
     value_vectors = {d: unit(rng.standard_normal((len(vocabulary.dimension(d).values), 16)))
                      for d in vocabulary.dimension_names}
-    settings = EnrichmentSettings(min_calibration_books=30, neighbours=5)
+    settings = EnrichmentSettings(min_calibration_books=30)
     facets = derive_facets(books, vectors, value_vectors, vocabulary, default_crosswalk(vocabulary), settings)
 
     def sure(book_id):
@@ -134,7 +134,7 @@ def test_a_dimension_no_book_is_sure_of_borrows_the_reference_catalogs_guesses_n
     vectors = unit([calm + 0.05 * rng.standard_normal(16), heavy + 0.05 * rng.standard_normal(16), ref_vectors[0]])
     value_vectors = {d: unit(rng.standard_normal((len(vocabulary.dimension(d).values), 16)))
                      for d in vocabulary.dimension_names}
-    settings = EnrichmentSettings(min_calibration_books=30, neighbours=5)
+    settings = EnrichmentSettings(min_calibration_books=30)
     facets = derive_facets(books, vectors, value_vectors, vocabulary, default_crosswalk(vocabulary), settings,
                            lambda: reference)
 
