@@ -68,18 +68,22 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
     for m in re.finditer(r"\b(?:from\s+|between\s+)?(\d{4})\s*(?:to|and|through|until)\s*(\d{4})\b", text,
                          flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", int(m.group(1))), ("pub_year", "<=", int(m.group(2))))
-    for m in re.finditer(r"([一二三四五六七八九])([一二三四五六七八九])?十年代", text):  # 八十年代, 八九十年代: 1900s
-        first = cn_number(m.group(1)) * 10
-        last = (cn_number(m.group(2)) if m.group(2) else cn_number(m.group(1))) * 10
-        add(m, ("pub_year", ">=", 1900 + first), ("pub_year", "<", 1900 + last + 10))
-    for m in re.finditer(rf"(\d{{4}})\s*年代\s*({AFTER}|{BEFORE})?", text):
-        start = int(m.group(1))
-        if m.group(2) and re.fullmatch(AFTER, m.group(2)):
-            add(m, ("pub_year", ">=", start))
-        elif m.group(2):
-            add(m, ("pub_year", "<", start))
+    # 1980年代, 80年代, 八十年代, 八九十年代 (the 1900s; "00年代" the 2000s; 10 and 20 are left out: "20年代的上海"
+    # is the 1920s): the decades, or with 以后 / 以前 everything from their start on, or before it
+    for m in re.finditer(rf"(?:(\d{{4}})|(00|[3-9]0)|([一二三四五六七八九])([一二三四五六七八九])?十)\s*年代\s*"
+                         rf"({AFTER}|{BEFORE})?", text):
+        if m.group(1) or m.group(2):
+            first = int(m.group(1)) if m.group(1) else (2000 if m.group(2) == "00" else 1900 + int(m.group(2)))
+            last = first
         else:
-            add(m, ("pub_year", ">=", start), ("pub_year", "<", start + 10))
+            first = 1900 + cn_number(m.group(3)) * 10
+            last = 1900 + cn_number(m.group(4)) * 10 if m.group(4) else first
+        if m.group(5) and re.fullmatch(AFTER, m.group(5)):
+            add(m, ("pub_year", ">=", first))
+        elif m.group(5):
+            add(m, ("pub_year", "<", first))
+        else:
+            add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
     for m in re.finditer(rf"(\d{{4}})\s*年\s*({AFTER}|{BEFORE})", text):
         add(m, ("pub_year", ">=" if re.fullmatch(AFTER, m.group(2)) else "<", int(m.group(1))))
     for m in re.finditer(rf"(?:近|最近|过去)\s*{_N}\s*年", text):

@@ -45,6 +45,7 @@ class Cues:
 
     negation: tuple[str, ...]
     negation_after: tuple[str, ...]
+    negation_before_value: tuple[str, ...]  # a negation only right before a value or name: "不烧脑", "不太沉重"
     except_open: tuple[str, ...]
     except_close: tuple[str, ...]
     must: tuple[str, ...]
@@ -81,7 +82,8 @@ def load_cues() -> Cues:
     def both(key: str) -> tuple[str, ...]:
         return tuple(str(w) for lang in ("zh", "en") for w in (raw.get(key) or {}).get(lang, []))
 
-    return Cues(both("negation"), both("negation_after"), both("except_open"), both("except_close"), both("must"),
+    return Cues(both("negation"), both("negation_after"), both("negation_before_value"), both("except_open"),
+                both("except_close"), both("must"),
                 both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"),
                 both("statement_before"), both("asks_about"), both("not_cues"), both("contrast"),
                 both("adult"),
@@ -215,7 +217,7 @@ class _Scope:
 class _Cue:
     start: int
     end: int
-    kind: str  # negation | after | except_open | except_close | must | hedge | contrast
+    kind: str  # negation | negation_value | after | except_open | except_close | must | hedge | contrast
 
 
 def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list[tuple[int, int, str, str]]:
@@ -266,15 +268,20 @@ def _resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int,
     return sorted(kept)
 
 
-def _cues(text: str, cues: Cues, taken: list[tuple[int, int]]) -> list[_Cue]:
+def _cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: frozenset[int] = frozenset()
+          ) -> list[_Cue]:
     """Every cue outside the names and values found and outside the words that only contain one ("特别",
-    "分别", "非常"), the longest winning an overlap."""
+    "分别", "非常"), the longest winning an overlap. A bare 不 negates only a value or name right after it:
+    "不烧脑" excludes, "不错", "不同", "不安" do not."""
+    before_value = [(a, b, "negation_value") for a, b, _ in find_terms(text, cues.negation_before_value)
+                    if b in value_starts]
     taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.not_cues)]
     kinds = {"negation": cues.negation, "after": cues.negation_after, "except_open": cues.except_open,
              "except_close": cues.except_close, "must": cues.must, "hedge": cues.hedge,
              "hedge_if_several": cues.hedge_if_several, "contrast": cues.contrast}
     found = [(a, b, kind) for kind, words in kinds.items() for a, b, _ in find_terms(text, words)
              if not any(x <= a and b <= y for x, y in taken)]
+    found += [cue for cue in before_value if not any(x <= cue[0] and cue[1] <= y for x, y in taken)]
     return [_Cue(a, b, kind) for a, b, kind in longest_apart(found)]
 
 
@@ -316,6 +323,11 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
     clauses = _clauses(text, cue_list)
     for cue in cue_list:
         if cue.kind == "contrast":
+            continue
+        if cue.kind == "negation_value":  # "不太沉重的历史书": the value after it, not the books it describes
+            if about_books and not _asks(text, cue, cues):  # a question's or a claim's 不 states a fact
+                scopes.append(_Scope(cue.start, max((y for x, y in spans if x == cue.end), default=cue.end),
+                                     EXCLUDED))
             continue
         a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
         if cue.kind == "except_close":
@@ -421,7 +433,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     spans = [(f[0], f[1]) for f in found] + number_spans
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     titled = [(a, b) for a, b, _ in entities.title_spans(text)] if entities is not None else []
-    cue_list = _cues(text, cues, spans + titled)
+    cue_list = _cues(text, cues, spans + titled, frozenset(f[0] for f in found))
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
     about_books = _about_books(text, found)
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
