@@ -418,6 +418,21 @@ def _about_books(text: str, found: list[tuple]) -> bool:
     return bool(words & book_words())
 
 
+def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope]) -> list[Mention]:
+    """"Crime novels …, just no cozy mysteries": an excluded value the brief also asks for is the head of the
+    phrase excluded, and what modifies it there (cozy) is the exclusion: the head stays asked for. Alone in its
+    scope ("mysteries, but no mysteries") it stays a contradiction, which review asks about."""
+    asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
+
+    def modified(mention: Mention) -> bool:
+        scope = min((s for s in scopes if s.start <= mention.start and mention.end <= s.end
+                     and s.polarity == EXCLUDED), key=lambda s: s.end - s.start, default=None)
+        return scope is not None and any(other is not mention and other.polarity == EXCLUDED
+                                         and scope.start <= other.start and other.end <= scope.end
+                                         for other in mentions)
+    return [m for m in mentions if not (m.polarity == EXCLUDED and (m.field, m.value) in asked and modified(m))]
+
+
 def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | None = None,
                cues: Cues | None = None) -> Reading:
     """The brief's mentions, each with the polarity its cues give it, and its numeric conditions."""
@@ -460,6 +475,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
+    mentions = _asked_heads_kept(mentions, scopes)
     notes = []
     numeric: list[NumericCondition] = []
     for number in numbers:
@@ -494,10 +510,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 mentions.append(Mention(start, end, "subject", topic, EXCLUDED))
     readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
     # What excludes nothing stays searchable: a claim's "does not require", "mice without IFN-γ" (cut from the
-    # dense query, they turned the claim around and lost its subject); a brief's exclusions are blanked.
+    # dense query, they turned the claim around and lost its subject); a brief's exclusions are blanked, and so
+    # is a brief's degree ("not too long", "别太长"), which names no topic to search for.
     excluded = [(a, b) for a, b in excluded
                 if any(a <= m.start < b for m in mentions if m.polarity == EXCLUDED)
-                or any(a <= n.start < b for n in numbers)]
+                or any(a <= n.start < b for n in numbers) or (about_books and not _topic(text[a:b], cues))]
     cue_spans = [(c.start, c.end) for c in cue_list
                  if c.kind != "negation" or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
