@@ -35,6 +35,8 @@ REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前�
 # Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
 _PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
 _CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n]|\.(?=\s|$)")
+# A negation followed by a degree word qualifies one quality up to its 的: "不要太学术的", "别那么沉重的"
+_DEGREE_THEN_DE = re.compile(r"\s*(?:太|过于|过分|那么|这么|很|特别)[^，,。；;！!？?的]{1,8}?的")
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
 
@@ -338,6 +340,8 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"
                      and not (cue.kind == "negation" and text[c.start:c.end].lower() == "or")]
         stop = min([c.start for c in following] + [b])
+        if cue.kind == "negation" and (degree := _DEGREE_THEN_DE.match(text, cue.end)) and degree.end() < stop:
+            stop = degree.end()  # "不要太学术的哲学入门书": too academic is excluded, not the philosophy it describes
         before_named = any(a <= s < cue.start for s, _ in spans)
         after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" 的了吧啊呀"))
         if cue.kind == "hedge":
