@@ -20,8 +20,9 @@ from tasks.understanding.intent import Intent, Understanding
 from tasks.understanding.reading import ALLOWED, Reading
 from tasks.understanding.spans import longest_apart
 
-_SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|more like|books like|something like|anything like|similar to"
-                           r"|in the vein of)",
+_SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|风格的|more like|books like|something like|anything like|"
+                           r"similar to|in the vein of|in the spirit of|along the lines of|reminiscent of|"
+                           r"for (?:fans|readers|lovers) of|if you (?:liked|loved|enjoyed))",
                            re.IGNORECASE)
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
