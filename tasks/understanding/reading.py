@@ -35,6 +35,8 @@ REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前�
 # Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
 _PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
 _CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n]|\.(?=\s|$)")
+# "too" before a word is a degree ("nothing too long or too dark"), not the hedge of "fantasy too"
+_DEGREE_TOO = re.compile(r"too\s+[A-Za-z]", re.IGNORECASE)
 # A negation followed by a degree word qualifies one quality up to its 的: "不要太学术的", "别那么沉重的"
 _DEGREE_THEN_DE = re.compile(r"\s*(?:太|过于|过分|那么|这么|很|特别)[^，,。；;！!？?的]{1,8}?的")
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
@@ -282,7 +284,8 @@ def _cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: fro
              "except_close": cues.except_close, "must": cues.must, "hedge": cues.hedge,
              "hedge_if_several": cues.hedge_if_several, "contrast": cues.contrast}
     found = [(a, b, kind) for kind, words in kinds.items() for a, b, _ in find_terms(text, words)
-             if not any(x <= a and b <= y for x, y in taken)]
+             if not any(x <= a and b <= y for x, y in taken)
+             and not (kind == "hedge" and _DEGREE_TOO.match(text, a))]
     found += [cue for cue in before_value if not any(x <= cue[0] and cue[1] <= y for x, y in taken)]
     return [_Cue(a, b, kind) for a, b, kind in longest_apart(found)]
 
