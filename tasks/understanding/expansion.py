@@ -120,6 +120,15 @@ class ExpansionTables:
                    TermMatcher(synonym_of))
 
 
+    def same_as(self, term: str) -> tuple[str, ...]:
+        """The term and the other members of its synonym group ("wwii" -> "world war, 1939-1945", "二战" …)."""
+        group, member = [term], self.synonym_of.get(term.lower())
+        while member is not None and member.lower() != term.lower() and member not in group:
+            group.append(member)
+            member = self.synonym_of.get(member.lower())
+        return tuple(group)
+
+
 @lru_cache(maxsize=1)
 def load_expansion_tables() -> ExpansionTables:
     """The tables in config/, read once."""

@@ -345,6 +345,8 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         stop = min([c.start for c in following] + [b])
         if cue.kind == "negation" and (degree := _DEGREE_THEN_DE.match(text, cue.end)) and degree.end() < stop:
             stop = degree.end()  # "不要太学术的哲学入门书": too academic is excluded, not the philosophy it describes
+        if cue.kind == "negation":  # "不要二战题材的小说": the modifier before 的 is excluded, not the kind of book
+            stop = next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"), stop)
         before_named = any(a <= s < cue.start for s, _ in spans)
         after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" 的了吧啊呀"))
         if cue.kind == "hedge":

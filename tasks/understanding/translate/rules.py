@@ -23,6 +23,7 @@ from config.vocabulary import Vocabulary
 from storage.models import FilterCondition, Theme
 from tasks.catalog.text_analysis import brief_stopwords, cut, detect_language, idf, stopwords, tokenize
 from tasks.models import ThemeQuery, merge_conditions
+from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
 from tasks.understanding.references import reference_words
 from tasks.understanding.translate.base import Translator
@@ -46,7 +47,10 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     for mention in reading.mentions:
         operator = _operator(mention, alternatives or bool(one_of))
         if operator:
-            conditions.append(FilterCondition(mention.field, (mention.value,), operator))
+            # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945"
+            values = (load_expansion_tables().same_as(mention.value) if mention.field == "subject"
+                      else (mention.value,))
+            conditions.append(FilterCondition(mention.field, values, operator))
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
 
 
