@@ -25,7 +25,7 @@ from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
 from storage.models import NumericCondition
-from tasks.catalog.text_analysis import book_words, cut, stopwords, tokenize
+from tasks.catalog.text_analysis import book_words, brief_stopwords, cut, stopwords, tokenize
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.spans import longest_apart, regex
@@ -427,18 +427,25 @@ def _about_books(text: str, found: list[tuple]) -> bool:
     return bool(words & book_words())
 
 
-def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope]) -> list[Mention]:
-    """"Crime novels …, just no cozy mysteries": an excluded value the brief also asks for is the head of the
-    phrase excluded, and what modifies it there (cozy) is the exclusion: the head stays asked for. Alone in its
-    scope ("mysteries, but no mysteries") it stays a contradiction, which review asks about."""
+def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, cues: Cues) -> list[Mention]:
+    """"Crime novels …, just no cozy mysteries", "Poems about the sea, no epic poetry": an excluded value the brief
+    also asks for is the head of the phrase excluded, and what modifies it there (cozy, epic) is the exclusion:
+    the head stays asked for. Alone in its scope ("mysteries, but no mysteries") it stays a contradiction, which
+    review asks about."""
     asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
 
     def modified(mention: Mention) -> bool:
         scope = min((s for s in scopes if s.start <= mention.start and mention.end <= s.end
                      and s.polarity == EXCLUDED), key=lambda s: s.end - s.start, default=None)
-        return scope is not None and any(other is not mention and other.polarity == EXCLUDED
-                                         and scope.start <= other.start and other.end <= scope.end
-                                         for other in mentions)
+        if scope is None:
+            return False
+        before = text[scope.start:mention.start]
+        words = cut(before) if re.search(r"[\u3400-\u9fff]", before) else before.split()
+        last = words[-1].strip().lower() if words and words[-1].strip() else ""
+        described = (bool(last) and last not in brief_stopwords() and last not in stopwords()["zh"]
+                     and bool(_topic(last, cues)))  # "epic" poetry, not "一本" 童书
+        return described or any(other is not mention and other.polarity == EXCLUDED
+                                and scope.start <= other.start and other.end <= scope.end for other in mentions)
     return [m for m in mentions if not (m.polarity == EXCLUDED and (m.field, m.value) in asked and modified(m))]
 
 
@@ -484,7 +491,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
-    mentions = _asked_heads_kept(mentions, scopes)
+    mentions = _asked_heads_kept(mentions, scopes, text, cues)
     notes = []
     numeric: list[NumericCondition] = []
     for number in numbers:
