@@ -198,7 +198,16 @@ def _probe_scores(pool: np.ndarray, holds: np.ndarray, pool_folds: np.ndarray, q
     return held_out, scores
 
 
-def _reference_probe(reference: Reference, queries: np.ndarray, query_works: Sequence[str], dimension: str,
+def _probe_guesses(pool: np.ndarray, holds: np.ndarray, pool_folds: np.ndarray, queries: np.ndarray,
+                   query_folds: np.ndarray, values: list[str], dimension: str, origin: str, because: str,
+                   settings: EnrichmentSettings, cap: float = 1.0) -> list[list[Facet]]:
+    """The queries' guesses from the probes (`_probe_scores`), calibrated on the pool's held-out scores."""
+    held_out, scores = _probe_scores(pool, holds, pool_folds, queries, query_folds)
+    return _guesses(scores, _calibrate(held_out, holds, settings), values, dimension, origin, because,
+                    settings.max_guesses_per_dimension, cap)
+
+
+def _reference_probe(reference: Reference, queries: np.ndarray, query_folds: np.ndarray, dimension: str,
                      values: list[str], settings: EnrichmentSettings) -> list[list[Facet]] | None:
     """Guesses from a probe fitted on the reference's books sure of the dimension, calibrated on the reference
     with each book scored by the probe fitted without its work's fold; None where it has too few of them.
@@ -209,11 +218,8 @@ def _reference_probe(reference: Reference, queries: np.ndarray, query_works: Seq
         return None
     holds = np.array([[v in reference.tags[i][dimension] for v in values] for i in sure], dtype=np.float64)
     pool_folds = np.array([_work_fold(reference.works[i]) for i in sure])
-    held_out, scores = _probe_scores(reference.vectors[sure], holds, pool_folds, queries,
-                                     np.array([_work_fold(w) for w in query_works], dtype=np.int64))
-    return _guesses(scores, _calibrate(held_out, holds, settings), values, dimension, "reference",
-                    "a probe fitted on the reference catalog's books", settings.max_guesses_per_dimension,
-                    REFERENCE_CAP)
+    return _probe_guesses(reference.vectors[sure], holds, pool_folds, queries, query_folds, values, dimension,
+                          "reference", "a probe fitted on the reference catalog's books", settings, REFERENCE_CAP)
 
 
 def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vectors: Mapping[str, np.ndarray],
@@ -226,7 +232,7 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
     too few sure books to calibrate its own probe (embedding it costs seconds).
     """
     forms = FormsOfGenres.of(vocabulary)
-    works: list[str] = []
+    folds = np.zeros(0, dtype=np.int64)  # each book's probe fold, computed once a probe first needs it
     facets = [_one_form_on_record(known_facets(book, crosswalk), forms, settings.seed_confidence) for book in books]
     for dim in vocabulary.dimension_names:
         values = [v.name for v in vocabulary.dimension(dim).values]
@@ -241,23 +247,21 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
         guesses = _guesses(zero_shot[guessing], _calibrate(zero_shot[seeds[scored_seeds]], holds[scored_seeds],
                                                            settings), values, dim, "zero-shot",
                            "similar to the value's description", settings.max_guesses_per_dimension)
-        borrowed = None
-        if len(seeds) < settings.min_calibration_books and (lent := reference()) is not None:
-            works = works or [work_key(book) for book in books]
-            borrowed = _reference_probe(lent, vectors[guessing], [works[i] for i in guessing.tolist()], dim, values,
-                                        settings)
+        own = len(seeds) >= settings.min_calibration_books
+        lent = None if own else reference()
+        if (own or lent is not None) and not len(folds):
+            folds = np.array([_work_fold(work_key(book)) for book in books], dtype=np.int64)
+        borrowed = (_reference_probe(lent, vectors[guessing], folds[guessing], dim, values, settings)
+                    if lent is not None else None)
         if borrowed is not None:
             guesses = [a + b for a, b in zip(guesses, borrowed)]
-        elif len(seeds) >= settings.min_calibration_books:
-            works = works or [work_key(book) for book in books]
-            folds = np.array([_work_fold(work) for work in works], dtype=np.int64)
-            picked = _sample(np.arange(len(seeds)), POOL_MAX, len(books))
-            held_out, scores = _probe_scores(vectors[seeds[picked]], holds[picked], folds[seeds[picked]],
-                                             vectors[guessing], folds[guessing])
+        elif own:
+            picked = _sample(np.arange(len(seeds)), POOL_MAX, len(books))  # positions among the seeds
             # origin "neighbours": the values spread from the catalog's own sure books, as the vote of the nearest did
-            guesses = [a + b for a, b in zip(guesses, _guesses(
-                scores, _calibrate(held_out, holds[picked], settings), values, dim, "neighbours",
-                f"a probe fitted on the catalog's books sure of their {dim}", settings.max_guesses_per_dimension))]
+            voted = _probe_guesses(vectors[seeds[picked]], holds[picked], folds[seeds[picked]],
+                                   vectors[guessing], folds[guessing], values, dim, "neighbours",
+                                   f"a probe fitted on the catalog's books sure of their {dim}", settings)
+            guesses = [a + b for a, b in zip(guesses, voted)]
         for i, found in zip(guessing.tolist(), guesses):
             facets[i] += _heeding_record_form(found, facets[i], forms) if dim == "genre" else found
     return {book.book_id: tuple(_with_kinds(_best(found), vocabulary, settings.seed_confidence))

@@ -119,7 +119,6 @@ class ExpansionTables:
         return cls(to_english, to_chinese, synonym_of, TermMatcher(to_english), TermMatcher(to_chinese),
                    TermMatcher(synonym_of))
 
-
     def same_as(self, term: str) -> tuple[str, ...]:
         """The term and the other members of its synonym group ("wwii" -> "world war, 1939-1945", "二战" …)."""
         group, member = [term], self.synonym_of.get(term.lower())
