@@ -70,7 +70,7 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         with timed(stages, "load_model", log=True):
             embedder = create_embedder(settings.embedder)
         with timed(stages, "load_catalog", log=True):
-            books = db.load_books()
+            books = db.load_books(derived=False)
         snapshot = index_build.snapshot_hash(books, embedder, settings, vocabulary, CROSSWALK_FILE)
         current = db.current_index_version()
         if current and not full and current.snapshot_hash == snapshot and index_store.version_exists(current.path):
@@ -87,6 +87,8 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             sentence_files.finish()
         with timed(stages, "embed_books", log=True):
             book_vectors = embed_books(books, sentences, vocabulary, embedder, db, settings, use_cache)
+        sentence_count, sentences_embedded, sentence_hashes = sentences.count, sentences.embedded, sentences.text_hashes
+        del sentences, sentence_list  # their means and texts (300 MB at 100k books) are in the book vectors now
         with timed(stages, "enrich_catalog", log=True):
             vocabulary_vectors = embed_vocabulary(vocabulary, embedder, db, use_cache)
             enriched = enrich_catalog(books, book_vectors, vocabulary_vectors, vocabulary, db, settings,
@@ -116,21 +118,21 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         version = IndexVersion(
             version_id=version_id, created_at=datetime.now(timezone.utc).replace(tzinfo=None),
             path=str(path), snapshot_hash=snapshot, book_count=len(books),
-            sentence_count=sentences.count, embedder=embedder.model_id, embedding_dim=embedder.dim,
-            books_embedded=book_vectors.embedded, sentences_embedded=sentences.embedded, stage_seconds=stages,
+            sentence_count=sentence_count, embedder=embedder.model_id, embedding_dim=embedder.dim,
+            books_embedded=book_vectors.embedded, sentences_embedded=sentences_embedded, stage_seconds=stages,
         )
         index_store.write_version_file(path, version)
         with timed(stages, "commit", log=True):
             commit_version(db, version, {b.book_id: b.content_hash for b in books}, settings)
         with timed(stages, "prune_cache", log=True):
             # Vectors of edited texts would pile up night after night; the new version no longer needs them.
-            pruned = db.prune_embedding_cache(embedder.model_id, [*sentences.text_hashes, *book_vectors.text_hashes,
+            pruned = db.prune_embedding_cache(embedder.model_id, [*sentence_hashes, *book_vectors.text_hashes,
                                                                   *vocabulary_vectors.text_hashes])
         logger.info("index version %s is current: %d books, %d sentences; %d stale cached vectors deleted",
-                    version_id, len(books), sentences.count, pruned)
+                    version_id, len(books), sentence_count, pruned)
         return index_build.IndexBuildReport(
-            version_id, False, len(books), sentences.count, enriched.enriched, book_vectors.embedded,
-            sentences.embedded, bm25.tokenized, stages, pruned,
+            version_id, False, len(books), sentence_count, enriched.enriched, book_vectors.embedded,
+            sentences_embedded, bm25.tokenized, stages, pruned,
         )
 
 

@@ -11,17 +11,26 @@ from __future__ import annotations
 import json
 import re
 import time
+from functools import lru_cache
+from sys import intern
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
-from storage.models import BookRecord, Facet, ImportCounts, ImportWarning, IndexVersion, RejectedRow
+from storage.models import (
+    BookRecord,
+    Facet,
+    ImportCounts,
+    ImportWarning,
+    IndexVersion,
+    RejectedRow,
+    shared_facet,
+)
 from storage.workspace_lock import current_holder
 
 if TYPE_CHECKING:  # duckdb is imported by the commands that open the catalog, not by those that read an index
@@ -32,6 +41,10 @@ BUSY_RETRY_SECONDS = 10.0  # readers (status, try) hold the file for seconds: a 
 # vector once (300k summary sentences at 100k books), and the pool kept them: peak RSS 4.1 GB with it, 2.8 GB
 # with this cap (docs/measurements.md). Larger work spills to the database's temp directory.
 MEMORY_LIMIT = "512MB"
+# ... and keeps them up to that cap after the read: lowering the cap is how DuckDB is told to evict
+# (its maintainers' advice, duckdb/duckdb#5455); a build gives the pool back after each scan of the cache.
+RELEASED_LIMIT = "32MB"
+WRITE_BATCH = 8192  # books whose derived facets or tokens are written per statement
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS books (
@@ -161,19 +174,19 @@ def book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime 
 
 
 def _facets_json(facets) -> str | None:
-    return json.dumps([f.to_dict() for f in facets], ensure_ascii=False) if facets else None
+    return f"[{', '.join(_facet_json(f) for f in facets)}]" if facets else None
 
 
 @lru_cache(maxsize=1 << 16)
-def shared_facet(dimension: str, value: str, confidence: float, origin: str, because: str) -> Facet:
-    """One shared object per distinct facet: 100k books hold 1.2M facets but under 2,000 distinct ones (guesses
-    take few calibrated confidences), so a version's books load in a fifth of the time and memory."""
-    return Facet(dimension, value, confidence, origin, because)
+def _facet_json(facet: Facet) -> str:
+    """A facet as JSON, written once per distinct facet: 100k books share a few thousand (shared_facet)."""
+    return json.dumps(facet.to_dict(), ensure_ascii=False)
 
 
 def row_to_book(row: dict, facets: tuple[Facet, ...] | None = None) -> BookRecord:
     """The book of a books-table row, as book_to_row wrote it; `facets` where they were stored apart (an index
     version's snapshot)."""
+    # Tag values and small codes repeat across 100k books: one shared string each, not one per book (150 MB).
     tags = json.loads(row["tags"]) if row["tags"] else {}
     return BookRecord(
         book_id=row["book_id"],
@@ -183,17 +196,17 @@ def row_to_book(row: dict, facets: tuple[Facet, ...] | None = None) -> BookRecor
         authors=tuple(row["authors"] or ()),
         publisher=row["publisher"],
         pub_year=row["pub_year"],
-        language=row["language"],
+        language=intern(row["language"]) if row["language"] else row["language"],
         call_no=row["call_no"],
         summary=row["summary"],
         author_intro=row["author_intro"],
         toc=row["toc"],
-        tags={d: tuple(v) for d, v in tags.items()},
+        tags={intern(d): tuple(intern(x) for x in v) for d, v in tags.items()},
         rating=row["rating"],
         rating_count=row["rating_count"],
         pages=row["pages"],
         copies_available=row["copies_available"],
-        tag_origin=row["tag_origin"],
+        tag_origin=intern(row["tag_origin"]) if row["tag_origin"] else None,
         subjects=tuple(row["subjects"] or ()),
         classification=tuple(row["classification"] or ()),
         edition=row["edition"],
@@ -327,29 +340,46 @@ class CatalogDB:
         )
         self.conn.unregister("incoming_rejected")
 
-    def load_books(self) -> list[BookRecord]:
-        """Every book, ordered by book_id so that builds are deterministic."""
-        cursor = self.conn.execute(f"SELECT {', '.join(BOOK_COLUMNS)} FROM books ORDER BY book_id")
+    def load_books(self, derived: bool = True) -> list[BookRecord]:
+        """Every book, ordered by book_id so that builds are deterministic; without the facets the last build
+        derived unless `derived` (a build derives them again: parsing them is a third of the read).
+
+        Read a batch of rows at a time and sorted here: DuckDB's sort and a list of every raw row would
+        hold 500 MB more at 100k books, which the process keeps once it has it.
+        """
+        columns = BOOK_COLUMNS if derived else tuple("NULL AS facets" if c == "facets" else c for c in BOOK_COLUMNS)
+        cursor = self.conn.execute(f"SELECT {', '.join(columns)} FROM books")
         names = [d[0] for d in cursor.description]
-        return [row_to_book(dict(zip(names, row))) for row in cursor.fetchall()]
+        books: list[BookRecord] = []
+        while rows := cursor.fetchmany(4096):
+            books += [row_to_book(dict(zip(names, row))) for row in rows]
+        books.sort(key=lambda b: b.book_id)
+        return books
 
     def save_facets(self, facets: dict[str, tuple[Facet, ...]], work_ids: dict[str, str]) -> None:
-        """Store what the build derived for each book: its facets and its work. Source tags are not touched."""
-        if not facets and not work_ids:
+        """Store what the build derived for each book: its facets and its work. Source tags are not touched.
+
+        One transaction, written a batch of books at a time: the JSON of 100k books' facets at once is 250 MB.
+        """
+        book_ids = sorted(set(facets) | set(work_ids))
+        if not book_ids:
             return
-        table = pa.Table.from_pylist([
-            {"book_id": book_id, "facets": _facets_json(facets.get(book_id, ())), "work_id": work_ids.get(book_id)}
-            for book_id in sorted(set(facets) | set(work_ids))
-        ])
-        self.conn.register("derived", table)
         with self.transaction():
-            self.conn.execute(
-                "UPDATE books SET facets = derived.facets, work_id = derived.work_id, "
-                "tag_origin = CASE WHEN books.tag_origin = 'source' THEN 'source' "
-                "WHEN derived.facets IS NULL THEN NULL ELSE 'enriched' END "
-                "FROM derived WHERE books.book_id = derived.book_id"
-            )
-        self.conn.unregister("derived")
+            for start in range(0, len(book_ids), WRITE_BATCH):
+                table = pa.Table.from_pylist([
+                    {"book_id": book_id, "facets": _facets_json(facets.get(book_id, ())),
+                     "work_id": work_ids.get(book_id)}
+                    for book_id in book_ids[start:start + WRITE_BATCH]
+                ])
+                self.conn.register("derived", table)
+                self.conn.execute(
+                    "UPDATE books SET facets = derived.facets, work_id = derived.work_id, "
+                    "tag_origin = CASE WHEN books.tag_origin = 'source' THEN 'source' "
+                    "WHEN derived.facets IS NULL THEN NULL ELSE 'enriched' END "
+                    "FROM derived WHERE books.book_id = derived.book_id"
+                )
+                self.conn.unregister("derived")
+        self.release_buffers()
 
     def rejected_rows(self, source_file: str | None = None) -> list[RejectedRow]:
         sql = "SELECT source_file, row_number, field, reason, raw FROM rejected_rows"
@@ -386,6 +416,18 @@ class CatalogDB:
                            vectors.astype(np.float32, copy=False).reshape(batch.num_rows, -1))
         finally:
             self.conn.unregister("wanted_hashes")
+            self.release_buffers()
+
+    def release_buffers(self) -> None:
+        """Let DuckDB's buffer pool give back the blocks it no longer needs (a scan leaves up to MEMORY_LIMIT)."""
+        import duckdb
+
+        try:
+            self.conn.execute(f"SET memory_limit = '{RELEASED_LIMIT}'")
+        except duckdb.Error:
+            pass  # blocks still pinned by an open result: they are evicted at the next release
+        finally:
+            self.conn.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
 
     def store_vectors(self, model: str, text_hashes: Sequence[str], vectors: np.ndarray) -> None:
         if not len(text_hashes):
@@ -417,28 +459,37 @@ class CatalogDB:
         return int(deleted[0]) if deleted else 0
 
     def cached_tokens(self) -> dict[str, tuple[str, list[str]]]:
-        """book_id -> (analysis_key, tokens) for every book tokenized before."""
-        rows = self.conn.execute("SELECT book_id, analysis_key, tokens FROM bm25_tokens").fetchall()
-        return {book_id: (key, tokens) for book_id, key, tokens in rows}
+        """book_id -> (analysis_key, tokens) for every book tokenized before.
+
+        Each distinct token is one shared string: 100k books hold 6M tokens of a few thousand words.
+        """
+        cursor = self.conn.execute("SELECT book_id, analysis_key, tokens FROM bm25_tokens")
+        stored: dict[str, tuple[str, list[str]]] = {}
+        while rows := cursor.fetchmany(4096):
+            stored.update((book_id, (key, [intern(t) for t in tokens])) for book_id, key, tokens in rows)
+        self.release_buffers()
+        return stored
 
     def store_tokens(self, tokens_by_book: dict[str, tuple[str, list[str]]], live_ids: set[str]) -> None:
-        """Save fresh tokens and forget books no longer in the catalog."""
+        """Save fresh tokens and forget books no longer in the catalog.
+
+        A batch of books at a time, each replaced by a delete and an insert: one upsert of 100k books' token
+        lists (a full rebuild) ran out of DuckDB's memory, and a batched upsert took 17 s against 1.
+        """
+        books = list(tokens_by_book.items())
         with self.transaction():
-            if tokens_by_book:
-                table = pa.Table.from_pylist([
-                    {"book_id": b, "analysis_key": key, "tokens": toks}
-                    for b, (key, toks) in tokens_by_book.items()
-                ])
+            for start in range(0, len(books), WRITE_BATCH):
+                table = pa.Table.from_pylist([{"book_id": b, "analysis_key": key, "tokens": toks}
+                                              for b, (key, toks) in books[start:start + WRITE_BATCH]])
                 self.conn.register("new_tokens", table)
-                self.conn.execute(
-                    "INSERT INTO bm25_tokens SELECT * FROM new_tokens ON CONFLICT (book_id) "
-                    "DO UPDATE SET analysis_key = excluded.analysis_key, tokens = excluded.tokens"
-                )
+                self.conn.execute("DELETE FROM bm25_tokens WHERE book_id IN (SELECT book_id FROM new_tokens)")
+                self.conn.execute("INSERT INTO bm25_tokens SELECT * FROM new_tokens")
                 self.conn.unregister("new_tokens")
             live = pa.table({"book_id": pa.array(sorted(live_ids), pa.string())})
             self.conn.register("live_ids", live)
             self.conn.execute("DELETE FROM bm25_tokens WHERE book_id NOT IN (SELECT book_id FROM live_ids)")
             self.conn.unregister("live_ids")
+        self.release_buffers()
 
     # ---- index versions ----------------------------------------------------------------------
 

@@ -37,8 +37,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from storage.bm25_index import BM25Index
-from storage.catalog_db import book_to_row, row_to_book, shared_facet
-from storage.models import BookRecord, Facet, IndexVersion
+from storage.catalog_db import book_to_row, row_to_book
+from storage.models import BookRecord, Facet, IndexVersion, shared_facet
 from storage.sql import sql_string, tag_column
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ import numpy as np
 
 from config.settings import EnrichmentSettings
 from config.vocabulary import Vocabulary
-from storage.models import BookRecord, Facet
+from storage.models import BookRecord, Facet, shared_facet
 from tasks.catalog.crosswalk import Crosswalk
 from tasks.catalog.works import work_key
 
@@ -90,8 +90,24 @@ class Reference:
     works: tuple[str, ...]  # each book's work_key: a work never guesses its own values
 
 
-def _sure(facets: Sequence[Facet], dimension: str, seed_confidence: float) -> frozenset[str]:
-    return frozenset(f.value for f in facets if f.dimension == dimension and f.confidence >= seed_confidence)
+def _sure(facets: Sequence[Facet], seed_confidence: float) -> dict[str, set[str]]:
+    """The values a book is sure of, by dimension."""
+    sure: dict[str, set[str]] = {}
+    for f in facets:
+        if f.confidence >= seed_confidence:
+            sure.setdefault(f.dimension, set()).add(f.value)
+    return sure
+
+
+def _holds(values: Sequence[str], held: Sequence[Iterable[str]]) -> np.ndarray:
+    """One row per book, 1 in the column of each value it holds."""
+    column = {v: j for j, v in enumerate(values)}
+    holds = np.zeros((len(held), len(values)), dtype=np.float32)
+    cells = [(row, column[v]) for row, vs in enumerate(held) for v in vs if v in column]
+    if cells:
+        rows, columns = zip(*cells)
+        holds[list(rows), list(columns)] = 1.0
+    return holds
 
 
 def _best(facets: Sequence[Facet]) -> list[Facet]:
@@ -109,7 +125,7 @@ def known_facets(book: BookRecord, crosswalk: Crosswalk) -> list[Facet]:
 
     Form and audience follow the source's genre values when it gave some.
     """
-    source = [Facet(dim, value, 1.0, "source") for dim, values in book.tags.items() for value in values]
+    source = [shared_facet(dim, value, 1.0, "source") for dim, values in book.tags.items() for value in values]
     tagged = set(book.tags) | ({"form", "audience"} if "genre" in book.tags else set())
     return _best(source + _agreeing(f for f in crosswalk.facets(book) if f.dimension not in tagged))
 
@@ -168,7 +184,7 @@ def _guesses(scores: np.ndarray, calibration: Calibration | None, values: list[s
         best = np.argsort(-row, kind="stable")[:keep]
         found = ((i, min(cap, calibration(float(row[i]))) if calibration else UNCALIBRATED_CAP * float(row[i]))
                  for i in best if row[i] > 0)
-        out.append([Facet(dimension, values[i], confidence, origin, because) for i, confidence in found
+        out.append([shared_facet(dimension, values[i], confidence, origin, because) for i, confidence in found
                     if confidence >= MIN_GUESS or not calibration])
     return out
 
@@ -216,7 +232,7 @@ def _reference_probe(reference: Reference, queries: np.ndarray, query_folds: np.
     sure = [i for i, tags in enumerate(reference.tags) if tags.get(dimension)]
     if len(sure) < settings.min_calibration_books:
         return None
-    holds = np.array([[v in reference.tags[i][dimension] for v in values] for i in sure], dtype=np.float64)
+    holds = _holds(values, [reference.tags[i][dimension] for i in sure])
     pool_folds = np.array([_work_fold(reference.works[i]) for i in sure])
     return _probe_guesses(reference.vectors[sure], holds, pool_folds, queries, query_folds, values, dimension,
                           "reference", "a probe fitted on the reference catalog's books", settings, REFERENCE_CAP)
@@ -234,14 +250,15 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
     forms = FormsOfGenres.of(vocabulary)
     folds = np.zeros(0, dtype=np.int64)  # each book's probe fold, computed once a probe first needs it
     facets = [_one_form_on_record(known_facets(book, crosswalk), forms, settings.seed_confidence) for book in books]
+    known = [_sure(f, settings.seed_confidence) for f in facets]  # a dimension's guesses never make it sure
     for dim in vocabulary.dimension_names:
         values = [v.name for v in vocabulary.dimension(dim).values]
-        sure = [_sure(f, dim, settings.seed_confidence) for f in facets]
+        sure = [k.get(dim) for k in known]
         seeds = np.array([i for i, s in enumerate(sure) if s], dtype=np.int64)
         guessing = np.array([i for i, s in enumerate(sure) if not s], dtype=np.int64)
         if not len(guessing):
             continue
-        holds = np.array([[v in sure[i] for v in values] for i in seeds], dtype=np.float32).reshape(-1, len(values))
+        holds = _holds(values, [sure[i] for i in seeds.tolist()])
         zero_shot = _softmax(vectors @ value_vectors[dim].T)
         scored_seeds = _sample(np.arange(len(seeds)), CALIBRATION_MAX, len(books) + 2)
         guesses = _guesses(zero_shot[guessing], _calibrate(zero_shot[seeds[scored_seeds]], holds[scored_seeds],
@@ -341,7 +358,7 @@ def _with_kinds(facets: list[Facet], vocabulary: Vocabulary, sure: float) -> lis
                 n in genre and genre[n].confidence >= min(own.confidence, sure) for n in value.narrower):
             dropped.add(("genre", value.name))
     kept = [f for f in facets if (f.dimension, f.value) not in dropped]
-    derived = [Facet(kind.facet, kind.name, genre[g].confidence, genre[g].origin, f"genre {g}")
+    derived = [shared_facet(kind.facet, kind.name, genre[g].confidence, genre[g].origin, f"genre {g}")
                for kind in vocabulary.kinds for g in kind.genres
                if g in genre and ("genre", g) not in dropped]
     return sorted(_best(kept + derived), key=lambda f: (f.dimension, -f.confidence, f.value))

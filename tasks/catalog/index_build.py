@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,7 +23,7 @@ from storage.models import BookRecord
 from storage.sql import tag_column
 from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.embedders.base import Embedder, normalize
-from tasks.catalog.embedding import CHUNK_TEXTS, EmbeddingChunks, embed_with_cache
+from tasks.catalog.embedding import EmbeddingChunks, embed_with_cache
 from tasks.catalog.enrich import ENRICHMENT_VERSION, Reference, derive_facets
 from tasks.catalog.formats import CatalogFileError
 from tasks.catalog.index_text import (
@@ -77,6 +78,9 @@ class VocabularyVectors:
     text_hashes: list[str]
 
 
+# Books whose vectors are composed at once: their head parts' vectors are gathered, about 12 a book (50 MB).
+COMPOSE_BOOKS = 2048
+
 SentenceWriter = Callable[[np.ndarray, np.ndarray], None]  # (sentence rows, their vectors)
 
 
@@ -130,7 +134,7 @@ def embed_sentences(sentences: SentenceList, book_count: int, embedder: Embedder
         _add_by_group(sums, sentences.owners[rows], vectors)
     has_sentences = np.zeros(book_count, dtype=bool)
     has_sentences[sentences.owners] = True
-    return SentenceVectors(normalize(sums), has_sentences, len(sentences.texts), chunks.computed, chunks.text_hashes)
+    return SentenceVectors(normalize(sums, in_place=True), has_sentences, len(sentences.texts), chunks.computed, chunks.text_hashes)
 
 
 def _add_by_group(sums: np.ndarray, groups: np.ndarray, vectors: np.ndarray, weights: np.ndarray | None = None) -> None:
@@ -155,28 +159,29 @@ def embed_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary:
     text (`index.text_sections`: title line, the author's introduction, the table of contents).
     """
     index = settings.index
-    parts = [head_parts(b, vocabulary, index.head_sections) if has
-             else [(1.0, [compose_index_text(b, vocabulary, index.text_sections)])]
-             for b, has in zip(books, sentences.has_sentences.tolist())]
     position: dict[str, int] = {}
-    owners, weights, rows = [], [], []
-    for book, book_parts in enumerate(parts):
-        for weight, texts in book_parts:
+    # 1M+ (book, weight, text) entries at 100k books: kept as machine numbers, not Python objects
+    owners, weights, rows = array("q"), array("f"), array("q")
+    for book, (record, has) in enumerate(zip(books, sentences.has_sentences.tolist())):
+        parts = (head_parts(record, vocabulary, index.head_sections) if has
+                 else [(1.0, [compose_index_text(record, vocabulary, index.text_sections)])])
+        for weight, texts in parts:
             for text in texts:
                 owners.append(book)
                 weights.append(weight / len(texts))  # a part counts by its weight, whatever its number of values
                 rows.append(position.setdefault(text, len(position)))
     result = embed_with_cache(list(position), embedder, db, "book head lines", use_cache)
-    owner, weight, row = np.asarray(owners), np.asarray(weights, dtype=np.float32), np.asarray(rows)
+    del position
+    owner, weight, row = np.frombuffer(owners, np.int64), np.frombuffer(weights, np.float32), np.frombuffer(rows, np.int64)
     vectors = np.zeros((len(books), embedder.dim), dtype=np.float32)
     share = index.summary_weight
-    bounds = np.searchsorted(owner, np.arange(0, len(books) + CHUNK_TEXTS, CHUNK_TEXTS))
-    for start, (first, last) in zip(range(0, len(books), CHUNK_TEXTS), zip(bounds[:-1], bounds[1:])):
-        block = vectors[start:start + CHUNK_TEXTS]  # a view: a chunk of books at a time, no second matrix of all
+    bounds = np.searchsorted(owner, np.arange(0, len(books) + COMPOSE_BOOKS, COMPOSE_BOOKS))
+    for start, (first, last) in zip(range(0, len(books), COMPOSE_BOOKS), zip(bounds[:-1], bounds[1:])):
+        block = vectors[start:start + COMPOSE_BOOKS]  # a view: a few books at a time, no second matrix of all
         _add_by_group(block, owner[first:last] - start, result.vectors[row[first:last]], weight[first:last])
-        has = sentences.has_sentences[start:start + CHUNK_TEXTS]
-        block[has] = (1 - share) * normalize(block[has]) + share * sentences.means[start:start + CHUNK_TEXTS][has]
-        block[:] = normalize(block)
+        has = sentences.has_sentences[start:start + COMPOSE_BOOKS]
+        block[has] = (1 - share) * normalize(block[has]) + share * sentences.means[start:start + COMPOSE_BOOKS][has]
+        normalize(block, in_place=True)
     return BookVectors(vectors, result.computed, result.text_hashes)
 
 

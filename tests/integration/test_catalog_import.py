@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from storage import catalog_db
 from storage.catalog_db import open_catalog
+from storage.models import shared_facet
 from tasks.catalog.ingest import (
     CatalogFileError,
     ColumnMapping,
@@ -79,6 +81,25 @@ def test_updates_are_counted_and_source_tags_are_kept(tmp_path, vocabulary):
         book = {b.book_id: b for b in db.load_books()}["1"]
         assert book.summary == "翠翠在渡口等了一辈子。"
         assert book.tags == {"emotional_tone": ("忧伤怅惘",)} and book.tag_origin == "source"
+
+
+def test_derived_facets_are_written_in_batches_and_a_build_reads_books_without_them(tmp_path, vocabulary,
+                                                                                     monkeypatch):
+    monkeypatch.setattr(catalog_db, "WRITE_BATCH", 2)  # several statements in the one transaction
+    source = write_csv(tmp_path / "books.csv", [MALFORMED[-1], MALFORMED[0], MALFORMED[3]])
+    guess = shared_facet("spatial_atmosphere", "乡土小镇", 0.7134567, "reference", "a probe's \"guess\"")
+    with open_catalog(tmp_path / "catalog.duckdb") as db:
+        db.import_books(validate_file(source, ColumnMapping(), vocabulary).books, [], str(source))
+        db.save_facets({"1": (guess,), "4": (guess,), "8": ()}, {"1": "w-1", "4": "w-4", "8": "w-8"})
+        books = db.load_books()
+        assert [b.book_id for b in books] == ["1", "4", "8"]  # in book_id order, whatever order DuckDB reads
+        assert books[0].facets == (shared_facet("spatial_atmosphere", "乡土小镇", 0.7135, "reference",
+                                                'a probe\'s "guess"'),)
+        assert [b.work_id for b in books] == ["w-1", "w-4", "w-8"]
+        assert [b.tag_origin for b in books] == ["source", "enriched", "source"]
+        bare = db.load_books(derived=False)  # a build derives them again
+        assert [b.facets for b in bare] == [(), (), ()]
+        assert [(b.title, b.tags) for b in bare] == [(b.title, b.tags) for b in books]
 
 
 def test_another_file_that_overwrites_books_says_how_many(tmp_path, vocabulary):

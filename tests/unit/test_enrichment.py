@@ -6,7 +6,7 @@ import pytest
 from config.settings import EnrichmentSettings
 from storage.models import BookRecord
 from tasks.catalog.crosswalk import default_crosswalk
-from tasks.catalog.enrich import REFERENCE_CAP, Calibration, Reference, derive_facets, known_facets
+from tasks.catalog.enrich import REFERENCE_CAP, Calibration, Reference, _holds, derive_facets, known_facets
 from tasks.catalog.works import work_key
 
 
@@ -166,3 +166,9 @@ def test_classification_and_a_subject_heading_that_agree_make_a_value_surer_than
     twice = {(f.dimension, f.value): f for f in known_facets(
         BookRecord("d", "D", subjects=("Cosmology -- Popular works", "Astronomy -- Popular works")), crosswalk)}
     assert twice[("genre", "科普")].confidence == heading
+
+
+def test_holds_marks_each_books_values_and_ignores_values_of_no_column():
+    holds = _holds(["科幻", "历史", "诗歌"], [{"历史"}, set(), ("科幻", "诗歌", "not a value")])
+    assert holds.tolist() == [[0, 1, 0], [0, 0, 0], [1, 0, 1]]
+    assert _holds(["科幻"], [set(), set()]).tolist() == [[0], [0]]

@@ -10,6 +10,20 @@ def book(book_id, title, authors=("沈从文",), **extra) -> BookRecord:
     return BookRecord(book_id, title, authors=authors, **extra)
 
 
+def test_folding_to_simplified_characters_matches_hanziconv_character_for_character():
+    import unicodedata
+
+    from hanziconv import HanziConv
+    from hanziconv.charmap import traditional_charmap
+
+    from tasks.catalog.works import _fold
+
+    # every character hanziconv converts, and text around them: the translation table is its table
+    texts = [traditional_charmap, "乾隆年間的頭髮與發展：臺灣歷史", "Ｆｕｌｌ ｗｉｄｔｈ 後來", "著名的麵包 Stoner"]
+    assert [_fold(t) for t in texts] == [HanziConv.toSimplified(unicodedata.normalize("NFKC", t)).lower()
+                                         for t in texts]
+
+
 def test_edition_and_format_marks_go_but_volume_marks_stay():
     assert normalize_title("边城（插图本）") == normalize_title("边城") == "边城"
     assert normalize_title("The Remains of the Day: a novel") == normalize_title("The remains of the day")

@@ -58,7 +58,11 @@ class Embedder(ABC):
         return normalize(np.vstack(parts))
 
 
-def normalize(vectors: np.ndarray) -> np.ndarray:
-    """Scale each row to unit length (zero rows stay zero)."""
+def normalize(vectors: np.ndarray, in_place: bool = False) -> np.ndarray:
+    """Scale each row to unit length (zero rows stay zero); `in_place` spares a copy of a float32 matrix."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    norms[norms == 0] = 1.0
+    if in_place:
+        vectors /= norms
+        return vectors
+    return (vectors / norms).astype(np.float32, copy=False)
