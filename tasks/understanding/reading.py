@@ -449,6 +449,28 @@ def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, 
     return [m for m in mentions if not (m.polarity == EXCLUDED and (m.field, m.value) in asked and modified(m))]
 
 
+def _narrower_topics(mentions: list[Mention], text: str, vocabulary: Vocabulary) -> list[Mention]:
+    """"想做一个历史书架……不要中国古代史", "历史书，但不要古代的": an excluded value that shares a name with another
+    value the brief asks for (历史现场 and the genre 历史 are both "历史") names a part of what is asked, not
+    the whole value: the word it was read from (古代史, 古代) is excluded as a subject. Excluding the historical
+    setting had left the history shelf empty."""
+    names = {(v.dimension, v.name): {v.name.lower(), *(a.lower() for a in v.aliases)} for v in vocabulary.all_values()}
+    asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
+    asked_names = set().union(*(names.get(key, set()) for key in asked))
+    if not asked_names:
+        return mentions
+    bounds = sorted(word_bounds(text))
+    out = []
+    for m in mentions:
+        if (m.polarity == EXCLUDED and (m.field, m.value) not in asked
+                and names.get((m.field, m.value), set()) & asked_names):
+            start, end = next(((a, b) for a, b in zip(bounds, bounds[1:]) if a <= m.start and m.end <= b),
+                              (m.start, m.end))
+            m = Mention(start, end, "subject", text[start:end].lower(), EXCLUDED)
+        out.append(m)
+    return out
+
+
 def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | None = None,
                cues: Cues | None = None) -> Reading:
     """The brief's mentions, each with the polarity its cues give it, and its numeric conditions."""
@@ -491,7 +513,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
-    mentions = _asked_heads_kept(mentions, scopes, text, cues)
+    mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     notes = []
     numeric: list[NumericCondition] = []
     for number in numbers:

@@ -44,12 +44,15 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
     one_of = _one_of_the_kinds(reading, vocabulary, alternatives)
     conditions = list(one_of)
+    asked_words = {reading.text[m.start:m.end].lower() for m in reading.mentions if m.polarity in (WANTED, REQUIRED)}
     for mention in reading.mentions:
         operator = _operator(mention, alternatives or bool(one_of))
         if operator:
-            # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945"
-            values = (load_expansion_tables().same_as(mention.value) if mention.field == "subject"
-                      else (mention.value,))
+            # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945";
+            # never by a name the brief asks for ("History, but nothing historical fiction" keeps "history")
+            values = (tuple(v for v in load_expansion_tables().same_as(mention.value)
+                            if v == mention.value or v.lower() not in asked_words)
+                      if mention.field == "subject" else (mention.value,))
             conditions.append(FilterCondition(mention.field, values, operator))
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
 
