@@ -107,7 +107,7 @@ TEXT: dict[str, dict[str, str]] = {
         "ask_history": "近期书架已用掉 {n} 本合适的书，允许重复还是放宽主题？",
         "ask_author_cap": "还有 {n} 本合适的书出自已上架的作者，放宽每位作者的本数上限吗？",
         "ask_availability": "有 {n} 本合适的书目前没有可借复本，要放进书架吗？",
-        "ask_likely_excluded": "有 {n} 本书推测很可能是主题排除的（馆藏数据无法确认），要放进书架请馆员核对吗？",
+        "ask_likely_excluded": "有 {n} 本书推测可能是主题排除的（馆藏数据无法确认），要放进书架请馆员核对吗？",
         "ask_conditions": "符合全部条件的书太少，可以放宽哪一个？",
         "ask_catalog": "馆藏里这个主题的书太少，换个说法还是放宽主题？",
         "opt_must": "必须{v}", "opt_exclude": "排除{v}", "opt_either": "不限", "opt_repeat": "允许重复",

@@ -51,7 +51,7 @@ class ShelfLimits:
     held_back: int = 0  # on a recent similar shelf (or the book a "like this" brief names)
     over_author_cap: int = 0
     unavailable: int = 0  # fitting books with no copies on the shelf
-    likely_excluded: int = 0  # left out: a guess says they more likely than not hold a value the brief excludes
+    likely_excluded: int = 0  # left out: a guess says they may well hold a value the brief excludes
 
 
 @dataclass(frozen=True)

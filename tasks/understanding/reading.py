@@ -38,6 +38,10 @@ _CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n]|\.(?=\s|$)")
 # "too" before a word is a degree ("nothing too long or too dark"), not the hedge of "fantasy too"
 _DEGREE_TOO = re.compile(r"too\s+[A-Za-z]", re.IGNORECASE)
 # A negation followed by a degree word qualifies one quality up to its 的: "不要太学术的", "别那么沉重的"
+# "除了科幻，还想要推理", "除了后续的读本，日本还出了哪些": 除了 … 还 / 也 adds to X, it does not exclude it
+# ("除了科幻都可以" does): the first of 都 / 还 / 也 / 另外 in the rest of the sentence decides.
+_QUESTION_END = re.compile(r"[?？]\s*$")
+_ADDITIVE = re.compile(r"[^。？！?!.都还也另]*(?:还|也|另外)")
 _DEGREE_THEN_DE = re.compile(r"\s*(?:太|过于|过分|那么|这么|很|特别)[^，,。；;！!？?的]{1,8}?的")
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
@@ -372,7 +376,8 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
             continue
         close = next((c for c in cue_list if c.kind == "except_close" and cue.end <= c.start < stop), None)
         if cue.kind == "except_open":
-            scopes.append(_Scope(cue.start, close.start if close else stop, EXCLUDED))
+            if not _ADDITIVE.match(text, close.end if close else stop):
+                scopes.append(_Scope(cue.start, close.start if close else stop, EXCLUDED))
         elif cue.kind == "negation" and close is not None:
             # "不看刘慈欣以外的科幻": what stands before 以外 is the only thing wanted
             scopes.append(_Scope(cue.start, close.start, REQUIRED))
@@ -490,6 +495,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
     about_books = _about_books(text, found)
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
+    question = not about_books and _QUESTION_END.search(text) is not None
+    if question:  # "…管辖了哪几个非都市区？", "成人礼指的是什么？": a question about the world excludes no books
+        scopes = [s for s in scopes if s.polarity != EXCLUDED]
 
     def polarity(start: int, end: int) -> str:
         inside = [s for s in scopes if s.start <= start and end <= s.end and s.polarity != ALLOWED]
@@ -510,6 +518,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         mood = polarity(start, end)
         if field_name == "audience" and mood == EXCLUDED and for_the_reader(start, end):
             mood = WANTED
+        if field_name == "adult" and question:
+            continue
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))

@@ -149,16 +149,17 @@ def test_a_book_that_may_hold_an_excluded_value_moves_down_as_far_as_the_doubt_s
     assert [c.book_id for c in demote_doubtful(ranked, lambda _: 0.0)] == ["a", "b", "c", "d", "e"]
 
 
-def test_a_book_more_likely_than_not_excluded_is_left_out_and_a_less_likely_one_moves_down():
+def test_a_book_likely_excluded_is_left_out_and_a_less_likely_one_moves_down():
     warm = ("emotional_tone", "温暖治愈")
-    guesses = {"a": 0.6, "b": 0.0, "c": 0.4, "d": 0.0, "e": 0.95}
+    guesses = {"a": 0.4, "b": 0.0, "c": 0.35, "d": 0.0, "e": 0.95}
     books = {b: BookRecord(book_id=b, title=b, facets=(Facet(*warm, g, "reference"),) if g else ())
              for b, g in guesses.items()}
     books["f"] = BookRecord(book_id="f", title="f", facets=(Facet(*warm, 0.45, "zero-shot"),))  # uncalibrated
     ranked = [Candidate(b) for b in books]
     no_warm = ThemeQuery((FilterCondition(warm[0], (warm[1],), "MUST_NOT"),), (), "", 1.0, "rules", "en")
     screened = screen_unsure_exclusions(ranked, no_warm, books)
-    # a and e left out; of the rest c, 0.4, from 2nd place: 2 / 0.6 = 3.3, after d (3), before f (4)
+    # a (0.4, LIKELY_EXCLUDED) and e left out; of the rest c, 0.35, from 2nd place: 2 / 0.65 = 3.1, after d (3),
+    # before f (4)
     assert [c.book_id for c in screened.candidates] == ["b", "d", "c", "f"]
     assert screened.left_out == 2
     wish = ThemeQuery((FilterCondition(warm[0], (warm[1],), "SHOULD"),), (), "", 1.0, "rules", "en")
