@@ -454,6 +454,40 @@ def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, 
     return [m for m in mentions if not (m.polarity == EXCLUDED and (m.field, m.value) in asked and modified(m))]
 
 
+def _modified_forms(mentions: list[Mention], scopes: list[_Scope], text: str, cues: Cues,
+                    vocabulary: Vocabulary) -> list[Mention]:
+    """"不要网络小说", "no graphic novels", "no romance novels", "不要推理小说": an excluded form with a word
+    before it in its exclusion excludes that kind of it, not the form: every novel had been excluded.
+
+    The word is a value of the form's own kind (推理: mysteries are fiction, romance: a mood): that value
+    stays excluded and the form goes. Otherwise (网络, graphic, 历史 — history is no kind of novel) the words
+    together are excluded as a subject heading writes them ("网络小说", "Graphic novels")."""
+    out = list(mentions)
+    for m in mentions:
+        if m.polarity != EXCLUDED or m.field != "form":
+            continue
+        scope = min((s for s in scopes if s.start <= m.start and m.end <= s.end and s.polarity == EXCLUDED),
+                     key=lambda s: s.end - s.start, default=None)
+        if scope is None:
+            continue
+        before = text[scope.start:m.start]
+        words = cut(before) if re.search(r"[\u3400-\u9fff]", before) else before.split()
+        last = words[-1] if words else ""
+        if not last.strip() or not _topic(last, cues) or last.strip().lower() in brief_stopwords():
+            continue  # "不要小说", "no more novels", "no fiction or poetry"
+        start = m.start - len(before) + before.rstrip().rfind(last.strip())
+        modifier = next((o for o in out if o is not m and o.polarity == EXCLUDED and start <= o.start < m.start), None)
+        kind = vocabulary.kind("form", m.value)
+        same_kind = modifier is not None and modifier.field in vocabulary.dimension_names and (
+            modifier.field != "genre" or kind is None or modifier.value in kind.genres)
+        out.remove(m)
+        if not same_kind:
+            if modifier is not None:
+                out.remove(modifier)
+            out.append(Mention(start, m.end, "subject", text[start:m.end].lower(), EXCLUDED))
+    return sorted(out, key=lambda x: x.start)
+
+
 def _narrower_topics(mentions: list[Mention], text: str, vocabulary: Vocabulary) -> list[Mention]:
     """"想做一个历史书架……不要中国古代史", "历史书，但不要古代的": an excluded value that shares a name with another
     value the brief asks for (历史现场 and the genre 历史 are both "历史") names a part of what is asked, not
@@ -524,6 +558,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
+    mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
     notes = []
     numeric: list[NumericCondition] = []
     for number in numbers:
