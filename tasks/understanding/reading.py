@@ -43,6 +43,11 @@ _DEGREE_TOO = re.compile(r"too\s+[A-Za-z]", re.IGNORECASE)
 _QUESTION_END = re.compile(r"[?？]\s*$")
 _ADDITIVE = re.compile(r"[^。？！?!.都还也另]*(?:还|也|另外)")
 _DEGREE_THEN_DE = re.compile(r"\s*(?:太|过于|过分|那么|这么|很|特别)[^，,。；;！!？?的]{1,8}?的")
+# "not too sentimental novels", "nothing overly academic about it": the degree is excluded, the word after it ends
+# the exclusion; the books it describes stay asked for
+_DEGREES = r"(?:\s*(?:,|\bor\b|\band\b)\s*(?:too\s+|overly\s+)?[A-Za-z][\w-]*)*"  # "too long or too dark"
+_DEGREE_THEN_WORD = re.compile(rf"\s+(?:too|overly|excessively)\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)
+_WORD_AFTER_DEGREE = re.compile(rf"\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)  # after "not too", "nothing too"
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
 
@@ -347,7 +352,9 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"
                      and not (cue.kind == "negation" and text[c.start:c.end].lower() == "or")]
         stop = min([c.start for c in following] + [b])
-        if cue.kind == "negation" and (degree := _DEGREE_THEN_DE.match(text, cue.end)) and degree.end() < stop:
+        degree_cue = re.search(r"\b(?:too|overly)$", text[cue.start:cue.end], re.IGNORECASE) is not None
+        if cue.kind == "negation" and (degree := _DEGREE_THEN_DE.match(text, cue.end) or (
+                _WORD_AFTER_DEGREE if degree_cue else _DEGREE_THEN_WORD).match(text, cue.end)) and degree.end() < stop:
             stop = degree.end()  # "不要太学术的哲学入门书": too academic is excluded, not the philosophy it describes
         if cue.kind == "negation":  # "不要二战题材的小说": the modifier before 的 is excluded, not the kind of book
             stop = next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"), stop)

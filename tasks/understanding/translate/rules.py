@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from itertools import combinations
 
 from config.vocabulary import Vocabulary
@@ -50,11 +51,24 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
         if operator:
             # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945";
             # never by a name the brief asks for ("History, but nothing historical fiction" keeps "history")
-            values = (tuple(v for v in load_expansion_tables().same_as(mention.value)
-                            if v == mention.value or v.lower() not in asked_words)
+            values = (_with_plurals(v for v in load_expansion_tables().same_as(mention.value)
+                                    if v == mention.value or v.lower() not in asked_words)
                       if mention.field == "subject" else (mention.value,))
             conditions.append(FilterCondition(mention.field, values, operator))
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
+
+
+def _with_plurals(values: Iterable[str]) -> tuple[str, ...]:
+    """English subject words also as headings pluralise them: "no pirates" is read as "pirate", and a Latin
+    subject term matches whole words only, so "Pirates -- Fiction" had not been excluded."""
+    out = []
+    for value in values:
+        out.append(value)
+        last = value.rsplit(" ", 1)[-1]
+        if value.isascii() and last.isalpha() and len(last) >= 3 and not last.endswith("s"):
+            out.append(value[:-1] + "ies" if re.search(r"[^aeiou]y$", last) else
+                       value + "es" if last.endswith(("x", "ch", "sh")) else value + "s")
+    return tuple(dict.fromkeys(out))
 
 
 def _one_of_the_kinds(reading: Reading, vocabulary: Vocabulary, alternatives: bool) -> list[FilterCondition]:
