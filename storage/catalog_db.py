@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import re
 import time
-from functools import lru_cache
-from sys import intern
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
+from sys import intern
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,6 +44,7 @@ MEMORY_LIMIT = "512MB"
 # ... and keeps them up to that cap after the read: lowering the cap is how DuckDB is told to evict
 # (its maintainers' advice, duckdb/duckdb#5455); a build gives the pool back after each scan of the cache.
 RELEASED_LIMIT = "32MB"
+READ_BATCH = 4096  # rows fetched at a time: every raw row of 100k books at once held 500 MB the process kept
 WRITE_BATCH = 8192  # books whose derived facets or tokens are written per statement
 
 SCHEMA = """
@@ -351,7 +352,7 @@ class CatalogDB:
         cursor = self.conn.execute(f"SELECT {', '.join(columns)} FROM books")
         names = [d[0] for d in cursor.description]
         books: list[BookRecord] = []
-        while rows := cursor.fetchmany(4096):
+        while rows := cursor.fetchmany(READ_BATCH):
             books += [row_to_book(dict(zip(names, row))) for row in rows]
         books.sort(key=lambda b: b.book_id)
         return books
@@ -465,7 +466,7 @@ class CatalogDB:
         """
         cursor = self.conn.execute("SELECT book_id, analysis_key, tokens FROM bm25_tokens")
         stored: dict[str, tuple[str, list[str]]] = {}
-        while rows := cursor.fetchmany(4096):
+        while rows := cursor.fetchmany(READ_BATCH):
             stored.update((book_id, (key, [intern(t) for t in tokens])) for book_id, key, tokens in rows)
         self.release_buffers()
         return stored

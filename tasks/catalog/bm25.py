@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from sys import intern
 from dataclasses import dataclass
+from sys import intern
 
 from config.settings import Settings
 from storage.bm25_index import BM25Index

@@ -10,8 +10,8 @@ In order of trust:
 A dimension the source tagged keeps exactly the source's values: the curator's word wins.
 
 A guess (3, 4) is calibrated on the catalog itself: among the sure books, how often a guess at least
-this strong names a value the book really has (each book scored by the probe fitted without its work's fold). Where a dimension
-has too few sure books to measure that, its guesses stay below the filter confidence: they rank, never
+this strong names a value the book really has (each book scored by the probe fitted without its work's
+fold). Where a dimension has too few sure books to measure that, its guesses stay below the filter confidence: they rank, never
 filter. Forms and audience follow from genre values. Filters use a value only at or above
 enrichment.filter_confidence.
 """

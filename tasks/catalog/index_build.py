@@ -134,7 +134,8 @@ def embed_sentences(sentences: SentenceList, book_count: int, embedder: Embedder
         _add_by_group(sums, sentences.owners[rows], vectors)
     has_sentences = np.zeros(book_count, dtype=bool)
     has_sentences[sentences.owners] = True
-    return SentenceVectors(normalize(sums, in_place=True), has_sentences, len(sentences.texts), chunks.computed, chunks.text_hashes)
+    return SentenceVectors(normalize(sums, in_place=True), has_sentences, len(sentences.texts), chunks.computed,
+                           chunks.text_hashes)
 
 
 def _add_by_group(sums: np.ndarray, groups: np.ndarray, vectors: np.ndarray, weights: np.ndarray | None = None) -> None:
@@ -172,7 +173,8 @@ def embed_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary:
                 rows.append(position.setdefault(text, len(position)))
     result = embed_with_cache(list(position), embedder, db, "book head lines", use_cache)
     del position
-    owner, weight, row = np.frombuffer(owners, np.int64), np.frombuffer(weights, np.float32), np.frombuffer(rows, np.int64)
+    owner, weight, row = (np.frombuffer(owners, np.int64), np.frombuffer(weights, np.float32),
+                          np.frombuffer(rows, np.int64))
     vectors = np.zeros((len(books), embedder.dim), dtype=np.float32)
     share = index.summary_weight
     bounds = np.searchsorted(owner, np.arange(0, len(books) + COMPOSE_BOOKS, COMPOSE_BOOKS))

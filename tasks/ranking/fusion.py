@@ -24,7 +24,7 @@ from tasks.recall.scores import PathScoring
 
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
 ADULT_SHELF_DOUBT = 0.75  # a children's book on a shelf whose brief never speaks of children: fourfold down
-LIKELY_EXCLUDED = 0.4  # a guess this sure that a book holds an excluded value: 38–41% of such books truly did (7% without one)
+LIKELY_EXCLUDED = 0.4  # a guess this sure of an excluded value: 38–41% of such books held it (7% without a guess)
 
 
 def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
@@ -132,8 +132,9 @@ def screen_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
     """A book a calibrated guess says holds a facet value the brief excludes with LIKELY_EXCLUDED or more is
     left out: such books broke the brief five times as often as books without a guess, and a shelf rarely
     lacks books to put in their place. A less likely one moves down as far as the guess says
-    (demote_doubtful): the unsure MUST_NOT becomes a soft one. An uncalibrated guess (never above UNCALIBRATED_CAP) ranked no better than chance on the tag-blind benchmark,
-    so it moves nothing; a reference catalog's guess is calibrated at any confidence (tasks/catalog/enrich.py)."""
+    (demote_doubtful): the unsure MUST_NOT becomes a soft one. An uncalibrated guess (never above
+    UNCALIBRATED_CAP) ranked no better than chance on the tag-blind benchmark, so it moves nothing; a reference
+    catalog's guess is calibrated at any confidence (tasks/catalog/enrich.py)."""
     excluded = excluded_values(query)
     if not excluded:
         return Screened(list(candidates))

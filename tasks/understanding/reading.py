@@ -47,6 +47,7 @@ _DEGREE_THEN_DE = re.compile(r"\s*(?:太|过于|过分|那么|这么|很|特别)
 # the exclusion; the books it describes stay asked for
 _DEGREES = r"(?:\s*(?:,|\bor\b|\band\b)\s*(?:too\s+|overly\s+)?[A-Za-z][\w-]*)*"  # "too long or too dark"
 _DEGREE_THEN_WORD = re.compile(rf"\s+(?:too|overly|excessively)\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)
+_ENDS_IN_DEGREE = re.compile(r"\b(?:too|overly)$", re.IGNORECASE)  # a cue that is its own degree: "not too"
 _WORD_AFTER_DEGREE = re.compile(rf"\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)  # after "not too", "nothing too"
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
@@ -352,11 +353,13 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"
                      and not (cue.kind == "negation" and text[c.start:c.end].lower() == "or")]
         stop = min([c.start for c in following] + [b])
-        degree_cue = re.search(r"\b(?:too|overly)$", text[cue.start:cue.end], re.IGNORECASE) is not None
-        if cue.kind == "negation" and (degree := _DEGREE_THEN_DE.match(text, cue.end) or (
-                _WORD_AFTER_DEGREE if degree_cue else _DEGREE_THEN_WORD).match(text, cue.end)) and degree.end() < stop:
-            stop = degree.end()  # "不要太学术的哲学入门书": too academic is excluded, not the philosophy it describes
-        if cue.kind == "negation":  # "不要二战题材的小说": the modifier before 的 is excluded, not the kind of book
+        if cue.kind == "negation":
+            # "不要太学术的哲学入门书", "not too academic philosophy": the degree is excluded, not the books it describes
+            word = _WORD_AFTER_DEGREE if _ENDS_IN_DEGREE.search(text, cue.start, cue.end) else _DEGREE_THEN_WORD
+            degree = _DEGREE_THEN_DE.match(text, cue.end) or word.match(text, cue.end)
+            if degree and degree.end() < stop:
+                stop = degree.end()
+            # "不要二战题材的小说": the modifier before 的 is excluded, not the kind of book
             stop = next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"), stop)
         before_named = any(a <= s < cue.start for s, _ in spans)
         after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" 的了吧啊呀"))
@@ -439,6 +442,19 @@ def _about_books(text: str, found: list[tuple]) -> bool:
     return bool(words & book_words())
 
 
+def _exclusion_around(start: int, end: int, scopes: list[_Scope]) -> _Scope | None:
+    """The innermost exclusion scope holding the span."""
+    return min((s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED),
+               key=lambda s: s.end - s.start, default=None)
+
+
+def _word_before(text: str, start: int, end: int) -> str:
+    """The last word of text[start:end] (jieba's for Chinese), stripped; "" where there is none."""
+    before = text[start:end]
+    words = cut(before) if re.search(r"[\u3400-\u9fff]", before) else before.split()
+    return words[-1].strip() if words else ""
+
+
 def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, cues: Cues) -> list[Mention]:
     """"Crime novels …, just no cozy mysteries", "Poems about the sea, no epic poetry": an excluded value the brief
     also asks for is the head of the phrase excluded, and what modifies it there (cozy, epic) is the exclusion:
@@ -447,13 +463,10 @@ def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, 
     asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
 
     def modified(mention: Mention) -> bool:
-        scope = min((s for s in scopes if s.start <= mention.start and mention.end <= s.end
-                     and s.polarity == EXCLUDED), key=lambda s: s.end - s.start, default=None)
+        scope = _exclusion_around(mention.start, mention.end, scopes)
         if scope is None:
             return False
-        before = text[scope.start:mention.start]
-        words = cut(before) if re.search(r"[\u3400-\u9fff]", before) else before.split()
-        last = words[-1].strip().lower() if words and words[-1].strip() else ""
+        last = _word_before(text, scope.start, mention.start).lower()
         described = (bool(last) and last not in brief_stopwords() and last not in stopwords()["zh"]
                      and bool(_topic(last, cues)))  # "epic" poetry, not "一本" 童书
         return described or any(other is not mention and other.polarity == EXCLUDED
@@ -473,16 +486,11 @@ def _modified_forms(mentions: list[Mention], scopes: list[_Scope], text: str, cu
     for m in mentions:
         if m.polarity != EXCLUDED or m.field != "form":
             continue
-        scope = min((s for s in scopes if s.start <= m.start and m.end <= s.end and s.polarity == EXCLUDED),
-                     key=lambda s: s.end - s.start, default=None)
-        if scope is None:
-            continue
-        before = text[scope.start:m.start]
-        words = cut(before) if re.search(r"[\u3400-\u9fff]", before) else before.split()
-        last = words[-1] if words else ""
-        if not last.strip() or not _topic(last, cues) or last.strip().lower() in brief_stopwords():
+        scope = _exclusion_around(m.start, m.end, scopes)
+        last = _word_before(text, scope.start, m.start) if scope is not None else ""
+        if not last or not _topic(last, cues) or last.lower() in brief_stopwords():
             continue  # "不要小说", "no more novels", "no fiction or poetry"
-        start = m.start - len(before) + before.rstrip().rfind(last.strip())
+        start = text.rindex(last, scope.start, m.start)
         modifier = next((o for o in out if o is not m and o.polarity == EXCLUDED and start <= o.start < m.start), None)
         kind = vocabulary.kind("form", m.value)
         same_kind = modifier is not None and modifier.field in vocabulary.dimension_names and (
@@ -503,18 +511,17 @@ def _narrower_topics(mentions: list[Mention], text: str, vocabulary: Vocabulary)
     names = {(v.dimension, v.name): {v.name.lower(), *(a.lower() for a in v.aliases)} for v in vocabulary.all_values()}
     asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
     asked_names = set().union(*(names.get(key, set()) for key in asked))
-    if not asked_names:
+    narrower = [m for m in mentions if m.polarity == EXCLUDED and (m.field, m.value) not in asked
+                and names.get((m.field, m.value), set()) & asked_names]
+    if not narrower:
         return mentions
-    bounds = sorted(word_bounds(text))
-    out = []
-    for m in mentions:
-        if (m.polarity == EXCLUDED and (m.field, m.value) not in asked
-                and names.get((m.field, m.value), set()) & asked_names):
-            start, end = next(((a, b) for a, b in zip(bounds, bounds[1:]) if a <= m.start and m.end <= b),
-                              (m.start, m.end))
-            m = Mention(start, end, "subject", text[start:end].lower(), EXCLUDED)
-        out.append(m)
-    return out
+    bounds = sorted(word_bounds(text))  # jieba's words: only for a brief that has such an exclusion
+
+    def topic(m: Mention) -> Mention:
+        start, end = next(((a, b) for a, b in zip(bounds, bounds[1:]) if a <= m.start and m.end <= b),
+                          (m.start, m.end))
+        return Mention(start, end, "subject", text[start:end].lower(), EXCLUDED)
+    return [topic(m) if m in narrower else m for m in mentions]
 
 
 def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | None = None,
@@ -548,8 +555,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
 
     def for_the_reader(start: int, end: int) -> bool:
         """"nothing too scary for the kids": an audience the excluded quality is for, not excluded itself."""
-        inside = [s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED]
-        scope = min(inside, key=lambda s: s.end - s.start) if inside else None
+        scope = _exclusion_around(start, end, scopes)
         return (scope is not None and re.search(r"(?:\bfor(?:\s+the|\s+our)?|给|适合)\s*$", text[scope.start:start],
                                                  re.IGNORECASE) is not None
                 and any(scope.start <= f[0] < start for f in found))
@@ -559,9 +565,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         mood = polarity(start, end)
         if field_name == "audience" and mood == EXCLUDED and for_the_reader(start, end):
             mood = WANTED
-        if field_name == "adult" and question:
-            continue
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
+            if question:  # "成人礼指的是什么？" names adults, it asks for no shelf
+                continue
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
