@@ -47,7 +47,7 @@ embed_books = _step(index_build.embed_books, "embed-books")
 embed_books_e5 = _step(index_build.embed_books_e5, "embed-books-e5")
 enrich_catalog = _step(index_build.enrich_catalog, "enrich-catalog")
 build_bm25 = _step(bm25_step.build_bm25, "build-bm25")
-write_books_table = _step(index_store.write_books_table, "write-lance-books")
+write_lance = _step(index_build.write_lance, "write-lance-books")
 write_books_snapshot = _step(index_store.write_books_snapshot, "write-books-snapshot")
 save_bm25 = _step(index_store.save_bm25, "save-bm25")
 
@@ -71,27 +71,33 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             embedder = create_embedder(settings.embedder)
         with timed(stages, "load_catalog", log=True):
             books = db.load_books(derived=False)
-        snapshot = index_build.snapshot_hash(books, embedder, settings, vocabulary, CROSSWALK_FILE)
+        inputs = index_build.inputs_hash(embedder, settings, vocabulary, CROSSWALK_FILE)
+        snapshot = index_build.snapshot_hash(books, inputs)
         current = db.current_index_version()
         if current and not full and current.snapshot_hash == snapshot and index_store.version_exists(current.path):
             index_store.set_current(settings.indexes_dir, current.version_id)  # a build that died may have left it behind
             logger.info("index %s is up to date with the catalog", current.version_id)
             return index_build.IndexBuildReport(current.version_id, True, current.book_count,
                                                 current.sentence_count, 0, 0, 0, 0, stages)
+        carry = index_build.plan_carry_over(
+            books, index_store.open_previous(current, inputs) if current and not full else None)
+        if carry.previous is not None:
+            logger.info("%d of %d books unchanged since index %s: taken from it", len(carry.carried), len(books),
+                        current.version_id)
         version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
         with timed(stages, "embed_sentences", log=True):
             sentence_list = index_build.split_sentences(books)
             sentence_files = index_store.SentenceFiles(path, [books[i].book_id for i in sentence_list.owners.tolist()],
                                                        sentence_list.texts, embedder.dim)
-            sentences = embed_sentences(sentence_list, len(books), embedder, db, sentence_files.write, use_cache)
+            sentences = embed_sentences(books, sentence_list, carry, embedder, db, sentence_files, use_cache)
             sentence_files.finish()
         with timed(stages, "embed_books", log=True):
-            book_vectors = embed_books(books, sentences, vocabulary, embedder, db, settings, use_cache)
+            book_vectors = embed_books(books, sentences, carry, vocabulary, embedder, db, settings, use_cache)
         sentence_count, sentences_embedded, sentence_hashes = sentences.count, sentences.embedded, sentences.text_hashes
         del sentences, sentence_list  # their means and texts (300 MB at 100k books) are in the book vectors now
         with timed(stages, "enrich_catalog", log=True):
             vocabulary_vectors = embed_vocabulary(vocabulary, embedder, db, use_cache)
-            enriched = enrich_catalog(books, book_vectors, vocabulary_vectors, vocabulary, db, settings,
+            enriched = enrich_catalog(books, book_vectors, carry, vocabulary_vectors, vocabulary, db, settings,
                                       index_build.reference_loader(vocabulary, embedder, db, settings, use_cache))
         books = enriched.books
         e5_vectors = None
@@ -101,16 +107,11 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         with timed(stages, "build_bm25", log=True):
             bm25 = build_bm25(books, db, settings, use_cache)
         with timed(stages, "write_lance", log=True):
-            columns = index_build.lance_book_columns(books, vocabulary, settings.enrichment.filter_confidence)
-            write_books_table(path, columns, book_vectors.vectors, vocabulary.facet_names,
-                              settings.index.brute_force_max_rows)
-            if e5_vectors is not None:
-                write_books_table(path, columns, e5_vectors.vectors, vocabulary.facet_names,
-                                  settings.index.brute_force_max_rows, index_store.BOOKS_E5_TABLE)
+            write_lance(path, books, book_vectors.vectors, e5_vectors, carry, vocabulary, settings)
         with timed(stages, "save_snapshot", log=True):
             index_store.save_filter_meta(path, settings.enrichment.filter_confidence)
             save_bm25(path, bm25.index)
-            write_books_snapshot(path, books)
+            write_books_snapshot(path, books, carry.previous, carry.settled(books))
             index_store.write_book_vectors(path, book_vectors.vectors)
             index_store.write_vocabulary_vectors(
                 path, [(v.dimension, v.profile_text) for v in vocabulary_vectors.values],
@@ -121,13 +122,13 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             sentence_count=sentence_count, embedder=embedder.model_id, embedding_dim=embedder.dim,
             books_embedded=book_vectors.embedded, sentences_embedded=sentences_embedded, stage_seconds=stages,
         )
-        index_store.write_version_file(path, version)
+        index_store.write_version_file(path, version, inputs)
+        with timed(stages, "prune_cache", log=True):
+            pruned = index_build.forget_stale_vectors(
+                carry, [*sentence_hashes, *book_vectors.text_hashes, *vocabulary_vectors.text_hashes],
+                vocabulary, embedder, db, settings)
         with timed(stages, "commit", log=True):
             commit_version(db, version, {b.book_id: b.content_hash for b in books}, settings)
-        with timed(stages, "prune_cache", log=True):
-            # Vectors of edited texts would pile up night after night; the new version no longer needs them.
-            pruned = db.prune_embedding_cache(embedder.model_id, [*sentence_hashes, *book_vectors.text_hashes,
-                                                                  *vocabulary_vectors.text_hashes])
         logger.info("index version %s is current: %d books, %d sentences; %d stale cached vectors deleted",
                     version_id, len(books), sentence_count, pruned)
         return index_build.IndexBuildReport(

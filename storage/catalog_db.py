@@ -140,8 +140,9 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime | None) -> dict:
-    """A book as a row of the books table (also the row of an index version's book snapshot)."""
+def book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime | None, facets: bool = True) -> dict:
+    """A book as a row of the books table (also the row of an index version's book snapshot, which stores the
+    facets apart: `facets` false leaves them out)."""
     return {
         "book_id": book.book_id,
         "isbn": book.isbn,
@@ -162,7 +163,7 @@ def book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime 
         "edition": book.edition,
         "series": book.series,
         "original_title": book.original_title,
-        "facets": _facets_json(book.facets),
+        "facets": _facets_json(book.facets) if facets else None,
         "work_id": book.work_id or None,
         "rating": book.rating,
         "rating_count": book.rating_count,
@@ -446,17 +447,19 @@ class CatalogDB:
             self.conn.execute("INSERT INTO embedding_cache SELECT * FROM new_vectors ON CONFLICT DO NOTHING")
         self.conn.unregister("new_vectors")
 
-    def prune_embedding_cache(self, model: str, keep_hashes: Sequence[str]) -> int:
-        """Delete `model`'s cached vectors of texts not in keep_hashes (texts that changed); returns how many."""
-        keep = pa.table({"text_hash": pa.array(sorted(set(keep_hashes)), pa.string())})
-        self.conn.register("keep_hashes", keep)
+    def prune_embedding_cache(self, model: str, hashes: Sequence[str], keep: bool = True) -> int:
+        """Delete `model`'s cached vectors of texts not in `hashes` (texts that changed), or with `keep` false of
+        the texts in `hashes`; returns how many."""
+        table = pa.table({"text_hash": pa.array(sorted(set(hashes)), pa.string())})
+        self.conn.register("pruned_hashes", table)
         try:
             with self.transaction():
                 deleted = self.conn.execute(
                     "DELETE FROM embedding_cache WHERE model = $model "
-                    "AND text_hash NOT IN (SELECT text_hash FROM keep_hashes)", {"model": model}).fetchone()
+                    f"AND text_hash {'NOT IN' if keep else 'IN'} (SELECT text_hash FROM pruned_hashes)",
+                    {"model": model}).fetchone()
         finally:
-            self.conn.unregister("keep_hashes")
+            self.conn.unregister("pruned_hashes")
         return int(deleted[0]) if deleted else 0
 
     def cached_tokens(self) -> dict[str, tuple[str, list[str]]]:
@@ -512,8 +515,11 @@ class CatalogDB:
                     json.dumps(version.stage_seconds),
                 ],
             )
-            self.conn.execute("DELETE FROM indexed_books")
-            self.conn.execute("INSERT INTO indexed_books SELECT * FROM indexed_now")
+            # Only the rows that differ: rewriting 100k unchanged rows took 3 s of an incremental build.
+            self.conn.execute("DELETE FROM indexed_books i WHERE NOT EXISTS (SELECT 1 FROM indexed_now n "
+                              "WHERE n.book_id = i.book_id AND n.content_hash IS NOT DISTINCT FROM i.content_hash)")
+            self.conn.execute("INSERT INTO indexed_books SELECT * FROM indexed_now n WHERE NOT EXISTS "
+                              "(SELECT 1 FROM indexed_books i WHERE i.book_id = n.book_id)")
         self.conn.unregister("indexed_now")
 
     def index_versions(self) -> list[IndexVersion]:

@@ -9,8 +9,8 @@ so work while a build holds it), and read the version as it was built whatever t
     sentences.parquet   every summary sentence (book id, text), grouped by book in that order
     sentences.npy       their vectors, row for row
     vocabulary.parquet  every vocabulary value's profile text and vector, for gating
-    version.json        the IndexVersion: embedder, counts, snapshot hash; written last, so its
-                        presence says the folder is complete
+    version.json        the IndexVersion: embedder, counts, snapshot hash, and the hash of the build's
+                        inputs but the books; written last, so its presence says the folder is complete
 Sentences are only ever fetched by book, and fusion fetches the vectors of a few hundred books per theme:
 from memory-mapped .npy files that is a row-range read, where a LanceDB `book_id IN (...)` scan took
 about 30 ms a theme at 100k books (benchmarks/shelves_100k.py).
@@ -24,9 +24,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -152,6 +153,35 @@ def write_books_table(version_path: Path, columns: dict[str, list], vectors: np.
         tbl.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions))
 
 
+UNINDEXED_SHARE = 0.05  # rows a carried table may hold outside its indexes (scanned, not looked up) before it is
+#                         optimised: about a week of nightly edits of 1% of a catalog
+
+
+def carry_books_table(version_path: Path, previous_path: Path, replaced: Sequence[str], columns: dict[str, list],
+                      vectors: np.ndarray, tag_dimensions: tuple[str, ...]) -> None:
+    """The previous version's `books` table with the rows of `replaced` deleted and these rows added.
+
+    Its files are linked, not copied: Lance never rewrites a file, it writes new ones and a new manifest, so
+    the previous version's table stays as it was. New rows are searched by a scan until the indexes are
+    brought up to date, once UNINDEXED_SHARE of the table is outside them.
+    """
+    from storage.lance import lancedb
+
+    folder = f"{BOOKS_TABLE}.lance"  # LanceDB's folder of a table
+    shutil.copytree(previous_path / "lance" / folder, version_path / "lance" / folder, copy_function=os.link)
+    tbl = lancedb.connect(str(version_path / "lance")).open_table(BOOKS_TABLE)
+    for start in range(0, len(replaced), WRITE_BATCH_ROWS // 10):
+        chunk = replaced[start:start + WRITE_BATCH_ROWS // 10]
+        tbl.delete(f"book_id IN ({', '.join(sql_string(b) for b in chunk)})")
+    if len(vectors):
+        tbl.add(_batches(columns, vectors, books_schema(tag_dimensions, vectors.shape[1])))
+    stats = tbl.index_stats("book_id_idx")
+    if stats is not None and stats.num_unindexed_rows > UNINDEXED_SHARE * tbl.count_rows():
+        with warnings.catch_warnings():  # that a reader of an older table version would fail: no one reads this
+            warnings.simplefilter("ignore", UserWarning)  # copy before the version is committed
+            tbl.optimize(cleanup_older_than=timedelta(0))
+
+
 class SentenceFiles:
     """A version's summary sentences: their texts at once, their vectors as they come, in any order."""
 
@@ -174,13 +204,44 @@ class SentenceFiles:
         """
         order = np.argsort(rows, kind="stable")
         rows, vectors = rows[order], np.ascontiguousarray(vectors[order], dtype="<f4")
-        breaks = np.flatnonzero(np.diff(rows) != 1) + 1
         fd = self._file.fileno()
-        for first, last in zip(np.concatenate(([0], breaks)).tolist(), np.concatenate((breaks, [len(rows)])).tolist()):
-            os.pwrite(fd, vectors[first:last].tobytes(), self._start + int(rows[first]) * self._row_bytes)
+        for first, count in _runs(rows):
+            os.pwrite(fd, vectors[first:first + count].tobytes(), self._start + int(rows[first]) * self._row_bytes)
+
+    def copy(self, source: Path, runs: Sequence[tuple[int, int, int]]) -> None:
+        """Rows of another version's sentence vectors (`source` its folder), as (its first row, our first row,
+        rows) runs: copied file to file by the kernel, never through this process's memory."""
+        with open(source / SENTENCE_VECTORS_FILE, "rb") as src:
+            source_start = _npy_data_start(src)
+            fd_in, fd_out = src.fileno(), self._file.fileno()
+            for first, target, rows in runs:
+                offset_in = source_start + first * self._row_bytes
+                offset_out = self._start + target * self._row_bytes
+                left = rows * self._row_bytes
+                while left:
+                    done = os.copy_file_range(fd_in, fd_out, left, offset_in, offset_out)
+                    if not done:
+                        raise OSError(f"{source / SENTENCE_VECTORS_FILE} ended before row {first + rows}")
+                    offset_in, offset_out, left = offset_in + done, offset_out + done, left - done
 
     def finish(self) -> None:
         self._file.close()
+
+
+def _npy_data_start(file) -> int:
+    """Where the rows of an open .npy file start (after its header)."""
+    if np.lib.format.read_magic(file) == (1, 0):
+        np.lib.format.read_array_header_1_0(file)
+    else:
+        np.lib.format.read_array_header_2_0(file)
+    return file.tell()
+
+
+def _runs(rows: np.ndarray) -> list[tuple[int, int]]:
+    """(position in `rows`, length) of each run of consecutive row numbers."""
+    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+    starts = np.concatenate(([0], breaks)).tolist()
+    return list(zip(starts, np.diff(np.concatenate((starts, [len(rows)]))).tolist()))
 
 
 def write_book_vectors(version_path: Path, vectors: np.ndarray) -> None:
@@ -188,20 +249,33 @@ def write_book_vectors(version_path: Path, vectors: np.ndarray) -> None:
     np.save(version_path / BOOK_VECTORS_FILE, np.ascontiguousarray(vectors, dtype=np.float32))
 
 
-def write_books_snapshot(version_path: Path, books: Sequence[BookRecord]) -> None:
+def write_books_snapshot(version_path: Path, books: Sequence[BookRecord], previous: IndexSnapshot | None = None,
+                         rows: np.ndarray | None = None) -> None:
     """The books as indexed, in the catalog's own row format (storage/catalog_db.py) but for their facets: ids
     into a table of the distinct ones. 100k books hold 1.2M facets and under 2,000 distinct ones; parsing
-    them as JSON was a third of opening a version."""
-    ids: dict[Facet, int] = {}
-    rows = []
-    for book in books:
-        row = book_to_row(book, None, book.updated_at)
+    them as JSON was a third of opening a version.
+
+    With `previous`, a book whose entry of `rows` is not -1 is that row of the previous version's snapshot,
+    copied as it is (the build found its record, facets and work unchanged); the facet ids go on from there.
+    """
+    ids: dict[Facet, int] = {f: i for i, f in enumerate(previous._facets)} if previous is not None else {}
+    fresh = np.flatnonzero(rows < 0) if previous is not None else np.arange(len(books))
+    made = []
+    for book in (books[i] for i in fresh.tolist()):
+        row = book_to_row(book, None, book.updated_at, facets=False)
         row["facets"] = [ids.setdefault(f, len(ids)) for f in book.facets]
-        rows.append(row)
-    table = pa.Table.from_pylist(rows)
-    if "facets" in table.column_names:  # a catalog without a facet would type the column as lists of nulls
-        table = table.set_column(table.column_names.index("facets"), "facets",
-                                 pc.cast(table["facets"], pa.list_(pa.int32())))
+        made.append(row)
+    if previous is None:
+        table = pa.Table.from_pylist(made)
+        if "facets" in table.column_names:  # a catalog without a facet would type the column as lists of nulls
+            table = table.set_column(table.column_names.index("facets"), "facets",
+                                     pc.cast(table["facets"], pa.list_(pa.int32())))
+    else:
+        kept = np.flatnonzero(rows >= 0)
+        copied = pq.read_table(previous.path / BOOKS_FILE).take(pa.array(rows[kept]))
+        order = np.empty(len(books), dtype=np.int64)  # catalog order: the copied rows first, then the made ones
+        order[kept], order[fresh] = np.arange(len(kept)), len(kept) + np.arange(len(fresh))
+        table = pa.concat_tables([copied, pa.Table.from_pylist(made, schema=copied.schema)]).take(pa.array(order))
     pq.write_table(table, version_path / BOOKS_FILE)
     facets = list(ids)
     pq.write_table(pa.table({"dimension": [f.dimension for f in facets], "value": [f.value for f in facets],
@@ -223,9 +297,11 @@ def save_bm25(version_path: Path, index: BM25Index) -> None:
     index.save(version_path / "bm25")
 
 
-def write_version_file(version_path: Path, version: IndexVersion) -> None:
-    """The version's own record, last: its presence says the folder is complete."""
-    record = {**asdict(version), "created_at": version.created_at.isoformat(), "format": FOLDER_FORMAT}
+def write_version_file(version_path: Path, version: IndexVersion, inputs_hash: str) -> None:
+    """The version's own record, last: its presence says the folder is complete. `inputs_hash` names what
+    the version was built from but the books (tasks/catalog/index_build.py `inputs_hash`)."""
+    record = {**asdict(version), "created_at": version.created_at.isoformat(), "format": FOLDER_FORMAT,
+              "inputs": inputs_hash}
     for local in ("path", "is_current"):  # where it lies and whether it is current are not the folder's to say
         record.pop(local)
     temp = version_path / f".{VERSION_FILE}"
@@ -324,7 +400,7 @@ class IndexSnapshot:
         """(book ids, sentence texts, vectors) of every summary sentence of these books."""
         owners, rows = [], []
         for book_id in dict.fromkeys(book_ids):
-            start, end = self._sentence_ranges.get(book_id, (0, 0))
+            start, end = self.sentence_rows(book_id)
             owners += [book_id] * (end - start)
             rows += range(start, end)
         texts = self._sentences.column("text").take(pa.array(rows, pa.int64())).to_pylist()
@@ -346,6 +422,41 @@ class IndexSnapshot:
         order = np.argsort(ids, kind="stable")
         present, starts = np.unique(ids[order], return_index=True)
         return {self._facets[i]: part for i, part in zip(present.tolist(), np.split(rows[order], starts[1:]))}
+
+    @cached_property
+    def indexed_states(self) -> dict[str, tuple[int, str, str]]:
+        """book id -> (its row, its content hash, its work id) for every book the version holds."""
+        table = pq.read_table(self.path / BOOKS_FILE, columns=["book_id", "content_hash", "work_id"])
+        ids, hashes, works = (table.column(c).to_pylist() for c in ("book_id", "content_hash", "work_id"))
+        return {book_id: (row, content_hash, work or book_id)
+                for row, (book_id, content_hash, work) in enumerate(zip(ids, hashes, works))}
+
+    def facets_at(self, rows: Sequence[int]) -> list[tuple[Facet, ...]]:
+        """The facets of the books at these rows."""
+        offsets, ids = self._facet_ids
+        bounds, flat, facets = offsets.tolist(), ids.tolist(), self._facets
+        return [tuple(facets[i] for i in flat[bounds[row]:bounds[row + 1]]) for row in rows]
+
+    def books_at(self, rows: Sequence[int]) -> list[BookRecord]:
+        """The records of the books at these rows, as indexed, without their facets."""
+        table = pq.read_table(self.path / BOOKS_FILE).drop_columns(["facets"]).take(pa.array(rows, pa.int64()))
+        return [row_to_book(row, ()) for row in table.to_pylist()]
+
+    def vectors_at(self, rows: np.ndarray) -> np.ndarray:
+        """The book vectors at these rows, read run by run: through the memory map, every page read would
+        count in the process's memory (a build carrying 100k books)."""
+        dim = self._book_matrix.shape[1]
+        out = np.empty((len(rows), dim), dtype=np.float32)
+        with open(self.path / BOOK_VECTORS_FILE, "rb") as fh:
+            start, fd = _npy_data_start(fh), fh.fileno()
+            for first, count in _runs(rows):
+                data = os.pread(fd, count * dim * 4, start + int(rows[first]) * dim * 4)
+                out[first:first + count] = np.frombuffer(data, dtype="<f4").reshape(count, dim)
+        return out
+
+    def sentence_rows(self, book_id: str) -> tuple[int, int]:
+        """The rows [start, end) of a book's summary sentences ((0, 0) for a book without them)."""
+        return self._sentence_ranges.get(book_id, (0, 0))
 
     @cached_property
     def _facets(self) -> list[Facet]:
@@ -408,6 +519,7 @@ def _matrix(table: pa.Table) -> np.ndarray:
 def read_version_file(path: Path) -> IndexVersion:
     record = json.loads((path / VERSION_FILE).read_text(encoding="utf-8"))
     record.pop("format")
+    record.pop("inputs", None)
     return IndexVersion(**{**record, "created_at": datetime.fromisoformat(record["created_at"]), "path": str(path),
                            "is_current": False})
 
@@ -433,6 +545,16 @@ def save_filter_meta(version_path: Path, filter_confidence: float) -> None:
 def _filter_meta(version_path: Path) -> dict:
     meta = version_path / FILTER_META
     return json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
+
+
+def open_previous(version: IndexVersion, inputs_hash: str) -> IndexSnapshot | None:
+    """A committed version a build may take unchanged books from: complete, and built from the same inputs
+    but the books (None otherwise, or for a folder that predates recording them). Its BM25 is not loaded."""
+    path = Path(version.path)
+    if not version_exists(path):
+        return None
+    inputs = json.loads((path / VERSION_FILE).read_text(encoding="utf-8")).get("inputs")
+    return IndexSnapshot(version.version_id, path, version=version) if inputs == inputs_hash else None
 
 
 def open_current(indexes_dir: Path) -> IndexSnapshot:

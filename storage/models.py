@@ -146,6 +146,14 @@ class BookRecord:
         derived = {f.value for f in self.facets if f.dimension == dimension and f.confidence >= min_confidence}
         return frozenset(self.tags.get(dimension, ())) | derived
 
+    def held_values(self, min_confidence: float) -> dict[str, set[str]]:
+        """`values_at` of every dimension at once: dimension -> the values held with at least this confidence."""
+        held = {dimension: set(values) for dimension, values in self.tags.items()}
+        for f in self.facets:
+            if f.confidence >= min_confidence:
+                held.setdefault(f.dimension, set()).add(f.value)
+        return held
+
     @property
     def subject_text(self) -> str:
         """The subject headings as filters read them: `subject_words` of all headings, space padded."""

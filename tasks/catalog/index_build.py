@@ -9,21 +9,24 @@ from __future__ import annotations
 import hashlib
 import json
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from config.settings import Settings
 from config.vocabulary import Vocabulary, VocabularyValue, load_aliases
 from storage.catalog_db import CatalogDB
+from storage import index_store
+from storage.index_store import IndexSnapshot
 from storage.model_cache import cached_value
 from storage.models import BookRecord
 from storage.sql import tag_column
 from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.embedders.base import Embedder, normalize
-from tasks.catalog.embedding import EmbeddingChunks, embed_with_cache
+from tasks.catalog.embedding import EmbeddingChunks, embed_with_cache, text_hash
 from tasks.catalog.enrich import ENRICHMENT_VERSION, Reference, derive_facets
 from tasks.catalog.formats import CatalogFileError
 from tasks.catalog.index_text import (
@@ -54,13 +57,13 @@ class SentenceList:
 
 @dataclass(frozen=True)
 class SentenceVectors:
-    """What the sentence step leaves for the next ones: each book's mean summary-sentence vector."""
+    """What the sentence step leaves for the next ones: each fresh book's mean summary-sentence vector."""
 
-    means: np.ndarray  # one normalised row per book, in catalog order; zeros for a book without sentences
-    has_sentences: np.ndarray  # bool per book
-    count: int
+    means: np.ndarray  # one normalised row per fresh book (CarryOver.fresh); zeros for a book without sentences
+    has_sentences: np.ndarray  # bool per fresh book
+    count: int  # sentences of the whole catalog
     embedded: int
-    text_hashes: list[str]
+    text_hashes: list[str]  # of the fresh books' sentences
 
 
 @dataclass(frozen=True)
@@ -84,10 +87,10 @@ COMPOSE_BOOKS = 2048
 SentenceWriter = Callable[[np.ndarray, np.ndarray], None]  # (sentence rows, their vectors)
 
 
-def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Settings, vocabulary: Vocabulary,
-                  crosswalk_file: Path) -> str:
-    """Identifies what an index is built from: book contents, embedder, analysis and enrichment settings,
-    the vocabulary, the crosswalk and the reference catalog, so that a changed rule or threshold rebuilds."""
+def inputs_hash(embedder: Embedder, settings: Settings, vocabulary: Vocabulary, crosswalk_file: Path) -> str:
+    """Identifies what an index is built from but the books: embedder, analysis and enrichment settings, the
+    vocabulary, the crosswalk and the reference catalog, so that a changed rule or threshold rebuilds; and a
+    version built from the same inputs may lend a build its unchanged books (`CarryOver`)."""
     digest = hashlib.sha256()
     digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{INDEX_TEXT_VERSION}|{ENRICHMENT_VERSION}|"
                   f"{settings.bm25.model_dump_json()}|"
@@ -97,10 +100,67 @@ def snapshot_hash(books: list[BookRecord], embedder: Embedder, settings: Setting
     reference = settings.enrichment.reference_path()
     if reference is not None and reference.is_file():  # its tags vote where the catalog's books cannot
         digest.update(reference.read_bytes())
+    return digest.hexdigest()
+
+
+def snapshot_hash(books: list[BookRecord], inputs: str) -> str:
+    """Identifies an index: the book contents and the inputs (`inputs_hash`) it is built from."""
+    digest = hashlib.sha256(inputs.encode())
     for book in books:
         tags = json.dumps({d: list(v) for d, v in sorted(book.tags.items())}, ensure_ascii=False)
         digest.update(f"\n{book.book_id}|{book.content_hash}|{tags}".encode())
     return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CarryOver:
+    """Where each book's sentence vectors, book vector and facets come from: the previous version, for a book
+    whose record is unchanged since that version and built from the same inputs; else this build.
+
+    A carried book keeps the facets its version derived: its guesses come from the probes fitted then, not
+    refitted on today's catalog (a full build fits them again for every book).
+    """
+
+    previous: IndexSnapshot | None
+    rows: np.ndarray  # per book in catalog order: its row in the previous version, -1 where this build makes it
+
+    @classmethod
+    def none(cls, book_count: int) -> CarryOver:
+        """Nothing carried: every book is made by this build."""
+        return cls(None, np.full(book_count, -1, dtype=np.int64))
+
+    @property
+    def fresh(self) -> np.ndarray:
+        """The catalog positions of the books this build makes, ascending."""
+        return np.flatnonzero(self.rows < 0)
+
+    @property
+    def carried(self) -> np.ndarray:
+        """The catalog positions of the books taken from the previous version, ascending."""
+        return np.flatnonzero(self.rows >= 0)
+
+    def settled(self, books: list[BookRecord]) -> np.ndarray:
+        """`rows`, but -1 for a carried book whose work changed too (an edition of it came or went): after
+        enrichment, the rows the previous version holds exactly as this one would."""
+        if self.previous is None:
+            return self.rows
+        states, rows = self.previous.indexed_states, self.rows.copy()
+        for i in self.carried.tolist():
+            if states[books[i].book_id][2] != (books[i].work_id or books[i].book_id):
+                rows[i] = -1
+        return rows
+
+
+def plan_carry_over(books: list[BookRecord], previous: IndexSnapshot | None) -> CarryOver:
+    """Which books the previous version (None: there is none to use) holds with the same record."""
+    if previous is None:
+        return CarryOver.none(len(books))
+    states = previous.indexed_states
+
+    def row(book: BookRecord) -> int:
+        found = states.get(book.book_id)
+        return found[0] if found is not None and found[1] == book.content_hash else -1
+    return CarryOver(previous, np.fromiter(map(row, books), dtype=np.int64, count=len(books)))
 
 
 def embed_vocabulary(vocabulary: Vocabulary, embedder: Embedder, db: CatalogDB,
@@ -121,19 +181,63 @@ def split_sentences(books: list[BookRecord]) -> SentenceList:
     return SentenceList(np.asarray(owners, dtype=np.int64), texts)
 
 
-def embed_sentences(sentences: SentenceList, book_count: int, embedder: Embedder, db: CatalogDB,
-                    write: SentenceWriter, use_cache: bool = True) -> SentenceVectors:
-    """Every summary sentence embedded and handed to `write` a chunk at a time; each book's mean kept.
+class SentenceSink(Protocol):
+    """Where a version's sentence vectors go: computed ones as they come, carried ones copied from a version."""
+
+    def write(self, rows: np.ndarray, vectors: np.ndarray) -> None: ...
+
+    def copy(self, source: Path, runs: Sequence[tuple[int, int, int]]) -> None: ...
+
+
+class Discard:
+    """A sentence sink that keeps nothing: the caller wants only the books' means."""
+
+    def write(self, rows: np.ndarray, vectors: np.ndarray) -> None:
+        return None
+
+    def copy(self, source: Path, runs: Sequence[tuple[int, int, int]]) -> None:
+        return None
+
+
+def _carried_runs(books: list[BookRecord], sentences: SentenceList, carry: CarryOver) -> list[tuple[int, int, int]]:
+    """(previous first row, first row, rows) of the carried books' sentences, consecutive books joined."""
+    runs: list[list[int]] = []
+    starts = np.searchsorted(sentences.owners, np.arange(len(books) + 1)).tolist()
+    for book in carry.carried.tolist():
+        first, end = carry.previous.sentence_rows(books[book].book_id)
+        count = starts[book + 1] - starts[book]
+        if end - first != count:  # the same record splits the same way: INDEX_TEXT_VERSION is in the inputs
+            raise ValueError(f"index version {carry.previous.version_id} holds {end - first} sentences of "
+                             f"{books[book].book_id}, this build {count}: run `shelfwise index build --full`")
+        if count and runs and runs[-1][0] + runs[-1][2] == first and runs[-1][1] + runs[-1][2] == starts[book]:
+            runs[-1][2] += count
+        elif count:
+            runs.append([first, starts[book], count])
+    return [(a, b, c) for a, b, c in runs]
+
+
+def embed_sentences(books: list[BookRecord], sentences: SentenceList, carry: CarryOver, embedder: Embedder,
+                    db: CatalogDB, sink: SentenceSink, use_cache: bool = True) -> SentenceVectors:
+    """Every summary sentence's vector into `sink`: the carried books' copied from their version, the others'
+    embedded (or read from the cache) a chunk at a time; each fresh book's mean kept.
 
     The sentences' vectors never sit in memory all at once (300k of them at 100k books).
     """
-    sums = np.zeros((book_count, embedder.dim), dtype=np.float32)
-    chunks = EmbeddingChunks(sentences.texts, embedder, db, "summary sentences", use_cache)
-    for rows, vectors in chunks:
-        write(rows, vectors)
-        _add_by_group(sums, sentences.owners[rows], vectors)
-    has_sentences = np.zeros(book_count, dtype=bool)
-    has_sentences[sentences.owners] = True
+    fresh = carry.fresh
+    if carry.previous is not None:
+        sink.copy(carry.previous.path, _carried_runs(books, sentences, carry))
+    position = np.full(len(books), -1, dtype=np.int64)
+    position[fresh] = np.arange(len(fresh))
+    rows = np.flatnonzero(position[sentences.owners] >= 0)  # the fresh books' sentences
+    owners = position[sentences.owners[rows]]
+    texts = sentences.texts if len(rows) == len(sentences.texts) else [sentences.texts[r] for r in rows.tolist()]
+    sums = np.zeros((len(fresh), embedder.dim), dtype=np.float32)
+    chunks = EmbeddingChunks(texts, embedder, db, "summary sentences", use_cache)
+    for chunk_rows, vectors in chunks:
+        sink.write(rows[chunk_rows], vectors)
+        _add_by_group(sums, owners[chunk_rows], vectors)
+    has_sentences = np.zeros(len(fresh), dtype=bool)
+    has_sentences[owners] = True
     return SentenceVectors(normalize(sums, in_place=True), has_sentences, len(sentences.texts), chunks.computed,
                            chunks.text_hashes)
 
@@ -149,9 +253,10 @@ def _add_by_group(sums: np.ndarray, groups: np.ndarray, vectors: np.ndarray, wei
     sums[groups[starts]] += np.add.reduceat(vectors, starts, axis=0)
 
 
-def embed_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary: Vocabulary, embedder: Embedder,
-                db: CatalogDB, settings: Settings, use_cache: bool = True) -> BookVectors:
-    """One vector per book without embedding its long text again.
+def embed_books(books: list[BookRecord], sentences: SentenceVectors, carry: CarryOver, vocabulary: Vocabulary,
+                embedder: Embedder, db: CatalogDB, settings: Settings, use_cache: bool = True) -> BookVectors:
+    """One vector per book without embedding its long text again: a carried book's from its version, a fresh
+    book's composed.
 
     A book with a summary: its head line (`index.head_sections`: a curator's tags, the title line) blended
     with the mean of its summary sentences, already embedded for the sentences table, the summary
@@ -159,6 +264,23 @@ def embed_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary:
     tag or a subject heading many books share is embedded once. A book without a summary: its index
     text (`index.text_sections`: title line, the author's introduction, the table of contents).
     """
+    fresh = carry.fresh
+    made = _compose_books([books[i] for i in fresh.tolist()] if carry.previous is not None else books, sentences,
+                          vocabulary, embedder, db, settings, use_cache)
+    if carry.previous is None:
+        return made
+    vectors = np.empty((len(books), embedder.dim), dtype=np.float32)
+    vectors[fresh] = made.vectors
+    carried = carry.carried
+    for start in range(0, len(carried), COMPOSE_BOOKS * 8):  # a block at a time: the version's file is mapped
+        block = carried[start:start + COMPOSE_BOOKS * 8]
+        vectors[block] = carry.previous.vectors_at(carry.rows[block])
+    return replace(made, vectors=vectors)
+
+
+def _compose_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary: Vocabulary, embedder: Embedder,
+                   db: CatalogDB, settings: Settings, use_cache: bool) -> BookVectors:
+    """The composed vectors of these books, `sentences` holding their means in the same order."""
     index = settings.index
     position: dict[str, int] = {}
     # 1M+ (book, weight, text) entries at 100k books: kept as machine numbers, not Python objects
@@ -192,9 +314,9 @@ def embed_reference(books: list[BookRecord], vocabulary: Vocabulary, embedder: E
     """The reference catalog's books embedded as this catalog's are, their tags hidden (the books they vote for
     have none in their text either), for enrichment to borrow neighbours from."""
     blind = [replace(b, tags={}) for b in books]
-    sentences = embed_sentences(split_sentences(blind), len(blind), embedder, db, lambda rows, vectors: None,
-                                use_cache)
-    vectors = embed_books(blind, sentences, vocabulary, embedder, db, settings, use_cache).vectors
+    nothing = CarryOver.none(len(blind))
+    sentences = embed_sentences(blind, split_sentences(blind), nothing, embedder, db, Discard(), use_cache)
+    vectors = embed_books(blind, sentences, nothing, vocabulary, embedder, db, settings, use_cache).vectors
     return Reference(vectors, tuple(b.tags for b in books), tuple(work_key(b) for b in books))
 
 
@@ -233,21 +355,52 @@ def _read_reference(path: Path, vocabulary: Vocabulary, embedder: Embedder, db: 
     return Reference(vectors, tuple(b.tags for b in books), tuple(work_key(b) for b in books))
 
 
-def enrich_catalog(books: list[BookRecord], book_vectors: BookVectors, vocabulary_vectors: VocabularyVectors,
-                   vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
+def enrich_catalog(books: list[BookRecord], book_vectors: BookVectors, carry: CarryOver,
+                   vocabulary_vectors: VocabularyVectors, vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
                    reference: Callable[[], Reference | None] = lambda: None) -> EnrichmentResult:
-    """Every book's facets (source, crosswalk, calibrated guesses) and its work, stored in the catalog."""
+    """Every book's facets (source, crosswalk, calibrated guesses; a carried book's from its version) and its work,
+    stored in the catalog where they changed."""
     value_vectors = {dim: vocabulary_vectors.vectors[[i for i, v in enumerate(vocabulary_vectors.values)
                                                       if v.dimension == dim]]
                      for dim in vocabulary.dimension_names}
+    fresh, carried = carry.fresh, carry.carried
     facets = derive_facets(books, book_vectors.vectors, value_vectors, vocabulary, default_crosswalk(vocabulary),
-                           settings.enrichment, reference)
+                           settings.enrichment, reference, None if carry.previous is None else fresh)
     works = group_works(books, load_aliases())
-    db.save_facets(facets, works)
+    changed = [books[i].book_id for i in fresh.tolist()]
+    if carry.previous is not None:
+        facets.update(zip((books[i].book_id for i in carried.tolist()),
+                          carry.previous.facets_at(carry.rows[carried].tolist())))
+        states = carry.previous.indexed_states
+        changed += [books[i].book_id for i in carried.tolist() if states[books[i].book_id][2] != works[books[i].book_id]]
+    db.save_facets({b: facets[b] for b in changed}, {b: works[b] for b in changed})
     updated = [replace(b, facets=facets[b.book_id], work_id=works[b.book_id],
                        tag_origin="source" if b.tags else "enriched" if facets[b.book_id] else None) for b in books]
     enriched = sum(1 for b in updated if any(f.origin != "source" for f in b.facets))
     return EnrichmentResult(updated, enriched)
+
+
+def forget_stale_vectors(carry: CarryOver, needed: Sequence[str], vocabulary: Vocabulary, embedder: Embedder,
+                         db: CatalogDB, settings: Settings) -> int:
+    """Delete the cached vectors of texts this version no longer needs, so that edits do not pile up night
+    after night; returns how many.
+
+    With nothing carried, `needed` holds every text of the version: the rest goes. With books carried, it
+    holds the fresh books' texts only: the previous version's texts of the books that changed or left go,
+    but those `needed`. A heading part those books shared with a carried one goes too, and is embedded again
+    by the next build that asks for it (one short text).
+    """
+    if carry.previous is None:
+        return db.prune_embedding_cache(embedder.model_id, needed)
+    kept = set(carry.rows[carry.carried].tolist())
+    gone = [row for row, _, _ in carry.previous.indexed_states.values() if row not in kept]
+    old = carry.previous.books_at(gone)
+    texts = carry.previous.sentences_of([b.book_id for b in old])[1]
+    for book in old:
+        texts += [text for _, part in head_parts(book, vocabulary, settings.index.head_sections) for text in part]
+        texts.append(compose_index_text(book, vocabulary, settings.index.text_sections))
+    return db.prune_embedding_cache(embedder.model_id, list({text_hash(t) for t in texts} - set(needed)),
+                                    keep=False)
 
 
 def embed_books_e5(books: list[BookRecord], vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
@@ -259,6 +412,41 @@ def embed_books_e5(books: list[BookRecord], vocabulary: Vocabulary, db: CatalogD
     result = embed_with_cache(texts, E5Embedder(threads=settings.embedder.threads), db, "book texts (e5)",
                               use_cache)
     return BookVectors(result.vectors, result.computed, result.text_hashes)
+
+
+# Beyond this share of the catalog changed, a build writes its books table anew rather than patching the last one.
+PATCH_SHARE = 0.2
+
+
+def write_lance(version_path: Path, books: list[BookRecord], vectors: np.ndarray, e5_vectors: BookVectors | None,
+                carry: CarryOver, vocabulary: Vocabulary, settings: Settings) -> None:
+    """The version's LanceDB tables: the previous version's books table patched where few books changed, else
+    written anew; the e5 path's table, where there is one, always anew."""
+    confidence, facets = settings.enrichment.filter_confidence, vocabulary.facet_names
+    patch = lance_patch(books, carry)
+    columns = lance_book_columns(books, vocabulary, confidence) if patch is None or e5_vectors else None
+    if patch is None:
+        index_store.write_books_table(version_path, columns, vectors, facets, settings.index.brute_force_max_rows)
+    else:
+        written, replaced = patch
+        index_store.carry_books_table(version_path, carry.previous.path, replaced, lance_book_columns(
+            [books[i] for i in written.tolist()], vocabulary, confidence), vectors[written], facets)
+    if e5_vectors is not None:
+        index_store.write_books_table(version_path, columns, e5_vectors.vectors, facets,
+                                      settings.index.brute_force_max_rows, index_store.BOOKS_E5_TABLE)
+
+
+def lance_patch(books: list[BookRecord], carry: CarryOver) -> tuple[np.ndarray, list[str]] | None:
+    """(positions of the books whose rows the previous version's books table lacks or holds otherwise, ids of the
+    rows to delete from it); None where the table is better written anew."""
+    if carry.previous is None:
+        return None
+    settled = carry.settled(books)
+    written = np.flatnonzero(settled < 0)
+    if len(written) > PATCH_SHARE * len(books):
+        return None
+    kept = {books[i].book_id for i in np.flatnonzero(settled >= 0).tolist()}
+    return written, [book_id for book_id in carry.previous.indexed_states if book_id not in kept]
 
 
 def lance_book_columns(books: list[BookRecord], vocabulary: Vocabulary, filter_confidence: float) -> dict[str, list]:
@@ -276,8 +464,11 @@ def lance_book_columns(books: list[BookRecord], vocabulary: Vocabulary, filter_c
         "subject_text": [b.subject_text for b in books],
         "class_prefixes": [list(b.class_prefixes) for b in books],
     }
-    for facet in vocabulary.facet_names:
-        columns[tag_column(facet)] = [sorted(b.values_at(facet, filter_confidence)) for b in books]
+    tag_columns = [columns.setdefault(tag_column(facet), []) for facet in vocabulary.facet_names]
+    for book in books:
+        held = book.held_values(filter_confidence)
+        for facet, column in zip(vocabulary.facet_names, tag_columns):
+            column.append(sorted(held.get(facet, ())))
     return columns
 
 

@@ -6,8 +6,23 @@ from config.settings import load_settings
 from storage.catalog_db import open_catalog
 from storage.models import BookRecord
 from tasks.catalog.embedders import normalize
-from tasks.catalog.index_build import embed_books, embed_sentences, split_sentences
+from tasks.catalog.index_build import CarryOver, embed_books, embed_sentences, split_sentences
 from tasks.catalog.index_text import compose_index_text, head_parts
+
+
+
+class Recorder:
+    """A sentence sink keeping what it is given."""
+
+    def __init__(self):
+        self.written: dict[int, np.ndarray] = {}
+
+    def write(self, rows, vectors):
+        self.written.update(zip(rows.tolist(), vectors))
+
+    def copy(self, source, runs):
+        raise AssertionError(f"nothing is carried, yet {runs} were copied from {source}")
+
 
 BOOKS = [
     BookRecord("b1", "边城", authors=("沈从文",), language="zh", summary="湘西小镇茶峒。翠翠和爷爷守着渡船。",
@@ -22,14 +37,14 @@ BOOKS = [
 def test_a_book_vector_blends_its_head_line_with_its_sentences_and_a_book_without_a_summary_embeds_its_text(
         tmp_path, embedder, vocabulary):
     settings = load_settings(index={"summary_weight": 0.6})
-    written: dict[int, np.ndarray] = {}
+    recorder, nothing = Recorder(), CarryOver.none(len(BOOKS))
     sentences = split_sentences(BOOKS)
     assert sentences.owners.tolist() == [0, 0, 2, 2]
     with open_catalog(tmp_path / "catalog.duckdb") as db:
-        means = embed_sentences(sentences, len(BOOKS), embedder, db,
-                                lambda rows, vectors: written.update(zip(rows.tolist(), vectors)))
-        vectors = embed_books(BOOKS, means, vocabulary, embedder, db, settings)
-        again = embed_books(BOOKS, means, vocabulary, embedder, db, settings)
+        means = embed_sentences(BOOKS, sentences, nothing, embedder, db, recorder)
+        vectors = embed_books(BOOKS, means, nothing, vocabulary, embedder, db, settings)
+        again = embed_books(BOOKS, means, nothing, vocabulary, embedder, db, settings)
+    written = recorder.written
     # b1: its tag and its title line; b2: its index text; b3: its title line
     assert sorted(written) == [0, 1, 2, 3] and vectors.embedded == 4 and again.embedded == 0
 

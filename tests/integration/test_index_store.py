@@ -102,7 +102,7 @@ def test_a_version_folder_gives_back_its_books_vocabulary_and_sentences_without_
     with pytest.raises(NoIndexError, match="incomplete"):
         open_current(indexes)  # no version file yet: the build has not finished writing
     write_version_file(path, IndexVersion(version_id, datetime(2026, 11, 2), str(path), "f" * 64, 2, 3, "m", 8,
-                                          2, 3, {"embed": 1.5}))
+                                          2, 3, {"embed": 1.5}), "inputs")
 
     snapshot = open_current(indexes)
     assert snapshot.load_books() == books

@@ -172,3 +172,20 @@ def test_holds_marks_each_books_values_and_ignores_values_of_no_column():
     holds = _holds(["科幻", "历史", "诗歌"], [{"历史"}, set(), ("科幻", "诗歌", "not a value")])
     assert holds.tolist() == [[0, 1, 0], [0, 0, 0], [1, 0, 1]]
     assert _holds(["科幻"], [set(), set()]).tolist() == [[0], [0]]
+
+
+def test_the_probes_fitted_from_fold_sums_score_as_probes_fitted_on_each_fold_apart():
+    from tasks.catalog.enrich import PROBE_FOLDS, PROBE_RIDGE, _probe_scores
+
+    rng = np.random.default_rng(7)
+    pool, queries = unit(rng.normal(size=(60, 8))), unit(rng.normal(size=(9, 8)))
+    holds = (rng.random((60, 3)) < 0.4).astype(np.float32)
+    pool_folds, query_folds = rng.integers(0, PROBE_FOLDS, 60), rng.integers(0, PROBE_FOLDS, 9)
+    held_out, scores = _probe_scores(pool, holds, pool_folds, queries, query_folds)
+    for fold in range(PROBE_FOLDS):
+        train = pool_folds != fold
+        x, mean = pool[train].astype(np.float64), holds[train].mean(axis=0)
+        weights = np.linalg.solve(x.T @ x + PROBE_RIDGE * np.eye(8), x.T @ (holds[train] - mean))
+        np.testing.assert_allclose(held_out[~train], pool[~train] @ weights + mean, atol=1e-6)
+        np.testing.assert_allclose(scores[query_folds == fold], queries[query_folds == fold] @ weights + mean,
+                                   atol=1e-6)
