@@ -363,19 +363,17 @@ def enrich_catalog(books: list[BookRecord], book_vectors: BookVectors, carry: Ca
     value_vectors = {dim: vocabulary_vectors.vectors[[i for i, v in enumerate(vocabulary_vectors.values)
                                                       if v.dimension == dim]]
                      for dim in vocabulary.dimension_names}
-    fresh, carried = carry.fresh, carry.carried
+    carried = carry.carried
     facets = derive_facets(books, book_vectors.vectors, value_vectors, vocabulary, default_crosswalk(vocabulary),
-                           settings.enrichment, reference, None if carry.previous is None else fresh)
+                           settings.enrichment, reference, None if carry.previous is None else carry.fresh)
     works = group_works(books, load_aliases())
-    changed = [books[i].book_id for i in fresh.tolist()]
     if carry.previous is not None:
         facets.update(zip((books[i].book_id for i in carried.tolist()),
                           carry.previous.facets_at(carry.rows[carried].tolist())))
-        states = carry.previous.indexed_states
-        changed += [books[i].book_id for i in carried.tolist() if states[books[i].book_id][2] != works[books[i].book_id]]
-    db.save_facets({b: facets[b] for b in changed}, {b: works[b] for b in changed})
     updated = [replace(b, facets=facets[b.book_id], work_id=works[b.book_id],
                        tag_origin="source" if b.tags else "enriched" if facets[b.book_id] else None) for b in books]
+    changed = [b.book_id for b, row in zip(updated, carry.settled(updated).tolist()) if row < 0]
+    db.save_facets({b: facets[b] for b in changed}, {b: works[b] for b in changed})
     enriched = sum(1 for b in updated if any(f.origin != "source" for f in b.facets))
     return EnrichmentResult(updated, enriched)
 

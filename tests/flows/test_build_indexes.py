@@ -128,7 +128,8 @@ def test_an_incremental_build_takes_unchanged_books_from_the_previous_version_as
         if book.book_id in edits:
             ours, theirs = (sorted(f, key=lambda f: (f.dimension, f.value, f.origin))
                             for f in (derived[book.book_id], book.facets))
-            assert [(f.dimension, f.value, f.origin) for f in ours] == [(f.dimension, f.value, f.origin) for f in theirs]
+            assert [(f.dimension, f.value, f.origin) for f in ours] == [
+                (f.dimension, f.value, f.origin) for f in theirs]
             np.testing.assert_allclose([f.confidence for f in ours], [f.confidence for f in theirs], atol=1e-6)
     assert {b: f for b, f in derived.items() if b not in edits} == {b: f for b, f in before.items() if b not in edits}
     assert incremental.bm25.search(tokenize("cabin pond woods", "en"), 1)[0][0] == "en-3"
