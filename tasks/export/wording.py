@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from config.class_ranges import class_ranges
 from config.vocabulary import FACETS_BEYOND_DIMENSIONS, Vocabulary, get_vocabulary
 from storage.models import FilterCondition, NumericCondition
 from tasks.catalog.text_analysis import detect_language
@@ -188,8 +189,11 @@ def value_text(field: str, value: str, language: str, vocabulary: Vocabulary, wo
 
 def condition_text(field: str, values: Sequence[str], language: str, joiner: dict[str, str],
                    vocabulary: Vocabulary | None = None, works: Mapping[str, str] = {}) -> str:
-    """A field's values said as a phrase: "基调忧伤怅惘", "melancholy or lonely tone"."""
+    """A field's values said as a phrase: "基调忧伤怅惘", "melancholy or lonely tone"; class codes as the literature
+    or period they stand for ("分类日本文学", not its hundreds of codes)."""
     vocabulary = vocabulary or get_vocabulary()
+    if field == "classification":
+        values = class_ranges().labels(values, language)
     joined = joiner[language].join(value_text(field, v, language, vocabulary, works) for v in values)
     return FIELD_PHRASES.get(field, {}).get(language, "{v}").format(v=joined)
 

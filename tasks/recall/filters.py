@@ -9,7 +9,8 @@ escaped literal, never pasted raw.
 
 HasAny names a field: a facet (a vocabulary dimension, `form`, `audience`), held with at least the
 index's filter confidence; or `author`, `work`, `subject` (a word or phrase of the subject headings),
-`classification` (a code prefix, "clc:I24") or `language`.
+`classification` (a code prefix, "clc:I24"; a range of codes is a set of prefixes, config/class_ranges.yaml)
+or `language`.
 """
 
 from __future__ import annotations

@@ -44,13 +44,16 @@ def vector_recall(query: ThemeQuery, constraints: Expr, search: VectorSearch, em
                   settings: RecallSettings, facet_confidence: float, path: str = "vector",
                   expand: bool = True) -> VectorRecall:
     """Hard constraints as prefilter, one query per variant and the original once per SHOULD value (a
-    facet held with `facet_confidence`, as a filter would read it); a book keeps its best."""
+    facet held with `facet_confidence`, as a filter would read it; a class range's codes together); a book
+    keeps its best."""
     expansion = expand_query(query.synthetic_query, None, expand=expand)
     kinds = [v.kind for v in expansion.variants]
     vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
     k = settings.vector_top_k
-    should = [All((constraints, HasAny(cond.field, (value,), facet_confidence)))
-              for cond in query.conditions("SHOULD") for value in cond.values]
+    # a class range's codes are one wish, said as many prefixes: one query for them all, not one per code
+    should = [All((constraints, HasAny(cond.field, values, facet_confidence)))
+              for cond in query.conditions("SHOULD")
+              for values in ([cond.values] if cond.field == "classification" else [(v,) for v in cond.values])]
     found = search.nearest(vectors, k, constraints, should)
     results = [*zip(kinds, found.by_query), *(("original", hits) for hits in found.by_filter)]
     best = merge_best(PathHit(book_id, similarity, path, kind)

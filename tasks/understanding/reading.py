@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
+from config.class_ranges import ClassRange, class_ranges
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
@@ -253,9 +254,39 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     for code, words in cues.literatures.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
                   if _next_word_start(text, b) in literary]
+    historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
+    for entry in class_ranges().entries:
+        found += [(a, b, "classification", entry.key) for a, b in _class_spans(
+            text, entry, literary if entry.kind == "literatures" else historical, cues)]
     if entities is not None:
         found += entities.name_spans(text)
     return found
+
+
+_ONES = re.compile(r"\s*的\s*|\s+ones?\b", re.IGNORECASE)  # "不要日本的", "no Japanese ones"
+_BY = re.compile(r"\bby\s+(?:the\s+)?$", re.IGNORECASE)  # "nothing by Americans"
+_WRITTEN = re.compile(r"\s*(?:写|著|的作品)")  # "美国人写的"
+
+
+def _class_spans(text: str, entry: ClassRange, kind_starts: set[int], cues: Cues) -> Iterator[tuple[int, int]]:
+    """Where the text names a literature or a period of config/class_ranges.yaml: a name anywhere; a qualifier
+    before a word of its kind or standing for books of its own ("日本推理", "唐代历史", "不要明清的", "no Japanese
+    ones"; not "去日本旅行", "三国演义"); the nation's people as writers ("by Americans", "美国人写的")."""
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.names))
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
+                if _next_word_start(text, b) in kind_starts or _stands_for_books(text, b, cues))
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
+                if _BY.search(text, 0, a) or _WRITTEN.match(text, b))
+
+
+def _stands_for_books(text: str, end: int, cues: Cues) -> bool:
+    """"no Japanese ones"; "X的" ending its clause, a negation after it aside ("明清的就不要了"): not "日本的风景"."""
+    found = _ONES.match(text, end)
+    if found is None or "的" not in found.group(0):
+        return found is not None
+    rest = text[found.end():]
+    rest = rest[max((len(c) for c in cues.negation_after if rest.startswith(c)), default=0):]
+    return not rest.strip() or _CLAUSE_END.match(rest) is not None
 
 
 def _next_word_start(text: str, end: int, edition: bool = False) -> int:
@@ -474,6 +505,23 @@ def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, 
     return [m for m in mentions if not (m.polarity == EXCLUDED and (m.field, m.value) in asked and modified(m))]
 
 
+def _narrowed_by_class(mentions: list[Mention], scopes: list[_Scope], text: str) -> list[Mention]:
+    """"不要日本推理小说", "no American novels": the kinds of book excluded right after a nation's literature say
+    which of its books are meant, and the nation is what is excluded: every mystery and novel had been."""
+    kept: list[Mention] = []
+    chain: tuple[Mention, int] | None = None  # the excluded nation, and where the kinds right after it end
+    for mention in mentions:
+        if (chain is not None and mention.polarity == EXCLUDED and mention.field in ("form", "genre")
+                and not text[chain[1]:mention.start].strip(" 的")
+                and _exclusion_around(mention.start, mention.end, scopes)
+                is _exclusion_around(chain[0].start, chain[0].end, scopes)):
+            chain = (chain[0], mention.end)
+            continue
+        kept.append(mention)
+        chain = (mention, mention.end) if mention.field == "classification" and mention.polarity == EXCLUDED else None
+    return kept
+
+
 def _modified_forms(mentions: list[Mention], scopes: list[_Scope], text: str, cues: Cues,
                     vocabulary: Vocabulary) -> list[Mention]:
     """"不要网络小说", "no graphic novels", "no romance novels", "不要推理小说": an excluded form with a word
@@ -570,6 +618,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 continue
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
+    mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
     notes = []

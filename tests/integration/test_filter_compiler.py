@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from config.class_ranges import class_ranges
 from storage.index_store import BOOKS_TABLE, write_books_table
 from storage.models import BookRecord, Facet
 from tasks.catalog.index_build import lance_book_columns
@@ -26,12 +27,14 @@ BOOKS = [
     BookRecord("b4", "D", pub_year=1990, pages=80, copies_available=1, rating=8.5, language="en",
                tags={"emotional_tone": ("温暖治愈", "平静淡然"), "genre": ("儿童文学",)},
                facets=(Facet("audience", "children", 1.0, "source"),)),
+    BookRecord("b5", "E", language="en", classification=("lcc:PL856.U673 N6", "ddc:J 813.54", "clc:K248.306")),
 ]
 VALUES = {"emotional_tone": ["忧伤怅惘", "悬疑紧张", "温暖治愈", "沉重压抑", "x' OR 1=1 --"],
           "genre": ["小说", "科幻", "儿童文学", "历史"], "form": ["nonfiction", "fiction"], "audience": ["children"],
           "author": ["沈从文", "Ken Liu", "O'Brien"], "work": ["w1", "b3", "b4"], "language": ["zh", "en", "fr"],
           "subject": ["war", "award", "小说", "world war", "现代", "100%_"],
-          "classification": ["clc:I24", "clc:I246.5", "lcc:PR", "ddc:823", "ddc:9", "clc:K"]}
+          "classification": ["clc:I24", "clc:I246.5", "lcc:PR", "ddc:823", "ddc:9", "clc:K", "lcc:PL856.",
+                             "lcc:PL8560", "ddc:J81", "clc:K248"]}
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +68,14 @@ def test_lance_sql_selects_exactly_the_books_the_evaluator_accepts(table, expr):
     query = table.search().select(["book_id"]).limit(None)
     in_lance = set((query.where(where) if where else query).to_arrow().column("book_id").to_pylist())
     assert in_lance == in_python
+
+
+def test_every_literature_and_period_selects_in_lance_what_the_evaluator_accepts(table):
+    for entry in class_ranges().entries:  # hundreds of prefixes in one condition
+        for expr in (HasAny("classification", entry.codes), Not(HasAny("classification", entry.codes))):
+            in_lance = set(table.search().select(["book_id"]).where(to_lance_sql(expr)).limit(None).to_arrow()
+                           .column("book_id").to_pylist())
+            assert in_lance == {b.book_id for b in BOOKS if evaluate(expr, b)}
 
 
 def test_an_injected_value_matches_nothing_and_raises_nothing(table):

@@ -8,6 +8,7 @@ from functools import lru_cache
 import pytest
 import yaml
 
+from config.class_ranges import class_ranges
 from config.vocabulary import get_vocabulary, load_aliases
 from storage.models import Theme
 from tasks.catalog.ingest import ColumnMapping, validate_file
@@ -39,14 +40,22 @@ def derived(text: str) -> set[str]:
     reading = read_brief(text, vocabulary, index, TODAY)
     theme = Theme("t", "t", text)
     query = apply_reference(RulesTranslator(vocabulary).translate(theme, reading), theme, []).query
-    def shown(c, v):
-        return titles.get(v, v) if c.field == "work" else v
+    def shown(c) -> list[str]:
+        """A condition's values in the table's notation: a work by its title, class codes by the entries of
+        config/class_ranges.yaml they hold whole (any other code as it is)."""
+        if c.field == "classification":
+            held, rest = class_ranges().named(c.values)
+            return [e.key for e in held] + rest
+        return [titles.get(v, v) if c.field == "work" else v for v in c.values]
 
-    out = {f"{c.operator} {c.field}={shown(c, v)}" for c in query.filter_conditions for v in c.values
-           if not (c.operator == "MUST" and len(c.values) > 1)}
-    # a MUST of several values asks for any one of them: "MUST form=essays|fiction"
-    out |= {f"MUST {c.field}={'|'.join(sorted(shown(c, v) for v in c.values))}" for c in query.filter_conditions
-            if c.operator == "MUST" and len(c.values) > 1}
+    out = set()
+    for c in query.filter_conditions:
+        values = shown(c)
+        # a MUST of several values asks for any one of them: "MUST form=essays|fiction"
+        if c.operator == "MUST" and len(values) > 1:
+            out.add(f"MUST {c.field}={'|'.join(sorted(values))}")
+        else:
+            out |= {f"{c.operator} {c.field}={v}" for v in values}
     out |= {f"{n.field}{n.op}{int(n.value) if float(n.value).is_integer() else n.value}"
             for n in query.numeric_conditions}
     understanding = settle_intent(understand_reading(reading, index), query)

@@ -8,6 +8,8 @@ What each kind of mention becomes:
   then each is a wish; a form excluded while a wanted genre belongs to it excludes only the form's
   general genre ("短篇和随笔，不要长篇小说" keeps short stories);
 - an audience or language asked for: MUST; excluded: MUST_NOT ("给大人看的" excludes children's books);
+- a nation's literature or a period of Chinese history (config/class_ranges.yaml): the same, on its
+  classification codes; excluded, also MUST_NOT on its subject words, for a record without a class code;
 - an author or work excluded: MUST_NOT; an author required ("只要刘慈欣的"): MUST; named otherwise, the
   intent takes it (an author spotlight, "more like this book");
 - a topic excluded ("不要战争题材"): MUST_NOT on the subject headings.
@@ -20,6 +22,7 @@ from collections import Counter
 from collections.abc import Iterable
 from itertools import combinations
 
+from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary
 from storage.models import FilterCondition, Theme
 from tasks.catalog.text_analysis import brief_stopwords, cut, detect_language, idf, stopwords, tokenize
@@ -54,8 +57,21 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
             values = (_with_plurals(v for v in load_expansion_tables().same_as(mention.value)
                                     if v == mention.value or v.lower() not in asked_words)
                       if mention.field == "subject" else (mention.value,))
-            conditions.append(FilterCondition(mention.field, values, operator))
+            if mention.field == "classification":
+                conditions += _class_conditions(mention.value, operator)
+            else:
+                conditions.append(FilterCondition(mention.field, values, operator))
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
+
+
+def _class_conditions(key: str, operator: str) -> list[FilterCondition]:
+    """A literature or period on its class codes; excluded, on its subject words too: a MUST on them would have
+    to hold together with the codes, so only an exclusion reaches the records that have no class code."""
+    entry = class_ranges().entry(key)
+    conditions = [FilterCondition("classification", entry.codes, operator)]
+    if operator == "MUST_NOT" and entry.subjects:
+        conditions.append(FilterCondition("subject", entry.subjects, operator))
+    return conditions
 
 
 def _with_plurals(values: Iterable[str]) -> tuple[str, ...]:
@@ -95,7 +111,7 @@ def _operator(mention: Mention, alternatives: bool) -> str | None:
         return None  # the reader's traits; named authors and works go to the intent; topics to the keywords
     if mention.field in _VALUE_FIELDS_ASKED_AS_KIND:
         return "MUST" if mention.polarity == WANTED and not alternatives else "SHOULD"
-    if mention.field in ("audience", "language"):
+    if mention.field in ("audience", "language", "classification"):
         return "MUST" if mention.polarity == WANTED else "SHOULD"
     return "SHOULD"
 
