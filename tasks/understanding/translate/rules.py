@@ -8,8 +8,8 @@ What each kind of mention becomes:
   then each is a wish; a form excluded while a wanted genre belongs to it excludes only the form's
   general genre ("短篇和随笔，不要长篇小说" keeps short stories);
 - an audience or language asked for: MUST; excluded: MUST_NOT ("给大人看的" excludes children's books);
-- a nation's literature or a period of Chinese history (config/class_ranges.yaml): the same, on its
-  classification codes; excluded, also MUST_NOT on its subject words, for a record without a class code;
+- a nation's literature or a period of Chinese history (config/class_ranges.yaml): asked, a wish on its
+  classification codes; excluded, MUST_NOT on them and on its subject words, for a record without a code;
 - an author or work excluded: MUST_NOT; an author required ("只要刘慈欣的"): MUST; named otherwise, the
   intent takes it (an author spotlight, "more like this book");
 - a topic excluded ("不要战争题材"): MUST_NOT on the subject headings.
@@ -66,9 +66,11 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
 
 def _class_conditions(key: str, operator: str) -> list[FilterCondition]:
     """A literature or period on its class codes; excluded, on its subject words too: a MUST on them would have
-    to hold together with the codes, so only an exclusion reaches the records that have no class code."""
+    to hold together with the codes, so only an exclusion reaches the records that have no class code. Asked
+    for, it is a wish, never a requirement: a catalog without class codes (many exports carry none) would
+    give an empty shelf, where the words still search and the codes still rank."""
     entry = class_ranges().entry(key)
-    conditions = [FilterCondition("classification", entry.codes, operator)]
+    conditions = [FilterCondition("classification", entry.codes, "SHOULD" if operator == "MUST" else operator)]
     if operator == "MUST_NOT" and entry.subjects:
         conditions.append(FilterCondition("subject", entry.subjects, operator))
     return conditions
