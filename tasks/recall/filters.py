@@ -19,6 +19,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal, Union
 
 import numpy as np
@@ -53,6 +54,13 @@ def class_code(value: str) -> str:
     """A classification prefix as books list theirs: "clc:i24" -> "clc:I24"."""
     scheme, _, number = value.partition(":")
     return f"{scheme.lower()}:{number.replace(' ', '').upper()}"
+
+
+@lru_cache(maxsize=64)
+def _class_codes(values: tuple[str, ...]) -> frozenset[str]:
+    """The codes of a condition, normalised once: a literature's range is hundreds of prefixes, and a filter is
+    evaluated book after book."""
+    return frozenset(map(class_code, values))
 
 
 @dataclass(frozen=True)
@@ -165,7 +173,7 @@ def _holds(expr: HasAny, book: BookRecord) -> bool:
         text = book.subject_text
         return any(term and term in text for term in map(subject_term, values))
     if expr.field == "classification":
-        return bool({class_code(v) for v in values} & set(book.class_prefixes))
+        return not _class_codes(expr.values).isdisjoint(book.class_prefixes)
     return bool(values & book.values_at(expr.field, expr.min_confidence))
 
 
