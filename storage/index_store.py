@@ -396,15 +396,18 @@ class IndexSnapshot:
         found = [b for b in dict.fromkeys(book_ids) if b in self._book_rows]
         return dict(zip(found, self._book_matrix[[self._book_rows[b] for b in found]]))
 
-    def sentences_of(self, book_ids: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
-        """(book ids, sentence texts, vectors) of every summary sentence of these books."""
+    def sentences_of(self, book_ids: Sequence[str], vectors: bool = True) -> tuple[list[str], list[str], np.ndarray]:
+        """(book ids, sentence texts, vectors) of every summary sentence of these books; without `vectors`, an
+        empty array for them (through the memory map, a build reading the sentences of scattered books had
+        counted 600 MB of the file's pages in its memory)."""
         owners, rows = [], []
         for book_id in dict.fromkeys(book_ids):
             start, end = self.sentence_rows(book_id)
             owners += [book_id] * (end - start)
             rows += range(start, end)
         texts = self._sentences.column("text").take(pa.array(rows, pa.int64())).to_pylist()
-        return owners, texts, np.asarray(self._sentence_matrix[rows], dtype=np.float32)
+        matrix = np.asarray(self._sentence_matrix[rows], dtype=np.float32) if vectors else np.zeros((0, 0), np.float32)
+        return owners, texts, matrix
 
     def load_books(self) -> list[BookRecord]:
         """The books the version was built from, as they were then (enriched tags included)."""
@@ -439,8 +442,9 @@ class IndexSnapshot:
 
     def books_at(self, rows: Sequence[int]) -> list[BookRecord]:
         """The records of the books at these rows, as indexed, without their facets."""
-        table = pq.read_table(self.path / BOOKS_FILE).drop_columns(["facets"]).take(pa.array(rows, pa.int64()))
-        return [row_to_book(row, ()) for row in table.to_pylist()]
+        table = pq.ParquetFile(self.path / BOOKS_FILE)
+        columns = [c for c in table.schema_arrow.names if c != "facets"]
+        return [row_to_book(row, ()) for row in table.read(columns).take(pa.array(rows, pa.int64())).to_pylist()]
 
     def vectors_at(self, rows: np.ndarray) -> np.ndarray:
         """The book vectors at these rows, read run by run: through the memory map, every page read would

@@ -393,7 +393,7 @@ def forget_stale_vectors(carry: CarryOver, needed: Sequence[str], vocabulary: Vo
     kept = set(carry.rows[carry.carried].tolist())
     gone = [row for row, _, _ in carry.previous.indexed_states.values() if row not in kept]
     old = carry.previous.books_at(gone)
-    texts = carry.previous.sentences_of([b.book_id for b in old])[1]
+    texts = carry.previous.sentences_of([b.book_id for b in old], vectors=False)[1]
     for book in old:
         texts += [text for _, part in head_parts(book, vocabulary, settings.index.head_sections) for text in part]
         texts.append(compose_index_text(book, vocabulary, settings.index.text_sections))
