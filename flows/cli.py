@@ -433,6 +433,17 @@ def _eval_tags(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _readable(condition, language: str) -> dict:  # noqa: ANN001 - a FilterCondition
+    """A condition as `try` prints it: a class range by the literature or period it stands for, not its hundreds
+    of codes."""
+    from config.class_ranges import class_ranges
+
+    shown = condition.to_dict()
+    if condition.field == "classification":
+        shown["values"] = class_ranges().labels(condition.values, language)
+    return shown
+
+
 def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     import yaml
 
@@ -456,7 +467,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     query, asked = shelf.query, shelf.verdict.question
     report = {
         "theme_query": {
-            "filter_conditions": [c.to_dict() for c in query.filter_conditions],
+            "filter_conditions": [_readable(c, query.language) for c in query.filter_conditions],
             "numeric_conditions": [n.describe() for n in query.numeric_conditions],
             "search_keywords": list(query.search_keywords), "synthetic_query": query.synthetic_query,
             "confidence": query.confidence, "translator": query.translator,

@@ -89,3 +89,12 @@ def test_a_malformed_range_or_an_entry_without_codes_is_refused(tmp_path):
     bad.write_text("literatures:\n  x:\n    label: {zh: x, en: x}\n    qualifiers: {en: [X]}\n")
     with pytest.raises(ValueError, match="needs codes"):
         load_class_ranges(bad)
+
+
+def test_try_prints_a_class_range_by_the_literature_it_stands_for_and_other_codes_as_they_are():
+    from flows.cli import _readable
+
+    japanese = class_ranges().entry("japanese").codes
+    shown = _readable(FilterCondition("classification", (*japanese, "clc:K81"), "MUST_NOT"), "en")
+    assert shown == {"field": "classification", "values": ["Japanese literature", "clc:K81"], "operator": "MUST_NOT"}
+    assert _readable(FilterCondition("genre", ("科幻",), "MUST"), "zh")["values"] == ["科幻"]
