@@ -107,10 +107,14 @@ def test_an_incremental_build_takes_unchanged_books_from_the_previous_version_as
     built = build_indexes()
     before = {b.book_id: b.facets for b in open_index(built.version_id, workspace.indexes_dir / built.version_id)
               .load_books()}
-    edits = {"zh-2": "一个新的简介。只有两句。", "en-3": "A cabin by a pond, again. Simple living. In the woods."}
-    import_catalog(workspace, vocabulary, write_catalog(source, edits))
+    edits = {"en-3": "A cabin by a pond, again. Simple living. In the woods."}  # with en-7: 2 of 13, patched
+    with open(write_catalog(source, edits), "a", encoding="utf-8") as fh:  # and a book the catalog did not have
+        fh.write(json.dumps({"book_id": "en-7", "title": "Middlemarch", "authors": ["George Eliot"],
+                             "pub_year": 1871, "language": "en", "copies_available": 1,
+                             "summary": "Dorothea marries a dry scholar. A provincial town watches."}) + "\n")
+    import_catalog(workspace, vocabulary, source)
     carried = build_indexes()
-    assert carried.sentences_embedded == 5 and carried.books_tokenized == 2
+    assert carried.book_count == 13 and carried.sentences_embedded == 5 and carried.books_tokenized == 2
     incremental = open_index(carried.version_id, workspace.indexes_dir / carried.version_id)
     full = build_indexes(full=True)
     rebuilt = open_index(full.version_id, workspace.indexes_dir / full.version_id)
@@ -125,15 +129,16 @@ def test_an_incremental_build_takes_unchanged_books_from_the_previous_version_as
     # (scored in a smaller matrix product, a changed book's guesses may differ in the eighth decimal)
     derived = {b.book_id: b.facets for b in incremental.load_books()}
     for book in rebuilt.load_books():
-        if book.book_id in edits:
+        if book.book_id in [*edits, "en-7"]:
             ours, theirs = (sorted(f, key=lambda f: (f.dimension, f.value, f.origin))
                             for f in (derived[book.book_id], book.facets))
             assert [(f.dimension, f.value, f.origin) for f in ours] == [
                 (f.dimension, f.value, f.origin) for f in theirs]
             np.testing.assert_allclose([f.confidence for f in ours], [f.confidence for f in theirs], atol=1e-6)
-    assert {b: f for b, f in derived.items() if b not in edits} == {b: f for b, f in before.items() if b not in edits}
+    assert {b: f for b, f in derived.items() if b not in [*edits, "en-7"]} == {
+        b: f for b, f in before.items() if b not in edits}
     assert incremental.bm25.search(tokenize("cabin pond woods", "en"), 1)[0][0] == "en-3"
-    # its LanceDB table is the previous one patched (two rows replaced): the rows a full build writes
+    # its LanceDB table is the previous one patched (one row replaced, one added): the rows a full build writes
     patched, written = (sorted(s.books.search().limit(None).to_arrow().to_pylist(), key=lambda r: r["book_id"])
                         for s in (incremental, rebuilt))
     assert [{k: v for k, v in r.items() if k != "vector"} for r in patched] == [
