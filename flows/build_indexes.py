@@ -20,7 +20,7 @@ from tasks.catalog import bm25 as bm25_step
 from tasks.catalog import index_build
 from tasks.catalog.crosswalk import CROSSWALK_FILE
 from tasks.catalog.embedders import create_embedder
-from tasks.progress import logger, timed
+from tasks.progress import logger, long_lived_objects, timed
 
 
 def _step(fn, name: str):
@@ -69,7 +69,7 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
     with open_catalog(settings.duckdb_path) as db:
         with timed(stages, "load_model", log=True):
             embedder = create_embedder(settings.embedder)
-        with timed(stages, "load_catalog", log=True):
+        with timed(stages, "load_catalog", log=True), long_lived_objects():
             books = db.load_books(derived=False)
         inputs = index_build.inputs_hash(embedder, settings, vocabulary, CROSSWALK_FILE)
         snapshot = index_build.snapshot_hash(books, inputs)
@@ -95,7 +95,7 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             book_vectors = embed_books(books, sentences, carry, vocabulary, embedder, db, settings, use_cache)
         sentence_count, sentences_embedded, sentence_hashes = sentences.count, sentences.embedded, sentences.text_hashes
         del sentences, sentence_list  # their means and texts (300 MB at 100k books) are in the book vectors now
-        with timed(stages, "enrich_catalog", log=True):
+        with timed(stages, "enrich_catalog", log=True), long_lived_objects():  # 100k books again, with facets
             vocabulary_vectors = embed_vocabulary(vocabulary, embedder, db, use_cache)
             enriched = enrich_catalog(books, book_vectors, carry, vocabulary_vectors, vocabulary, db, settings,
                                       index_build.reference_loader(vocabulary, embedder, db, settings, use_cache))
@@ -104,7 +104,7 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         if settings.index.e5_path:
             with timed(stages, "embed_books_e5", log=True):
                 e5_vectors = embed_books_e5(books, vocabulary, db, settings, use_cache)
-        with timed(stages, "build_bm25", log=True):
+        with timed(stages, "build_bm25", log=True), long_lived_objects():  # 100k books' token lists
             bm25 = build_bm25(books, db, settings, use_cache)
         with timed(stages, "write_lance", log=True):
             write_lance(path, books, book_vectors.vectors, e5_vectors, carry, vocabulary, settings)
