@@ -84,6 +84,9 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         if carry.previous is not None:
             logger.info("%d of %d books unchanged since index %s: taken from it", len(carry.carried), len(books),
                         current.version_id)
+        elif current and not full:
+            logger.info("index %s was built from other settings, vocabulary or model, or its files are incomplete: "
+                        "every book is derived again (cached vectors and tokens still count)", current.version_id)
         version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
         with timed(stages, "embed_sentences", log=True):
             sentence_list = index_build.split_sentences(books)

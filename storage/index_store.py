@@ -555,10 +555,25 @@ def open_previous(version: IndexVersion, inputs_hash: str) -> IndexSnapshot | No
     """A committed version a build may take unchanged books from: complete, and built from the same inputs
     but the books (None otherwise, or for a folder that predates recording them). Its BM25 is not loaded."""
     path = Path(version.path)
-    if not version_exists(path):
+    if not version_exists(path) or not _whole_vector_files(path, version):
         return None
     inputs = json.loads((path / VERSION_FILE).read_text(encoding="utf-8")).get("inputs")
     return IndexSnapshot(version.version_id, path, version=version) if inputs == inputs_hash else None
+
+
+def _whole_vector_files(path: Path, version: IndexVersion) -> bool:
+    """Whether the version's vector files hold every row its record counts: a file cut short (a full disk, a
+    fault) is not lent to the next build, which derives every book again instead of failing on it night
+    after night."""
+    for name, rows in ((SENTENCE_VECTORS_FILE, version.sentence_count), (BOOK_VECTORS_FILE, version.book_count)):
+        try:
+            with open(path / name, "rb") as fh:
+                start = _npy_data_start(fh)
+                if os.fstat(fh.fileno()).st_size != start + rows * version.embedding_dim * 4:
+                    return False
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def open_current(indexes_dir: Path) -> IndexSnapshot:

@@ -126,6 +126,17 @@ def test_a_version_folder_gives_back_its_books_vocabulary_and_sentences_without_
     assert list(snapshot.book_vectors(["b2", "b1", "nobody"])) == ["b2", "b1"]
     np.testing.assert_allclose(snapshot.book_vectors(["b2"])["b2"], vectors[1])
 
+    # a build may take books from a version built from the same inputs, whole: not from a file cut short
+    (path / "version.json").write_text(record, encoding="utf-8")
+    from storage.index_store import SENTENCE_VECTORS_FILE, open_previous
+
+    built = snapshot.version
+    assert open_previous(built, "inputs").vectors_at(np.array([1, 0])).tolist() == vectors[[1, 0]].tolist()
+    assert open_previous(built, "other inputs") is None
+    with open(path / SENTENCE_VECTORS_FILE, "r+b") as fh:
+        fh.truncate(fh.seek(0, 2) - 4)
+    assert open_previous(built, "inputs") is None
+
 
 def test_lancedb_is_imported_without_its_rest_client_until_something_asks_for_it():
     import subprocess
