@@ -126,12 +126,13 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             books_embedded=book_vectors.embedded, sentences_embedded=sentences_embedded, stage_seconds=stages,
         )
         index_store.write_version_file(path, version, inputs)
-        with timed(stages, "prune_cache", log=True):
-            pruned = index_build.forget_stale_vectors(
-                carry, [*sentence_hashes, *book_vectors.text_hashes, *vocabulary_vectors.text_hashes],
-                vocabulary, embedder, db, settings)
+        # Read before the commit, which may delete the previous version the stale texts are read from
+        stale = index_build.stale_vectors(
+            carry, [*sentence_hashes, *book_vectors.text_hashes, *vocabulary_vectors.text_hashes], vocabulary, settings)
         with timed(stages, "commit", log=True):
             commit_version(db, version, {b.book_id: b.content_hash for b in books}, settings)
+        with timed(stages, "prune_cache", log=True):
+            pruned = db.prune_embedding_cache(embedder.model_id, stale.hashes, stale.keep)
         logger.info("index version %s is current: %d books, %d sentences; %d stale cached vectors deleted",
                     version_id, len(books), sentence_count, pruned)
         return index_build.IndexBuildReport(

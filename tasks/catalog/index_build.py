@@ -378,18 +378,25 @@ def enrich_catalog(books: list[BookRecord], book_vectors: BookVectors, carry: Ca
     return EnrichmentResult(updated, enriched)
 
 
-def forget_stale_vectors(carry: CarryOver, needed: Sequence[str], vocabulary: Vocabulary, embedder: Embedder,
-                         db: CatalogDB, settings: Settings) -> int:
-    """Delete the cached vectors of texts this version no longer needs, so that edits do not pile up night
-    after night; returns how many.
+@dataclass(frozen=True)
+class StaleVectors:
+    """The cached vectors a build leaves behind: those of `hashes`, or, `keep`, all but those."""
 
-    With nothing carried, `needed` holds every text of the version: the rest goes. With books carried, it
-    holds the fresh books' texts only: the previous version's texts of the books that changed or left go,
-    but those `needed`. A heading part those books shared with a carried one goes too, and is embedded again
-    by the next build that asks for it (one short text).
+    hashes: list[str]
+    keep: bool
+
+
+def stale_vectors(carry: CarryOver, needed: Sequence[str], vocabulary: Vocabulary,
+                  settings: Settings) -> StaleVectors:
+    """The cached vectors of texts this version no longer needs, so that edits do not pile up night after night.
+
+    With nothing carried, `needed` holds every text of the version: all the rest. With books carried, it
+    holds the fresh books' texts only: the previous version's texts of the books that changed or left, but
+    those `needed`. A heading part those books shared with a carried one goes too, and is embedded again by
+    the next build that asks for it (one short text).
     """
     if carry.previous is None:
-        return db.prune_embedding_cache(embedder.model_id, needed)
+        return StaleVectors(list(needed), keep=True)
     kept = set(carry.rows[carry.carried].tolist())
     gone = [row for row, _, _ in carry.previous.indexed_states.values() if row not in kept]
     old = carry.previous.books_at(gone)
@@ -397,8 +404,7 @@ def forget_stale_vectors(carry: CarryOver, needed: Sequence[str], vocabulary: Vo
     for book in old:
         texts += [text for _, part in head_parts(book, vocabulary, settings.index.head_sections) for text in part]
         texts.append(compose_index_text(book, vocabulary, settings.index.text_sections))
-    return db.prune_embedding_cache(embedder.model_id, list({text_hash(t) for t in texts} - set(needed)),
-                                    keep=False)
+    return StaleVectors(list({text_hash(t) for t in texts} - set(needed)), keep=False)
 
 
 def embed_books_e5(books: list[BookRecord], vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
