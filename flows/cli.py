@@ -462,7 +462,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
         ctx = build_context(settings, get_vocabulary(), not args.include_unavailable, switches)
     except NoIndexError as err:
         raise InputError(str(err)) from None
-    theme = Theme("try", "try", args.brief[:80], description=args.brief)
+    theme = Theme("try", "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
     shelf = shelve_theme(theme, [], ctx)  # no history is read or written
     query, asked = shelf.query, shelf.verdict.question
     report = {

@@ -44,9 +44,11 @@ def test_try_writes_no_history(demo_workspace, capsys):
 
     with open_catalog(demo_workspace.duckdb_path) as db:
         before = ShelfDB(db.conn).history_count()
-    try_brief(capsys, "适合雨天窗前读的小说")
+    report = try_brief(capsys, "适合雨天窗前读的小说")
     with open_catalog(demo_workspace.duckdb_path) as db:
         assert ShelfDB(db.conn).history_count() == before
+    # the brief is read once, as a batch reads it (as a theme's name and its description it was read twice)
+    assert report["theme_query"]["synthetic_query"].count("适合雨天窗前读的小说") == 1
 
 
 def test_try_reads_the_index_version_alone_while_another_process_holds_the_catalog(demo_workspace, capsys,
