@@ -110,11 +110,11 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         with timed(stages, "build_bm25", log=True), long_lived_objects():  # 100k books' token lists
             bm25 = build_bm25(books, db, settings, use_cache)
         with timed(stages, "write_lance", log=True):
-            write_lance(path, books, book_vectors.vectors, e5_vectors, carry, vocabulary, settings)
+            write_lance(path, books, book_vectors.vectors, e5_vectors, carry, enriched.settled, vocabulary, settings)
         with timed(stages, "save_snapshot", log=True):
             index_store.save_filter_meta(path, settings.enrichment.filter_confidence)
             save_bm25(path, bm25.index)
-            write_books_snapshot(path, books, carry.previous, carry.settled(books))
+            write_books_snapshot(path, books, carry.previous, enriched.settled)
             index_store.write_book_vectors(path, book_vectors.vectors)
             index_store.write_vocabulary_vectors(
                 path, [(v.dimension, v.profile_text) for v in vocabulary_vectors.values],

@@ -11,9 +11,9 @@ A dimension the source tagged keeps exactly the source's values: the curator's w
 
 A guess (3, 4) is calibrated on the catalog itself: among the sure books, how often a guess at least
 this strong names a value the book really has (each book scored by the probe fitted without its work's
-fold). Where a dimension has too few sure books to measure that, its guesses stay below the filter confidence: they rank, never
-filter. Forms and audience follow from genre values. Filters use a value only at or above
-enrichment.filter_confidence.
+fold). Where a dimension has too few sure books to measure that, its guesses stay below the filter
+confidence: they rank, never filter. Forms and audience follow from genre values. Filters use a value only at
+or above enrichment.filter_confidence.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
 
@@ -257,11 +258,13 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
     """
     forms = FormsOfGenres.of(vocabulary)
     wanted = np.ones(len(books), dtype=bool) if only is None else np.isin(np.arange(len(books)), only)
-    folds: dict[int, int] = {}  # each book's probe fold, computed once a probe first needs it
+
+    @cache
+    def fold_of(position: int) -> int:  # a book's probe fold, computed once a probe first needs it
+        return _work_fold(work_key(books[position]))
 
     def fold(positions: np.ndarray) -> np.ndarray:
-        return np.array([folds[i] if i in folds else folds.setdefault(i, _work_fold(work_key(books[i])))
-                         for i in positions.tolist()], dtype=np.int64)
+        return np.array([fold_of(i) for i in positions.tolist()], dtype=np.int64)
 
     facets = [_one_form_on_record(known_facets(book, crosswalk), forms, settings.seed_confidence) for book in books]
     known = [_sure(f, settings.seed_confidence) for f in facets]  # a dimension's guesses never make it sure

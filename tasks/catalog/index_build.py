@@ -18,8 +18,8 @@ import numpy as np
 
 from config.settings import Settings
 from config.vocabulary import Vocabulary, VocabularyValue, load_aliases
-from storage.catalog_db import CatalogDB
 from storage import index_store
+from storage.catalog_db import CatalogDB
 from storage.index_store import IndexSnapshot
 from storage.model_cache import cached_value
 from storage.models import BookRecord
@@ -45,6 +45,7 @@ from tasks.progress import logger
 class EnrichmentResult:
     books: list[BookRecord]  # the catalog with its facets and work ids applied
     enriched: int  # books given a value their source did not give them
+    settled: np.ndarray  # CarryOver.settled of these books: the rows the previous version holds as they are now
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,6 @@ class VocabularyVectors:
 
 # Books whose vectors are composed at once: their head parts' vectors are gathered, about 12 a book (50 MB).
 COMPOSE_BOOKS = 2048
-
-SentenceWriter = Callable[[np.ndarray, np.ndarray], None]  # (sentence rows, their vectors)
-
 
 def inputs_hash(embedder: Embedder, settings: Settings, vocabulary: Vocabulary, crosswalk_file: Path) -> str:
     """Identifies what an index is built from but the books: embedder, analysis and enrichment settings, the
@@ -272,7 +270,7 @@ def embed_books(books: list[BookRecord], sentences: SentenceVectors, carry: Carr
     vectors = np.empty((len(books), embedder.dim), dtype=np.float32)
     vectors[fresh] = made.vectors
     carried = carry.carried
-    for start in range(0, len(carried), COMPOSE_BOOKS * 8):  # a block at a time: the version's file is mapped
+    for start in range(0, len(carried), COMPOSE_BOOKS * 8):  # a block at a time: no second matrix of them all
         block = carried[start:start + COMPOSE_BOOKS * 8]
         vectors[block] = carry.previous.vectors_at(carry.rows[block])
     return replace(made, vectors=vectors)
@@ -372,10 +370,11 @@ def enrich_catalog(books: list[BookRecord], book_vectors: BookVectors, carry: Ca
                           carry.previous.facets_at(carry.rows[carried].tolist())))
     updated = [replace(b, facets=facets[b.book_id], work_id=works[b.book_id],
                        tag_origin="source" if b.tags else "enriched" if facets[b.book_id] else None) for b in books]
-    changed = [b.book_id for b, row in zip(updated, carry.settled(updated).tolist()) if row < 0]
+    settled = carry.settled(updated)
+    changed = [b.book_id for b, row in zip(updated, settled.tolist()) if row < 0]
     db.save_facets({b: facets[b] for b in changed}, {b: works[b] for b in changed})
     enriched = sum(1 for b in updated if any(f.origin != "source" for f in b.facets))
-    return EnrichmentResult(updated, enriched)
+    return EnrichmentResult(updated, enriched, settled)
 
 
 @dataclass(frozen=True)
@@ -423,12 +422,13 @@ PATCH_SHARE = 0.2
 
 
 def write_lance(version_path: Path, books: list[BookRecord], vectors: np.ndarray, e5_vectors: BookVectors | None,
-                carry: CarryOver, vocabulary: Vocabulary, settings: Settings) -> None:
+                carry: CarryOver, settled: np.ndarray, vocabulary: Vocabulary, settings: Settings) -> None:
     """The version's LanceDB tables: the previous version's books table patched where few books changed, else
-    written anew; the e5 path's table, where there is one, always anew."""
+    written anew; the e5 path's table, where there is one, always anew. `settled`: CarryOver.settled."""
     confidence, facets = settings.enrichment.filter_confidence, vocabulary.facet_names
-    patch = lance_patch(books, carry)
-    columns = lance_book_columns(books, vocabulary, confidence) if patch is None or e5_vectors else None
+    patch = lance_patch(books, carry, settled)
+    columns = (lance_book_columns(books, vocabulary, confidence) if patch is None or e5_vectors is not None
+               else None)
     if patch is None:
         index_store.write_books_table(version_path, columns, vectors, facets, settings.index.brute_force_max_rows)
     else:
@@ -440,12 +440,11 @@ def write_lance(version_path: Path, books: list[BookRecord], vectors: np.ndarray
                                       settings.index.brute_force_max_rows, index_store.BOOKS_E5_TABLE)
 
 
-def lance_patch(books: list[BookRecord], carry: CarryOver) -> tuple[np.ndarray, list[str]] | None:
+def lance_patch(books: list[BookRecord], carry: CarryOver, settled: np.ndarray) -> tuple[np.ndarray, list[str]] | None:
     """(positions of the books whose rows the previous version's books table lacks or holds otherwise, ids of the
     rows to delete from it); None where the table is better written anew."""
     if carry.previous is None:
         return None
-    settled = carry.settled(books)
     written = np.flatnonzero(settled < 0)
     if len(written) > PATCH_SHARE * len(books):
         return None

@@ -65,12 +65,10 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
 
 
 def _class_conditions(key: str, operator: str) -> list[FilterCondition]:
-    """A literature or period on its class codes; excluded, on its subject words too: a MUST on them would have
-    to hold together with the codes, so only an exclusion reaches the records that have no class code. Asked
-    for, it is a wish, never a requirement: a catalog without class codes (many exports carry none) would
-    give an empty shelf, where the words still search and the codes still rank."""
+    """A literature or period on its class codes; excluded, on its subject words too: a wish on them would
+    rank apart from the codes, so only an exclusion reaches the records that have no class code."""
     entry = class_ranges().entry(key)
-    conditions = [FilterCondition("classification", entry.codes, "SHOULD" if operator == "MUST" else operator)]
+    conditions = [FilterCondition("classification", entry.codes, operator)]
     if operator == "MUST_NOT" and entry.subjects:
         conditions.append(FilterCondition("subject", entry.subjects, operator))
     return conditions
@@ -107,13 +105,17 @@ def _one_of_the_kinds(reading: Reading, vocabulary: Vocabulary, alternatives: bo
 def _operator(mention: Mention, alternatives: bool) -> str | None:
     if mention.polarity == EXCLUDED:
         return "MUST_NOT"
+    if mention.field == "classification":
+        # asked for, even "only", a range is a wish: a catalog without class codes (many exports carry none)
+        # would give an empty shelf, where the words still search and the codes still rank
+        return "SHOULD" if mention.polarity in (WANTED, ALLOWED, REQUIRED) else None
     if mention.polarity == REQUIRED:
         return "MUST"
     if mention.polarity not in (WANTED, ALLOWED) or mention.field in ("author", "work", "subject"):
         return None  # the reader's traits; named authors and works go to the intent; topics to the keywords
     if mention.field in _VALUE_FIELDS_ASKED_AS_KIND:
         return "MUST" if mention.polarity == WANTED and not alternatives else "SHOULD"
-    if mention.field in ("audience", "language", "classification"):
+    if mention.field in ("audience", "language"):
         return "MUST" if mention.polarity == WANTED else "SHOULD"
     return "SHOULD"
 
