@@ -131,6 +131,7 @@ class RecallSettings(Section):
     bm25_randomness: Share = 0.15
     max_keyword_share: Share = 0.25
     parallel_paths: bool = True
+    blas_threads: Positive = 1
 
 
 class ExpansionSettings(Section):

@@ -17,7 +17,7 @@ from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
-from tasks.progress import logger, long_lived_objects, timed
+from tasks.progress import limit_blas_threads, logger, long_lived_objects, timed
 from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.fusion import adults_first, fuse, path_first, promote_wished, screen_unsure_exclusions
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
@@ -260,7 +260,9 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
     (so this works while a build holds the catalog) and nothing is embedded but a value edited since.
     """
     snapshot = open_current(settings.indexes_dir)
-    embedder = create_embedder(settings.embedder)
+    limit_blas_threads(settings.recall.blas_threads)
+    # a query is a few short texts: the embedder's own threads are set for the build's batches
+    embedder = create_embedder(settings.embedder.model_copy(update={"threads": settings.recall.blas_threads}))
     if snapshot.version.embedder != embedder.model_id:
         raise NoIndexError(f"index {snapshot.version_id} was built with embedder {snapshot.version.embedder}, the "
                            f"settings name {embedder.model_id}: run `shelfwise index build`")

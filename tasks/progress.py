@@ -51,6 +51,13 @@ def timed(seconds: dict[str, float], stage: str, log: bool = False) -> Iterator[
         logger.info("stage %s: %.2fs", stage, seconds[stage])
 
 
+def limit_blas_threads(threads: int) -> None:
+    """Run NumPy's matrix products on at most this many threads, for the rest of the process."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(threads, user_api="blas")
+
+
 @contextmanager
 def long_lived_objects() -> Iterator[None]:
     """Build what a whole run keeps (a catalog's books, their indexes) with the cyclic collector paused.

@@ -21,9 +21,11 @@ import tempfile
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from copy import copy
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
@@ -50,14 +52,39 @@ from tasks.export.wording import (
 from tasks.ranking.language import LanguageChoice
 from tasks.ranking.shelf import ShelfEntry, ThemeShelf
 
-HEADER_FONT = Font(bold=True, color="FFFFFF")
-HEADER_FILL = PatternFill("solid", fgColor="305496")
-TITLE_FONT = Font(bold=True, size=14)
-LINK_FONT = Font(color="0563C1", underline="single")
-ANSWER_FILL = PatternFill("solid", fgColor="FFF2CC")  # the cells a curator fills in
-REVIEW_TAB = "ED7D31"
+
+
+class CellStyle:
+    """Fonts, fills, alignments or protection given to many cells. openpyxl hashes every such object on each
+    assignment to find its id in the workbook (a third of writing a 100-theme batch); a style remembers, per
+    workbook and per style the cell had before, the ids that came out, and copies them."""
+
+    def __init__(self, **attributes: object):
+        self._attributes = attributes
+        self._ids: WeakKeyDictionary[Workbook, dict[tuple[int, ...], object]] = WeakKeyDictionary()
+
+    def apply(self, cell) -> None:
+        """Give the cell this style on top of the one it has."""
+        known = self._ids.setdefault(cell.parent.parent, {})
+        before = tuple(cell._style or ())  # a new cell has none yet
+        ids = known.get(before)
+        if ids is None:
+            for name, value in self._attributes.items():
+                setattr(cell, name, value)
+            known[before] = copy(cell._style)
+        else:
+            cell._style = copy(ids)  # as openpyxl's own sheet copier does; a copy, as later styles change it in place
+
+
 WRAP = Alignment(wrap_text=True, vertical="top")
-CENTRED = Alignment(horizontal="center", vertical="top")
+WRAPPED = CellStyle(alignment=WRAP)
+CENTRED = CellStyle(alignment=Alignment(horizontal="center", vertical="top"))
+HEADER = CellStyle(font=Font(bold=True, color="FFFFFF"), fill=PatternFill("solid", fgColor="305496"),
+                   alignment=Alignment(vertical="center", wrap_text=True))
+TITLE = CellStyle(font=Font(bold=True, size=14), alignment=WRAP)
+LINK = CellStyle(font=Font(color="0563C1", underline="single"))
+ANSWER = CellStyle(protection=Protection(locked=False), fill=PatternFill("solid", fgColor="FFF2CC"))  # filled in
+REVIEW_TAB = "ED7D31"
 _SHEET_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
 _WRAP_UNITS = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|\s+|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+")
 SHEET_NAME_MAX = 31
@@ -180,14 +207,12 @@ def _cell(ws: Worksheet, row: int, col: int, value: object):
 def _link(cell, sheet: str) -> None:
     """An internal link to a sheet's first cell."""
     cell.hyperlink = Hyperlink(ref=cell.coordinate, location="'{}'!A1".format(sheet.replace("'", "''")))
-    cell.font = LINK_FONT
+    LINK.apply(cell)
 
 
 def _header_row(ws: Worksheet, row: int, labels: Sequence[str], widths: Sequence[float]) -> None:
     for col, (label, width) in enumerate(zip(labels, widths), start=1):
-        cell = _cell(ws, row, col, label)
-        cell.font, cell.fill = HEADER_FONT, HEADER_FILL
-        cell.alignment = Alignment(vertical="center", wrap_text=True)
+        HEADER.apply(_cell(ws, row, col, label))
         ws.column_dimensions[get_column_letter(col)].width = width
     lines = max(line_count(label, width / 1.2) for label, width in zip(labels, widths))  # bold runs wider
     ws.row_dimensions[row].height = line_height(labels) * lines
@@ -199,8 +224,8 @@ def _rows(ws: Worksheet, first: int, rows: Sequence[Sequence[object]], widths: S
     for i, values in enumerate(rows, start=first):
         lines = 1
         for col, value in enumerate(values, start=1):
-            cell = _cell(ws, i, col, value)
-            cell.alignment = WRAP if col - 1 in wrapped or not isinstance(value, (int, float)) else CENTRED
+            style = WRAPPED if col - 1 in wrapped or not isinstance(value, (int, float)) else CENTRED
+            style.apply(_cell(ws, i, col, value))
             if col - 1 in wrapped and value:
                 lines = max(lines, line_count(value, widths[col - 1]))
         ws.row_dimensions[i].height = line_height(values) * min(lines, MAX_LINES)
@@ -232,8 +257,7 @@ def _protect(ws: Worksheet) -> None:
 
 
 def _unlock(cell) -> None:
-    cell.protection = Protection(locked=False)
-    cell.fill = ANSWER_FILL
+    ANSWER.apply(cell)
 
 
 def _labelled(label: str, text: str, language: str) -> CellRichText:
@@ -292,12 +316,10 @@ def write_theme_sheet(ws: Worksheet, shelf: ThemeShelf) -> None:
     widths = [width for _, width in SHELF_COLUMNS]
     last_col = get_column_letter(len(keys))
     total_width = sum(widths)
-    title = _cell(ws, 1, 1, shelf.theme.theme_name)
-    title.font, title.alignment = TITLE_FONT, WRAP
+    TITLE.apply(_cell(ws, 1, 1, shelf.theme.theme_name))
     ws.row_dimensions[1].height = 20 * line_count(shelf.theme.theme_name, total_width / 1.3)
     for row, (key, text) in enumerate(header_lines(shelf, language), start=2):
-        cell = _cell(ws, row, 1, _labelled(labels[key], text, language))
-        cell.alignment = WRAP
+        WRAPPED.apply(_cell(ws, row, 1, _labelled(labels[key], text, language)))
         lines = min(line_count(labels[key] + "：" + text, total_width), 6)
         ws.row_dimensions[row].height = line_height([text]) * lines
     for row in range(1, TABLE_ROW):

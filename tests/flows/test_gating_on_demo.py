@@ -213,3 +213,13 @@ def test_paths_run_at_once_or_one_by_one_give_the_same_ranking(demo_context, bri
                              understanding=understanding)
         rankings.append([(c.book_id, round(c.fused_score, 9), tuple(c.sources)) for c in ranking.candidates])
     assert rankings[0] and rankings[0] == rankings[1]
+
+
+def test_a_run_multiplies_on_the_blas_threads_its_settings_give(demo_workspace):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    threadpool_limits(2, user_api="blas")  # as a build, or a process's default on two cores, leaves it
+    settings = demo_workspace.model_copy(update={"recall": demo_workspace.recall.model_copy(update={"blas_threads": 1})})
+    ctx = build_context(settings, VOCABULARY)
+    ctx.embedder.embed_queries(["a query embedded on the run's threads"])  # the embedder limits them while it runs
+    assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}

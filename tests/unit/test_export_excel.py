@@ -158,3 +158,25 @@ def test_row_heights_follow_wrapped_words_and_wide_characters():
     assert line_count("与《边城》一样：基调浪漫深情；文字诗意抒情；基调忧伤怅惘", 36) == 2  # 28 wide characters
     assert line_count("PR6057.A319 O24 · DDC 823.914", 14) == 3  # words wrap whole
     assert line_count("a\nb", 20) == 2
+
+
+def test_a_cell_style_is_what_setting_its_attributes_gives_in_every_workbook():
+    from openpyxl import Workbook
+    from openpyxl.styles import Font, PatternFill, Protection
+
+    from tasks.export.excel import ANSWER, HEADER
+
+    for shift in (0, 3):  # the second workbook registers other fonts first: its style ids differ
+        wb = Workbook()
+        ws = wb.active
+        for i in range(shift):
+            ws.cell(row=10, column=i + 1).font = Font(size=20 + i)
+            ws.cell(row=11, column=i + 1).fill = PatternFill("solid", fgColor="00FF00")
+        ws["A1"].protection = Protection(locked=False)  # what a cell had stays under a style that does not set it
+        for ref in ("A1", "A2", "A3"):
+            HEADER.apply(ws[ref])
+        ANSWER.apply(ws["A3"])
+        for ref in ("A1", "A2", "A3"):
+            assert ws[ref].font.bold and ws[ref].font.color.rgb == "00FFFFFF" and ws[ref].alignment.wrap_text
+        assert not ws["A1"].protection.locked and ws["A2"].protection.locked and not ws["A3"].protection.locked
+        assert ws["A2"].fill.fgColor.rgb == "00305496" and ws["A3"].fill.fgColor.rgb == "00FFF2CC"
