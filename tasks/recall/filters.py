@@ -16,10 +16,11 @@ or `language`.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal, Union
 
 import numpy as np
@@ -237,16 +238,27 @@ class FilterColumns:
 
     def has_any(self, expr: HasAny) -> np.ndarray:
         """Which books hold one of the values (a facet with at least the condition's confidence)."""
-        if expr.field == "subject":
-            terms = [t for t in map(subject_term, expr.values) if t]
-            return np.fromiter((any(t in text for t in terms) for text in self.subject_texts), bool, len(self))
         found = np.zeros(len(self), dtype=bool)
+        if expr.field == "subject":
+            joined, starts = self._subject_index
+            for term in filter(None, map(subject_term, expr.values)):
+                at = [m.start() for m in re.finditer(re.escape(term), joined)]
+                found[np.searchsorted(starts, at, side="right") - 1] = True
+            return found
         values = map(class_code, expr.values) if expr.field == "classification" else expr.values
         floor = expr.min_confidence if expr.field not in TERM_FIELDS else 0.0
         for value in values:
             rows, confidences = self._posting(expr.field, value)
             found[rows[confidences >= floor]] = True
         return found
+
+    @cached_property
+    def _subject_index(self) -> tuple[str, np.ndarray]:
+        """Every book's subject text in one string, NUL between them, and where each starts: a term is found in
+        every book by one scan in C (testing 100k texts one by one took 120 ms a condition). A term holds no NUL,
+        so no match runs from one book's text into the next."""
+        lengths = np.fromiter((len(text) + 1 for text in self.subject_texts), np.int64, len(self))
+        return "\0".join(self.subject_texts), np.cumsum(lengths) - lengths
 
     def _posting(self, field: str, value: str) -> tuple[np.ndarray, np.ndarray]:
         """The rows holding a value and how surely, as arrays: made on first use, as few values are ever asked."""

@@ -1,5 +1,7 @@
 """LanceDB tables and filters compiled from the filter tree, on real tables."""
 
+import marshal
+
 import numpy as np
 import pytest
 
@@ -105,6 +107,21 @@ def test_a_version_folder_gives_back_its_books_vocabulary_and_sentences_without_
                                           2, 3, {"embed": 1.5}), "inputs")
 
     snapshot = open_current(indexes)
+    assert snapshot.load_books() == books
+    # the books are read from their marshal form; from the Parquet file where that is missing, another Python's
+    # or damaged
+    from storage.index_store import BOOK_OBJECTS_FILE, BOOKS_FILE
+
+    objects = (path / BOOK_OBJECTS_FILE).read_bytes()
+    (path / BOOKS_FILE).rename(path / "hidden")
+    assert snapshot.load_books() == books  # not read from the Parquet file
+    (path / "hidden").rename(path / BOOKS_FILE)
+    key, rows = marshal.loads(objects)
+    other_python = marshal.dumps([[[2, 7], *key[1:]], [(row[0], "misread", *row[2:]) for row in rows]])
+    for stored in (b"", objects[:-9], other_python):
+        (path / BOOK_OBJECTS_FILE).write_bytes(stored)
+        assert snapshot.load_books() == books
+    (path / BOOK_OBJECTS_FILE).unlink()
     assert snapshot.load_books() == books
     # each distinct facet is stored once; the filter columns take its books' rows without walking them
     assert {f: rows.tolist() for f, rows in snapshot.facet_rows().items()} == {books[1].facets[0]: [1]}
