@@ -48,17 +48,21 @@ class NameLookup:
 
     by_lower: dict[str, str]  # lower-cased name -> name
     max_length: int
+    heads: frozenset[str]  # the first two characters of every name (the name, where shorter)
 
     @classmethod
     def of(cls, names: Iterable[str]) -> NameLookup:
         by_lower = {n.lower(): n for n in names if n}
-        return cls(by_lower, max((len(n) for n in by_lower), default=0))
+        return cls(by_lower, max((len(n) for n in by_lower), default=0), frozenset(n[:2] for n in by_lower))
 
     def spans(self, text: str, min_length: int) -> list[tuple[int, int, str]]:
         """(start, end, name) of names in the text (Latin names as whole words), the longer winning overlaps."""
         lowered = text.lower()
         found = []
         for start in range(len(lowered)):
+            # at 100k titles a name runs to 100 characters: no name starts here, no need to try every length
+            if min_length >= 2 and lowered[start:start + 2] not in self.heads:
+                continue
             for end in range(start + min_length, min(len(lowered), start + self.max_length) + 1):
                 name = self.by_lower.get(lowered[start:end])
                 if name and not (name.isascii() and (_word_char(lowered, start - 1) or _word_char(lowered, end))):

@@ -52,7 +52,11 @@ class TermMatcher:
         for term in terms:
             if term:
                 self._terms.setdefault(term.lower(), term)
-        self._lengths = sorted({len(t) for t in self._terms}, reverse=True)
+        # the lengths worth trying where a character is, longest first: only those of terms starting with it
+        lengths: dict[str, set[int]] = {}
+        for term in self._terms:
+            lengths.setdefault(term[0], set()).add(len(term))
+        self._lengths = {first: sorted(sizes, reverse=True) for first, sizes in lengths.items()}
 
     def matches(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, the table's term) of every match, not overlapping."""
@@ -61,7 +65,8 @@ class TermMatcher:
             lowered = text
         found, start = [], 0
         while start < len(lowered):
-            end = next((start + n for n in self._lengths if self._matches(lowered, start, start + n)), None)
+            sizes = self._lengths.get(lowered[start], ())
+            end = next((start + n for n in sizes if self._matches(lowered, start, start + n)), None)
             if end is None:
                 start += 1
             else:
