@@ -113,6 +113,7 @@ def load_cues() -> Cues:
                 frozenset(str(w).lower() for w in both("pronouns")))
 
 
+@lru_cache(maxsize=8192)  # the vocabulary's and cue tables' terms, asked of every brief
 def term_pattern(term: str, plural: bool = False) -> str:
     """Latin terms match whole words ("no" is not in "novel"), with `plural` also their plural ("memoirs",
     "mysteries"); Chinese terms anywhere."""

@@ -93,6 +93,7 @@ def shelf_descriptions(brief: str, tables: ReferenceTables | None = None) -> lis
     return spans
 
 
+@lru_cache(maxsize=4096)  # the same table words, escaped for every brief
 def _term(word: str) -> str:
     return rf"(?<![\w-]){re.escape(word)}(?![\w-])" if word.isascii() else re.escape(word)
 
