@@ -25,6 +25,9 @@ from tasks.recall.scores import PathScoring
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
 ADULT_SHELF_DOUBT = 0.75  # a children's book on a shelf whose brief never speaks of children: fourfold down
 LIKELY_EXCLUDED = 0.4  # a guess this sure of an excluded value: 38–41% of such books held it (7% without a guess)
+# Of the tag-blind demo's books a reference guess gave a mood, setting or reading load, these held it: 0.2-0.3,
+# 20-24%; 0.3-0.4, 30-37%; under 0.2, 4-13%.
+DOUBTFUL = 0.2  # a guess this sure of an excluded value: the book comes after those guessed less
 
 
 def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
@@ -119,6 +122,12 @@ def demote_doubtful(candidates: Sequence[Candidate], doubt: Callable[[str], floa
     return [c for _, c in sorted(enumerate(candidates), key=place)]
 
 
+def ahead(candidates: Sequence[Candidate], first: Callable[[Candidate], bool]) -> list[Candidate]:
+    """The candidates for which `first` holds, then the others, each side in its own order."""
+    marks = [first(c) for c in candidates]
+    return [c for c, m in zip(candidates, marks) if m] + [c for c, m in zip(candidates, marks) if not m]
+
+
 @dataclass(frozen=True)
 class Screened:
     """The candidates left after unsure exclusions, and how many a guess left out."""
@@ -131,17 +140,20 @@ def screen_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
                              books: Mapping[str, BookRecord]) -> Screened:
     """A book a calibrated guess says holds a facet value the brief excludes with LIKELY_EXCLUDED or more is
     left out: such books broke the brief five times as often as books without a guess, and a shelf rarely
-    lacks books to put in their place. A less likely one moves down as far as the guess says
-    (demote_doubtful): the unsure MUST_NOT becomes a soft one. An uncalibrated guess (never above
-    UNCALIBRATED_CAP) ranked no better than chance on the tag-blind benchmark, so it moves nothing; a reference
-    catalog's guess is calibrated at any confidence (tasks/catalog/enrich.py)."""
+    lacks books to put in their place. One guessed DOUBTFUL or more comes after every book guessed less: it
+    fills the shelf only where those run out. Each moves down as far as the guess says (demote_doubtful): the
+    unsure MUST_NOT becomes a soft one. An uncalibrated guess (never above UNCALIBRATED_CAP) ranked no better
+    than chance on the tag-blind benchmark, so it moves nothing (calibrated_guess)."""
     excluded = excluded_values(query)
     if not excluded:
         return Screened(list(candidates))
     doubt = {c.book_id: max(calibrated_guess(books[c.book_id], field, value) for field, value in excluded)
              for c in candidates}
-    kept = [c for c in candidates if doubt[c.book_id] < LIKELY_EXCLUDED]
-    return Screened(demote_doubtful(kept, doubt.__getitem__), len(candidates) - len(kept))
+    kept = demote_doubtful([c for c in candidates if doubt[c.book_id] < LIKELY_EXCLUDED], doubt.__getitem__)
+    # After, not left out: leaving out every book guessed from 0.3 sent two fine shelves to review for too few
+    # books (README, "How good the shelves are"); a book that may break the brief costs more than one less close
+    # to it, which a shelf rarely lacks.
+    return Screened(ahead(kept, lambda c: doubt[c.book_id] < DOUBTFUL), len(candidates) - len(kept))
 
 
 def promote_wished(candidates: Sequence[Candidate], query: ThemeQuery,
@@ -167,9 +179,11 @@ def excluded_values(query: ThemeQuery) -> list[tuple[str, str]]:
 
 def calibrated_guess(book: BookRecord, field: str, value: str) -> float:
     """How likely a calibrated guess says the book holds the value: an uncalibrated one (never above
-    UNCALIBRATED_CAP) says nothing; a reference catalog's guess is calibrated at any confidence."""
+    UNCALIBRATED_CAP) says nothing; a reference catalog's guess is calibrated at any confidence, and so is the
+    crosswalk's, each rule's confidence being how often it is right (P7: popular science, 0.4), or the record's
+    own reading held below the filters where a surer one contradicts it (苏菲的世界: a novel, and philosophy)."""
     return max((f.confidence for f in book.facets if f.dimension == field and f.value == value
-                and (f.origin == "reference" or f.confidence > UNCALIBRATED_CAP)), default=0.0)
+                and (f.origin in ("reference", "crosswalk") or f.confidence > UNCALIBRATED_CAP)), default=0.0)
 
 
 def speaks_of(query: ThemeQuery, kind: Kind) -> bool:

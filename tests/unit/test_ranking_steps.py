@@ -155,13 +155,15 @@ def test_a_book_likely_excluded_is_left_out_and_a_less_likely_one_moves_down():
     books = {b: BookRecord(book_id=b, title=b, facets=(Facet(*warm, g, "reference"),) if g else ())
              for b, g in guesses.items()}
     books["f"] = BookRecord(book_id="f", title="f", facets=(Facet(*warm, 0.45, "zero-shot"),))  # uncalibrated
+    books["g"] = BookRecord(book_id="g", title="g", facets=(Facet(*warm, 0.45, "crosswalk"),))  # a rule's precision
+    books["h"] = BookRecord(book_id="h", title="h", facets=(Facet(*warm, 0.1, "reference"),))
     ranked = [Candidate(b) for b in books]
     no_warm = ThemeQuery((FilterCondition(warm[0], (warm[1],), "MUST_NOT"),), (), "", 1.0, "rules", "en")
     screened = screen_unsure_exclusions(ranked, no_warm, books)
-    # a (0.4, LIKELY_EXCLUDED) and e left out; of the rest c, 0.35, from 2nd place: 2 / 0.65 = 3.1, after d (3),
-    # before f (4)
-    assert [c.book_id for c in screened.candidates] == ["b", "d", "c", "f"]
-    assert screened.left_out == 2
+    # a (0.4, LIKELY_EXCLUDED), e and g left out; h, 0.1, from 5th place: 5 / 0.9 = 5.6, after f (4); c, 0.35
+    # (DOUBTFUL or more), after every book guessed less
+    assert [c.book_id for c in screened.candidates] == ["b", "d", "f", "h", "c"]
+    assert screened.left_out == 3
     wish = ThemeQuery((FilterCondition(warm[0], (warm[1],), "SHOULD"),), (), "", 1.0, "rules", "en")
     assert screen_unsure_exclusions(ranked, wish, books).candidates == ranked
 
@@ -197,3 +199,4 @@ def test_a_book_likely_to_hold_a_wished_value_moves_up_as_far_as_that_likelihood
     # uncalibrated guess counts nothing
     assert [c.book_id for c in promote_wished(ranked, wish, books)] == ["a", "c", "b", "e", "d"]
     assert [c.book_id for c in promote_wished(ranked, ThemeQuery((), (), "", 1.0, "rules", "zh"), books)] == list(books)
+
