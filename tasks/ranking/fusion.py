@@ -23,7 +23,6 @@ from tasks.recall.filters import TERM_FIELDS
 from tasks.recall.scores import PathScoring
 
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
-ADULT_SHELF_DOUBT = 0.75  # a children's book on a shelf whose brief never speaks of children: fourfold down
 LIKELY_EXCLUDED = 0.4  # a guess this sure of an excluded value: 38–41% of such books held it (7% without a guess)
 # Of the tag-blind demo's books a reference guess gave a mood, setting or reading load, these held it: 0.2-0.3,
 # 20-24%; 0.3-0.4, 30-37%; under 0.2, 4-13%.
@@ -195,9 +194,9 @@ def speaks_of(query: ThemeQuery, kind: Kind) -> bool:
 def adults_first(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                  children: Kind, confidence: float) -> list[Candidate]:
     """A brief that never speaks of children asks for a shelf for adults: a book held for children with the
-    filters' confidence moves down (demote_doubtful) and fills the shelf only where adult books run out.
-    Picture books otherwise reached novel shelves through a year or a word ("moon", "1926")."""
+    filters' confidence comes after every other book, and fills the shelf only where adult books run out.
+    Picture books otherwise reached novel shelves through a year or a word ("moon", "1926"); moved fourfold
+    down, Winnie-the-Pooh still did ("Fiction from between the wars", 11th of 25)."""
     if speaks_of(query, children):
         return list(candidates)
-    return demote_doubtful(candidates, lambda book_id: ADULT_SHELF_DOUBT if books[book_id].confidence(
-        children.facet, children.name) >= confidence else 0.0)
+    return ahead(candidates, lambda c: books[c.book_id].confidence(children.facet, children.name) < confidence)
