@@ -27,6 +27,7 @@ LIKELY_EXCLUDED = 0.4  # a guess this sure of an excluded value: 38–41% of suc
 # Of the tag-blind demo's books a reference guess gave a mood, setting or reading load, these held it: 0.2-0.3,
 # 20-24%; 0.3-0.4, 30-37%; under 0.2, 4-13%.
 DOUBTFUL = 0.2  # a guess this sure of an excluded value: the book comes after those guessed less
+LIKELY_HELD = 0.3  # a guess this sure of a required value the catalog cannot check: the book comes first
 
 
 def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
@@ -159,7 +160,9 @@ def promote_wished(candidates: Sequence[Candidate], query: ThemeQuery,
                    books: Mapping[str, BookRecord]) -> list[Candidate]:
     """The candidates with each book likely to hold a value the brief wishes for moved up, as far as that
     likelihood says: position / (1 + chance). A wish ("quiet", "温暖的") otherwise only added books to recall;
-    on a catalog whose moods are guesses it moved none of them up."""
+    on a catalog whose moods are guesses it moved none of them up. A value the brief requires but the catalog
+    cannot check (ThemeQuery.unchecked: "page-turners only") is more than a wish: the books a calibrated guess
+    gives LIKELY_HELD or more of holding it come first, the others fill the shelf after them."""
     wished = [(c.field, v) for c in query.conditions("SHOULD") if c.field not in TERM_FIELDS for v in c.values]
     if not wished:
         return list(candidates)
@@ -168,7 +171,12 @@ def promote_wished(candidates: Sequence[Candidate], query: ThemeQuery,
         position, candidate = item
         chance = max(calibrated_guess(books[candidate.book_id], field, value) for field, value in wished)
         return (position + 1) / (1.0 + chance), position
-    return [c for _, c in sorted(enumerate(candidates), key=place)]
+    promoted = [c for _, c in sorted(enumerate(candidates), key=place)]
+    required = [(c.field, v) for c in query.unchecked for v in c.values]
+    if not required:
+        return promoted
+    return ahead(promoted, lambda c: max(calibrated_guess(books[c.book_id], field, value)
+                                         for field, value in required) >= LIKELY_HELD)
 
 
 def excluded_values(query: ThemeQuery) -> list[tuple[str, str]]:
