@@ -10,8 +10,9 @@ What each kind of mention becomes:
 - an audience or language asked for: MUST; excluded: MUST_NOT ("给大人看的" excludes children's books);
 - a nation's literature or a period of Chinese history (config/class_ranges.yaml): asked, a wish on its
   classification codes; excluded, MUST_NOT on them and on its subject words, for a record without a code;
-- an author or work excluded: MUST_NOT; an author required ("只要刘慈欣的"): MUST; named otherwise, the
-  intent takes it (an author spotlight, "more like this book");
+- an author or work excluded: MUST_NOT; an author required ("只要刘慈欣的"): MUST, either under every name
+  config/aliases.yaml gives the author; named otherwise, the intent takes it (an author spotlight, "more like
+  this book");
 - a topic excluded ("不要战争题材"): MUST_NOT on the subject headings.
 """
 
@@ -20,10 +21,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 from itertools import combinations
 
 from config.class_ranges import class_ranges
-from config.vocabulary import Vocabulary
+from config.vocabulary import Vocabulary, load_aliases
 from storage.models import FilterCondition, Theme
 from tasks.catalog.text_analysis import brief_stopwords, cut, detect_language, idf, stopwords, tokenize
 from tasks.models import ThemeQuery, merge_conditions
@@ -56,12 +58,20 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
             # never by a name the brief asks for ("History, but nothing historical fiction" keeps "history")
             values = (_with_plurals(v for v in load_expansion_tables().same_as(mention.value)
                                     if v == mention.value or v.lower() not in asked_words)
-                      if mention.field == "subject" else (mention.value,))
+                      if mention.field == "subject" else _author_names(mention.value)
+                      if mention.field == "author" else (mention.value,))
             if mention.field == "classification":
                 conditions += _class_conditions(mention.value, operator)
             else:
                 conditions.append(FilterCondition(mention.field, values, operator))
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
+
+
+@cache
+def _author_names(author: str) -> tuple[str, ...]:
+    """An author by every name config/aliases.yaml gives: where the catalog holds one author under two names
+    (Ernest Hemingway and 海明威, each the other's alias), "nothing by Hemingway" excludes the books of both."""
+    return (author, *load_aliases("authors").get(author, ()))
 
 
 def _class_conditions(key: str, operator: str) -> list[FilterCondition]:
