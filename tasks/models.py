@@ -53,6 +53,9 @@ class Candidate:
     rerank_score: float | None = None
     evidence: str | None = None  # the summary sentence closest to the brief
     query_variant: str | None = None  # on the vector path, the query variant that found it best
+    # it may break the brief (a guess of a value the brief excludes, a children's book on an adult shelf): it fills
+    # the shelf only after every other book, whatever their language (tasks/ranking/language.py)
+    doubtful: bool = False
 
 
 def merge_conditions(conditions: Iterable[FilterCondition]) -> tuple[FilterCondition, ...]:

@@ -122,10 +122,13 @@ def demote_doubtful(candidates: Sequence[Candidate], doubt: Callable[[str], floa
     return [c for _, c in sorted(enumerate(candidates), key=place)]
 
 
-def ahead(candidates: Sequence[Candidate], first: Callable[[Candidate], bool]) -> list[Candidate]:
-    """The candidates for which `first` holds, then the others, each side in its own order."""
+def ahead(candidates: Sequence[Candidate], first: Callable[[Candidate], bool],
+          doubt_others: bool = False) -> list[Candidate]:
+    """The candidates for which `first` holds, then the others (with `doubt_others`, marked Candidate.doubtful),
+    each side in its own order."""
     marks = [first(c) for c in candidates]
-    return [c for c, m in zip(candidates, marks) if m] + [c for c, m in zip(candidates, marks) if not m]
+    others = [replace(c, doubtful=True) if doubt_others else c for c, m in zip(candidates, marks) if not m]
+    return [c for c, m in zip(candidates, marks) if m] + others
 
 
 @dataclass(frozen=True)
@@ -140,10 +143,11 @@ def screen_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
                              books: Mapping[str, BookRecord]) -> Screened:
     """A book a calibrated guess says holds a facet value the brief excludes with LIKELY_EXCLUDED or more is
     left out: such books broke the brief five times as often as books without a guess, and a shelf rarely
-    lacks books to put in their place. One guessed DOUBTFUL or more comes after every book guessed less: it
-    fills the shelf only where those run out. Each moves down as far as the guess says (demote_doubtful): the
-    unsure MUST_NOT becomes a soft one. An uncalibrated guess (never above UNCALIBRATED_CAP) ranked no better
-    than chance on the tag-blind benchmark, so it moves nothing (calibrated_guess)."""
+    lacks books to put in their place. One guessed DOUBTFUL or more comes after every book guessed less, marked
+    doubtful: it fills the shelf only where those run out, in whatever language. Each moves down as far as the
+    guess says (demote_doubtful): the unsure MUST_NOT becomes a soft one. An uncalibrated guess (never above
+    UNCALIBRATED_CAP) ranked no better than chance on the tag-blind benchmark, so it moves nothing
+    (calibrated_guess)."""
     excluded = excluded_values(query)
     if not excluded:
         return Screened(list(candidates))
@@ -153,7 +157,8 @@ def screen_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
     # After, not left out: leaving out every book guessed from 0.3 sent two fine shelves to review for too few
     # books (README, "How good the shelves are"); a book that may break the brief costs more than one less close
     # to it, which a shelf rarely lacks.
-    return Screened(ahead(kept, lambda c: doubt[c.book_id] < DOUBTFUL), len(candidates) - len(kept))
+    return Screened(ahead(kept, lambda c: doubt[c.book_id] < DOUBTFUL, doubt_others=True),
+                    len(candidates) - len(kept))
 
 
 def promote_wished(candidates: Sequence[Candidate], query: ThemeQuery,
@@ -202,9 +207,11 @@ def speaks_of(query: ThemeQuery, kind: Kind) -> bool:
 def adults_first(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                  children: Kind, confidence: float) -> list[Candidate]:
     """A brief that never speaks of children asks for a shelf for adults: a book held for children with the
-    filters' confidence comes after every other book, and fills the shelf only where adult books run out.
+    filters' confidence comes after every other book, marked doubtful: it fills the shelf only where adult books
+    run out, in whatever language.
     Picture books otherwise reached novel shelves through a year or a word ("moon", "1926"); moved fourfold
     down, Winnie-the-Pooh still did ("Fiction from between the wars", 11th of 25)."""
     if speaks_of(query, children):
         return list(candidates)
-    return ahead(candidates, lambda c: books[c.book_id].confidence(children.facet, children.name) < confidence)
+    return ahead(candidates, lambda c: books[c.book_id].confidence(children.facet, children.name) < confidence,
+                 doubt_others=True)

@@ -18,6 +18,14 @@ def test_the_briefs_language_comes_first_or_alone():
     assert order(ranked, "only") == ["en-1", "en-2"]
 
 
+def test_a_doubtful_book_comes_after_the_other_languages_books():
+    # zh-1 and en-2 may break the brief (a guess of a value it excludes, a children's book on an adult shelf)
+    ranked = [Candidate(b, ["vector"], doubtful=b in ("zh-1", "en-2")) for b in ("zh-1", "en-1", "zh-2", "en-2")]
+    assert order(ranked, "first") == ["en-1", "zh-2", "en-2", "zh-1"]
+    assert order(ranked, "only") == ["en-1", "en-2"]  # ranking has put it last already
+    assert order(ranked, "any") == ["zh-1", "en-1", "zh-2", "en-2"]
+
+
 def test_books_asked_for_by_name_or_date_keep_their_place_unless_only_will_do():
     # "Lu Xun's stories" written in English: the spotlit author's books; "new this month": the newest books
     ranked = [Candidate("zh-1", ["entity"]), Candidate("en-1", ["bm25"]), Candidate("zh-2", ["recent", "vector"]),

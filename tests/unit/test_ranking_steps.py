@@ -165,6 +165,7 @@ def test_a_book_likely_excluded_is_left_out_and_a_less_likely_one_moves_down():
     # a (0.4, LIKELY_EXCLUDED), e and g left out; h, 0.1, from 5th place: 5 / 0.9 = 5.6, after f (4); c, 0.35
     # (DOUBTFUL or more), after every book guessed less
     assert [c.book_id for c in screened.candidates] == ["b", "d", "f", "h", "c"]
+    assert [c.book_id for c in screened.candidates if c.doubtful] == ["c"]  # after the other language's books too
     assert screened.left_out == 3
     wish = ThemeQuery((FilterCondition(warm[0], (warm[1],), "SHOULD"),), (), "", 1.0, "rules", "en")
     assert screen_unsure_exclusions(ranked, wish, books).candidates == ranked
@@ -180,6 +181,7 @@ def test_a_shelf_for_adults_unless_the_brief_speaks_of_children():
     # after every adult book, each in its own order: kid1 no longer ahead of the adult books from 4th place on
     assert [c.book_id for c in adults_first(ranked, novels, books, children, 0.85)] == [
         "a", "b", "c", "d", "e", "f", "g", "kid1", "kid2"]
+    assert [c.doubtful for c in adults_first(ranked, novels, books, children, 0.85)] == [False] * 7 + [True] * 2
     for speaks in (FilterCondition("audience", ("children",), "MUST_NOT"), FilterCondition("genre", ("儿童文学",), "SHOULD"),
                    FilterCondition("reading_context", ("亲子共读",), "SHOULD")):
         query = ThemeQuery((speaks,), (), "", 1.0, "rules", "zh")
@@ -216,3 +218,5 @@ def test_a_requirement_the_catalog_cannot_check_puts_the_books_likely_to_hold_it
     required = replace(wished, unchecked=(replace(wish, operator="MUST"),))
     # "page-turners only": d and e (LIKELY_HELD or more) first, in that order; b, 0.2, stays among the others
     assert [c.book_id for c in promote_wished(ranked, required, books)] == ["d", "e", "a", "b", "c"]
+    # unlikely to hold it is not likely to break the brief: none marked doubtful
+    assert not any(c.doubtful for c in promote_wished(ranked, required, books))
