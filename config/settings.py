@@ -105,7 +105,7 @@ class EnrichmentSettings(Section):
     filter_confidence: Share = 0.85
     seed_confidence: Share = 0.85
     min_calibration_books: Positive = 30
-    max_guesses_per_dimension: Positive = 2
+    max_guesses_per_dimension: Positive = 3
     reference_catalog: str = Field(
         "demo/catalog.jsonl",
         description="A catalog whose books carry the vocabulary's tags (a path under config/, or absolute; empty: "

@@ -148,6 +148,23 @@ def test_a_dimension_no_book_is_sure_of_borrows_the_reference_catalogs_guesses_n
     assert {f.origin for fs in alone.values() for f in fs if f.dimension == "emotional_tone"} == {"zero-shot"}
 
 
+def test_a_books_third_likeliest_borrowed_mood_is_kept_for_an_exclusion_to_weigh(vocabulary):
+    # 40 reference books calm, sad and lonely at once, 40 heavy: a book near the first holds all three likely
+    rng = np.random.default_rng(5)
+    quiet, heavy = np.eye(16)[2], np.eye(16)[3]
+    ref_tags = [{"emotional_tone": ("平静淡然", "忧伤怅惘", "孤独疏离") if i < 40 else ("沉重压抑",)}
+                for i in range(80)]
+    ref_vectors = unit([(quiet if i < 40 else heavy) + 0.1 * rng.standard_normal(16) for i in range(80)])
+    reference = Reference(ref_vectors, tuple(ref_tags), tuple(f"w{i}" for i in range(80)))
+    value_vectors = {d: unit(rng.standard_normal((len(vocabulary.dimension(d).values), 16)))
+                     for d in vocabulary.dimension_names}
+    facets = derive_facets([BookRecord("q", "Quiet")], unit([quiet + 0.05 * rng.standard_normal(16)]), value_vectors,
+                           vocabulary, default_crosswalk(vocabulary), EnrichmentSettings(), lambda: reference)
+    borrowed = {f.value for f in facets["q"] if f.dimension == "emotional_tone" and f.origin == "reference"}
+    # all three: with two kept, nothing would say how likely the third is to a brief that excludes it
+    assert borrowed == {"平静淡然", "忧伤怅惘", "孤独疏离"}
+
+
 def test_classification_and_a_subject_heading_that_agree_make_a_value_surer_than_either(vocabulary):
     crosswalk = default_crosswalk(vocabulary)
     alone = {(f.dimension, f.value): f for f in known_facets(
