@@ -19,7 +19,6 @@ class ThemeQuery:
     translator: str  # "rules", "llm", or "rules (llm failed: ...)"
     language: str = "zh"
     numeric_conditions: tuple[NumericCondition, ...] = ()
-    unchecked: tuple[FilterCondition, ...] = ()  # MUSTs the catalog cannot check, held as wishes (as_wishes)
 
     def conditions(self, operator: str) -> tuple[FilterCondition, ...]:
         return tuple(c for c in self.filter_conditions if c.operator == operator)

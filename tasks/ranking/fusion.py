@@ -27,7 +27,6 @@ LIKELY_EXCLUDED = 0.4  # a guess this sure of an excluded value: 38–41% of suc
 # Of the tag-blind demo's books a reference guess gave a mood, setting or reading load, these held it: 0.2-0.3,
 # 20-24%; 0.3-0.4, 30-37%; under 0.2, 4-13%.
 DOUBTFUL = 0.2  # a guess this sure of an excluded value: the book comes after those guessed less
-LIKELY_HELD = 0.3  # a guess this sure of a required value the catalog cannot check: the book comes first
 
 
 def rrf_fuse(paths: Mapping[str, Sequence[PathHit]], k: int = 60,
@@ -122,13 +121,11 @@ def demote_doubtful(candidates: Sequence[Candidate], doubt: Callable[[str], floa
     return [c for _, c in sorted(enumerate(candidates), key=place)]
 
 
-def ahead(candidates: Sequence[Candidate], first: Callable[[Candidate], bool],
-          doubt_others: bool = False) -> list[Candidate]:
-    """The candidates for which `first` holds, then the others (with `doubt_others`, marked Candidate.doubtful),
-    each side in its own order."""
-    marks = [first(c) for c in candidates]
-    others = [replace(c, doubtful=True) if doubt_others else c for c, m in zip(candidates, marks) if not m]
-    return [c for c, m in zip(candidates, marks) if m] + others
+def doubtful_last(candidates: Sequence[Candidate], fits: Callable[[Candidate], bool]) -> list[Candidate]:
+    """The candidates that fit, then the others marked Candidate.doubtful, each side in its own order."""
+    marks = [fits(c) for c in candidates]
+    return [c for c, m in zip(candidates, marks) if m] + [replace(c, doubtful=True)
+                                                            for c, m in zip(candidates, marks) if not m]
 
 
 @dataclass(frozen=True)
@@ -157,7 +154,7 @@ def screen_unsure_exclusions(candidates: Sequence[Candidate], query: ThemeQuery,
     # After, not left out: leaving out every book guessed from 0.3 sent two fine shelves to review for too few
     # books (README, "How good the shelves are"); a book that may break the brief costs more than one less close
     # to it, which a shelf rarely lacks.
-    return Screened(ahead(kept, lambda c: doubt[c.book_id] < DOUBTFUL, doubt_others=True),
+    return Screened(doubtful_last(kept, lambda c: doubt[c.book_id] < DOUBTFUL),
                     len(candidates) - len(kept))
 
 
@@ -165,9 +162,7 @@ def promote_wished(candidates: Sequence[Candidate], query: ThemeQuery,
                    books: Mapping[str, BookRecord]) -> list[Candidate]:
     """The candidates with each book likely to hold a value the brief wishes for moved up, as far as that
     likelihood says: position / (1 + chance). A wish ("quiet", "温暖的") otherwise only added books to recall;
-    on a catalog whose moods are guesses it moved none of them up. A value the brief requires but the catalog
-    cannot check (ThemeQuery.unchecked: "page-turners only") is more than a wish: the books a calibrated guess
-    gives LIKELY_HELD or more of holding it come first, the others fill the shelf after them."""
+    on a catalog whose moods are guesses it moved none of them up."""
     wished = [(c.field, v) for c in query.conditions("SHOULD") if c.field not in TERM_FIELDS for v in c.values]
     if not wished:
         return list(candidates)
@@ -176,12 +171,7 @@ def promote_wished(candidates: Sequence[Candidate], query: ThemeQuery,
         position, candidate = item
         chance = max(calibrated_guess(books[candidate.book_id], field, value) for field, value in wished)
         return (position + 1) / (1.0 + chance), position
-    promoted = [c for _, c in sorted(enumerate(candidates), key=place)]
-    required = [(c.field, v) for c in query.unchecked for v in c.values]
-    if not required:
-        return promoted
-    return ahead(promoted, lambda c: max(calibrated_guess(books[c.book_id], field, value)
-                                         for field, value in required) >= LIKELY_HELD)
+    return [c for _, c in sorted(enumerate(candidates), key=place)]
 
 
 def excluded_values(query: ThemeQuery) -> list[tuple[str, str]]:
@@ -213,5 +203,5 @@ def adults_first(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapp
     down, Winnie-the-Pooh still did ("Fiction from between the wars", 11th of 25)."""
     if speaks_of(query, children):
         return list(candidates)
-    return ahead(candidates, lambda c: books[c.book_id].confidence(children.facet, children.name) < confidence,
-                 doubt_others=True)
+    return doubtful_last(candidates,
+                         lambda c: books[c.book_id].confidence(children.facet, children.name) < confidence)

@@ -138,8 +138,7 @@ def unfilterable(conditions: Sequence[FilterCondition], held: frozenset[tuple[st
 def as_wishes(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, numbered: frozenset[str] | None
               ) -> tuple[ThemeQuery, list[FilterCondition | NumericCondition]]:
     """The query with what the catalog cannot check taken as wishes, and those conditions: a MUST on a
-    dimension no book holds surely (`held`) becomes SHOULD, and is named in the query's `unchecked` (ranking puts
-    the books likely to hold it first); a number no book has (`numbered`: "since 1979"
+    dimension no book holds surely (`held`) becomes SHOULD; a number no book has (`numbered`: "since 1979"
     over records without a year) is dropped. None: the catalog was not asked, everything counts."""
     loose = unfilterable(query.filter_conditions, held) if held is not None else []
     unnumbered = [n for n in query.numeric_conditions if numbered is not None and n.field not in numbered]
@@ -147,8 +146,7 @@ def as_wishes(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, number
         return query, []
     conditions = merge_conditions(replace(c, operator="SHOULD") if c in loose else c for c in query.filter_conditions)
     numeric = tuple(n for n in query.numeric_conditions if n not in unnumbered)
-    return (replace(query, filter_conditions=conditions, numeric_conditions=numeric, unchecked=tuple(loose)),
-            [*loose, *unnumbered])
+    return replace(query, filter_conditions=conditions, numeric_conditions=numeric), [*loose, *unnumbered]
 
 
 def contradictions(conditions: Sequence[FilterCondition]) -> list[tuple[str, str]]:

@@ -1,7 +1,5 @@
 """Recall helpers, fusion, de-duplication and shelf selection on tiny in-memory data."""
 
-from dataclasses import replace
-
 import pytest
 
 from config.settings import HistorySettings, RecallSettings
@@ -204,19 +202,3 @@ def test_a_book_likely_to_hold_a_wished_value_moves_up_as_far_as_that_likelihood
     assert [c.book_id for c in promote_wished(ranked, wish, books)] == ["a", "c", "b", "e", "d"]
     assert [c.book_id for c in promote_wished(ranked, ThemeQuery((), (), "", 1.0, "rules", "zh"), books)] == list(books)
 
-
-def test_a_requirement_the_catalog_cannot_check_puts_the_books_likely_to_hold_it_first():
-    def book(book_id, chance):
-        return BookRecord(book_id=book_id, title=book_id, facets=(Facet(*easy, chance, "reference"),) if chance else ())
-    easy = ("reading_load", "酣畅易读")
-    books = {b.book_id: b for b in (book("a", 0.0), book("b", 0.2), book("c", 0.0), book("d", 0.35), book("e", 0.5))}
-    ranked = [Candidate(b) for b in books]
-    wish = FilterCondition(easy[0], (easy[1],), "SHOULD")
-    wished = ThemeQuery((wish,), (), "", 1.0, "rules", "en")
-    # as a wish they move up a little: b 2 / 1.2 = 1.7, d 4 / 1.35 = 2.96 ahead of c (3), e 5 / 1.5 = 3.3
-    assert [c.book_id for c in promote_wished(ranked, wished, books)] == ["a", "b", "d", "c", "e"]
-    required = replace(wished, unchecked=(replace(wish, operator="MUST"),))
-    # "page-turners only": d and e (LIKELY_HELD or more) first, in that order; b, 0.2, stays among the others
-    assert [c.book_id for c in promote_wished(ranked, required, books)] == ["d", "e", "a", "b", "c"]
-    # unlikely to hold it is not likely to break the brief: none marked doubtful
-    assert not any(c.doubtful for c in promote_wished(ranked, required, books))
