@@ -79,4 +79,6 @@ def test_the_ui_runs_two_batches_triggered_together_one_after_the_other(server, 
     children = command.children()
     os.kill(command.process.pid, signal.SIGKILL)  # killed: its Prefect server goes too
     command.finish()
-    assert children and all(gone(pid) for pid in children)
+    # A flow run's process may still be ending as the command dies (flushing its logs to the server); under
+    # `ci-fresh`'s load one child was still there after 20 s, once, and alone the server is gone in about 1 s.
+    assert children and all(gone(pid, timeout=90) for pid in children)
