@@ -85,6 +85,7 @@ class VocabularyVectors:
 # Books whose vectors are composed at once: their head parts' vectors are gathered, about 12 a book (50 MB).
 COMPOSE_BOOKS = 2048
 
+
 def inputs_hash(embedder: Embedder, settings: Settings, vocabulary: Vocabulary, crosswalk_file: Path) -> str:
     """Identifies what an index is built from but the books: embedder, analysis and enrichment settings, the
     vocabulary, the crosswalk and the reference catalog, so that a changed rule or threshold rebuilds; and a

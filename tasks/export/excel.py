@@ -53,7 +53,6 @@ from tasks.ranking.language import LanguageChoice
 from tasks.ranking.shelf import ShelfEntry, ThemeShelf
 
 
-
 class CellStyle:
     """Fonts, fills, alignments or protection given to many cells. openpyxl hashes every such object on each
     assignment to find its id in the workbook (a third of writing a 100-theme batch); a style remembers, per
