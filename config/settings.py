@@ -127,6 +127,7 @@ class TranslationSettings(Section):
 
 class RecallSettings(Section):
     vector_top_k: Positive = 100
+    max_variant_share: Share = 0.5
     bm25_top_k: Positive = 100
     bm25_randomness: Share = 0.15
     max_keyword_share: Share = 0.25

@@ -45,7 +45,7 @@ def vector_recall(query: ThemeQuery, constraints: Expr, search: VectorSearch, em
                   expand: bool = True) -> VectorRecall:
     """Hard constraints as prefilter, one query per variant and the original once per SHOULD value (a
     facet held with `facet_confidence`, as a filter would read it; a class range's codes together); a book
-    keeps its best."""
+    keeps its best, no variant but the original more than `max_variant_share` of the k."""
     expansion = expand_query(query.synthetic_query, None, expand=expand)
     kinds = [v.kind for v in expansion.variants]
     vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
@@ -56,9 +56,9 @@ def vector_recall(query: ThemeQuery, constraints: Expr, search: VectorSearch, em
               for values in ([cond.values] if cond.field == "classification" else [(v,) for v in cond.values])]
     found = search.nearest(vectors, k, constraints, should)
     results = [*zip(kinds, found.by_query), *(("original", hits) for hits in found.by_filter)]
-    best = merge_best(PathHit(book_id, similarity, path, kind)
-                      for kind, hits in results for book_id, similarity in hits)
-    return VectorRecall(best[:k], expansion, vectors[0])
+    best = merge_best([PathHit(book_id, similarity, path, kind) for kind, hits in results for book_id, similarity in hits],
+                      k, settings.max_variant_share)
+    return VectorRecall(best, expansion, vectors[0])
 
 
 def bm25_query_tokens(query: ThemeQuery, snapshot: IndexSnapshot, max_share: float = 1.0) -> list[str]:

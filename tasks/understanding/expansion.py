@@ -2,7 +2,8 @@
 
 Variants are [original, reformulations, translation, synonyms]; the original is always first and no
 text appears twice. The vector path embeds them all in one batched call and keeps, per book, the best
-similarity any variant reached (`merge_best`); which variant that was is counted and shown.
+similarity any variant reached (`merge_best`), no variant but the original filling more than its share of
+the path; which variant that was is counted and shown.
 """
 
 from __future__ import annotations
@@ -191,12 +192,23 @@ def expand_query(query: str, tables: ExpansionTables | None, expand: bool = True
     return Expansion(tuple(variants), note)
 
 
-def merge_best(hits: Iterable[PathHit]) -> list[PathHit]:
-    """One hit per book, the best-scoring one (ties: the earlier), ordered by score then book id."""
+def merge_best(hits: Iterable[PathHit], limit: int | None = None, max_variant_share: float = 1.0) -> list[PathHit]:
+    """One hit per book, the best-scoring one (ties: the earlier), ordered by score then book id. With a
+    limit, the first `limit` books, of which no variant but the original takes more than `max_variant_share`:
+    a book that variant found best keeps its best hit from another variant, if any."""
+    # Each variant is its own query, its similarities on its own scale: a short translation into the
+    # language of half the catalog can outscore the brief itself on every book of that language.
+    ordered = sorted(hits, key=lambda h: -h.score)  # stable: of equal scores, the earlier
+    cap = len(ordered) if limit is None else max(1, int(limit * max_variant_share))
     best: dict[str, PathHit] = {}
-    for hit in hits:
-        if hit.book_id not in best or hit.score > best[hit.book_id].score:
-            best[hit.book_id] = hit
+    taken: Counter[str] = Counter()
+    for hit in ordered:
+        if hit.book_id in best or (hit.variant != "original" and taken[hit.variant] >= cap):
+            continue
+        best[hit.book_id] = hit
+        taken[hit.variant] += 1
+        if len(best) == limit:
+            break
     return sorted(best.values(), key=lambda h: (-h.score, h.book_id))
 
 

@@ -54,6 +54,16 @@ def test_merge_best_keeps_each_books_best_hit_and_its_variant():
     assert merged == [PathHit("a", 0.6, "vector", "translation"), PathHit("b", 0.5, "vector", "original")]
 
 
+def test_no_variant_but_the_original_takes_more_than_its_share_of_the_limit():
+    translated = [PathHit(b, s, "vector", "translation") for b, s in (("t0", 0.9), ("t1", 0.8), ("t2", 0.7), ("t3", 0.6))]
+    original = [PathHit(b, s, "vector", "original") for b, s in (("o0", 0.5), ("t3", 0.45), ("o1", 0.4), ("o2", 0.3))]
+    merged = merge_best(translated + original, limit=5, max_variant_share=0.5)
+    # two of five for the translation; t3 keeps the original's hit, t2 had no other
+    assert [(h.book_id, h.variant) for h in merged] == [("t0", "translation"), ("t1", "translation"),
+                                                        ("o0", "original"), ("t3", "original"), ("o1", "original")]
+    assert merge_best(original + translated, limit=5) == merge_best(translated + original)[:5]
+
+
 def _alternation_oracle(terms):
     """The regular expression the matcher replaced: one alternation, longest term first, English on word
     boundaries, case ignored."""
