@@ -84,7 +84,8 @@ def evaluate_briefs(benchmark: Path, catalog: Path, settings: Settings, tag_blin
                             if understanding.intent is Intent.SERIES and b in truth)
             outcome = ShelfOutcome(shelf.status, understanding.intent, understanding.authors,
                                    understanding.titles + volumes, shelf.referenced,
-                                   tuple(e.book.book_id for e in shelf.entries), shelf.query.filter_conditions)
+                                   tuple(e.book.book_id for e in shelf.entries), shelf.query.filter_conditions,
+                                   shelf.verdict.question.kind if shelf.verdict.question else None)
             scores.append(score_brief(brief, outcome, truth, vocabulary, theme_of))
     return scores
 

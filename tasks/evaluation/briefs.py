@@ -23,7 +23,7 @@ from tasks.understanding.themes import themes_from_text
 
 PER_BOOK = ("authors_none", "authors_any", "year_min", "year_max", "pages_min", "pages_max", "rating_min",
             "language", "tags_any", "tags_none", "form", "form_none", "audience", "titles_none")
-PER_SHELF = ("status", "resolves_to", "head_authors")
+PER_SHELF = ("status", "question", "resolves_to", "head_authors")
 
 
 @dataclass(frozen=True)
@@ -164,6 +164,7 @@ class ShelfOutcome:
     reference: str | None  # "batch/theme" of the shelf it took as referenced
     book_ids: tuple[str, ...]
     conditions: tuple[FilterCondition, ...]
+    question: str | None = None  # the kind of question a shelf under review asks (tasks/ranking/gating.py)
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,8 @@ def score_brief(brief: BenchBrief, outcome: ShelfOutcome, truth: Mapping[str, Bo
     head = brief.checks.get("head_authors")
     if head and books and not {_norm(a) for a in head} & {_norm(a) for a in books[0].authors}:
         failures["head_authors"] = 1
+    if "question" in brief.checks and outcome.question != brief.checks["question"]:
+        failures["question"] = 1
     works = [b.work_id or b.book_id for b in books]
     return BriefScore(
         brief.id, brief.language, brief.style, len(books),

@@ -36,3 +36,18 @@ def test_wish_share_counts_the_shelf_holding_each_wished_mood_by_its_true_tags(v
               FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT"))
     assert wish_share(shelf, wishes, vocabulary) == pytest.approx((2 / 3 + 2 / 3) / 2)
     assert wish_share(shelf, wishes[2:], vocabulary) is None and wish_share([], wishes, vocabulary) is None
+
+
+def test_a_shelf_under_review_fails_the_question_check_unless_it_asks_the_kind_the_brief_expects(vocabulary):
+    from storage.models import BookRecord
+    from tasks.evaluation.briefs import BenchBrief, ShelfOutcome, score_brief
+
+    truth = {"a": BookRecord("a", "A", tags={"genre": ("小说",)})}
+    brief = BenchBrief("zh-rated", "评分8分以上的小说", "numeric", {"form": "fiction", "question": "unchecked"})
+
+    def score(question):
+        outcome = ShelfOutcome("needs_review", "theme_shelf", (), (), None, ("a",), (), question)
+        return score_brief(brief, outcome, truth, vocabulary, {})
+    assert score("unchecked").failures == {}
+    assert score("conditions").failures == {"question": 1} and score(None).failures == {"question": 1}
+    assert score("conditions").pass_share == 1.0  # a shelf check: the books still pass
