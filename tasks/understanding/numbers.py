@@ -65,7 +65,8 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
     text = brief
     for m in re.finditer(r"(\d{4})\s*年?\s*(?:到|至|-|–|—|~|～)\s*(\d{4})\s*年?", text):
         add(m, ("pub_year", ">=", int(m.group(1))), ("pub_year", "<=", int(m.group(2))))
-    for m in re.finditer(r"\b(?:from\s+|between\s+)?(\d{4})\s*(?:to|and|through|until)\s*(\d{4})\b", text,
+    # a dash too: "from 1920–1940" had lost to "from 1920", as long and earlier, and read as since 1920
+    for m in re.finditer(r"\b(?:from\s+|between\s+)?(\d{4})\s*(?:to|and|through|until|-|–|—)\s*(\d{4})\b", text,
                          flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", int(m.group(1))), ("pub_year", "<=", int(m.group(2))))
     # 1980年代, 80年代, 八十年代, 八九十年代 (the 1900s; "00年代" the 2000s; 10 and 20 are left out: "20年代的上海"

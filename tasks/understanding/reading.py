@@ -35,7 +35,9 @@ WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "
 REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
 # Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
 _PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
-_CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n]|\.(?=\s|$)")
+# A dash between clauses ends one ("no time to read — under 200 pages" had read as at least 200 pages); an en
+# dash only between spaces: "1920–1940" is a range.
+_CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n—]|\.(?=\s|$)|\s–\s")
 # "too" before a word is a degree ("nothing too long or too dark"), not the hedge of "fantasy too"
 _DEGREE_TOO = re.compile(r"too\s+[A-Za-z]", re.IGNORECASE)
 # A negation followed by a degree word qualifies one quality up to its 的: "不要太学术的", "别那么沉重的"
@@ -61,6 +63,7 @@ class Cues:
     negation: tuple[str, ...]
     negation_after: tuple[str, ...]
     negation_before_value: tuple[str, ...]  # a negation only right before a value or name: "不烧脑", "不太沉重"
+    negation_after_contrast: tuple[str, ...]  # a bare 不 after a contrast, where no other cue starts: "但不血腥"
     except_open: tuple[str, ...]
     except_close: tuple[str, ...]
     must: tuple[str, ...]
@@ -85,7 +88,8 @@ class Cues:
     @property
     def all_words(self) -> frozenset[str]:
         """Every cue word: none of them is ever a search keyword."""
-        return frozenset(w.lower() for w in (*self.negation, *self.negation_after, *self.except_open,
+        return frozenset(w.lower() for w in (*self.negation, *self.negation_after, *self.negation_after_contrast,
+                                              *self.except_open,
                                               *self.except_close, *self.must, *self.hedge, *self.hedge_if_several,
                                               *self.contrast))
 
@@ -97,7 +101,8 @@ def load_cues() -> Cues:
     def both(key: str) -> tuple[str, ...]:
         return tuple(str(w) for lang in ("zh", "en") for w in (raw.get(key) or {}).get(lang, []))
 
-    return Cues(both("negation"), both("negation_after"), both("negation_before_value"), both("except_open"),
+    return Cues(both("negation"), both("negation_after"), both("negation_before_value"),
+                both("negation_after_contrast"), both("except_open"),
                 both("except_close"), both("must"),
                 both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"),
                 both("statement_before"), both("asks_about"), both("not_cues"), both("contrast"),
@@ -329,6 +334,9 @@ def _cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: fro
              if not any(x <= a and b <= y for x, y in taken)
              and not (kind == "hedge" and _DEGREE_TOO.match(text, a))]
     found += [cue for cue in before_value if not any(x <= cue[0] and cue[1] <= y for x, y in taken)]
+    found += [(a, b, "negation") for a, b, _ in find_terms(text, cues.negation_after_contrast)
+              if not any(x <= a and b <= y for x, y in taken)
+              and not any(x < b and a < y and kind != "contrast" for x, y, kind in found)]
     return [_Cue(a, b, kind) for a, b, kind in longest_apart(found)]
 
 
@@ -450,7 +458,10 @@ def _without_leading_cues(word: str, cues: Cues) -> str:
 def _topic(text: str, cues: Cues) -> str:
     """What an excluded phrase is about, without filler: "不要战争题材" -> 战争, "no war books" -> war."""
     words = []
-    for token in cut(text.strip()) if re.search(r"[\u3400-\u9fff]", text) else text.split():
+    text = text.strip()
+    # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
+    text = text[max((len(w) for w in cues.all_words if not w.isascii() and text.startswith(w)), default=0):]
+    for token in cut(text) if re.search(r"[\u3400-\u9fff]", text) else text.split():
         word = _without_leading_cues(token.strip(" ,.;:!?'\"，。；：！？、").lower(), cues)
         if not word or not _TOPIC_WORD.fullmatch(word):
             continue
@@ -589,7 +600,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     titled = [(a, b) for a, b, _ in entities.title_spans(text)] if entities is not None else []
     cue_list = _cues(text, cues, spans + titled, frozenset(f[0] for f in found))
-    kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre")]
+    # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
+    kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
     about_books = _about_books(text, found)
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
     question = not about_books and _QUESTION_END.search(text) is not None
