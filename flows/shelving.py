@@ -140,8 +140,9 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
     if screened.left_out:
         ranking.notes.append(f"left out {screened.left_out} books a guess says likely hold a value the brief excludes")
     children = ctx.vocabulary.kind("audience", "children")
-    if children and understanding.intent is Intent.THEME_SHELF:  # a named author's or book's own stay as they are
-        candidates = adults_first(candidates, query, ctx.books, children, ctx.snapshot.filter_confidence)
+    if children:
+        candidates = adults_first(candidates, query, ctx.books, children, ctx.snapshot.filter_confidence,
+                                  understanding.book_ids)
     ranking.candidates = candidates
     return ranking
 
@@ -240,7 +241,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         closest = ctx.vocabulary_vectors.closest(ctx.embedder.embed_queries([theme.brief])[0],
                                                  floor=settings.gating.option_similarity)
         verdict = gate(query, len(checked.entries), limits, closest, settings.gating,
-                       recognised=understanding.intent is not Intent.UNKNOWN, unchecked=unchecked)
+                       recognised=understanding.intent is not Intent.UNKNOWN, unchecked=unchecked,
+                       theme_shelf=understanding.intent is Intent.THEME_SHELF)
     notes += ranking.notes
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))

@@ -195,13 +195,16 @@ def speaks_of(query: ThemeQuery, kind: Kind) -> bool:
 
 
 def adults_first(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
-                 children: Kind, confidence: float) -> list[Candidate]:
-    """A brief that never speaks of children asks for a shelf for adults: a book held for children with the
-    filters' confidence comes after every other book, marked doubtful: it fills the shelf only where adult books
-    run out, in whatever language.
+                 children: Kind, confidence: float, named: Sequence[str] = ()) -> list[Candidate]:
+    """A brief that never speaks of children and names no children's book (`named`: an author's, a series' or
+    "books like Where the Wild Things Are") asks for a shelf for adults: a book held for children with the filters' confidence comes after
+    every other book, marked doubtful: it fills the shelf only where adult books run out, in whatever language.
     Picture books otherwise reached novel shelves through a year or a word ("moon", "1926"); moved fourfold
-    down, Winnie-the-Pooh still did ("Fiction from between the wars", 11th of 25)."""
-    if speaks_of(query, children):
+    down, Winnie-the-Pooh still did ("Fiction from between the wars", 11th of 25); The Very Hungry Caterpillar
+    stood third on "Something like The Remains of the Day"."""
+    def for_children(book_id: str) -> bool:
+        return books[book_id].confidence(children.facet, children.name) >= confidence
+
+    if speaks_of(query, children) or any(for_children(b) for b in named if b in books):
         return list(candidates)
-    return doubtful_last(candidates,
-                         lambda c: books[c.book_id].confidence(children.facet, children.name) < confidence)
+    return doubtful_last(candidates, lambda c: not for_children(c.book_id))

@@ -19,6 +19,7 @@ from config.settings import GatingSettings
 from config.vocabulary import Vocabulary, VocabularyValue
 from storage.models import FilterCondition, NumericCondition
 from tasks.catalog.embedders.base import Embedder
+from tasks.catalog.text_analysis import brief_stopwords
 from tasks.models import ThemeQuery
 from tasks.recall.filters import contradictions
 
@@ -96,14 +97,22 @@ def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery, 
     return Question("catalog", closest=closest)
 
 
+def only_excludes(query: ThemeQuery) -> bool:
+    """Whether a brief says only what to leave out: no value, number or word the shelf is to hold (a word
+    about books or wanting is none: a short brief is not told from a claim, whose "please" would be kept)."""
+    return (bool(query.filter_conditions) and all(c.operator == "MUST_NOT" for c in query.filter_conditions)
+            and not query.numeric_conditions and set(map(str.lower, query.search_keywords)) <= brief_stopwords())
+
+
 def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: Sequence[VocabularyValue],
          settings: GatingSettings, recognised: bool = True,
-         unchecked: Sequence[FilterCondition | NumericCondition] = ()) -> GateVerdict:
+         unchecked: Sequence[FilterCondition | NumericCondition] = (), theme_shelf: bool = True) -> GateVerdict:
     """`done`, or `needs_review` with the reasons and one question.
 
     `shelved` counts the books that passed everything; `recognised` is false for a brief nothing of which
     the vocabulary, the catalog's names or its words explain (intent unknown); `unchecked` are the brief's
-    requirements the catalog cannot check (no book holds their dimension surely), shelved as wishes.
+    requirements the catalog cannot check (no book holds their dimension surely), shelved as wishes;
+    `theme_shelf` is false for a brief that names an author, a series or a book to shelve around.
     """
     reasons: list[str] = []
     question, limited_by = None, None
@@ -115,6 +124,10 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         question = Question("contradiction", clash=FilterCondition(field, (value,), "MUST"))
     if not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
+        question = question or Question("unrecognised", closest=closest)
+    elif theme_shelf and only_excludes(query):
+        # "Nothing by Stephen King, please" had gone out as done: thirty books chosen by the word "please"
+        reasons.append("the brief only says what to leave out")
         question = question or Question("unrecognised", closest=closest)
     if unchecked:
         said = [c.describe().removeprefix("MUST ") if isinstance(c, NumericCondition)

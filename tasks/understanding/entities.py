@@ -270,6 +270,12 @@ def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str,
     names = index.author_lookup.find(brief, 2)
     if names:
         return names, [(n, index.author_names[n]) for n in names if index.author_names[n] != n]
+    # a surname alone, where only a person can be meant: "more books by Ishiguro", "Ishiguro's novels"
+    by_surname = [index.surnames[m.group(1) or m.group(2)] for m in _BY_SURNAME.finditer(brief)
+                  if (m.group(1) or m.group(2)) in index.surnames]
+    by_surname = [a for a in by_surname if not _other_given_name(brief[:brief.find(a.split()[-1])], a)]
+    if by_surname:
+        return list(dict.fromkeys(by_surname)), []
     corrections = []
     for span in dict.fromkeys(_spans(brief)):
         if _fuzzy_enough(span) and (near := index.near(span, index.fuzzy_names)):
@@ -277,6 +283,9 @@ def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str,
     # a longer misspelled span beats a shorter one inside it
     corrections = [(w, n) for w, n in corrections if not any(w != o and w in o for o, _ in corrections)]
     return [n for _, n in corrections], corrections
+
+
+_BY_SURNAME = re.compile(r"\bby\s+([A-Z][a-z'-]{3,})\b(?!\s+[A-Z])|(?<![\w-])([A-Z][a-z'-]{3,})['’]s\b")
 
 
 def _other_given_name(before: str, author: str) -> bool:

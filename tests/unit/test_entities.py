@@ -26,6 +26,17 @@ def test_a_plain_theme_is_a_theme_shelf():
     assert understand("适合雨天读的安静小说", INDEX).intent == "theme_shelf"
 
 
+def test_a_surname_alone_makes_a_spotlight_only_where_a_person_is_meant():
+    ishiguro = EntityIndex.build(BOOKS + [BookRecord("e2", "Klara and the Sun", authors=("Kazuo Ishiguro",)),
+                                          BookRecord("e3", "Postwar", authors=("Tony Judt",))], {})
+    for brief in ("More books by Ishiguro", "Ishiguro's novels, please"):
+        found = understand(brief, ishiguro)
+        assert (found.intent, found.authors, found.book_ids) == ("author_spotlight", ("Kazuo Ishiguro",), ("e2",))
+    # a surname that is a word, or another person's: no spotlight
+    for brief in ("Books on the Ishiguro question", "A shelf of books by Dan Williams", "Books by Williams Carlos"):
+        assert understand(brief, ishiguro).intent == "theme_shelf"
+
+
 SERIES = BOOKS + [BookRecord("z6", "三体III", authors=("刘慈欣",), pub_year=2010),
                   BookRecord("z7", "长安的荔枝", authors=("马伯庸",)), BookRecord("e2", "Klara and the Sun",
                                                                               authors=("Kazuo Ishiguro",))]

@@ -48,6 +48,19 @@ def test_an_unrecognised_brief_asks_what_it_is_about_with_the_closest_values():
     assert asked(verdict, "en") == ("What should this shelf be about?", ("about: calm tone", "about: melancholy tone"))
 
 
+def test_a_theme_brief_that_only_says_what_to_leave_out_asks_what_it_is_about():
+    no_king = FilterCondition("author", ("Stephen King",), "MUST_NOT")
+    only_not = ThemeQuery((no_king,), ("please",), ", please.", 0.8, "rules")
+    verdict = gate(only_not, 30, NO_LIMITS, CLOSEST, SETTINGS)
+    assert verdict.status == "needs_review" and verdict.reasons == ("the brief only says what to leave out",)
+    assert asked(verdict, "zh")[0] == "这个书架想围绕什么？"
+    # a word of its own, a number, a wish, or an author's own shelf: something to shelve
+    for other in (query([no_king]), query([no_king], [NumericCondition("pub_year", ">=", 1980)]),
+                  ThemeQuery((no_king, FilterCondition("form", ("poetry",), "SHOULD")), (), "q", 0.8, "rules")):
+        assert gate(other, 30, NO_LIMITS, CLOSEST, SETTINGS).status == "done"
+    assert gate(only_not, 30, NO_LIMITS, CLOSEST, SETTINGS, theme_shelf=False).status == "done"
+
+
 def test_too_few_books_under_hard_conditions_offers_each_condition_in_words():
     conditions = [FilterCondition("genre", ("科幻",), "MUST"), FilterCondition("genre", ("诗歌",), "MUST_NOT")]
     verdict = gate(query(conditions, [NumericCondition("pub_year", ">=", 1980)]), 3, NO_LIMITS, CLOSEST, SETTINGS)

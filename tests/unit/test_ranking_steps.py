@@ -187,6 +187,9 @@ def test_a_shelf_for_adults_unless_the_brief_speaks_of_children():
     unsure = {b: BookRecord(book_id=b, title=b, facets=(Facet("audience", "children", 0.6, "neighbours"),))
               for b in books}
     assert [c.book_id for c in adults_first(ranked, novels, unsure, children, 0.85)] == list(books)
+    # books like a named book: for adults unless that book is for children
+    assert [c.book_id for c in adults_first(ranked, novels, books, children, 0.85, ("a",))][-2:] == ["kid1", "kid2"]
+    assert [c.book_id for c in adults_first(ranked, novels, books, children, 0.85, ("kid2",))] == list(books)
 
 
 def test_a_book_likely_to_hold_a_wished_value_moves_up_as_far_as_that_likelihood_says():
