@@ -468,7 +468,8 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     report = {
         "theme_query": {
             "filter_conditions": [_readable(c, query.language) for c in query.filter_conditions],
-            "numeric_conditions": [n.describe() for n in query.numeric_conditions],
+            "numeric_conditions": [n.describe() for n in query.numeric_conditions]
+            + [n.describe("SHOULD") for n in query.preferred_numbers],
             "search_keywords": list(query.search_keywords), "synthetic_query": query.synthetic_query,
             "confidence": query.confidence, "translator": query.translator,
         },

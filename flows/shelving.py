@@ -19,7 +19,14 @@ from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
 from tasks.progress import limit_blas_threads, logger, long_lived_objects, timed
 from tasks.ranking.dedupe import find_exclusions
-from tasks.ranking.fusion import adults_first, fuse, path_first, promote_wished, screen_unsure_exclusions
+from tasks.ranking.fusion import (
+    adults_first,
+    fuse,
+    path_first,
+    preferred_first,
+    promote_wished,
+    screen_unsure_exclusions,
+)
 from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
@@ -135,7 +142,8 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
                               ctx.reranker, settings.rerank.top_n)
         candidates = reranked.candidates
         ranking.notes.append(f"rerank: {reranked.note}")
-    screened = screen_unsure_exclusions(promote_wished(candidates, query, ctx.books), query, ctx.books)
+    wished = preferred_first(promote_wished(candidates, query, ctx.books), query, ctx.books)
+    screened = screen_unsure_exclusions(wished, query, ctx.books)
     candidates, ranking.likely_excluded = screened.candidates, screened.left_out
     if screened.left_out:
         ranking.notes.append(f"left out {screened.left_out} books a guess says likely hold a value the brief excludes")

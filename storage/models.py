@@ -58,9 +58,9 @@ class NumericCondition:
     op: str  # < <= > >= = !=
     value: float
 
-    def describe(self) -> str:
+    def describe(self, operator: str = "MUST") -> str:
         value = int(self.value) if float(self.value).is_integer() else self.value
-        return f"MUST {self.field}{self.op}{value}"
+        return f"{operator} {self.field}{self.op}{value}"
 
     def to_dict(self) -> dict:
         return {"field": self.field, "op": self.op, "value": self.value}

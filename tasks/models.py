@@ -19,6 +19,8 @@ class ThemeQuery:
     translator: str  # "rules", "llm", or "rules (llm failed: ...)"
     language: str = "zh"
     numeric_conditions: tuple[NumericCondition, ...] = ()
+    # numbers the brief only prefers ("最好是近十年的", "ideally under 300 pages"): they order, never filter
+    preferred_numbers: tuple[NumericCondition, ...] = ()
 
     def conditions(self, operator: str) -> tuple[FilterCondition, ...]:
         return tuple(c for c in self.filter_conditions if c.operator == operator)
@@ -26,7 +28,8 @@ class ThemeQuery:
     def describe_conditions(self) -> str:
         """Short human text, e.g. 'SHOULD emotional_tone=平静淡然; MUST_NOT emotional_tone=温暖治愈'."""
         parts = [f"{c.operator} {c.field}={'/'.join(c.values)}" for c in self.filter_conditions]
-        return "; ".join(parts + [n.describe() for n in self.numeric_conditions])
+        return "; ".join(parts + [n.describe() for n in self.numeric_conditions]
+                         + [n.describe("SHOULD") for n in self.preferred_numbers])
 
 
 @dataclass(frozen=True)

@@ -255,6 +255,9 @@ def conditions_text(query: ThemeQuery, language: str, facts: Sequence[ShelfFact]
                                             for c in conditions)
             parts.append(text[key].format(v=phrases))
     parts += [numeric_text(n, language) for n in query.numeric_conditions]
+    if query.preferred_numbers:
+        parts.append(text["should"].format(v=text["list_sep"].join(numeric_text(n, language)
+                                                                   for n in query.preferred_numbers)))
     choice = next((f for f in facts if isinstance(f, LanguageChoice)), None)
     stated = any(c.field == "language" for c in query.conditions("MUST"))  # already said as a condition
     if with_language and choice is not None and choice.preference != "any" and not stated:

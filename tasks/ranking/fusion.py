@@ -19,7 +19,7 @@ from config.vocabulary import Kind
 from storage.models import BookRecord
 from tasks.catalog.enrich import UNCALIBRATED_CAP
 from tasks.models import Candidate, PathHit, ThemeQuery
-from tasks.recall.filters import TERM_FIELDS
+from tasks.recall.filters import TERM_FIELDS, All, Compare, evaluate
 from tasks.recall.scores import PathScoring
 
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
@@ -172,6 +172,18 @@ def promote_wished(candidates: Sequence[Candidate], query: ThemeQuery,
         chance = max(calibrated_guess(books[candidate.book_id], field, value) for field, value in wished)
         return (position + 1) / (1.0 + chance), position
     return [c for _, c in sorted(enumerate(candidates), key=place)]
+
+
+def preferred_first(candidates: Sequence[Candidate], query: ThemeQuery,
+                    books: Mapping[str, BookRecord]) -> list[Candidate]:
+    """The books that meet the numbers a brief only prefers ("最好是近十年的") before those that do not, each
+    group in its order: a number is known, not guessed, so it orders like a requirement the shelf may run out
+    of. A book without the number (no year, no page count) does not meet it."""
+    if not query.preferred_numbers:
+        return list(candidates)
+    preferred = All(tuple(Compare(n.field, n.op, n.value) for n in query.preferred_numbers))
+    meets = {c.book_id: evaluate(preferred, books[c.book_id]) for c in candidates}
+    return sorted(candidates, key=lambda c: not meets[c.book_id])
 
 
 def excluded_values(query: ThemeQuery) -> list[tuple[str, str]]:

@@ -84,6 +84,8 @@ class Cues:
     topic_filler: frozenset[str]
     not_a_topic: frozenset[str]
     pronouns: frozenset[str]
+    wanting: frozenset[str]  # a value's alias that is also a verb of wanting after a person: "we'd love"
+    prefer: tuple[str, ...]  # a number in the same clause is only preferred: "最好是近十年的"
 
     @property
     def all_words(self) -> frozenset[str]:
@@ -91,7 +93,7 @@ class Cues:
         return frozenset(w.lower() for w in (*self.negation, *self.negation_after, *self.negation_after_contrast,
                                               *self.except_open,
                                               *self.except_close, *self.must, *self.hedge, *self.hedge_if_several,
-                                              *self.contrast))
+                                              *self.contrast, *self.prefer))
 
 
 @lru_cache(maxsize=1)
@@ -115,7 +117,8 @@ def load_cues() -> Cues:
                 both("literature_words"),
                 frozenset(str(w).lower() for w in both("topic_filler")),
                 frozenset(str(w).lower() for w in both("not_a_topic")),
-                frozenset(str(w).lower() for w in both("pronouns")))
+                frozenset(str(w).lower() for w in both("pronouns")),
+                frozenset(str(w).lower() for w in both("wanting")), both("prefer"))
 
 
 @lru_cache(maxsize=8192)  # the vocabulary's and cue tables' terms, asked of every brief
@@ -195,6 +198,7 @@ class Reading:
     # It names a form, genre, author or work, or uses a word about books and reading: a curator's brief, not a
     # claim or a question, whose "not" states a fact and whose "cold" is a temperature.
     about_books: bool = True
+    preferred: tuple[NumericCondition, ...] = ()  # numbers in a clause that only prefers them ("最好是近十年的")
 
     def of(self, polarity: str) -> list[Mention]:
         return [m for m in self.mentions if m.polarity == polarity]
@@ -249,7 +253,8 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.adult, whole_words=True)]
     for dimension in vocabulary.dimensions:
         found += [(a, b, dimension.name, value.name) for value in dimension.values
-                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)]
+                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)
+                  if not (text[a:b].lower() in cues.wanting and _PERSON_BEFORE.search(text, 0, a))]
     for code, words in cues.languages.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
     literary = {a for a, _, _ in find_terms(text, cues.literature_words)}
@@ -269,6 +274,7 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     return found
 
 
+_PERSON_BEFORE = re.compile(r"(?:\b(?:i|we|you|they|would|really|also)|'d)\s+$", re.IGNORECASE)
 _ONES = re.compile(r"\s*的\s*|\s+ones?\b", re.IGNORECASE)  # "不要日本的", "no Japanese ones"
 _BY = re.compile(r"\bby\s+(?:the\s+)?$", re.IGNORECASE)  # "nothing by Americans"
 _WRITTEN = re.compile(r"\s*(?:写|著|的作品)")  # "美国人写的"
@@ -636,6 +642,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
     notes = []
     numeric: list[NumericCondition] = []
+    preferred: list[NumericCondition] = []
+    preferring = [a for a, _, _ in find_terms(text, cues.prefer)]
+    clauses = _clauses(text, cue_list) if preferring else []
     for number in numbers:
         mood = polarity(number.start, number.end)
         if mood == READER:
@@ -645,6 +654,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
             if not turned:
                 notes.append(f"'{text[number.start:number.end]}' is excluded: a range cannot be, so it is not used")
             numeric += turned
+        elif any(a <= at < b for at in preferring for a, b in clauses if a <= number.start < b):
+            preferred += number.conditions
         else:
             numeric += number.conditions
     excluded = [(s.start, s.end) for s in scopes if s.polarity == EXCLUDED]
@@ -679,5 +690,5 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     names = tuple(entities.whole_names(text)) if entities is not None else ()
     return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
                    tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
-                   about_books)
+                   about_books, tuple(dict.fromkeys(preferred)))
 

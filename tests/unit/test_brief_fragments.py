@@ -56,8 +56,8 @@ def derived(text: str) -> set[str]:
             out.add(f"MUST {c.field}={'|'.join(sorted(values))}")
         else:
             out |= {f"{c.operator} {c.field}={v}" for v in values}
-    out |= {f"{n.field}{n.op}{int(n.value) if float(n.value).is_integer() else n.value}"
-            for n in query.numeric_conditions}
+    out |= {n.describe().removeprefix("MUST ") for n in query.numeric_conditions}
+    out |= {n.describe("SHOULD") for n in query.preferred_numbers}
     understanding = settle_intent(understand_reading(reading, index), query)
     return out | {f"intent={understanding.intent}"}
 

@@ -8,7 +8,14 @@ from tasks.models import Candidate, PathHit, ThemeQuery
 from tasks.ranking.dedupe import condition_similarity
 from config.vocabulary import get_vocabulary
 from storage.models import Facet
-from tasks.ranking.fusion import adults_first, demote_doubtful, promote_wished, rrf_fuse, screen_unsure_exclusions
+from tasks.ranking.fusion import (
+    adults_first,
+    demote_doubtful,
+    preferred_first,
+    promote_wished,
+    rrf_fuse,
+    screen_unsure_exclusions,
+)
 from tasks.ranking.shelf import select_shelf
 from tasks.recall.paths import theme_seed
 from tasks.understanding.expansion import expand_query
@@ -190,6 +197,17 @@ def test_a_shelf_for_adults_unless_the_brief_speaks_of_children():
     # books like a named book: for adults unless that book is for children
     assert [c.book_id for c in adults_first(ranked, novels, books, children, 0.85, ("a",))][-2:] == ["kid1", "kid2"]
     assert [c.book_id for c in adults_first(ranked, novels, books, children, 0.85, ("kid2",))] == list(books)
+
+
+def test_books_that_meet_a_preferred_number_come_first_each_group_in_its_order():
+    from storage.models import NumericCondition
+
+    years = {"a": 1990, "b": 2019, "c": None, "d": 2021, "e": 2001}
+    books = {b: BookRecord(book_id=b, title=b, pub_year=y) for b, y in years.items()}
+    ranked = [Candidate(b) for b in years]
+    recent = ThemeQuery((), (), "", 1.0, "rules", preferred_numbers=(NumericCondition("pub_year", ">=", 2016),))
+    assert [c.book_id for c in preferred_first(ranked, recent, books)] == ["b", "d", "a", "c", "e"]
+    assert preferred_first(ranked, ThemeQuery((), (), "", 1.0, "rules"), books) == ranked
 
 
 def test_a_book_likely_to_hold_a_wished_value_moves_up_as_far_as_that_likelihood_says():

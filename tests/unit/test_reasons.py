@@ -118,6 +118,8 @@ def test_the_header_says_the_conditions_and_what_was_left_out_once():
     assert conditions_text(q, "en", [LanguageChoice("en", "only")]) == \
         "Not: heartwarming tone; published in 1980 or later; only books in English"
     assert conditions_text(ThemeQuery((), (), "q", 0.8, "rules"), "en").startswith("No hard conditions")
+    preferred = ThemeQuery((), (), "q", 0.8, "rules", preferred_numbers=(NumericCondition("pages", "<", 300),))
+    assert conditions_text(preferred, "zh") == "最好：少于 300 页"
     chinese = ThemeQuery((FilterCondition("language", ("zh",), "MUST"),), (), "q", 0.8, "rules", "en")
     assert conditions_text(chinese, "en", [LanguageChoice("zh", "only")]) == "Must be: books in Chinese"
     history = [HistoryShelf("b0", "rain", "Quiet novels\nNothing warm", (), ("x",))]

@@ -190,7 +190,7 @@ def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, 
 
 def confidence_of(conditions: tuple[FilterCondition, ...], reading: Reading) -> float:
     """How much of the brief was understood: the values and numbers it states, and the share of it they explain."""
-    stated = len({(c.field, v) for c in conditions for v in c.values}) + len(reading.numeric)
+    stated = len({(c.field, v) for c in conditions for v in c.values}) + len(reading.numeric) + len(reading.preferred)
     named = sum(1 for m in reading.mentions if m.field in ("author", "work") and m.polarity == WANTED)
     return round(min(0.95, 0.35 + 0.15 * min(stated + named, 3) + 0.3 * reading.covered), 2)
 
@@ -224,5 +224,5 @@ class RulesTranslator(Translator):
             confidence=confidence_of(conditions, reading),
             translator=self.name,
             language=language,
-            numeric_conditions=reading.numeric,
+            numeric_conditions=reading.numeric, preferred_numbers=reading.preferred,
         )
