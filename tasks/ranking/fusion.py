@@ -209,8 +209,9 @@ def speaks_of(query: ThemeQuery, kind: Kind) -> bool:
 def adults_first(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                  children: Kind, confidence: float, named: Sequence[str] = ()) -> list[Candidate]:
     """A brief that never speaks of children and names no children's book (`named`: an author's, a series' or
-    "books like Where the Wild Things Are") asks for a shelf for adults: a book held for children with the filters' confidence comes after
-    every other book, marked doubtful: it fills the shelf only where adult books run out, in whatever language.
+    "books like Where the Wild Things Are") asks for a shelf for adults: a book held for children with the
+    filters' confidence comes after every other book, marked doubtful: it fills the shelf only where adult books
+    run out, in whatever language.
     Picture books otherwise reached novel shelves through a year or a word ("moon", "1926"); moved fourfold
     down, Winnie-the-Pooh still did ("Fiction from between the wars", 11th of 25); The Very Hungry Caterpillar
     stood third on "Something like The Remains of the Day"."""

@@ -56,8 +56,8 @@ def vector_recall(query: ThemeQuery, constraints: Expr, search: VectorSearch, em
               for values in ([cond.values] if cond.field == "classification" else [(v,) for v in cond.values])]
     found = search.nearest(vectors, k, constraints, should)
     results = [*zip(kinds, found.by_query), *(("original", hits) for hits in found.by_filter)]
-    best = merge_best([PathHit(book_id, similarity, path, kind) for kind, hits in results for book_id, similarity in hits],
-                      k, settings.max_variant_share)
+    hits = [PathHit(book_id, similarity, path, kind) for kind, ranked in results for book_id, similarity in ranked]
+    best = merge_best(hits, k, settings.max_variant_share)
     return VectorRecall(best, expansion, vectors[0])
 
 

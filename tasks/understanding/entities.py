@@ -28,6 +28,8 @@ _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
                                r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
 _SERIES_CUES = re.compile(r"(系列|三部曲|全集|\bseries\b|\btrilogy\b|\bsaga\b|\bcycle\b)", re.IGNORECASE)
+# a surname alone where only a person can be meant: after "by" (not before another capitalised word), or with 's
+_BY_SURNAME = re.compile(r"\bby\s+([A-Z][a-z'-]{3,})\b(?!\s+[A-Z])|(?<![\w-])([A-Z][a-z'-]{3,})['’]s\b")
 # A volume marker at the end of a title: 三体II, 哈利·波特 3, Dune: Messiah, 平凡的世界 第二部
 _VOLUME = re.compile(r"\s*([:：].*|第[一二三四五六七八九十\d]+[部卷册]|\d+|[IVX]+|[一二三四五六七八九十]+)$")
 _AUTHOR_AFTER = re.compile(r"(的书|的作品|作品|的小说|小说集|的散文|散文集|的诗|诗集|诗选|文集|全集|专题|笔下|写的)")
@@ -283,9 +285,6 @@ def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str,
     # a longer misspelled span beats a shorter one inside it
     corrections = [(w, n) for w, n in corrections if not any(w != o and w in o for o, _ in corrections)]
     return [n for _, n in corrections], corrections
-
-
-_BY_SURNAME = re.compile(r"\bby\s+([A-Z][a-z'-]{3,})\b(?!\s+[A-Z])|(?<![\w-])([A-Z][a-z'-]{3,})['’]s\b")
 
 
 def _other_given_name(before: str, author: str) -> bool:

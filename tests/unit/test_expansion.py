@@ -55,7 +55,8 @@ def test_merge_best_keeps_each_books_best_hit_and_its_variant():
 
 
 def test_no_variant_but_the_original_takes_more_than_its_share_of_the_limit():
-    translated = [PathHit(b, s, "vector", "translation") for b, s in (("t0", 0.9), ("t1", 0.8), ("t2", 0.7), ("t3", 0.6))]
+    translated = [PathHit(b, s, "vector", "translation")
+                  for b, s in (("t0", 0.9), ("t1", 0.8), ("t2", 0.7), ("t3", 0.6))]
     original = [PathHit(b, s, "vector", "original") for b, s in (("o0", 0.5), ("t3", 0.45), ("o1", 0.4), ("o2", 0.3))]
     merged = merge_best(translated + original, limit=5, max_variant_share=0.5)
     # two of five for the translation; t3 keeps the original's hit, t2 had no other
