@@ -30,6 +30,10 @@ _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出�
 _SERIES_CUES = re.compile(r"(系列|三部曲|全集|\bseries\b|\btrilogy\b|\bsaga\b|\bcycle\b)", re.IGNORECASE)
 # a surname alone where only a person can be meant: after "by" (not before another capitalised word), or with 's
 _BY_SURNAME = re.compile(r"\bby\s+([A-Z][a-z'-]{3,})\b(?!\s+[A-Z])|(?<![\w-])([A-Z][a-z'-]{3,})['’]s\b")
+# A series note at the end of a title, as Goodreads writes it: "The Hunger Games (The Hunger Games, #1)"; a box
+# set's range ("(Harry Potter, #1-7)") is no volume of it
+_SERIES_NOTE = re.compile(r"\s*\(([^()]+?),?\s+#(\d+(?:\.\d+)?)\)\s*$")
+_ANY_SERIES_NOTE = re.compile(r"\s*\([^()]*#\s*\d[\d.]*(?:\s*[-–]\s*\d[\d.]*)?\)\s*$")
 # A volume marker at the end of a title: 三体II, 哈利·波特 3, Dune: Messiah, 平凡的世界 第二部
 _VOLUME = re.compile(r"\s*([:：].*|第[一二三四五六七八九十\d]+[部卷册]|\d+|[IVX]+|[一二三四五六七八九十]+)$")
 _AUTHOR_AFTER = re.compile(r"(的书|的作品|作品|的小说|小说集|的散文|散文集|的诗|诗集|诗选|文集|全集|专题|笔下|写的)")
@@ -146,18 +150,25 @@ class EntityIndex:
         title_books: dict[str, list[str]] = {}
         by_series: dict[str, list[BookRecord]] = {}
         works_of: dict[str, dict[str, None]] = {}  # title -> its works, in catalog order (a dict as an ordered set)
+        volume: dict[str, float] = {}  # a book's number in the series its title's note names
         for book in books:
             for author in book.authors:
                 author_books.setdefault(author, []).append(book.book_id)
-            title_books.setdefault(book.title, []).append(book.book_id)
-            works_of.setdefault(book.title, {})[book.work_id or book.book_id] = None
-            by_series.setdefault(series_key(book.title), []).append(book)
+            # a title with a series note is also found without it: "Books like The Hunger Games" had found "Hunger"
+            for title in dict.fromkeys((book.title, _ANY_SERIES_NOTE.sub("", book.title).strip() or book.title)):
+                title_books.setdefault(title, []).append(book.book_id)
+                works_of.setdefault(title, {})[book.work_id or book.book_id] = None
+            note = _SERIES_NOTE.search(book.title)
+            if note:
+                volume[book.book_id] = float(note.group(2))
+            by_series.setdefault(note.group(1).strip() if note else series_key(book.title), []).append(book)
         title_works = {title: tuple(works) for title, works in works_of.items()}
         names = {a: a for a in author_books}
         for canonical, others in aliases.items():
             if canonical in author_books:
                 names.update({alias: canonical for alias in others if alias not in author_books})
-        series = {key: tuple(b.book_id for b in sorted(members, key=lambda b: (b.pub_year or 0, b.title)))
+        series = {key: tuple(b.book_id for b in sorted(
+                      members, key=lambda b: (volume.get(b.book_id, b.pub_year or 0), b.title)))
                   for key, members in by_series.items() if len({b.title for b in members}) > 1}
         # another name of a catalog title ("The Little Prince" for 小王子) finds the same books, or series
         for title, others in (title_aliases if title_aliases is not None else load_aliases("titles")).items():

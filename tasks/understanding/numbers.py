@@ -17,6 +17,9 @@ from storage.models import NumericCondition
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _N = r"(\d+|[零一二两三四五六七八九十百千]+)"
+# "the last five years", "the past two decades"
+_EN_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+               "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50}
 AFTER = r"(?:以后|之后|以来|后)"
 BEFORE = r"(?:以前|之前|前)"
 # Turning a bound round: what "not (x op v)" means.
@@ -102,8 +105,12 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
         add(m, ("pub_year", "<" if m.group(1).lower() == "pre" else ">", int(m.group(2))))
     for m in re.finditer(r"\b(?:in |from )?the (\d{3})0s\b", text, flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", int(m.group(1)) * 10), ("pub_year", "<", int(m.group(1)) * 10 + 10))
-    for m in re.finditer(r"\b(?:last|past)\s+(\d+)\s+years\b", text, flags=re.IGNORECASE):
-        add(m, ("pub_year", ">=", year - int(m.group(1))))
+    for m in re.finditer(rf"\b(?:last|past)\s+(\d+|{'|'.join(_EN_NUMBERS)})\s+(years|decades?)\b", text,
+                         flags=re.IGNORECASE):
+        count = int(m.group(1)) if m.group(1).isdigit() else _EN_NUMBERS[m.group(1).lower()]
+        add(m, ("pub_year", ">=", year - count * (10 if m.group(2).lower().startswith("decade") else 1)))
+    for m in re.finditer(r"\b(?:the\s+)?(?:last|past)\s+decade\b", text, flags=re.IGNORECASE):
+        add(m, ("pub_year", ">=", year - 10))
     for m in re.finditer(r"评分\s*(\d+(?:\.\d+)?)\s*分?\s*(以上|以下)", text):
         add(m, ("rating", ">=" if m.group(2) == "以上" else "<=", float(m.group(1))))
     for m in re.finditer(r"\brated\s+(above|over|at least|below|under)\s+(\d+(?:\.\d+)?)", text, flags=re.IGNORECASE):

@@ -604,7 +604,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
              and (f[2] in ("author", "work") or not any(a <= f[0] and f[1] <= b for a, b in titles))]
     spans = [(f[0], f[1]) for f in found] + number_spans
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
-    titled = [(a, b) for a, b, _ in entities.title_spans(text)] if entities is not None else []
+    # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
+    # holding a book called "Nothing" had wished for heart-warming books)
+    titled = [(a, b) for a, b, _ in entities.title_spans(text) if " " in text[a:b]] if entities is not None else []
     cue_list = _cues(text, cues, spans + titled, frozenset(f[0] for f in found))
     # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
@@ -663,9 +665,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred) else m
                 for m in mentions]
     if entities is not None:  # an unquoted title counts where it is excluded ("no Moby-Dick"), over what it covers
-        for a, b, work in entities.title_spans(text):
-            if any(x <= a and b <= y for x, y in excluded) and not any(m.field == "work" and m.start == a
-                                                                        for m in mentions):
+        for a, b, work in entities.title_spans(text):  # but not a cue's own word (a book called "Nothing")
+            if (any(x <= a and b <= y for x, y in excluded) and not any(c.start < b and a < c.end for c in cue_list)
+                    and not any(m.field == "work" and m.start == a for m in mentions)):
                 mentions = [m for m in mentions if m.end <= a or m.start >= b] + [Mention(a, b, "work", work,
                                                                                            EXCLUDED)]
     for start, end in excluded:  # an excluded plain topic ("不要战争题材") excludes a subject

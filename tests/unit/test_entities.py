@@ -73,3 +73,16 @@ def test_a_series_is_its_books_in_reading_order():
         found = understand(brief, SERIES_INDEX)
         assert (found.intent, found.series, found.book_ids) == ("series", "三体", ("z4", "z5", "z6"))
     assert understand("长安的荔枝", SERIES_INDEX).intent == "theme_shelf"  # one book is not a series
+
+
+def test_a_goodreads_series_note_names_the_series_and_its_order_and_the_title_is_found_without_it():
+    books = [BookRecord("h2", "Catching Fire (The Hunger Games, #2)", pub_year=2009),
+             BookRecord("h1", "The Hunger Games (The Hunger Games, #1)", pub_year=2012),
+             BookRecord("h3", "Mockingjay (The Hunger Games, #3)", pub_year=2010),
+             BookRecord("box", "The Hunger Games Trilogy Boxset (The Hunger Games, #1-3)", pub_year=2004),
+             BookRecord("g", "Hunger (Gone, #2)", pub_year=2009)]
+    index = EntityIndex.build(books, {}, {})
+    assert index.series_books["The Hunger Games"] == ("h1", "h2", "h3")  # by number, not year; no box set
+    found = understand("Books like The Hunger Games", index)
+    assert (found.intent, found.book_ids) == ("similar_to_book", ("h1",))
+    assert understand("The Hunger Games series", index).book_ids == ("h1", "h2", "h3")

@@ -29,6 +29,10 @@ TODAY = date(2026, 11, 22)
     ("Fiction from between the wars, 1919 to 1939.", [N("pub_year", ">=", 1919), N("pub_year", "<=", 1939)]),
     ("八九十年代的中国小说", [N("pub_year", ">=", 1980), N("pub_year", "<", 2000)]),
     ("七十年代的诗", [N("pub_year", ">=", 1970), N("pub_year", "<", 1980)]),
+    ("Highly rated books from the last five years", [N("pub_year", ">=", 2021)]),
+    ("memoirs of the past two decades", [N("pub_year", ">=", 2006)]),
+    ("science fiction from the last decade", [N("pub_year", ">=", 2016)]),
+    ("novels from 1920–1940", [N("pub_year", ">=", 1920), N("pub_year", "<=", 1940)]),
 ])
 def test_briefs_become_numeric_conditions(brief, expected):
     assert list(parse_numeric_conditions(brief, TODAY)) == expected

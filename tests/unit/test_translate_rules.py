@@ -91,3 +91,21 @@ def test_a_claim_keeps_the_words_a_brief_would_call_filler(vocabulary):
     # a claim's "does not" excludes nothing, and stays in the dense query as written
     negated = translate(vocabulary, theme_name="Localization of PIN1 in the embryo does not require VPS9a.")
     assert not negated.filter_conditions and "does not require" in negated.synthetic_query
+
+
+def test_a_one_word_title_is_a_word_of_the_brief_and_a_cue_word_never_an_excluded_title(vocabulary):
+    from storage.models import BookRecord
+    from tasks.understanding.entities import EntityIndex
+
+    index = EntityIndex.build([BookRecord("n", "Nothing"), BookRecord("g", "Never Let Me Go"),
+                               BookRecord("m", "Moby-Dick")], {})
+
+    def read(brief):
+        reading = read_brief(brief, vocabulary, index)
+        return {(m.field, m.value, m.polarity) for m in reading.mentions}
+    # a catalog holding "Nothing" had turned "nothing heart-warming" into a wish for heart-warming books
+    assert read("Quiet novels, nothing heart-warming") >= {("emotional_tone", "温暖治愈", "excluded")}
+    assert not {m for m in read("Quiet novels, nothing heart-warming") if m[0] == "work"}
+    # a title of several words keeps its cue word, and a title after a cue is excluded
+    assert not {m for m in read("Books like Never Let Me Go") if m[2] == "excluded"}
+    assert ("work", "m", "excluded") in read("Sea stories, but no Moby-Dick")
