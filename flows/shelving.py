@@ -121,7 +121,7 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
         scoring = (score_every_path(paths, tokens, dense, ctx.snapshot, settings.fusion.sentence_weight)
                    if settings.fusion.method != "rrf" else None)
         cover = ctx.snapshot.bm25.best_cover(tokens) if "bm25" in paths and tokens else 1.0
-        candidates = fuse(paths, scoring, settings.fusion, len(tokens), cover)
+        candidates = fuse(paths, scoring, settings.fusion, len(tokens), cover, named=bool(policy.paths))
         if policy.ordered_by:
             candidates = path_first(candidates, policy.ordered_by)
     sentence = settings.rerank.sentence

@@ -84,24 +84,28 @@ def score_fuse(candidates: Sequence[Candidate], all_scores: Mapping[str, Mapping
     return sorted(fused, key=lambda c: (-c.fused_score, -c.rrf_score, c.book_id))
 
 
-def fusion_weights(settings: FusionSettings, query_tokens: int, bm25_cover: float = 1.0) -> Mapping[str, float]:
+def fusion_weights(settings: FusionSettings, query_tokens: int, bm25_cover: float = 1.0,
+                   named: bool = False) -> Mapping[str, float]:
     """A query of few BM25 tokens gives BM25 little to rank with: its short-query weights count the dense path
-    fully. BM25 counts fully where its best book holds `bm25_full_cover` of what the keywords weigh, and less in
-    proportion below: minmax gives its best book 1.0 however little of the brief that book matched."""
-    weights = dict(settings.short_query_weights if query_tokens <= settings.short_query_tokens else settings.weights)
+    fully; not for a brief that names a book, an author or a series (`named`), whose few words are that name and
+    whose own paths carry it: "像《三体》那样的书" had put 三国演义 first, near in words to "a book like". BM25 counts
+    fully where its best book holds `bm25_full_cover` of what the keywords weigh, and less in proportion below:
+    minmax gives its best book 1.0 however little of the brief that book matched."""
+    short = query_tokens <= settings.short_query_tokens and not named
+    weights = dict(settings.short_query_weights if short else settings.weights)
     if "bm25" in weights and bm25_cover < settings.bm25_full_cover:
         weights["bm25"] *= bm25_cover / settings.bm25_full_cover
     return weights
 
 
 def fuse(paths: Mapping[str, Sequence[PathHit]], scoring: PathScoring | None, settings: FusionSettings,
-         query_tokens: int, bm25_cover: float = 1.0) -> list[Candidate]:
+         query_tokens: int, bm25_cover: float = 1.0, named: bool = False) -> list[Candidate]:
     """The fused list: RRF, or (with `scoring`) score fusion, each book with its evidence sentence."""
     candidates = rrf_fuse(paths, settings.rrf_k, settings.weights if settings.method == "rrf" else None)
     if settings.method == "rrf" or scoring is None or not candidates:
         return candidates
     return score_fuse(candidates, scoring.scores, scoring.references,
-                      fusion_weights(settings, query_tokens, bm25_cover), settings.method, scoring.evidence)
+                      fusion_weights(settings, query_tokens, bm25_cover, named), settings.method, scoring.evidence)
 
 
 def path_first(candidates: Sequence[Candidate], path: str) -> list[Candidate]:

@@ -182,6 +182,11 @@ class EntityIndex:
                    {t: tuple(ids) for t, ids in title_books.items()}, series, title_works)
 
     @cached_property
+    def series_of(self) -> dict[str, str]:
+        """Book id -> the series it is a volume of."""
+        return {b: key for key, ids in self.series_books.items() for b in ids}
+
+    @cached_property
     def author_lookup(self) -> NameLookup:
         return NameLookup.of(self.author_names)
 
@@ -329,7 +334,11 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
     titles = quoted or (index.title_lookup.find(brief, 2) if _SIMILAR_CUES.search(brief) else [])
     if titles and _SIMILAR_CUES.search(brief):
         ids = tuple(b for t in titles for b in index.title_books[t])
-        return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(titles), book_ids=ids)
+        # "Books like The Hunger Games" had shelved Mockingjay first: a read-alike is another series
+        mates = tuple(b for key in dict.fromkeys(index.series_of.get(i) for i in ids) if key
+                      for b in index.series_books[key] if b not in ids)
+        return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(titles), book_ids=ids,
+                      series_mates=mates)
     names, corrections = _authors(brief, index)
     authors = tuple(dict.fromkeys(index.author_names[n] for n in names))
     if authors:

@@ -36,6 +36,7 @@ class Understanding:
     resolved_query: str = ""  # the brief with aliases and misspellings replaced by catalog names
     confidence: float = 0.0  # 1 for exact names, 0.9 through an alias, 0.75 through a typo; 0 for none
     corrections: tuple[tuple[str, str], ...] = ()  # (as written, catalog name) for aliases and typos
+    series_mates: tuple[str, ...] = ()  # the other volumes of a named book's series: no read-alike of it
 
     @property
     def series(self) -> str:
@@ -104,7 +105,9 @@ def raise_confidence(query: ThemeQuery, understanding: Understanding) -> ThemeQu
 
 def excluded_books(understanding: Understanding) -> frozenset[str]:
     """Books the intent keeps off its own shelf."""
-    return frozenset() if POLICIES[understanding.intent].shelves_named_books else frozenset(understanding.book_ids)
+    if POLICIES[understanding.intent].shelves_named_books:
+        return frozenset()
+    return frozenset(understanding.book_ids) | frozenset(understanding.series_mates)
 
 
 def uncapped_authors(understanding: Understanding, books: Mapping[str, BookRecord]) -> frozenset[str]:

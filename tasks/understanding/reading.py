@@ -274,7 +274,7 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     return found
 
 
-_PERSON_BEFORE = re.compile(r"(?:\b(?:i|we|you|they|would|really|also)|'d)\s+$", re.IGNORECASE)
+_PERSON_BEFORE = re.compile(r"(?:\b(?:i|we|you|they|who|would|will|really|also)|'d|'ll)\s+$", re.IGNORECASE)
 _ONES = re.compile(r"\s*的\s*|\s+ones?\b", re.IGNORECASE)  # "不要日本的", "no Japanese ones"
 _BY = re.compile(r"\bby\s+(?:the\s+)?$", re.IGNORECASE)  # "nothing by Americans"
 _WRITTEN = re.compile(r"\s*(?:写|著|的作品)")  # "美国人写的"
@@ -642,6 +642,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
+    # "Books by Neil Gaiman or Terry Pratchett": authors offered as alternatives are asked for, not only allowed
+    # (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight
+    offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]
+    if len({m.value for m in offered}) > 1:
+        mentions = [replace(m, polarity=WANTED) if m in offered else m for m in mentions]
     notes = []
     numeric: list[NumericCondition] = []
     preferred: list[NumericCondition] = []

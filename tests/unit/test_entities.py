@@ -85,4 +85,7 @@ def test_a_goodreads_series_note_names_the_series_and_its_order_and_the_title_is
     assert index.series_books["The Hunger Games"] == ("h1", "h2", "h3")  # by number, not year; no box set
     found = understand("Books like The Hunger Games", index)
     assert (found.intent, found.book_ids) == ("similar_to_book", ("h1",))
+    # a read-alike is another series: Mockingjay had stood first on "Books like The Hunger Games"
+    from tasks.understanding.intent import excluded_books
+    assert found.series_mates == ("h2", "h3") and excluded_books(found) == {"h1", "h2", "h3"}
     assert understand("The Hunger Games series", index).book_ids == ("h1", "h2", "h3")

@@ -148,6 +148,16 @@ def test_bm25_counts_less_where_its_best_book_holds_little_of_the_keywords():
     assert fusion_weights(settings, 5, 0.25)["vector"] == 0.3
 
 
+def test_a_short_brief_counts_the_dense_path_fully_unless_it_names_what_to_shelve_around():
+    from config.settings import FusionSettings
+    from tasks.ranking.fusion import fusion_weights
+
+    settings = FusionSettings()
+    assert fusion_weights(settings, 1)["vector"] == 1.0  # "宇宙": the words are too few for BM25 alone
+    # "像《三体》那样的书": its one keyword is the title, and the named book's neighbours carry the brief
+    assert fusion_weights(settings, 1, named=True)["vector"] == 0.3
+
+
 def test_a_book_that_may_hold_an_excluded_value_moves_down_as_far_as_the_doubt_says():
     ranked = [Candidate(book_id) for book_id in ("a", "b", "c", "d", "e")]
     doubt = {"a": 0.5, "c": 0.8}  # below the filter confidence: kept, but after books without the doubt
