@@ -27,6 +27,8 @@ _SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|风格的|m
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
                                r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
+_FANS_CUES = re.compile(r"(\bfans?\b|\breaders of\b|\bif you (?:like|liked|love|loved|enjoy|enjoyed)\b|\bread-?alikes?\b"
+                        r"|喜欢[^，。,.!！?？]{1,20}的(?:读者|人)|粉丝|书迷)", re.IGNORECASE)
 _SERIES_CUES = re.compile(r"(系列|三部曲|全集|\bseries\b|\btrilogy\b|\bsaga\b|\bcycle\b)", re.IGNORECASE)
 # a surname alone where only a person can be meant: after "by" (not before another capitalised word), or with 's
 _BY_SURNAME = re.compile(r"\bby\s+([A-Z][a-z'-]{3,})\b(?!\s+[A-Z])|(?<![\w-])([A-Z][a-z'-]{3,})['’]s\b")
@@ -326,12 +328,19 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
 def understand(brief: str, index: EntityIndex) -> Understanding:
     """The brief's intent, and the catalog authors, series or titles it names."""
     quoted, corrections = _quoted_titles(brief, index)
+    bare = brief.strip(" \t\n\"'“”‘’《》「」.,，。!！?？")
+    if bare in index.series_books:  # a brief that is a series' name and nothing else: "三体", "Harry Potter"
+        return _named(Intent.SERIES, brief, corrections, titles=(bare,), book_ids=index.series_books[bare])
     if _SERIES_CUES.search(brief):
         keys = [series_key(t) for t in quoted] or index.series_lookup.find(brief, 2)
         series = next((k for k in keys if k in index.series_books), None)
         if series:
             return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
-    titles = quoted or (index.title_lookup.find(brief, 2) if _SIMILAR_CUES.search(brief) else [])
+    # an unquoted title inside an author's name is none: "For fans of Stephen King" is not about a book "King"
+    in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)]
+    titles = quoted or ([t for a, b, t in index.title_lookup.spans(brief, 2)
+                         if not any(x <= a and b <= y for x, y in in_names)] if _SIMILAR_CUES.search(brief) else [])
+    titles = list(dict.fromkeys(titles))
     if titles and _SIMILAR_CUES.search(brief):
         ids = tuple(b for t in titles for b in index.title_books[t])
         # "Books like The Hunger Games" had shelved Mockingjay first: a read-alike is another series
@@ -345,7 +354,10 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         ids = tuple(b for a in authors for b in index.author_books[a])
         typo = any(written not in index.author_names for written, _ in corrections)
         confidence = TYPO if typo else ALIAS if corrections else EXACT
-        return _named(Intent.AUTHOR_SPOTLIGHT, brief, corrections, confidence, authors=authors, book_ids=ids)
+        # "For fans of Jane Austen", "喜欢金庸的读者": books like the author's, not the author's own
+        alike = _FANS_CUES.search(brief) or _SIMILAR_CUES.search(brief)
+        intent = Intent.SIMILAR_TO_BOOK if alike else Intent.AUTHOR_SPOTLIGHT
+        return _named(intent, brief, corrections, confidence, authors=authors, book_ids=ids)
     if _NEW_ARRIVAL_CUES.search(brief):
         return Understanding(Intent.NEW_ARRIVALS, resolved_query=brief)
     return Understanding(Intent.THEME_SHELF, resolved_query=brief)

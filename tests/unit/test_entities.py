@@ -69,10 +69,11 @@ def test_aliases_and_exact_names_say_how_sure_they_are():
 
 
 def test_a_series_is_its_books_in_reading_order():
-    for brief in ("三体系列", "《三体》三部曲", "the 三体 trilogy"):
+    for brief in ("三体系列", "《三体》三部曲", "the 三体 trilogy", "三体", "《三体》。"):  # or its name alone
         found = understand(brief, SERIES_INDEX)
         assert (found.intent, found.series, found.book_ids) == ("series", "三体", ("z4", "z5", "z6"))
     assert understand("长安的荔枝", SERIES_INDEX).intent == "theme_shelf"  # one book is not a series
+    assert understand("三体的读者还会喜欢什么", SERIES_INDEX).intent == "theme_shelf"  # more than the name
 
 
 def test_a_goodreads_series_note_names_the_series_and_its_order_and_the_title_is_found_without_it():
@@ -89,3 +90,16 @@ def test_a_goodreads_series_note_names_the_series_and_its_order_and_the_title_is
     from tasks.understanding.intent import excluded_books
     assert found.series_mates == ("h2", "h3") and excluded_books(found) == {"h1", "h2", "h3"}
     assert understand("The Hunger Games series", index).book_ids == ("h1", "h2", "h3")
+
+
+def test_fans_of_an_author_ask_for_books_like_the_authors_not_the_authors_own():
+    from tasks.understanding.intent import excluded_books
+
+    for brief in ("喜欢刘慈欣的读者还会喜欢什么", "For fans of 刘慈欣", "Books like 刘慈欣's"):
+        found = understand(brief, SERIES_INDEX)
+        assert (found.intent, found.authors) == ("similar_to_book", ("刘慈欣",)), brief
+        assert excluded_books(found) >= {"z4", "z5", "z6"}  # his own books are not read-alikes
+    assert understand("刘慈欣作品专题", SERIES_INDEX).intent == "author_spotlight"
+    # a title inside the author's name is none ("For fans of Stephen King" had found a book called "King")
+    kings = EntityIndex.build([BookRecord("k", "King"), BookRecord("s1", "Carrie", authors=("Stephen King",))], {}, {})
+    assert understand("For fans of Stephen King", kings).book_ids == ("s1",)
