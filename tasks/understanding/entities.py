@@ -27,8 +27,8 @@ _SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|风格的|m
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
                                r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
-_FANS_CUES = re.compile(r"(\bfans?\b|\breaders of\b|\bif you (?:like|liked|love|loved|enjoy|enjoyed)\b|\bread-?alikes?\b"
-                        r"|喜欢[^，。,.!！?？]{1,20}的(?:读者|人)|粉丝|书迷)", re.IGNORECASE)
+_FANS_CUES = re.compile(r"(\bfans?\b|\breaders of\b|\bif you (?:like|liked|love|loved|enjoy|enjoyed)\b"
+                        r"|\bread-?alikes?\b|喜欢[^，。,.!！?？]{1,20}的(?:读者|人)|粉丝|书迷)", re.IGNORECASE)
 _SERIES_CUES = re.compile(r"(系列|三部曲|全集|\bseries\b|\btrilogy\b|\bsaga\b|\bcycle\b)", re.IGNORECASE)
 # a surname alone where only a person can be meant: after "by" (not before another capitalised word), or with 's
 _BY_SURNAME = re.compile(r"\bby\s+([A-Z][a-z'-]{3,})\b(?!\s+[A-Z])|(?<![\w-])([A-Z][a-z'-]{3,})['’]s\b")
