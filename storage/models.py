@@ -156,8 +156,10 @@ class BookRecord:
 
     @property
     def subject_text(self) -> str:
-        """The subject headings as filters read them: `subject_words` of all headings, space padded."""
-        return f" {subject_words(' '.join(self.subjects))} "
+        """The subject headings as filters read them: `subject_words` of all headings, space padded. A record
+        without any is read by its title: over a catalog of titles and authors (a Goodreads export) "except
+        Poirot" had kept "The Murder on the Links (Hercule Poirot, #2)", which no subject heading could exclude."""
+        return f" {subject_words(' '.join(self.subjects) if self.subjects else self.title)} "
 
     @property
     def class_prefixes(self) -> tuple[str, ...]:

@@ -95,3 +95,14 @@ def test_what_the_catalog_cannot_check_becomes_a_wish_and_is_named():
     assert wished.numeric_conditions == ()
     library = (frozenset({("genre", "科幻"), ("form", "fiction")}), frozenset({"pub_year"}))
     assert as_wishes(query, *library) == (query, [])
+
+
+def test_a_record_without_subject_headings_is_read_by_its_title_in_all_three_engines():
+    from tasks.recall.filters import FilterColumns, mask
+
+    titled = [BookRecord("p", "The Murder on the Links (Hercule Poirot, #2)"),
+              BookRecord("s", "Poirot Investigates", subjects=("Short stories",))]  # its headings are what count
+    expr = Not(HasAny("subject", ("Poirot",)))
+    assert [b.book_id for b in titled if evaluate(expr, b)] == ["s"]
+    assert mask(expr, FilterColumns.build(titled)).tolist() == [False, True]
+    assert titled[0].subject_text == " the murder on the links hercule poirot 2 "  # the LanceDB column's text
