@@ -8,9 +8,9 @@ number is false, so NOT of it is true, in Python and in SQL alike. Every value r
 escaped literal, never pasted raw.
 
 HasAny names a field: a facet (a vocabulary dimension, `form`, `audience`), held with at least the
-index's filter confidence; or `author`, `work`, `subject` (a word or phrase of the subject headings),
-`classification` (a code prefix, "clc:I24"; a range of codes is a set of prefixes, config/class_ranges.yaml)
-or `language`.
+index's filter confidence; or `author`, `work`, `subject` (a word or phrase of the subject headings, or
+of the title where a record has none), `classification` (a code prefix, "clc:I24"; a range of codes is a set
+of prefixes, config/class_ranges.yaml) or `language`.
 """
 
 from __future__ import annotations
