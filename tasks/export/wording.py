@@ -24,6 +24,7 @@ from tasks.ranking.reasons import (
     InNamedSeries,
     MayBeExcluded,
     Meets,
+    MeetsPreferred,
     Mentions,
     NamedBooksLeftOut,
     NewArrival,
@@ -213,6 +214,8 @@ def reason_text(reason: Reason, language: str, vocabulary: Vocabulary | None = N
     text = TEXT[language]
     if isinstance(reason, Meets):
         return condition_text(reason.field, reason.values, language, AND, vocabulary)
+    if isinstance(reason, MeetsPreferred):
+        return numeric_text(reason.condition, language)
     if isinstance(reason, Mentions):
         words = text["list_sep"].join(text["word"].format(w) for w in reason.words)
         return text[f"in_{reason.where}"].format(w=words)

@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, Union
 
-from storage.models import BookRecord, FilterCondition, HistoryShelf
+from storage.models import BookRecord, FilterCondition, HistoryShelf, NumericCondition
 from tasks.models import ThemeQuery
 from tasks.ranking.fusion import calibrated_guess, excluded_values
 from tasks.ranking.language import LanguageChoice
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import evaluate, hard_constraints
+from tasks.recall.filters import Compare, evaluate, hard_constraints
 from tasks.understanding.intent import Intent, Understanding
 
 if TYPE_CHECKING:  # shelf.py holds the entries and imports the reason types from here
@@ -35,6 +35,13 @@ class Meets:
 
     field: str
     values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MeetsPreferred:
+    """The book meets a number the brief only prefers ("最好是近十年的"): why it stands before those that do not."""
+
+    condition: NumericCondition
 
 
 @dataclass(frozen=True)
@@ -91,8 +98,8 @@ class MayBeExcluded:
     chance: float
 
 
-Reason = Union[Meets, Mentions, ByNamedAuthor, InNamedSeries, CloseToNamedBook, SharesWithNamedBook, NewArrival,
-               CloseToBrief, MayBeExcluded]
+Reason = Union[Meets, MeetsPreferred, Mentions, ByNamedAuthor, InNamedSeries, CloseToNamedBook, SharesWithNamedBook,
+               NewArrival, CloseToBrief, MayBeExcluded]
 
 
 @dataclass(frozen=True)
@@ -216,6 +223,7 @@ def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understandi
     for meets in condition_reasons(book, query, facet_confidence):  # a value the link already names is not said twice
         values = tuple(v for v in meets.values if (meets.field, v) not in linked)
         reasons += [Meets(meets.field, values)] if values else []
+    reasons += [MeetsPreferred(n) for n in query.preferred_numbers if evaluate(Compare(n.field, n.op, n.value), book)]
     named = set(understanding.authors) | set(understanding.titles)
     reasons += word_reasons(book, [k for k in query.search_keywords if k not in named])
     return (*(reasons or [CloseToBrief()]), *doubts(book, query))

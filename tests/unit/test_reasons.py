@@ -22,6 +22,7 @@ from tasks.ranking.reasons import (
     InNamedSeries,
     MayBeExcluded,
     Meets,
+    MeetsPreferred,
     Mentions,
     NewArrival,
     SharesWithNamedBook,
@@ -87,6 +88,15 @@ def test_spotlit_authors_series_and_new_arrivals_say_so():
     assert why_text((InNamedSeries("湘西", 2),), "en") == "Book 2 of the 湘西 series"
     assert why_text((NewArrival(2024),), "zh") == "新书（2024 年出版）"
     assert why_text((CloseToNamedBook("边城"),), "en") == "Close in content to 边城"
+
+
+def test_a_row_says_it_meets_a_number_the_brief_only_prefers():
+    recent = NumericCondition("pub_year", ">=", 1920)
+    q = ThemeQuery((), (), "q", 0.8, "rules", "en", preferred_numbers=(recent,))
+    assert explained(entry(BILLY, "vector"), q, Understanding(Intent.THEME_SHELF)) == (MeetsPreferred(recent),)
+    assert why_text((MeetsPreferred(recent),), "zh") == "1920 年以后出版"
+    # a book without a year does not meet it: its row says what else it has
+    assert explained(entry(MOBY, "vector"), q, Understanding(Intent.THEME_SHELF)) == (CloseToBrief(),)
 
 
 def test_conditions_a_row_meets_are_said_in_the_briefs_language_and_exclusions_never():
