@@ -185,7 +185,7 @@ def preferred_first(candidates: Sequence[Candidate], query: ThemeQuery,
     of. A book without the number (no year, no page count) does not meet it."""
     if not query.preferred_numbers:
         return list(candidates)
-    preferred = All(tuple(Compare(n.field, n.op, n.value) for n in query.preferred_numbers))
+    preferred = All(tuple(map(Compare.of, query.preferred_numbers)))
     meets = {c.book_id: evaluate(preferred, books[c.book_id]) for c in candidates}
     return sorted(candidates, key=lambda c: not meets[c.book_id])
 

@@ -223,7 +223,7 @@ def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understandi
     for meets in condition_reasons(book, query, facet_confidence):  # a value the link already names is not said twice
         values = tuple(v for v in meets.values if (meets.field, v) not in linked)
         reasons += [Meets(meets.field, values)] if values else []
-    reasons += [MeetsPreferred(n) for n in query.preferred_numbers if evaluate(Compare(n.field, n.op, n.value), book)]
+    reasons += [MeetsPreferred(n) for n in query.preferred_numbers if evaluate(Compare.of(n), book)]
     named = set(understanding.authors) | set(understanding.titles)
     reasons += word_reasons(book, [k for k in query.search_keywords if k not in named])
     return (*(reasons or [CloseToBrief()]), *doubts(book, query))

@@ -78,6 +78,11 @@ class Compare:
         if not math.isfinite(self.value):
             raise ValueError(f"{self.field} compared with a non-finite value")
 
+    @classmethod
+    def of(cls, condition: NumericCondition) -> Compare:
+        """A brief's numeric condition as the filter tree compares it."""
+        return cls(condition.field, condition.op, condition.value)
+
 
 @dataclass(frozen=True)
 class All:
@@ -109,7 +114,7 @@ def hard_constraints(conditions: Sequence[FilterCondition], numeric: Sequence[Nu
 
     parts: list[Expr] = [has(c) for c in conditions if c.operator == "MUST"]
     parts += [Not(has(c)) for c in conditions if c.operator == "MUST_NOT"]
-    parts += [Compare(n.field, n.op, n.value) for n in numeric]
+    parts += [Compare.of(n) for n in numeric]
     if available_only:
         # An unknown number of copies is not known to be zero: such books stay.
         parts.append(Not(Compare("copies_available", "<=", 0)))

@@ -291,9 +291,9 @@ def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str,
     if names:
         return names, [(n, index.author_names[n]) for n in names if index.author_names[n] != n]
     # a surname alone, where only a person can be meant: "more books by Ishiguro", "Ishiguro's novels"
-    by_surname = [index.surnames[m.group(1) or m.group(2)] for m in _BY_SURNAME.finditer(brief)
-                  if (m.group(1) or m.group(2)) in index.surnames]
-    by_surname = [a for a in by_surname if not _other_given_name(brief[:brief.find(a.split()[-1])], a)]
+    by_surname = [author for m in _BY_SURNAME.finditer(brief)
+                  if (author := index.surnames.get(m.group(m.lastindex)))
+                  and not _other_given_name(brief[:m.start(m.lastindex)], author)]
     if by_surname:
         return list(dict.fromkeys(by_surname)), []
     corrections = []
@@ -336,12 +336,13 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         series = next((k for k in keys if k in index.series_books), None)
         if series:
             return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
+    alike = _SIMILAR_CUES.search(brief)
     # an unquoted title inside an author's name is none: "For fans of Stephen King" is not about a book "King"
-    in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)]
+    in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)] if alike and not quoted else []
     titles = quoted or ([t for a, b, t in index.title_lookup.spans(brief, 2)
-                         if not any(x <= a and b <= y for x, y in in_names)] if _SIMILAR_CUES.search(brief) else [])
+                         if not any(x <= a and b <= y for x, y in in_names)] if alike else [])
     titles = list(dict.fromkeys(titles))
-    if titles and _SIMILAR_CUES.search(brief):
+    if titles and alike:
         ids = tuple(b for t in titles for b in index.title_books[t])
         # "Books like The Hunger Games" had shelved Mockingjay first: a read-alike is another series
         mates = tuple(b for key in dict.fromkeys(index.series_of.get(i) for i in ids) if key
@@ -355,8 +356,7 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         typo = any(written not in index.author_names for written, _ in corrections)
         confidence = TYPO if typo else ALIAS if corrections else EXACT
         # "For fans of Jane Austen", "喜欢金庸的读者": books like the author's, not the author's own
-        alike = _FANS_CUES.search(brief) or _SIMILAR_CUES.search(brief)
-        intent = Intent.SIMILAR_TO_BOOK if alike else Intent.AUTHOR_SPOTLIGHT
+        intent = Intent.SIMILAR_TO_BOOK if alike or _FANS_CUES.search(brief) else Intent.AUTHOR_SPOTLIGHT
         return _named(intent, brief, corrections, confidence, authors=authors, book_ids=ids)
     if _NEW_ARRIVAL_CUES.search(brief):
         return Understanding(Intent.NEW_ARRIVALS, resolved_query=brief)

@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from config.class_ranges import ClassRange, class_ranges
 from config.settings import CONFIG_DIR
@@ -87,13 +87,23 @@ class Cues:
     wanting: frozenset[str]  # a value's alias that is also a verb of wanting after a person: "we'd love"
     prefer: tuple[str, ...]  # a number in the same clause is only preferred: "最好是近十年的"
 
-    @property
+    @cached_property  # asked for every word of every excluded phrase
     def all_words(self) -> frozenset[str]:
         """Every cue word: none of them is ever a search keyword."""
         return frozenset(w.lower() for w in (*self.negation, *self.negation_after, *self.negation_after_contrast,
-                                              *self.except_open,
-                                              *self.except_close, *self.must, *self.hedge, *self.hedge_if_several,
-                                              *self.contrast, *self.prefer))
+                                              *self.except_open, *self.except_close, *self.must, *self.hedge,
+                                              *self.hedge_if_several, *self.contrast, *self.prefer))
+
+    @cached_property
+    def leading_cues(self) -> tuple[str, ...]:
+        """The Chinese cue words, longest first: what an excluded phrase may open with."""
+        return tuple(sorted((w for w in self.all_words if not w.isascii()), key=len, reverse=True))
+
+    @cached_property
+    def glued(self) -> tuple[str, ...]:
+        """The Chinese cue and filler words, longest first: what jieba may glue to the front of a word."""
+        return tuple(sorted((w for w in (*self.all_words, *self.topic_filler) if not w.isascii()), key=len,
+                            reverse=True))
 
 
 @lru_cache(maxsize=1)
@@ -455,8 +465,7 @@ def _without_leading_cues(word: str, cues: Cues) -> str:
     """A Chinese word without the cue and filler words jieba glued to its front: "别放太长" -> "长"."""
     if word.isascii():
         return word
-    glued = sorted((w for w in (*cues.all_words, *cues.topic_filler) if not w.isascii()), key=len, reverse=True)
-    while (front := next((w for w in glued if word.startswith(w) and len(word) > len(w)), None)) is not None:
+    while (front := next((w for w in cues.glued if word.startswith(w) and len(word) > len(w)), None)) is not None:
         word = word[len(front):]
     return word
 
@@ -466,7 +475,7 @@ def _topic(text: str, cues: Cues) -> str:
     words = []
     text = text.strip()
     # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
-    text = text[max((len(w) for w in cues.all_words if not w.isascii() and text.startswith(w)), default=0):]
+    text = text[len(next((w for w in cues.leading_cues if text.startswith(w)), "")):]
     for token in cut(text) if re.search(r"[\u3400-\u9fff]", text) else text.split():
         word = _without_leading_cues(token.strip(" ,.;:!?'\"，。；：！？、").lower(), cues)
         if not word or not _TOPIC_WORD.fullmatch(word):
