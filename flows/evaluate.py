@@ -72,7 +72,7 @@ def evaluate_briefs(benchmark: Path, catalog: Path, settings: Settings, tag_blin
     truth = {b.book_id: replace(b, work_id=works.get(b.book_id, b.book_id))
              for b in validate_file(catalog, mapping, vocabulary, fmt).books}
     scores, theme_of = [], {}
-    for batch in load_benchmark(benchmark):
+    for batch in load_benchmark(benchmark, tag_blind):
         briefs = themes_from_form(batch.batch_id, [{"theme_id": b.id, "theme_name": b.brief} for b in batch.briefs],
                                   source=str(benchmark))
         result = shelve_batch(settings, batch.batch_id, briefs)

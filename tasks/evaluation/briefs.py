@@ -24,6 +24,11 @@ from tasks.understanding.themes import themes_from_text
 PER_BOOK = ("authors_none", "authors_any", "year_min", "year_max", "pages_min", "pages_max", "rating_min",
             "language", "tags_any", "tags_none", "form", "form_none", "audience", "titles_none")
 PER_SHELF = ("status", "question", "resolves_to", "head_authors")
+# What a shelf should get may differ by catalog: a brief that requires what only the tags say (a page-turner)
+# is shelved on the tagged catalog, and on the tag-blind one sent to review with a question. Such a check is
+# written {tagged: ..., tag_blind: ...}.
+PER_CATALOG = ("status", "question")
+CATALOGS = ("tagged", "tag_blind")
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,9 @@ class BenchmarkFileError(ValueError):
     """A benchmark file that does not fit the format."""
 
 
-def load_benchmark(path: Path) -> list[BenchBatch]:
-    """The batches of a benchmark file, every check key known and every brief id unique; or of a themes file."""
+def load_benchmark(path: Path, tag_blind: bool = False) -> list[BenchBatch]:
+    """The batches of a benchmark file, every check key known and every brief id unique, each per-catalog check
+    read for the catalog shelved (tag-blind or tagged); or of a themes file."""
     text = path.read_text(encoding="utf-8")
     raw = yaml.safe_load(text) or {}
     if "themes" in raw:  # a batch's themes file: its briefs as they are shelved, with no checks of their own
@@ -77,6 +83,12 @@ def load_benchmark(path: Path) -> list[BenchBatch]:
                 raise BenchmarkFileError(f"{path}: brief {item['id']}: "
                                          + (f"unknown checks {sorted(unknown)}" if unknown else "repeated id"))
             seen.add(item["id"])
+            for name in PER_CATALOG:
+                if isinstance(checks.get(name), dict):
+                    if set(checks[name]) != set(CATALOGS):
+                        raise BenchmarkFileError(f"{path}: brief {item['id']}: {name} per catalog needs exactly "
+                                                 f"{', '.join(CATALOGS)}")
+                    checks[name] = checks[name][CATALOGS[tag_blind]]
             resolves = checks.pop("resolves_to", None)
             resolution = Resolution(resolves.get("intent"), tuple(resolves.get("authors") or ()),
                                     tuple(resolves.get("titles") or ()), resolves.get("reference")) if resolves else None

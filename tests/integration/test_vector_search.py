@@ -66,3 +66,32 @@ def test_the_shortlist_then_full_vectors_finds_what_lancedb_finds(snapshot, monk
         for found, expected in zip(mine.by_query + mine.by_filter, theirs.by_query + theirs.by_filter, strict=True):
             assert [b for b, _ in found] == [b for b, _ in expected]
             assert np.allclose([s for _, s in found], [s for _, s in expected], atol=1e-5)
+
+
+def test_a_wish_brings_the_books_likely_to_hold_it_beyond_the_top_k(embedder):
+    # The filtered query uses the brief's own vector: merged into the k, its books were all cut below the k-th.
+    from config.settings import RecallSettings
+    from storage.models import Facet, FilterCondition
+    from tasks.models import ThemeQuery
+    from tasks.recall.paths import vector_recall
+
+    topics = ["a tense thriller about a detective", "a murder on a night train", "a spy chase across Europe",
+              "a kidnapping and a ransom", "a gripping crime novel", "a courtroom drama with a twist",
+              "a cookbook of winter soups", "planting tulips in spring", "a field guide to garden birds",
+              "knitting patterns for beginners"]
+
+    def guess(confidence: float) -> tuple[Facet, ...]:
+        return (Facet("emotional_tone", "悬疑紧张", confidence, "reference", "a probe"),)
+    facets = {"b8": guess(0.6), "b9": guess(0.3)}  # b9: less likely than a wish needs
+    books = [BookRecord(f"b{i}", text, facets=facets.get(f"b{i}", ())) for i, text in enumerate(topics)]
+    search = MemorySearch(FilterColumns.build(books), embedder.embed_documents(topics))
+    brief = "A gripping, tense story for a long night"
+    settings = RecallSettings(vector_top_k=4)
+
+    def found(*conditions: FilterCondition) -> list[str]:
+        query = ThemeQuery(conditions, (), brief, 0.8, "rules", "en")
+        return [h.book_id for h in vector_recall(query, EVERYTHING, search, embedder, settings, 0.85,
+                                                 expand=False).hits]
+    assert set(found()) <= {f"b{i}" for i in range(6)}
+    wished = found(FilterCondition("emotional_tone", ("悬疑紧张",), "SHOULD"))
+    assert wished[:4] == found() and wished[4:] == ["b8"]

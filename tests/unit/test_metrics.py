@@ -51,3 +51,19 @@ def test_a_shelf_under_review_fails_the_question_check_unless_it_asks_the_kind_t
     assert score("unchecked").failures == {}
     assert score("conditions").failures == {"question": 1} and score(None).failures == {"question": 1}
     assert score("conditions").pass_share == 1.0  # a shelf check: the books still pass
+
+
+def test_a_status_or_question_written_per_catalog_is_read_for_the_catalog_shelved(tmp_path):
+    from tasks.evaluation.briefs import BenchmarkFileError, load_benchmark
+
+    bench = tmp_path / "briefs.yaml"
+    brief = ("batches:\n  - batch_id: b\n    briefs:\n      - id: en-turners\n        brief: Page-turners only\n"
+             "        checks:\n          status: {tagged: done, tag_blind: needs_review}\n"
+             "          question: {tagged: null, tag_blind: unchecked}\n          form: fiction\n")
+    bench.write_text(brief, encoding="utf-8")
+    [[tagged]], [[blind]] = [b.briefs for b in load_benchmark(bench)], [b.briefs for b in load_benchmark(bench, True)]
+    assert tagged.checks == {"status": "done", "question": None, "form": "fiction"}
+    assert blind.checks == {"status": "needs_review", "question": "unchecked", "form": "fiction"}
+    bench.write_text(brief.replace("tag_blind: needs_review", "blind: needs_review"), encoding="utf-8")
+    with pytest.raises(BenchmarkFileError, match="en-turners: status per catalog needs exactly tagged, tag_blind"):
+        load_benchmark(bench)
