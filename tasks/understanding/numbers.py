@@ -20,9 +20,12 @@ _N = r"(\d+|[零一二两三四五六七八九十百千]+)"
 # "the last five years", "the past two decades"
 _EN_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50}
+_EN_ORDINALS = {"sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+                "twenty-first": 21}
 AFTER = r"(?:以后|之后|以来|后)"
 BEFORE = r"(?:以前|之前|前)"
 # Turning a bound round: what "not (x op v)" means.
+_APPOSED = re.compile(r"[\s,，、:：(（)）]*")  # what may stand between a period's name and its years
 _OPPOSITE = {">=": "<", "<": ">=", ">": "<=", "<=": ">", "=": "!=", "!=": "="}
 
 
@@ -56,14 +59,23 @@ class NumericMention:
         return (NumericCondition(cond.field, _OPPOSITE[cond.op], cond.value),)
 
 
+def _apposed(text: str, one: tuple[int, int], other: tuple[int, int]) -> bool:
+    """Whether only blanks and punctuation stand between two spans of the text, in whichever order."""
+    (_, first_end), (second_start, _) = sorted((one, other))
+    return first_end <= second_start and _APPOSED.fullmatch(text[first_end:second_start]) is not None
+
+
 def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
     """Every numeric phrase of the brief, in order, without overlaps (the longer phrase wins)."""
     year = (today or date.today()).year
     found: list[NumericMention] = []
 
     def add(match: re.Match, *conditions: tuple[str, str, float]) -> None:
+        # no book is published after this year: "21世纪" is from 2001 on, so "nothing from the 21st century"
+        # can be turned round (a two-sided range cannot)
+        kept = [c for c in conditions if not (c[0] == "pub_year" and c[1] in ("<", "<=") and c[2] > year)]
         found.append(NumericMention(match.start(), match.end(),
-                                    tuple(NumericCondition(f, op, float(v)) for f, op, v in conditions)))
+                                    tuple(NumericCondition(f, op, float(v)) for f, op, v in kept or conditions)))
 
     text = brief
     for m in re.finditer(r"(\d{4})\s*年?\s*(?:到|至|-|–|—|~|～)\s*(\d{4})\s*年?", text):
@@ -95,6 +107,11 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
     for m in re.finditer(r"(二十一|二十|十九|21|20|19)\s*世纪", text):
         century = cn_number(m.group(1))
         add(m, ("pub_year", ">=", (century - 1) * 100 + 1), ("pub_year", "<=", century * 100))
+    # "19th-century novels", "the twentieth century": books of that century, not ones set in it
+    for m in re.finditer(rf"(?<!set in )(?<!set in the )\b(?:the\s+)?(?:(1[5-9]|2[01])(?:st|nd|rd|th)|"
+                         rf"({'|'.join(_EN_ORDINALS)}))[\s-]+century\b", text, flags=re.IGNORECASE):
+        century = int(m.group(1)) if m.group(1) else _EN_ORDINALS[m.group(2).lower()]
+        add(m, ("pub_year", ">=", (century - 1) * 100 + 1), ("pub_year", "<=", century * 100))
     for m in re.finditer(r"\b(before|after|since|from)\s+(\d{4})\b", text, flags=re.IGNORECASE):
         word = m.group(1).lower()
         add(m, ("pub_year", {"before": "<", "after": ">", "since": ">=", "from": ">="}[word], int(m.group(2))))
@@ -103,8 +120,26 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
         add(m, ("pub_year", "<" if m.group(1).lower() in ("older", "earlier") else ">", int(m.group(2))))
     for m in re.finditer(r"\b(pre|post)-(\d{4})\b", text, flags=re.IGNORECASE):
         add(m, ("pub_year", "<" if m.group(1).lower() == "pre" else ">", int(m.group(2))))
-    for m in re.finditer(r"\b(?:in |from )?the (\d{3})0s\b", text, flags=re.IGNORECASE):
-        add(m, ("pub_year", ">=", int(m.group(1)) * 10), ("pub_year", "<", int(m.group(1)) * 10 + 10))
+    # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last
+    for m in re.finditer(r"\b(?:in |from )?(?:the )?(\d{3})0s\b(?:\s*(?:or|and|to|through|-|–)\s*(?:the )?"
+                         r"(?:(\d{3})|'?(\d))0s\b)?", text, flags=re.IGNORECASE):
+        first = int(m.group(1)) * 10
+        last = (int(m.group(2)) * 10 if m.group(2) else first // 100 * 100 + int(m.group(3)) * 10 if m.group(3)
+                else first)
+        if last >= first:
+            add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
+    # The world wars' dates: "between the wars" is 1918-1939 and "post-war" from 1945, as literary histories
+    # use them. Not where the brief says the books are set then: a novel set between the wars may be new.
+    # The brief's own years next to the name ("between the wars, 1919 to 1939") say which years it means.
+    spelled = [(n.start, n.end) for n in found if any(c.field == "pub_year" for c in n.conditions)]
+    for m in re.finditer(r"(?<!set )(?<!set in )\b(?:(between the (?:two )?(?:world )?wars|inter-?war)|(post-?war))\b"
+                         r"|(两次(?:世界)?大战之间|战间期)|(二战后|二战以后|战后)", text, flags=re.IGNORECASE):
+        if any(_apposed(text, (m.start(), m.end()), span) for span in spelled):
+            continue
+        if m.group(1) or m.group(3):
+            add(m, ("pub_year", ">=", 1918), ("pub_year", "<=", 1939))
+        else:
+            add(m, ("pub_year", ">=", 1945))
     for m in re.finditer(rf"\b(?:last|past)\s+(\d+|{'|'.join(_EN_NUMBERS)})\s+(years|decades?)\b", text,
                          flags=re.IGNORECASE):
         count = int(m.group(1)) if m.group(1).isdigit() else _EN_NUMBERS[m.group(1).lower()]

@@ -54,6 +54,7 @@ _ENDS_IN_DEGREE = re.compile(r"\b(?:too|overly)$", re.IGNORECASE)  # a cue that 
 _WORD_AFTER_DEGREE = re.compile(rf"\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)  # after "not too", "nothing too"
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
+_JOINERS = frozenset({"or", "and", "nor", "或", "或者", "和", "及", "与", "以及"})  # between two excluded topics
 
 
 @dataclass(frozen=True)
@@ -426,8 +427,12 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
             several.append((cue, a, b))
             continue
         polarity = REQUIRED if cue.kind == "must" else EXCLUDED
-        postfix = cue.kind == "after" or (cue.kind in ("negation", "must") and before_named and not any(
-            cue.end <= s < stop for s, _ in spans) and not _has_topic(text[cue.end:stop], cues))
+        # "战争题材的不要": a cue that may also follow what it negates, ending its clause after a plain topic
+        topic_before = (text[cue.start:cue.end] in cues.negation_after and not text[cue.end:stop].strip(" 的了吧啊呀")
+                        and _has_topic(text[a:cue.start], cues))
+        postfix = cue.kind == "after" or (cue.kind in ("negation", "must") and (before_named or topic_before)
+                                          and not any(cue.end <= s < stop for s, _ in spans)
+                                          and not _has_topic(text[cue.end:stop], cues))
         if cue.kind == "after" and cue.start > a and after_named and any(cue.end <= s < stop for s, _ in spans):
             postfix = False  # "不要" with something named after it negates that
         if postfix and cue.kind in ("negation", "must", "after"):
@@ -471,22 +476,31 @@ def _without_leading_cues(word: str, cues: Cues) -> str:
 
 
 def _topic(text: str, cues: Cues) -> str:
-    """What an excluded phrase is about, without filler: "不要战争题材" -> 战争, "no war books" -> war."""
-    words = []
+    """What an excluded phrase is about, its topics joined: "不要战争题材" -> 战争, "no war books" -> war."""
+    return " ".join(_topics(text, cues))
+
+
+def _topics(text: str, cues: Cues) -> list[str]:
+    """What an excluded phrase is about, without filler, a topic for each thing it joins: "不要战争题材" ->
+    [战争], "no textbooks or sheet music" -> [textbook, sheet music]. A topic of more than three words is none."""
+    groups: list[list[str]] = [[]]
     text = text.strip()
     # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
     text = text[len(next((w for w in cues.leading_cues if text.startswith(w)), "")):]
-    for token in cut(text) if re.search(r"[\u3400-\u9fff]", text) else text.split():
-        word = _without_leading_cues(token.strip(" ,.;:!?'\"，。；：！？、").lower(), cues)
+    for token in cut(text) if re.search(r"[\u3400-\u9fff]", text) else re.findall(r"[^\s,，、/]+|[,，、/]", text):
+        word = _without_leading_cues(token.strip(" .;:!?'\"。；：！？").lower(), cues)
+        if word in _JOINERS or word in (",", "，", "、", "/"):
+            groups.append([])
+            continue
         if not word or not _TOPIC_WORD.fullmatch(word):
             continue
         if word in cues.topic_filler or word in cues.all_words or word in stopwords()["en"]:
             continue
         if word in cues.not_a_topic or any(w in cues.not_a_topic for w in re.findall(r"[\u3400-\u9fff]", word)
                                            if len(word) == 1):
-            return ""  # a degree or length ("not too long", "别太长"), not a topic
-        words.append(re.sub(r"(?<=[a-z]{4})s$", "", word) if word.isascii() else word)
-    return " ".join(words[:3]) if len(words) <= 3 else ""
+            return []  # a degree or length ("not too long", "别太长"), not a topic
+        groups[-1].append(re.sub(r"(?<=[a-z]{4})s$", "", word) if word.isascii() else word)
+    return [" ".join(words) for words in groups if 0 < len(words) <= 3]
 
 
 def _about_books(text: str, found: list[tuple]) -> bool:
@@ -686,13 +700,13 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                                                                                            EXCLUDED)]
     for start, end in excluded:  # an excluded plain topic ("不要战争题材") excludes a subject
         if not any(start <= m.start < end for m in mentions) and not any(start <= a < end for a, _ in number_spans):
-            topic = _topic(text[start:end], cues)
+            topics = _topics(text[start:end], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
-            if topic in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
+            if " ".join(topics) in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
                 mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
                 excluded.append((author.start, author.end))
-            elif topic and topic not in cues.pronouns:
-                mentions.append(Mention(start, end, "subject", topic, EXCLUDED))
+            else:
+                mentions += [Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
     readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
     # What excludes nothing stays searchable: a claim's "does not require", "mice without IFN-γ" (cut from the
     # dense query, they turned the claim around and lost its subject); a brief's exclusions are blanked, and so

@@ -109,3 +109,10 @@ def test_a_one_word_title_is_a_word_of_the_brief_and_a_cue_word_never_an_exclude
     # a title of several words keeps its cue word, and a title after a cue is excluded
     assert not {m for m in read("Books like Never Let Me Go") if m[2] == "excluded"}
     assert ("work", "m", "excluded") in read("Sea stories, but no Moby-Dick")
+
+
+def test_what_a_brief_says_of_an_earlier_shelf_and_its_years_searches_for_nothing(vocabulary):
+    q = translate(vocabulary, theme_name="Last week's rainy-night shelf went down well: same mood again, "
+                                         "but swap in poetry from the 1960s or 1970s")
+    assert q.search_keywords == ("poetry",)
+    assert {(n.op, n.value) for n in q.numeric_conditions} == {(">=", 1960), ("<", 1980)}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations
 
@@ -36,6 +36,7 @@ from tasks.understanding.translate.base import Translator
 
 MAX_KEYWORDS = 20  # a claim-long brief keeps its words; filler never counts (config/stopwords.yaml)
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
+_MODIFIES = re.compile(r"[\s-]*(?:的\s*)?")  # between a value and the kind it qualifies: "cozy mysteries", "温馨的推理"
 
 
 def _form_sets(mentions: list[Mention], vocabulary: Vocabulary) -> list[set[str]]:
@@ -51,7 +52,7 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     one_of = _one_of_the_kinds(reading, vocabulary, alternatives)
     conditions = list(one_of)
     asked_words = {reading.text[m.start:m.end].lower() for m in reading.mentions if m.polarity in (WANTED, REQUIRED)}
-    for mention in reading.mentions:
+    for mention in _narrowed_exclusions(reading.mentions, reading.text):
         operator = _operator(mention, alternatives or bool(one_of))
         if operator:
             # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945";
@@ -65,6 +66,16 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
             else:
                 conditions.append(FilterCondition(mention.field, values, operator))
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
+
+
+def _narrowed_exclusions(mentions: Sequence[Mention], text: str) -> list[Mention]:
+    """A kind of book the brief asks for and excludes right after another excluded value is narrowed by it:
+    "crime novels, no cozy mysteries" excludes the cozy ones, not the mysteries it asks for."""
+    asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, ALLOWED, REQUIRED)}
+    return [m for before, m in zip([None, *mentions], mentions)
+            if not (m.polarity == EXCLUDED and m.field in _VALUE_FIELDS_ASKED_AS_KIND and (m.field, m.value) in asked
+                    and before is not None and before.polarity == EXCLUDED
+                    and _MODIFIES.fullmatch(text[before.end:m.start]))]
 
 
 @cache
