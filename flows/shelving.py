@@ -65,6 +65,7 @@ from tasks.understanding.intent import (
     raise_confidence,
     settle_intent,
     uncapped_authors,
+    without_named_words,
 )
 from tasks.understanding.reading import read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
@@ -214,7 +215,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         catalog_words = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: most_together(catalog_words, ctx.snapshot))
-        query = raise_confidence(query, understanding)
+        query = without_named_words(raise_confidence(query, understanding), understanding)
         query, unchecked = as_wishes(query, ctx.held, ctx.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())

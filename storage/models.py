@@ -52,18 +52,26 @@ class FilterCondition:
 
 @dataclass(frozen=True)
 class NumericCondition:
-    """A hard numeric constraint from the brief, e.g. pub_year >= 1980."""
+    """A hard numeric constraint from the brief, e.g. pub_year >= 1980; or a range it excludes ("nothing from the
+    1980s"): op "outside", the numbers from `value` up to, not including, `upper` left out."""
 
     field: str  # pub_year | rating | pages
-    op: str  # < <= > >= = !=
+    op: str  # < <= > >= = != outside
     value: float
+    upper: float | None = None  # "outside" only
 
     def describe(self, operator: str = "MUST") -> str:
-        value = int(self.value) if float(self.value).is_integer() else self.value
-        return f"{operator} {self.field}{self.op}{value}"
+        if self.op == "outside":
+            return f"{operator} {self.field} outside {_number(self.value)}..{_number(self.upper - 1)}"
+        return f"{operator} {self.field}{self.op}{_number(self.value)}"
 
     def to_dict(self) -> dict:
-        return {"field": self.field, "op": self.op, "value": self.value}
+        return {"field": self.field, "op": self.op, "value": self.value,
+                **({"upper": self.upper} if self.upper is not None else {})}
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
 
 
 @dataclass(frozen=True, slots=True)

@@ -210,7 +210,7 @@ class ShelfDB:
             stored = json.loads(cond)
             shelves.append(HistoryShelf(
                 b, t, brief, tuple(FilterCondition.from_dict(c) for c in stored if "operator" in c), tuple(ids),
-                tuple(NumericCondition(c["field"], c["op"], c["value"]) for c in stored if "op" in c),
+                tuple(NumericCondition(c["field"], c["op"], c["value"], c.get("upper")) for c in stored if "op" in c),
                 pos or 0, started, recent))
         return shelves
 

@@ -70,7 +70,8 @@ NUMERIC_PHRASES: dict[str, dict[tuple[str, str], str]] = {
            ("rating", ">="): "评分不低于 {v}", ("rating", ">"): "评分高于 {v}", ("rating", "<="): "评分不高于 {v}",
            ("rating", "<"): "评分低于 {v}", ("rating", "="): "评分为 {v}", ("rating", "!="): "评分不为 {v}",
            ("pages", ">="): "不少于 {v} 页", ("pages", ">"): "多于 {v} 页", ("pages", "<="): "不超过 {v} 页",
-           ("pages", "<"): "少于 {v} 页", ("pages", "="): "{v} 页", ("pages", "!="): "不是 {v} 页"},
+           ("pages", "<"): "少于 {v} 页", ("pages", "="): "{v} 页", ("pages", "!="): "不是 {v} 页",
+           ("pub_year", "outside"): "不是 {v}–{u} 年出版", ("pages", "outside"): "不是 {v}–{u} 页"},
     "en": {("pub_year", ">="): "published in {v} or later", ("pub_year", ">"): "published after {v}",
            ("pub_year", "<="): "published in {v} or earlier", ("pub_year", "<"): "published before {v}",
            ("pub_year", "="): "published in {v}", ("pub_year", "!="): "not published in {v}",
@@ -79,7 +80,8 @@ NUMERIC_PHRASES: dict[str, dict[tuple[str, str], str]] = {
            ("rating", "!="): "not rated {v}",
            ("pages", ">="): "{v} pages or more", ("pages", ">"): "more than {v} pages",
            ("pages", "<="): "{v} pages or fewer", ("pages", "<"): "fewer than {v} pages", ("pages", "="): "{v} pages",
-           ("pages", "!="): "not {v} pages"},
+           ("pages", "!="): "not {v} pages", ("pub_year", "outside"): "not published in {v}–{u}",
+           ("pages", "outside"): "not {v}–{u} pages"},
 }
 
 TEXT: dict[str, dict[str, str]] = {
@@ -202,7 +204,8 @@ def condition_text(field: str, values: Sequence[str], language: str, joiner: dic
 def numeric_text(cond: NumericCondition, language: str) -> str:
     value = int(cond.value) if float(cond.value).is_integer() else cond.value
     template = NUMERIC_PHRASES[language].get((cond.field, cond.op), f"{cond.field.replace('_', ' ')} {cond.op} {{v}}")
-    return template.format(v=value)
+    last = int(cond.upper) - 1 if cond.upper is not None else None  # the last number left out, as a curator says it
+    return template.format(v=value, u=last)
 
 
 def title_text(title: str, language: str) -> str:

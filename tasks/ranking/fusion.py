@@ -19,7 +19,7 @@ from config.vocabulary import Kind
 from storage.models import BookRecord
 from tasks.catalog.enrich import UNCALIBRATED_CAP
 from tasks.models import Candidate, PathHit, ThemeQuery
-from tasks.recall.filters import TERM_FIELDS, All, Compare, evaluate
+from tasks.recall.filters import TERM_FIELDS, All, evaluate, numeric_expr
 from tasks.recall.scores import PathScoring
 
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold
@@ -185,7 +185,7 @@ def preferred_first(candidates: Sequence[Candidate], query: ThemeQuery,
     of. A book without the number (no year, no page count) does not meet it."""
     if not query.preferred_numbers:
         return list(candidates)
-    preferred = All(tuple(map(Compare.of, query.preferred_numbers)))
+    preferred = All(tuple(map(numeric_expr, query.preferred_numbers)))
     meets = {c.book_id: evaluate(preferred, books[c.book_id]) for c in candidates}
     return sorted(candidates, key=lambda c: not meets[c.book_id])
 

@@ -18,7 +18,7 @@ from tasks.models import ThemeQuery
 from tasks.ranking.fusion import calibrated_guess, excluded_values
 from tasks.ranking.language import LanguageChoice
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import Compare, evaluate, hard_constraints
+from tasks.recall.filters import evaluate, hard_constraints, numeric_expr
 from tasks.understanding.intent import Intent, Understanding
 
 if TYPE_CHECKING:  # shelf.py holds the entries and imports the reason types from here
@@ -223,7 +223,7 @@ def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understandi
     for meets in condition_reasons(book, query, facet_confidence):  # a value the link already names is not said twice
         values = tuple(v for v in meets.values if (meets.field, v) not in linked)
         reasons += [Meets(meets.field, values)] if values else []
-    reasons += [MeetsPreferred(n) for n in query.preferred_numbers if evaluate(Compare.of(n), book)]
+    reasons += [MeetsPreferred(n) for n in query.preferred_numbers if evaluate(numeric_expr(n), book)]
     named = set(understanding.authors) | set(understanding.titles)
     reasons += word_reasons(book, [k for k in query.search_keywords if k not in named])
     return (*(reasons or [CloseToBrief()]), *doubts(book, query))

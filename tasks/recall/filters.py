@@ -78,10 +78,6 @@ class Compare:
         if not math.isfinite(self.value):
             raise ValueError(f"{self.field} compared with a non-finite value")
 
-    @classmethod
-    def of(cls, condition: NumericCondition) -> Compare:
-        """A brief's numeric condition as the filter tree compares it."""
-        return cls(condition.field, condition.op, condition.value)
 
 
 @dataclass(frozen=True)
@@ -103,6 +99,15 @@ Expr = Union[HasAny, Compare, All, AnyOf, Not]
 EVERYTHING = All(())
 
 
+def numeric_expr(condition: NumericCondition) -> Expr:
+    """A brief's numeric condition as the filter tree compares it; a range excluded, as below or above it: a
+    book without the number meets neither, as it meets no other numeric condition."""
+    if condition.op == "outside":
+        return AnyOf((Compare(condition.field, "<", condition.value),
+                      Compare(condition.field, ">=", condition.upper)))
+    return Compare(condition.field, condition.op, condition.value)
+
+
 def hard_constraints(conditions: Sequence[FilterCondition], numeric: Sequence[NumericCondition] = (),
                      available_only: bool = False, facet_confidence: float = 1.0) -> Expr:
     """MUST (any of its values), no MUST_NOT value, the numeric conditions, and availability.
@@ -114,7 +119,7 @@ def hard_constraints(conditions: Sequence[FilterCondition], numeric: Sequence[Nu
 
     parts: list[Expr] = [has(c) for c in conditions if c.operator == "MUST"]
     parts += [Not(has(c)) for c in conditions if c.operator == "MUST_NOT"]
-    parts += [Compare.of(n) for n in numeric]
+    parts += [numeric_expr(n) for n in numeric]
     if available_only:
         # An unknown number of copies is not known to be zero: such books stay.
         parts.append(Not(Compare("copies_available", "<=", 0)))

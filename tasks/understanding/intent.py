@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from storage.models import BookRecord
+from tasks.catalog.text_analysis import brief_stopwords, tokenize
 from tasks.models import ThemeQuery
 
 
@@ -101,6 +102,20 @@ def raise_confidence(query: ThemeQuery, understanding: Understanding) -> ThemeQu
     policy = POLICIES[understanding.intent]
     floor = policy.confidence_floor * (understanding.confidence if policy.floor_follows_entities else 1.0)
     return replace(query, confidence=max(query.confidence, floor)) if floor > 0 else query
+
+
+def without_named_words(query: ThemeQuery, understanding: Understanding) -> ThemeQuery:
+    """A read-alike's keywords without the words of the books and authors it names, nor words about books: its
+    own paths carry the named book, and BM25 on its words finds other titles ("Something like Gone Girl" had
+    shelved Gone with the Wind and "Something Like Fate"). Naming a book, the brief is about books, which the
+    reading alone did not know."""
+    if understanding.intent is not Intent.SIMILAR_TO_BOOK:
+        return query
+    named = {w for name in (*understanding.titles, *understanding.authors) for language in ("en", "zh")
+             for w in tokenize(name, language)}
+    filler = brief_stopwords()
+    keywords = tuple(k for k in query.search_keywords if k.lower() not in named and k.lower() not in filler)
+    return replace(query, search_keywords=keywords) if keywords != query.search_keywords else query
 
 
 def excluded_books(understanding: Understanding) -> frozenset[str]:

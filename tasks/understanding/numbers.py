@@ -52,11 +52,17 @@ class NumericMention:
     conditions: tuple[NumericCondition, ...]
 
     def negated(self) -> tuple[NumericCondition, ...]:
-        """The conditions of "not this phrase"; a two-sided range cannot be negated into conditions that all hold."""
-        if len(self.conditions) != 1:
+        """The conditions of "not this phrase": a bound turned round; a range of whole numbers (years, pages) left
+        out ("nothing from the 1980s"). A range of ratings is not turned: it has no last number."""
+        if len(self.conditions) == 1:
+            cond = self.conditions[0]
+            return (NumericCondition(cond.field, _OPPOSITE[cond.op], cond.value),)
+        bounds = {c.op: c for c in self.conditions}
+        low, high = bounds.get(">=") or bounds.get(">"), bounds.get("<") or bounds.get("<=")
+        if len(self.conditions) != 2 or low is None or high is None or low.field != high.field or low.field == "rating":
             return ()
-        cond = self.conditions[0]
-        return (NumericCondition(cond.field, _OPPOSITE[cond.op], cond.value),)
+        first = low.value + (low.op == ">")
+        return (NumericCondition(low.field, "outside", first, high.value + (high.op == "<=")),)
 
 
 def _apposed(text: str, one: tuple[int, int], other: tuple[int, int]) -> bool:

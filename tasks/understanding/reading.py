@@ -682,7 +682,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if mood == EXCLUDED:
             turned = number.negated()
             if not turned:
-                notes.append(f"'{text[number.start:number.end]}' is excluded: a range cannot be, so it is not used")
+                notes.append(f"'{text[number.start:number.end]}' is excluded: a range of ratings cannot be, "
+                             "so it is not used")
             numeric += turned
         elif any(a <= at < b for at in preferring for a, b in clauses if a <= number.start < b):
             preferred += number.conditions

@@ -34,7 +34,8 @@ def test_a_recorded_shelf_comes_back_with_its_conditions_and_year_range(tmp_path
     path = tmp_path / "shelves.duckdb"
     earlier = Theme("b1", "wars", "Fiction from between the wars, 1919 to 1939", position=1)
     recorded = HistoryShelf("b1", "wars", earlier.brief, (FilterCondition("form", ("fiction",), "MUST"),), ("a", "b"),
-                            (NumericCondition("pub_year", ">=", 1919), NumericCondition("pub_year", "<=", 1939)), 1)
+                            (NumericCondition("pub_year", ">=", 1919), NumericCondition("pub_year", "<=", 1939),
+                             NumericCondition("pages", "outside", 400, 800)), 1)
     with duckdb.connect(str(path)) as conn:
         shelves = ShelfDB(conn)
         shelves.import_themes([earlier])

@@ -106,3 +106,13 @@ def test_a_record_without_subject_headings_is_read_by_its_title_in_all_three_eng
     assert [b.book_id for b in titled if evaluate(expr, b)] == ["s"]
     assert mask(expr, FilterColumns.build(titled)).tolist() == [False, True]
     assert titled[0].subject_text == " the murder on the links hercule poirot 2 "  # the LanceDB column's text
+
+
+def test_a_range_left_out_keeps_the_books_below_and_above_it_and_none_without_the_number():
+    from tasks.export.wording import numeric_text
+
+    eighties_and_nineties = NumericCondition("pub_year", "outside", 1980, 2000)
+    assert selected(hard_constraints([], [eighties_and_nineties])) == ["b1", "b2"]  # 1934, 2008; not 1990, no year
+    assert numeric_text(eighties_and_nineties, "zh") == "不是 1980–1999 年出版"
+    assert numeric_text(eighties_and_nineties, "en") == "not published in 1980–1999"
+    assert eighties_and_nineties.describe() == "MUST pub_year outside 1980..1999"

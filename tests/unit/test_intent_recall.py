@@ -78,3 +78,16 @@ def test_keywords_no_book_holds_together_make_no_theme_but_one_word_or_a_wish_do
     wish = replace(query, filter_conditions=(FilterCondition("genre", ("科幻",), "SHOULD"),))
     assert settle_intent(THEME_SHELF, wish, 3, together=lambda: 1).intent is Intent.THEME_SHELF
     assert settle_intent(THEME_SHELF, query, 0).intent is Intent.UNKNOWN
+
+
+def test_a_read_alike_searches_for_none_of_the_words_of_the_book_it_names():
+    from tasks.understanding.intent import Understanding, without_named_words
+
+    query = ThemeQuery((), ("something", "gone", "girl", "marriage"), "q", 0.5, "rules", "en")
+    alike = Understanding(Intent.SIMILAR_TO_BOOK, authors=("Gillian Flynn",), titles=("Gone Girl",))
+    assert without_named_words(query, alike).search_keywords == ("marriage",)
+    spotlight = replace(alike, intent=Intent.AUTHOR_SPOTLIGHT)
+    assert without_named_words(query, spotlight) == query
+    zh = ThemeQuery((), ("边城", "湘西", "小镇"), "q", 0.5, "rules", "zh")
+    assert without_named_words(zh, Understanding(Intent.SIMILAR_TO_BOOK, titles=("边城",))).search_keywords == (
+        "湘西", "小镇")
