@@ -303,10 +303,13 @@ def _class_spans(text: str, entry: ClassRange, kind_starts: set[int], cues: Cues
 
 
 def _stands_for_books(text: str, end: int, cues: Cues) -> bool:
-    """"no Japanese ones"; "X的" ending its clause, a negation after it aside ("明清的就不要了"): not "日本的风景"."""
+    """"no Japanese ones", an English qualifier ending its clause ("nothing Japanese."); "X的" ending its clause,
+    a negation after it aside ("明清的就不要了"): not "日本的风景", "去日本"."""
     found = _ONES.match(text, end)
-    if found is None or "的" not in found.group(0):
-        return found is not None
+    if found is None:
+        return text[end - 1:end].isascii() and (not text[end:].strip() or _CLAUSE_END.match(text, end) is not None)
+    if "的" not in found.group(0):
+        return True
     rest = text[found.end():]
     rest = rest[max((len(c) for c in cues.negation_after if rest.startswith(c)), default=0):]
     return not rest.strip() or _CLAUSE_END.match(rest) is not None
@@ -478,6 +481,20 @@ def _without_leading_cues(word: str, cues: Cues) -> str:
 def _topic(text: str, cues: Cues) -> str:
     """What an excluded phrase is about, its topics joined: "不要战争题材" -> 战争, "no war books" -> war."""
     return " ".join(_topics(text, cues))
+
+
+def _joined_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of text[start:end] between its joining words and commas ("工具书和励志书" -> 工具书, 励志书): words,
+    not characters, so that 和平 stays one."""
+    parts, at, offset = [], start, start
+    words = cut(text[start:end]) if re.search(r"[\u3400-\u9fff]", text[start:end]) else re.split(r"(\s+|[,，、/])",
+                                                                                            text[start:end])
+    for word in words:
+        if word.strip().lower() in _JOINERS or word.strip() in (",", "，", "、", "/"):
+            parts.append((at, offset))
+            at = offset + len(word)
+        offset += len(word)
+    return [(a, b) for a, b in [*parts, (at, end)] if b > a]
 
 
 def _topics(text: str, cues: Cues) -> list[str]:
@@ -700,7 +717,13 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 mentions = [m for m in mentions if m.end <= a or m.start >= b] + [Mention(a, b, "work", work,
                                                                                            EXCLUDED)]
     for start, end in excluded:  # an excluded plain topic ("不要战争题材") excludes a subject
-        if not any(start <= m.start < end for m in mentions) and not any(start <= a < end for a, _ in number_spans):
+        if any(start <= a < end for a, _ in number_spans):
+            continue
+        if any(start <= m.start < end for m in mentions):  # "别放工具书和励志书": 励志 is a value, 工具书 a topic
+            mentions += [Mention(a, b, "subject", t, EXCLUDED) for a, b in _joined_parts(text, start, end)
+                         if not any(a <= m.start < b for m in mentions)
+                         for t in _topics(text[a:b], cues) if t not in cues.pronouns]
+        else:
             topics = _topics(text[start:end], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
             if " ".join(topics) in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
@@ -708,6 +731,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 excluded.append((author.start, author.end))
             else:
                 mentions += [Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
+                # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
+                works = entities.title_works if entities is not None else {}
+                mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]
     readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
     # What excludes nothing stays searchable: a claim's "does not require", "mice without IFN-γ" (cut from the
     # dense query, they turned the claim around and lost its subject); a brief's exclusions are blanked, and so

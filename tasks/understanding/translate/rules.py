@@ -36,6 +36,7 @@ from tasks.understanding.translate.base import Translator
 
 MAX_KEYWORDS = 20  # a claim-long brief keeps its words; filler never counts (config/stopwords.yaml)
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
+_CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+")  # "三百页左右": a number, in a brief never a keyword
 _MODIFIES = re.compile(r"[\s-]*(?:的\s*)?")  # between a value and the kind it qualifies: "cozy mysteries", "温馨的推理"
 
 
@@ -175,8 +176,8 @@ def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], no
     """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
     is one word, however jieba would cut it."""
     words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
-    words = [w for w in words if w.strip() and not (no_numbers and w.isdigit()) and re.search(r"\w", w)
-             and w.lower() not in skip]
+    words = [w for w in words if w.strip() and not (no_numbers and (w.isdigit() or _CN_NUMBER.fullmatch(w)))
+             and re.search(r"\w", w) and w.lower() not in skip]
     counts = Counter(words)
     return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
 
