@@ -8,10 +8,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from config.settings import EndpointSettings, TranslationSettings
-from storage.models import Theme
+from storage.models import BookRecord, FilterCondition, NumericCondition, Theme
 from tasks.models import Candidate
 from tasks.ranking.rerank import rerank
 from tasks.ranking.rerank.http import HTTPReranker
+from tasks.understanding.entities import EntityIndex
 from tasks.understanding.reading import read_brief
 from tasks.understanding.translate import create_translator
 
@@ -85,6 +86,13 @@ def test_a_valid_llm_reply_is_used(endpoint, vocabulary):
     assert query.translator == "llm" and query.confidence == 0.85
     assert query.conditions("MUST_NOT")[0].values == ("温暖治愈",)
     assert query.search_keywords == ("rain", "quiet", "night")
+    # what the reply cannot say comes from the brief's reading: the form, a number only preferred
+    assert query.conditions("MUST") == (FilterCondition("form", ("fiction",), "MUST"),)
+    spotted = Theme("b1", "tea", "小说，但不要刘慈欣的，最好是2000年以后的")
+    authors = EntityIndex.build([BookRecord("c1", "三体", authors=("刘慈欣",))], {})
+    query = llm_translator(endpoint, vocabulary).translate(spotted, read_brief(spotted.brief, vocabulary, authors))
+    assert [c.values[0] for c in query.conditions("MUST_NOT") if c.field == "author"] == ["刘慈欣"]
+    assert query.preferred_numbers == (NumericCondition("pub_year", ">=", 2000),)
     request = endpoint.requests[0]
     assert request["model"] == "test-model"
     assert "DATA" in request["messages"][1]["content"]  # the brief travels as a data block

@@ -15,10 +15,11 @@ from config.settings import TranslationSettings
 from config.vocabulary import Vocabulary
 from storage.models import Theme
 from tasks.catalog.text_analysis import detect_language
-from tasks.models import ThemeQuery
+from tasks.models import ThemeQuery, merge_conditions
 from tasks.understanding.prompt_data import yaml_data_block
 from tasks.understanding.reading import Reading
 from tasks.understanding.translate.base import TranslationError, Translator, validate_conditions
+from tasks.understanding.translate.rules import conditions_of
 
 MIN_KEYWORDS, MAX_KEYWORDS = 3, 15
 MAX_REPLY_BYTES = 256 * 1024  # a translation is a few hundred bytes; a runaway reply is cut off here
@@ -121,9 +122,13 @@ class LLMTranslator(Translator):
         confidence = reply.get("confidence", 0.8)
         if not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
             raise TranslationError("confidence must be a number in [0, 1]")
-        return ThemeQuery(conditions, tuple(k.strip() for k in keywords), synthetic.strip(),
-                          float(confidence), self.name, detect_language(theme.brief),
-                          reading.numeric)
+        # The reply speaks only of the vocabulary's dimensions; what the brief says of forms, audiences,
+        # authors, titles, topics, languages and literatures comes from its reading, as the rules read it:
+        # "科幻小说，但不要刘慈欣的" had lost its excluded author.
+        beyond = [c for c in conditions_of(reading, self.vocabulary) if c.field not in self.vocabulary.dimension_names]
+        return ThemeQuery(merge_conditions([*conditions, *beyond]), tuple(k.strip() for k in keywords),
+                          synthetic.strip(), float(confidence), self.name, detect_language(theme.brief),
+                          reading.numeric, reading.preferred)
 
 
 def _message_content(body: bytes) -> str:
