@@ -22,7 +22,8 @@ from tasks.understanding.spans import longest_apart
 
 _SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|风格的|more like|books like|something like|anything like|"
                            r"similar to|in the vein of|in the spirit of|along the lines of|reminiscent of|"
-                           r"for (?:fans|readers|lovers) of|if you (?:liked|loved|enjoyed))",
+                           r"for (?:fans|readers|lovers) of|if you (?:liked|loved|enjoyed|like|love|enjoy)|"
+                           r"\b(?:who|that) (?:loved|liked|enjoyed|adored)\b)",
                            re.IGNORECASE)
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"

@@ -287,7 +287,8 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
 
 _PERSON_BEFORE = re.compile(r"(?:\b(?:i|we|you|they|who|would|will|really|also)|'d|'ll)\s+$", re.IGNORECASE)
 _ONES = re.compile(r"\s*的\s*|\s+ones?\b", re.IGNORECASE)  # "不要日本的", "no Japanese ones"
-_BY = re.compile(r"\bby\s+(?:the\s+)?$", re.IGNORECASE)  # "nothing by Americans"
+# "nothing by Americans", "no Russians": the nation's writers
+_BY = re.compile(r"\b(?:by|no|not|nothing|without)\s+(?:the\s+)?$", re.IGNORECASE)
 _WRITTEN = re.compile(r"\s*(?:写|著|的作品)")  # "美国人写的"
 
 

@@ -116,3 +116,9 @@ def test_what_a_brief_says_of_an_earlier_shelf_and_its_years_searches_for_nothin
                                          "but swap in poetry from the 1960s or 1970s")
     assert q.search_keywords == ("poetry",)
     assert {(n.op, n.value) for n in q.numeric_conditions} == {(">=", 1960), ("<", 1980)}
+
+
+def test_a_degree_or_a_length_is_no_keyword_of_a_brief(vocabulary):
+    # 老 had found 老舍 and 老人与海 for "older Chinese novels"
+    assert translate(vocabulary, theme_name="想要老一点的中国小说").search_keywords == ("中国",)
+    assert translate(vocabulary, theme_name="Short, funny novels").search_keywords == ("funny", "novels")
