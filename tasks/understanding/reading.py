@@ -287,6 +287,7 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
 
 _PERSON_BEFORE = re.compile(r"(?:\b(?:i|we|you|they|who|would|will|really|also)|'d|'ll)\s+$", re.IGNORECASE)
 _ONES = re.compile(r"\s*的\s*|\s+ones?\b", re.IGNORECASE)  # "不要日本的", "no Japanese ones"
+_CUED = re.compile(r"\b(?:no|not|nothing|without|only|except)\s+[A-Za-z-]+$", re.IGNORECASE)  # "nothing Japanese."
 # "nothing by Americans", "no Russians": the nation's writers
 _BY = re.compile(r"\b(?:by|no|not|nothing|without)\s+(?:the\s+)?$", re.IGNORECASE)
 _WRITTEN = re.compile(r"\s*(?:写|著|的作品)")  # "美国人写的"
@@ -307,8 +308,9 @@ def _stands_for_books(text: str, end: int, cues: Cues) -> bool:
     """"no Japanese ones", an English qualifier ending its clause ("nothing Japanese."); "X的" ending its clause,
     a negation after it aside ("明清的就不要了"): not "日本的风景", "去日本"."""
     found = _ONES.match(text, end)
-    if found is None:
-        return text[end - 1:end].isascii() and (not text[end:].strip() or _CLAUSE_END.match(text, end) is not None)
+    if found is None:  # not "more common among Japanese." in a claim: the qualifier follows a cue at once
+        return (_CUED.search(text[:end]) is not None
+                and (not text[end:].strip() or _CLAUSE_END.match(text, end) is not None))
     if "的" not in found.group(0):
         return True
     rest = text[found.end():]
@@ -500,7 +502,7 @@ def _joined_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def _topics(text: str, cues: Cues) -> list[str]:
     """What an excluded phrase is about, without filler, a topic for each thing it joins: "不要战争题材" ->
-    [战争], "no textbooks or sheet music" -> [textbook, sheet music]. A topic of more than three words is none."""
+    [战争], "no textbooks or sheet music" -> [textbook, sheet music]. A part of more than three words makes none."""
     groups: list[list[str]] = [[]]
     text = text.strip()
     # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
@@ -518,7 +520,9 @@ def _topics(text: str, cues: Cues) -> list[str]:
                                            if len(word) == 1):
             return []  # a degree or length ("not too long", "别太长"), not a topic
         groups[-1].append(re.sub(r"(?<=[a-z]{4})s$", "", word) if word.isascii() else word)
-    return [" ".join(words) for words in groups if 0 < len(words) <= 3]
+    if any(len(words) > 3 for words in groups):
+        return []  # prose, not a list of topics: "mice without IFN-γ or its receptor are resistant to …"
+    return [" ".join(words) for words in groups if words]
 
 
 def _about_books(text: str, found: list[tuple]) -> bool:

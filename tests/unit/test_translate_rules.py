@@ -122,3 +122,13 @@ def test_a_degree_or_a_length_is_no_keyword_of_a_brief(vocabulary):
     # 老 had found 老舍 and 老人与海 for "older Chinese novels"
     assert translate(vocabulary, theme_name="想要老一点的中国小说").search_keywords == ("中国",)
     assert translate(vocabulary, theme_name="Short, funny novels").search_keywords == ("funny", "novels")
+
+
+def test_a_claims_words_stay_what_it_is_about(vocabulary):
+    # a joined phrase of prose is no list of excluded topics ("CFA" had been excluded, the claim blanked)
+    q = translate(vocabulary, theme_name="Mice without IFN-γ or its receptor are resistant to EAM induced with "
+                                         "α-MyHC/CFA.")
+    assert not q.filter_conditions and {"receptor", "resistant", "cfa"} <= set(q.search_keywords)
+    # a cue word of a brief is a word of a claim: the minus strand
+    q = translate(vocabulary, theme_name="Deamination on the minus strand of viral DNA results in mutations.")
+    assert "minus" in q.search_keywords
