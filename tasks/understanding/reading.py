@@ -409,7 +409,9 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
             continue
         a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
         if cue.kind == "except_close":
-            if not any(a <= c.start < cue.start and c.kind in ("except_open", "negation") for c in cue_list):
+            additive = _ADDITIVE.match(text, cue.end)  # "金庸古龙以外的也要有": others too, not instead
+            if not any(a <= c.start < cue.start and c.kind in ("except_open", "negation") for c in cue_list) and not (
+                    additive and not _CLAUSE_END.search(text, cue.end, additive.end())):
                 scopes.append(_Scope(a, cue.start, EXCLUDED))  # "鲁迅以外的民国作家": 除了 left unsaid
             continue
         # an "or" joins what an exclusion names ("nothing by Orwell or Huxley"), it does not end it
@@ -522,7 +524,8 @@ def _topics(text: str, cues: Cues) -> list[str]:
         groups[-1].append(re.sub(r"(?<=[a-z]{4})s$", "", word) if word.isascii() else word)
     if any(len(words) > 3 for words in groups):
         return []  # prose, not a list of topics: "mice without IFN-γ or its receptor are resistant to …"
-    return [" ".join(words) for words in groups if words]
+    # Chinese words join as they were written: a subject is searched for as one string ("职场鸡汤", not "职场 鸡汤")
+    return [("" if all(not w.isascii() for w in words) else " ").join(words) for words in groups if words]
 
 
 def _about_books(text: str, found: list[tuple]) -> bool:
