@@ -306,7 +306,7 @@ def _class_spans(text: str, entry: ClassRange, kind_starts: set[int], cues: Cues
 
 def _stands_for_books(text: str, end: int, cues: Cues) -> bool:
     """"no Japanese ones", an English qualifier ending its clause ("nothing Japanese."); "X的" ending its clause,
-    a negation after it aside ("明清的就不要了"): not "日本的风景", "去日本"."""
+    a negation or a preference after it aside ("明清的就不要了", "俄国的最好"): not "日本的风景", "去日本"."""
     found = _ONES.match(text, end)
     if found is None:  # not "more common among Japanese." in a claim: the qualifier follows a cue at once
         return (_CUED.search(text[:end]) is not None
@@ -314,7 +314,8 @@ def _stands_for_books(text: str, end: int, cues: Cues) -> bool:
     if "的" not in found.group(0):
         return True
     rest = text[found.end():]
-    rest = rest[max((len(c) for c in cues.negation_after if rest.startswith(c)), default=0):]
+    # "明清的就不要了", "俄国的最好"
+    rest = rest[max((len(c) for c in (*cues.negation_after, *cues.prefer) if rest.startswith(c)), default=0):]
     return not rest.strip() or _CLAUSE_END.match(rest) is not None
 
 
@@ -429,7 +430,9 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         before_named = any(a <= s < cue.start for s, _ in spans)
         after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" 的了吧啊呀"))
         if cue.kind == "hedge":
-            scopes.append(_Scope(a, b, ALLOWED))
+            joined = _joined_by_or(text, cue, spans) if text[cue.start:cue.end].lower() == "or" else (a, b)
+            if joined:
+                scopes.append(_Scope(*joined, ALLOWED))
             continue
         if cue.kind == "hedge_if_several":
             several.append((cue, a, b))
@@ -481,6 +484,19 @@ def _without_leading_cues(word: str, cues: Cues) -> str:
     while (front := next((w for w in cues.glued if word.startswith(w) and len(word) > len(w)), None)) is not None:
         word = word[len(front):]
     return word
+
+
+def _joined_by_or(text: str, cue: _Cue, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """What an "or" offers as alternatives: the names on either side of it, each within two words ("fiction or
+    nonfiction", "poetry or maybe some essays"); None where it joins other words ("crime novels set in Scandinavia
+    or anywhere cold" asks for crime novels, it offers no alternative to them)."""
+    before = max((s for s in spans if s[1] <= cue.start), key=lambda s: s[1], default=None)
+    after = min((s for s in spans if s[0] >= cue.end), key=lambda s: s[0], default=None)
+    if before is None or after is None:
+        return None
+    near = all(len(text[x:y].split()) <= 2 and not _CLAUSE_END.search(text, x, y)
+               for x, y in ((before[1], cue.start), (cue.end, after[0])))
+    return (before[0], after[1]) if near else None
 
 
 def _topic(text: str, cues: Cues) -> str:
