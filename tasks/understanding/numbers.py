@@ -20,6 +20,8 @@ _N = r"(\d+|[零一二两三四五六七八九十百千]+)"
 # "the last five years", "the past two decades"
 _EN_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50}
+_EN_DECADES = {w: 1900 + 10 * i for i, w in enumerate(
+    ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties"), start=2)}
 _EN_ORDINALS = {"sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
                 "twenty-first": 21}
 AFTER = r"(?:以后|之后|以来|后)"
@@ -63,6 +65,11 @@ class NumericMention:
             return ()
         first = low.value + (low.op == ">")
         return (NumericCondition(low.field, "outside", first, high.value + (high.op == "<=")),)
+
+
+def _decade(digit: str | None, word: str | None) -> int | None:
+    """The first year of a twentieth-century decade said as "'60s" (its digit) or "sixties"; None for neither."""
+    return 1900 + 10 * int(digit) if digit else _EN_DECADES[word.lower()] if word else None
 
 
 def _apposed(text: str, one: tuple[int, int], other: tuple[int, int]) -> bool:
@@ -132,6 +139,14 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
         first = int(m.group(1)) * 10
         last = (int(m.group(2)) * 10 if m.group(2) else first // 100 * 100 + int(m.group(3)) * 10 if m.group(3)
                 else first)
+        if last >= first:
+            add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
+    # "the '60s", "the sixties and seventies": the twentieth century's decades; not "their twenties", not "set in"
+    decade = rf"(?:['’]?([2-9])0s\b|({'|'.join(_EN_DECADES)})\b)"
+    for m in re.finditer(rf"(?<!set in )\bthe\s+{decade}(?:\s*(?:or|and|to|through|-|–)\s*(?:the\s+)?{decade})?",
+                         text, flags=re.IGNORECASE):
+        first = _decade(m.group(1), m.group(2))
+        last = _decade(m.group(3), m.group(4)) or first
         if last >= first:
             add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
     # The world wars' dates: "between the wars" is 1918-1939 and "post-war" from 1945, as literary histories
