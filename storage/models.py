@@ -60,17 +60,23 @@ class NumericCondition:
     value: float
     upper: float | None = None  # "outside" only
 
+    @property
+    def last_left_out(self) -> float | None:
+        """The last number an "outside" range leaves out, as a curator says it: 1989 of "the 1980s"."""
+        return self.upper - 1 if self.upper is not None else None
+
     def describe(self, operator: str = "MUST") -> str:
         if self.op == "outside":
-            return f"{operator} {self.field} outside {_number(self.value)}..{_number(self.upper - 1)}"
-        return f"{operator} {self.field}{self.op}{_number(self.value)}"
+            return f"{operator} {self.field} outside {plain_number(self.value)}..{plain_number(self.last_left_out)}"
+        return f"{operator} {self.field}{self.op}{plain_number(self.value)}"
 
     def to_dict(self) -> dict:
         return {"field": self.field, "op": self.op, "value": self.value,
                 **({"upper": self.upper} if self.upper is not None else {})}
 
 
-def _number(value: float) -> int | float:
+def plain_number(value: float) -> int | float:
+    """A number as a person writes it: 1980, not 1980.0."""
     return int(value) if float(value).is_integer() else value
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from config.class_ranges import class_ranges
 from config.vocabulary import FACETS_BEYOND_DIMENSIONS, Vocabulary, get_vocabulary
-from storage.models import FilterCondition, NumericCondition
+from storage.models import FilterCondition, NumericCondition, plain_number
 from tasks.catalog.text_analysis import detect_language
 from tasks.models import ThemeQuery
 from tasks.ranking.gating import Question
@@ -202,10 +202,9 @@ def condition_text(field: str, values: Sequence[str], language: str, joiner: dic
 
 
 def numeric_text(cond: NumericCondition, language: str) -> str:
-    value = int(cond.value) if float(cond.value).is_integer() else cond.value
     template = NUMERIC_PHRASES[language].get((cond.field, cond.op), f"{cond.field.replace('_', ' ')} {cond.op} {{v}}")
-    last = int(cond.upper) - 1 if cond.upper is not None else None  # the last number left out, as a curator says it
-    return template.format(v=value, u=last)
+    last = cond.last_left_out
+    return template.format(v=plain_number(cond.value), u=plain_number(last) if last is not None else None)
 
 
 def title_text(title: str, language: str) -> str:

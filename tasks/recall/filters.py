@@ -79,7 +79,6 @@ class Compare:
             raise ValueError(f"{self.field} compared with a non-finite value")
 
 
-
 @dataclass(frozen=True)
 class All:
     children: tuple[Expr, ...]

@@ -22,8 +22,8 @@ from tasks.recall.vector_search import VectorSearch
 from tasks.understanding.expansion import Expansion, contributions, expand_query, merge_best
 
 
-# A wish recalls the books guessed this likely to hold it: of the tag-blind demo's books guessed 悬疑紧张 from
-# 0.39, 16 of 21 held it. A filter needs enrichment.filter_confidence; a wish only brings books to be ranked.
+# A wish recalls the books guessed this likely to hold it: of the tag-blind demo's 17 books guessed 悬疑紧张 this
+# surely, 12 held it. A filter needs enrichment.filter_confidence; a wish only brings books to be ranked.
 WISH_CONFIDENCE = 0.4
 WISHED_SHARE = 0.25  # of the vector path's k: the books nearest the brief of each wished value, beyond its top k
 

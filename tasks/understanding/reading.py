@@ -521,23 +521,23 @@ def _joined_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def _topics(text: str, cues: Cues) -> list[str]:
     """What an excluded phrase is about, without filler, a topic for each thing it joins: "不要战争题材" ->
     [战争], "no textbooks or sheet music" -> [textbook, sheet music]. A part of more than three words makes none."""
-    groups: list[list[str]] = [[]]
     text = text.strip()
     # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
     text = text[len(next((w for w in cues.leading_cues if text.startswith(w)), "")):]
-    for token in cut(text) if re.search(r"[\u3400-\u9fff]", text) else re.findall(r"[^\s,，、/]+|[,，、/]", text):
-        word = _without_leading_cues(token.strip(" .;:!?'\"。；：！？").lower(), cues)
-        if word in _JOINERS or word in (",", "，", "、", "/"):
-            groups.append([])
-            continue
-        if not word or not _TOPIC_WORD.fullmatch(word):
-            continue
-        if word in cues.topic_filler or word in cues.all_words or word in stopwords()["en"]:
-            continue
-        if word in cues.not_a_topic or any(w in cues.not_a_topic for w in re.findall(r"[\u3400-\u9fff]", word)
-                                           if len(word) == 1):
-            return []  # a degree or length ("not too long", "别太长"), not a topic
-        groups[-1].append(re.sub(r"(?<=[a-z]{4})s$", "", word) if word.isascii() else word)
+    groups = []
+    for a, b in _joined_parts(text, 0, len(text)):
+        words = []
+        for token in cut(text[a:b]) if re.search(r"[\u3400-\u9fff]", text[a:b]) else text[a:b].split():
+            word = _without_leading_cues(token.strip(" .;:!?'\"。；：！？").lower(), cues)
+            if not word or not _TOPIC_WORD.fullmatch(word):
+                continue
+            if word in cues.topic_filler or word in cues.all_words or word in stopwords()["en"]:
+                continue
+            if word in cues.not_a_topic or any(w in cues.not_a_topic for w in re.findall(r"[\u3400-\u9fff]", word)
+                                               if len(word) == 1):
+                return []  # a degree or length ("not too long", "别太长"), not a topic
+            words.append(re.sub(r"(?<=[a-z]{4})s$", "", word) if word.isascii() else word)
+        groups.append(words)
     if any(len(words) > 3 for words in groups):
         return []  # prose, not a list of topics: "mice without IFN-γ or its receptor are resistant to …"
     # Chinese words join as they were written: a subject is searched for as one string ("职场鸡汤", not "职场 鸡汤")

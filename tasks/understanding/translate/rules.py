@@ -183,12 +183,12 @@ def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], no
 
 
 def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, ...]:
-    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, a cue word or a word
-    about books, reading and wanting (config/stopwords.yaml)."""
-    # A claim or a question is not a brief: its "one" ("one-child") and "read" are what it is about.
-    # In a brief a number is a condition ("30本", "after 1980") and a lone letter is noise; in a claim they are
-    # what it is about ("N-terminal", "1,000 genomes").
-    # a degree or length ("老一点的", "short") says how, not what: 老 had found 老舍 and 老人与海
+    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, nor in a brief a cue
+    word, a degree or a word about books, reading and wanting (config/stopwords.yaml)."""
+    # A claim or a question is not a brief: its "one" ("one-child"), "read" and "minus" ("the minus strand") are
+    # what it is about. In a brief a number is a condition ("30本", "after 1980") and a lone letter is noise; in a
+    # claim they are what it is about ("N-terminal", "1,000 genomes"). A brief's degree or length ("老一点的",
+    # "short") says how, not what: 老 had found 老舍 and 老人与海.
     filler = brief_stopwords() | cues.not_a_topic | cues.all_words if reading.about_books else frozenset()
     skip = reference_words() | filler | stopwords()["zh" if language == "zh" else "en"]
     if language == "zh":
