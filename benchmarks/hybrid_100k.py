@@ -87,12 +87,12 @@ def main() -> None:
     from config.vocabulary import get_vocabulary
     from flows.shelving import build_context, rank_books
     from storage.index_store import NPROBES
-    from storage.models import Theme
-    from tasks.catalog.text_analysis import bm25_tokens
     from tasks.evaluation.metrics import ndcg_at
     from tasks.evaluation.variants import MODES
-    from tasks.models import ThemeQuery
-    from tasks.recall.filters import hard_constraints
+    from tasks.language.text_analysis import bm25_tokens
+    from tasks.model.constraints import hard_constraints
+    from tasks.model.query import ThemeQuery
+    from tasks.model.themes import Theme
 
     settings = load_settings()
     ctx = build_context(settings, get_vocabulary(), available_only=False)

@@ -37,7 +37,7 @@ def demo_workspace(folder: Path) -> None:
 def shelve_batch(ctx, themes, preference: str) -> dict:
     """theme id -> its shelf, the batch shelved in order with in-batch history."""
     from flows.shelving import shelve_theme
-    from storage.models import StageSwitches
+    from tasks.model.themes import StageSwitches
 
     ctx = dataclasses.replace(ctx, switches=StageSwitches(language_preference=preference))
     shelves, history = {}, []
@@ -62,8 +62,8 @@ def main() -> int:
     from config.settings import load_settings
     from config.vocabulary import get_vocabulary
     from flows.shelving import build_context
-    from tasks.catalog.text_analysis import detect_language
-    from tasks.understanding.themes import read_themes
+    from tasks.intake.themes import read_themes
+    from tasks.language.text_analysis import detect_language
 
     settings = load_settings()
     themes = read_themes(PROJECT / "config/demo/themes.yaml").themes

@@ -14,20 +14,20 @@ from flows.build_indexes import build_index_version
 from flows.generate_shelves import shelve_batch
 from flows.shelving import build_context, rank_books
 from storage.catalog_db import open_catalog
-from storage.models import Theme
 from tasks.catalog.ingest import ColumnMapping, validate_file
-from tasks.catalog.text_analysis import detect_language
 from tasks.evaluation.beir import corpus_as_catalog, load_beir
 from tasks.evaluation.briefs import BriefScore, ShelfOutcome, load_benchmark, score_brief
 from tasks.evaluation.metrics import ModeScore, ndcg_at, recall_at
 from tasks.evaluation.tags import TagScore, score_tags
 from tasks.evaluation.variants import TuneReport, Variant, choose_fusion, tune_variants
-from tasks.models import ThemeQuery
+from tasks.intake.themes import themes_from_form
+from tasks.language.text_analysis import detect_language
+from tasks.model.constraints import as_wishes, hard_constraints
+from tasks.model.intent import Intent
+from tasks.model.query import ThemeQuery
+from tasks.model.themes import Theme
 from tasks.progress import Progress, logger
-from tasks.recall.filters import as_wishes, hard_constraints
-from tasks.understanding.intent import Intent
 from tasks.understanding.reading import read_brief
-from tasks.understanding.themes import themes_from_form
 
 
 @flow(name="index-catalog", validate_parameters=False)

@@ -27,7 +27,6 @@ from flows.build_indexes import build_indexes
 from flows.runs import NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
 from flows.shelving import build_context, shelve_theme
 from storage.catalog_db import open_catalog
-from storage.models import HistoryShelf, StageSwitches
 from storage.paths import NotWritable, UnsafePath, check_writable, workbook_path
 from storage.shelf_db import ShelfDB, ThemeOutcome, theme_history
 from storage.theme_inbox import import_waiting_themes, keep_themes
@@ -35,9 +34,10 @@ from storage.workspace_lock import WorkspaceBusy
 from tasks.errors import InputError
 from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
 from tasks.export.excel import write_workbook
+from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+from tasks.model.shelf import ThemeShelf, failed_shelf
+from tasks.model.themes import HistoryShelf, StageSwitches
 from tasks.progress import logger
-from tasks.ranking.shelf import ThemeShelf, failed_shelf
-from tasks.understanding.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
 
 # What a run refuses with its reason as the state message: input, an unwritable or busy workspace.
 REFUSALS = (InputError, NotWritable, UnsafePath, WorkspaceBusy)

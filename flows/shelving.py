@@ -13,10 +13,14 @@ from functools import cache, partial
 from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, NoIndexError, open_current
-from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
-from tasks.catalog.embedders import create_embedder
-from tasks.catalog.embedders.base import Embedder
-from tasks.models import ThemeQuery
+from tasks.language.embedders import create_embedder
+from tasks.language.embedders.base import Embedder
+from tasks.model.books import BookRecord
+from tasks.model.constraints import NUMERIC_FIELDS, Expr, as_wishes, evaluate, hard_constraints, surely_held
+from tasks.model.intent import POLICIES, THEME_SHELF, Intent, Understanding, excluded_books, uncapped_authors
+from tasks.model.query import ThemeQuery
+from tasks.model.shelf import ThemeShelf
+from tasks.model.themes import HistoryShelf, StageSwitches, Theme
 from tasks.progress import limit_blas_threads, logger, long_lived_objects, timed
 from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.fusion import (
@@ -32,17 +36,9 @@ from tasks.ranking.language import choose_language, choose_preference, prefer_la
 from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.rerank import Reranker, create_reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
-from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, editions_by_work, select_shelf
+from tasks.ranking.shelf import check_shelf, count_unavailable, editions_by_work, select_shelf
 from tasks.recall.book_graph import NO_GRAPH, BookGraph
-from tasks.recall.filters import (
-    NUMERIC_FIELDS,
-    Expr,
-    FilterColumns,
-    as_wishes,
-    evaluate,
-    hard_constraints,
-    surely_held,
-)
+from tasks.recall.filters import FilterColumns
 from tasks.recall.intent_paths import intent_paths
 from tasks.recall.paths import (
     PathRecall,
@@ -56,17 +52,7 @@ from tasks.recall.paths import (
 from tasks.recall.scores import score_every_path
 from tasks.recall.vector_search import VectorSearch, create_vector_search
 from tasks.understanding.entities import EntityIndex, understand_reading
-from tasks.understanding.intent import (
-    POLICIES,
-    THEME_SHELF,
-    Intent,
-    Understanding,
-    excluded_books,
-    raise_confidence,
-    settle_intent,
-    uncapped_authors,
-    without_named_words,
-)
+from tasks.understanding.intent import raise_confidence, settle_intent, without_named_words
 from tasks.understanding.reading import read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
 from tasks.understanding.translate import create_translator
@@ -284,7 +270,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
         tables = [BOOKS_TABLE]
         e5_embedder = None
         if snapshot.has_e5:
-            from tasks.catalog.embedders.e5 import E5Embedder
+            from tasks.language.embedders.e5 import E5Embedder
 
             e5_embedder = E5Embedder(threads=settings.embedder.threads)
             tables.append(BOOKS_E5_TABLE)

@@ -15,12 +15,13 @@ from datetime import datetime
 import numpy as np
 
 from storage.index_store import IndexSnapshot
-from storage.models import BookRecord, FilterCondition
-from tasks.models import PathHit, ThemeQuery
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition
+from tasks.model.constraints import All, AnyOf, Expr, HasAny, evaluate
+from tasks.model.intent import POLICIES, Intent, Understanding
+from tasks.model.query import PathHit, ThemeQuery
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import All, AnyOf, Expr, HasAny, evaluate
 from tasks.recall.vector_search import VectorSearch
-from tasks.understanding.intent import POLICIES, Intent, Understanding
 
 _EPOCH = datetime(1970, 1, 1)
 

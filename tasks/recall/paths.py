@@ -12,15 +12,14 @@ import numpy as np
 
 from config.settings import RecallSettings
 from storage.index_store import IndexSnapshot
-from storage.models import BookRecord
-from tasks.catalog.embedders.base import Embedder
-from tasks.catalog.text_analysis import bm25_tokens
-from tasks.models import PathHit, ThemeQuery
+from tasks.language.embedders.base import Embedder
+from tasks.language.text_analysis import bm25_tokens
+from tasks.model.books import BookRecord
+from tasks.model.constraints import All, Expr, HasAny, evaluate
+from tasks.model.query import PathHit, ThemeQuery
 from tasks.progress import timed
-from tasks.recall.filters import All, Expr, HasAny, evaluate
 from tasks.recall.vector_search import VectorSearch
 from tasks.understanding.expansion import Expansion, contributions, expand_query, merge_best
-
 
 # A wish recalls the books guessed this likely to hold it: of the tag-blind demo's 17 books guessed 悬疑紧张 this
 # surely, 12 held it. A filter needs enrichment.filter_confidence; a wish only brings books to be ranked.

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from storage.index_store import BOOKS_E5_TABLE, IndexSnapshot
-from tasks.models import PathHit
+from tasks.model.query import PathHit
 from tasks.recall.dense_scores import dense_scores
 from tasks.recall.paths import VectorRecall
 

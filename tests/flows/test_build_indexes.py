@@ -9,7 +9,7 @@ from flows.build_indexes import build_indexes
 from storage.catalog_db import CatalogDB, open_catalog
 from storage.index_store import open_current, open_index
 from tasks.catalog.ingest import ColumnMapping, validate_file
-from tasks.catalog.text_analysis import tokenize
+from tasks.language.text_analysis import tokenize
 
 pytestmark = pytest.mark.slow
 
@@ -182,9 +182,9 @@ def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
 def test_the_optional_e5_path_is_built_and_recalls(prefect_server, workspace, vocabulary, tmp_path, monkeypatch):
     from config.settings import load_settings
     from flows.shelving import build_context, rank_books
-    from storage.models import Theme
-    from tasks.models import ThemeQuery
-    from tasks.recall.filters import EVERYTHING
+    from tasks.model.constraints import EVERYTHING
+    from tasks.model.query import ThemeQuery
+    from tasks.model.themes import Theme
 
     monkeypatch.setenv("SHELFWISE__INDEX__E5_PATH", "true")
     settings = load_settings()

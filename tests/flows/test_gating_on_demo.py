@@ -11,9 +11,10 @@ from config.vocabulary import get_vocabulary
 from flows.cli import main as shelfwise
 from flows.shelving import build_context, rank_books, shelve_theme
 from storage.catalog_db import open_catalog
-from storage.models import FilterCondition, Theme
-from tasks.models import ThemeQuery
-from tasks.recall.filters import evaluate, hard_constraints
+from tasks.model.conditions import FilterCondition
+from tasks.model.constraints import evaluate, hard_constraints
+from tasks.model.query import ThemeQuery
+from tasks.model.themes import Theme
 from tasks.understanding.translate.base import Translator
 
 pytestmark = pytest.mark.slow
@@ -56,7 +57,7 @@ def test_try_reads_the_index_version_alone_while_another_process_holds_the_catal
     import subprocess
     import sys
 
-    from tasks.catalog.embedders.base import Embedder
+    from tasks.language.embedders.base import Embedder
 
     holder = subprocess.Popen(  # a build or an import: DuckDB then admits no other process at all
         [sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
