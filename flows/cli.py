@@ -448,11 +448,11 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     import yaml
 
     from config.vocabulary import get_vocabulary
-    from flows.shelving import build_context, shelve_theme
     from storage.index_store import NoIndexError
     from tasks.export.wording import option_texts, question_text, why_text
     from tasks.intake.themes import has_words
     from tasks.model.themes import StageSwitches, Theme
+    from tasks.shelving import build_context, shelve
 
     if not has_words(args.brief):
         raise InputError(f"try: the brief {args.brief!r} has no words (no letter or digit)")
@@ -463,7 +463,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     except NoIndexError as err:
         raise InputError(str(err)) from None
     theme = Theme("try", "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
-    shelf = shelve_theme(theme, [], ctx)  # no history is read or written
+    shelf = shelve(theme, [], ctx)  # no history is read or written
     query, asked = shelf.query, shelf.verdict.question
     report = {
         "theme_query": {

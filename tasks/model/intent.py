@@ -54,7 +54,7 @@ THEME_SHELF = Understanding(Intent.THEME_SHELF)
 class IntentPolicy:
     """How one intent is shelved."""
 
-    paths: tuple[str, ...] = ()  # recall paths the intent adds (tasks/recall/intent_paths.py)
+    paths: tuple[str, ...] = ()  # recall paths the intent adds (tasks/recall/paths/intent.py)
     confidence_floor: float = 0.0  # the translation's confidence is raised to at least this ...
     floor_follows_entities: bool = False  # ... times how surely the named entities were found
     shelves_named_books: bool = True  # "more like this book" never shelves the book itself

@@ -58,6 +58,7 @@ class ThemeShelf:
     understanding: Understanding = THEME_SHELF  # the intent and the catalog entities the brief named
     referenced: str | None = None  # "batch/theme" of the earlier shelf the brief referred to
     facts: tuple[ShelfFact, ...] = ()  # what the sheet's header says once: what was left out, languages
+    ranked: tuple[str, ...] = ()  # every recalled book in ranked order, shelved or not: what evaluation scores
 
     @property
     def error(self) -> str | None:

@@ -75,7 +75,7 @@ def test_a_wish_brings_the_books_likely_to_hold_it_beyond_the_top_k(embedder):
     from tasks.model.books import Facet
     from tasks.model.conditions import FilterCondition
     from tasks.model.query import ThemeQuery
-    from tasks.recall.paths import vector_recall
+    from tasks.recall.paths.vector import vector_recall
 
     topics = ["a tense thriller about a detective", "a murder on a night train", "a spy chase across Europe",
               "a kidnapping and a ransom", "a gripping crime novel", "a courtroom drama with a twist",

@@ -17,7 +17,7 @@ from tasks.ranking.fusion import (
     screen_unsure_exclusions,
 )
 from tasks.ranking.shelf import select_shelf
-from tasks.recall.paths import theme_seed
+from tasks.recall.paths.bm25 import theme_seed
 from tasks.understanding.expansion import expand_query
 
 
@@ -78,7 +78,7 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme_and_never_displaces_the_
     from config.settings import BM25Settings
     from storage.bm25_index import BM25Index
     from tasks.model.constraints import EVERYTHING
-    from tasks.recall.paths import bm25_recall
+    from tasks.recall.paths.bm25 import bm25_recall
 
     ids = [f"b{i:03d}" for i in range(200)]
     tokens = [["rain"] * (1 + i % 7) + [f"w{i}"] for i in range(200)]
@@ -119,7 +119,7 @@ def test_keywords_no_book_holds_or_too_many_books_hold_do_not_search():
 
     from config.settings import BM25Settings
     from storage.bm25_index import BM25Index
-    from tasks.recall.paths import bm25_query_tokens
+    from tasks.recall.keywords import bm25_query_tokens
 
     ids = [f"b{i}" for i in range(10)]
     tokens = [["reader", "snow" if i < 2 else "rain"] for i in range(10)]
