@@ -32,9 +32,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args(argv)
-    total, passed, failed_classes = Counter(), Counter(), Counter()
+    batches = []
     for path in args.files:
-        for fragment in yaml.safe_load(path.read_text(encoding="utf-8")):
+        try:
+            fragments = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as error:
+            print(f"{path}: cannot be read as YAML ({type(error).__name__})", file=sys.stderr)
+            return 2
+        for row, fragment in enumerate(fragments if isinstance(fragments, list) else [None], 1):
+            if not isinstance(fragment, dict) or not isinstance(fragment.get("text"), str):
+                print(f"{path}: entry {row}: field `text` is missing (a fragment is a mapping with a text)",
+                      file=sys.stderr)
+                return 2
+        batches.append((path, fragments))
+    total, passed, failed_classes = Counter(), Counter(), Counter()
+    for path, fragments in batches:
+        for fragment in fragments:
             lang = language(fragment["text"])
             found = derived(fragment["text"])
             missing = sorted(set(fragment.get("expect", ())) - found)
