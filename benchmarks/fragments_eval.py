@@ -53,8 +53,9 @@ def notation(understood, titles: dict[str, str]) -> set[str]:
     for c in understood.query.filter_conditions:
         named, codes = class_ranges().named(c.values) if c.field == "classification" else ((), c.values)
         values = [e.key for e in named] + [titles.get(v, v) if c.field == "work" else v for v in codes]
-        many = c.operator == "MUST" and len(values) > 1
-        read |= {f"MUST {c.field}={'|'.join(sorted(values))}"} if many else {f"{c.operator} {c.field}={v}" for v in values}
+        if c.operator == "MUST" and len(values) > 1:  # any one of them: "MUST form=essays|fiction"
+            values = ["|".join(sorted(values))]
+        read |= {f"{c.operator} {c.field}={v}" for v in values}
     return (read | {n.describe().removeprefix("MUST ") for n in understood.query.numeric_conditions}
             | {n.describe("SHOULD") for n in understood.query.preferred_numbers})
 
