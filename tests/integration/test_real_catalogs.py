@@ -16,7 +16,7 @@ import pytest
 
 from config.settings import PROJECT_ROOT
 from storage.catalog_db import open_catalog
-from tasks.catalog.ingest import load_mapping, validate_file
+from tasks.catalog.ingest import ColumnMapping, load_mapping, validate_file
 from tests.conftest import SHARED_DATA
 
 GUTENBERG_MAPPING = PROJECT_ROOT / "config" / "mappings" / "gutenberg.yaml"
@@ -36,20 +36,24 @@ def real_catalog(name: str, file: str) -> Path:
     pytest.skip(f"real catalog {name}/{file} is not staged here")
 
 
-@pytest.fixture
-def gutenberg_slice(tmp_path) -> Path:
+def write_gutenberg_slice(target: Path) -> Path:
+    """The slice's records, copied as they are from the staged Project Gutenberg catalog into `target`."""
     source = real_catalog("gutenberg", "pg_top_catalog.csv")
     with open(source, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         rows = [r for r in reader if int(r["Text#"]) in SLICE]
         fields = reader.fieldnames
     assert len(rows) == len(SLICE)
-    target = tmp_path / "pg_slice.csv"
     with open(target, "w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
     return target
+
+
+@pytest.fixture
+def gutenberg_slice(tmp_path) -> Path:
+    return write_gutenberg_slice(tmp_path / "pg_slice.csv")
 
 
 @pytest.fixture
@@ -90,6 +94,20 @@ def test_gutenberg_reimport_changes_nothing(gutenberg_slice, gutenberg_books, vo
     assert stored["pg-84"].subjects == gutenberg_books["pg-84"].subjects
 
 
+def test_gutenberg_jsonl_holds_what_the_mapping_makes_of_the_csv(gutenberg_books, vocabulary, tmp_path):
+    """The judged runner imports the JSON Lines copy without a mapping: it must be the same catalog."""
+    import json
+
+    source = real_catalog("gutenberg", "pg_top_catalog.jsonl")
+    wanted = {f"pg-{n}" for n in SLICE}
+    target = tmp_path / "pg_slice.jsonl"
+    with open(source, encoding="utf-8") as fh:
+        target.write_text("".join(line for line in fh if json.loads(line)["book_id"] in wanted), encoding="utf-8")
+    from_jsonl = {b.book_id: b for b in validate_file(target, ColumnMapping(), vocabulary).books}
+    assert from_jsonl.keys() == gutenberg_books.keys()
+    assert all(from_jsonl[k].content_hash == gutenberg_books[k].content_hash for k in wanted)
+
+
 @pytest.mark.xfail(strict=True, reason="issue 31 item 5: a translator is taken for an author")
 def test_gutenberg_translators_are_not_authors(gutenberg_books):
     assert gutenberg_books["pg-1727"].authors == ("Homer, 750 BCE-650 BCE",)
@@ -101,13 +119,26 @@ def test_gutenberg_a_two_language_book_has_a_language_the_filters_know(gutenberg
     assert gutenberg_books["pg-5740"].language in ("de", "en")
 
 
-@pytest.mark.slow
-def test_gutenberg_editions_become_one_work_at_index_build(gutenberg_slice, workspace, prefect_server):
+@pytest.fixture(scope="module")
+def gutenberg_works(tmp_path_factory, request) -> dict[str, str]:
+    """Each book's work id after an index build over the slice (built once for the module's slow tests)."""
+    from config.settings import load_settings
     from flows.evaluate import index_catalog
 
-    index_catalog(workspace, gutenberg_slice, load_mapping(GUTENBERG_MAPPING))
-    with open_catalog(workspace.duckdb_path) as db:
-        work = {b.book_id: b.work_id for b in db.load_books()}
+    folder = tmp_path_factory.mktemp("gutenberg")
+    sliced = write_gutenberg_slice(folder / "pg_slice.csv")
+    request.getfixturevalue("prefect_server")  # only once the catalog is known to be here
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SHELFWISE__WORKSPACE", str(folder / "var"))
+        settings = load_settings()
+        index_catalog(settings, sliced, load_mapping(GUTENBERG_MAPPING))
+        with open_catalog(settings.duckdb_path) as db:
+            return {b.book_id: b.work_id for b in db.load_books()}
+
+
+@pytest.mark.slow
+def test_gutenberg_editions_become_one_work_at_index_build(gutenberg_works):
+    work = gutenberg_works
     assert len(work) == len(SLICE)
     assert work["pg-84"] == work["pg-41445"] == work["pg-42324"]  # Frankenstein, three editions
     assert work["pg-1342"] == work["pg-42671"] and work["pg-2199"] == work["pg-6130"]
@@ -117,10 +148,5 @@ def test_gutenberg_editions_become_one_work_at_index_build(gutenberg_slice, work
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason="one work under two titles (a subtitle, a translation) stays two works")
-def test_gutenberg_a_work_under_two_titles_is_one_work(gutenberg_slice, workspace, prefect_server):
-    from flows.evaluate import index_catalog
-
-    index_catalog(workspace, gutenberg_slice, load_mapping(GUTENBERG_MAPPING))
-    with open_catalog(workspace.duckdb_path) as db:
-        work = {b.book_id: b.work_id for b in db.load_books()}
-    assert work["pg-46"] == work["pg-19337"]  # "A Christmas Carol in Prose; Being a Ghost Story of Christmas"
+def test_gutenberg_a_work_under_two_titles_is_one_work(gutenberg_works):
+    assert gutenberg_works["pg-46"] == gutenberg_works["pg-19337"]  # "A Christmas Carol in Prose; Being a ..."
