@@ -67,3 +67,17 @@ def merge_conditions(conditions: Iterable[FilterCondition]) -> tuple[FilterCondi
         values = grouped.setdefault((cond.field, cond.operator), [])
         values.extend(v for v in cond.values if v not in values)
     return tuple(FilterCondition(f, tuple(vals), op) for (f, op), vals in grouped.items() if vals)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One subject of the catalog's own vocabulary (tasks/catalog/subjects.py): a heading, a part of one, a source
+    tag or a class range, with the condition that finds its books."""
+
+    label: str  # as the records write it ("Cooking, French", "推理小说"), or a class range's caption ("日本文学")
+    kind: str  # heading | part | tag | class
+    language: str  # zh | en
+    books: int  # books of the catalog carrying it
+    field: str  # the condition field that finds them: subject, classification, or a vocabulary dimension (a tag)
+    values: tuple[str, ...]  # the condition's values: the heading itself, a tag's value, a range's class codes
+    aliases: tuple[str, ...] = ()  # other ways it is said: an inverted heading in natural order ("French cooking")
