@@ -14,6 +14,7 @@ from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, NoIndexError, open_current
 from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
+from storage.subject_store import read_subjects
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.embedders.base import Embedder
 from tasks.models import ThemeQuery
@@ -67,8 +68,9 @@ from tasks.understanding.intent import (
     uncapped_authors,
     without_named_words,
 )
-from tasks.understanding.reading import read_brief
+from tasks.understanding.reading import load_cues, read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
+from tasks.understanding.subjects import NO_SUBJECTS, SubjectVocabulary, subjects_of_brief
 from tasks.understanding.translate import create_translator
 from tasks.understanding.translate.base import Translator
 
@@ -95,6 +97,7 @@ class ShelvingContext:
     held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
     numbered: frozenset[str] | None = None  # the number fields some book has a value of; None: all
     searches: Mapping[str, VectorSearch] = field(default_factory=dict)  # dense table -> its vector search
+    subjects: SubjectVocabulary = NO_SUBJECTS  # the catalog's own subjects, as the index version holds them
 
 
 @dataclass
@@ -209,7 +212,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         reading = read_brief(theme.brief, ctx.vocabulary, ctx.entities)
         reference = apply_reference(ctx.translator.translate(theme, reading), theme, history,
                                     shelf_likeness(theme.brief, ctx.embedder))
-        query = reference.query
+        query = subjects_of_brief(reading, reference.query, ctx.subjects, ctx.embedder, load_cues())
         notes += [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand_reading(reading, ctx.entities) if ctx.entities else THEME_SHELF
         catalog_words = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
@@ -307,4 +310,5 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
             searches={t: create_vector_search(snapshot, t, columns, settings.index.brute_force_max_rows)
                       for t in tables},
+            subjects=SubjectVocabulary(*read_subjects(snapshot.path)),
         )

@@ -30,15 +30,15 @@ def write_subjects(version_path: Path, subjects: Sequence[Subject], vectors: np.
     temp.replace(version_path / SUBJECTS_FILE)
 
 
-def read_subjects(version_path: Path) -> tuple[list[Subject], np.ndarray]:
+def read_subjects(version_path: Path) -> tuple[tuple[Subject, ...], np.ndarray]:
     """The version's subjects and their vectors; none for a version built before there was a subject index."""
     path = version_path / SUBJECTS_FILE
     if not path.exists():
-        return [], np.zeros((0, 0), dtype=np.float32)
+        return (), np.zeros((0, 0), dtype=np.float32)
     table = pq.read_table(path)
     rows = zip(*(table.column(name).to_pylist() for name, _ in _SCHEMA_FIELDS))
-    subjects = [Subject(label, kind, language, books, field, tuple(values), tuple(aliases or ()))
-                for label, kind, language, books, field, values, aliases in rows]
+    subjects = tuple(Subject(label, kind, language, books, field, tuple(values), tuple(aliases or ()))
+                     for label, kind, language, books, field, values, aliases in rows)
     column = table.column("vector").combine_chunks()
     vectors = (column.values.to_numpy(zero_copy_only=False).reshape(len(column), -1).astype(np.float32)
                if len(column) else np.zeros((0, 0), dtype=np.float32))

@@ -21,6 +21,9 @@ class ThemeQuery:
     numeric_conditions: tuple[NumericCondition, ...] = ()
     # numbers the brief only prefers ("最好是近十年的", "ideally under 300 pages"): they order, never filter
     preferred_numbers: tuple[NumericCondition, ...] = ()
+    # the brief's topics matched to the catalog's subjects (tasks/understanding/subjects.py): their counts are said
+    # beside the conditions they made, a doubtful one is asked in review, and the subject path recalls their books
+    subjects: tuple[TopicSubjects, ...] = ()
 
     def conditions(self, operator: str) -> tuple[FilterCondition, ...]:
         return tuple(c for c in self.filter_conditions if c.operator == operator)
@@ -81,3 +84,58 @@ class Subject:
     field: str  # the condition field that finds them: subject, classification, or a vocabulary dimension (a tag)
     values: tuple[str, ...]  # the condition's values: the heading itself, a tag's value, a range's class codes
     aliases: tuple[str, ...] = ()  # other ways it is said: an inverted heading in natural order ("French cooking")
+
+
+REQUIRED_ROLE, PREFERRED_ROLE, DOUBTFUL_ROLE, EXCLUDED_ROLE = "required", "preferred", "doubtful", "excluded"
+
+
+@dataclass(frozen=True)
+class TopicPhrase:
+    """A topic the brief names: its words, where, and whether it wants or excludes it."""
+
+    text: str
+    start: int
+    end: int
+    polarity: str  # wanted | excluded
+    head: bool = False  # the brief's head noun: the kind of book the shelf is
+    # its words are a vocabulary value the reading found ("quiet", "travel"): where no subject matches, the value says it
+    valued: bool = False
+
+
+@dataclass(frozen=True)
+class SubjectMatch:
+    """One subject a topic matched, how and how strongly (1 for the same words; a vector match, its similarity)."""
+
+    topic: str
+    subject: Subject
+    strength: float
+    how: str  # exact | holds | mapped | vector
+
+
+@dataclass(frozen=True)
+class TopicSubjects:
+    """A topic, the subjects it matched and what the brief asks of them (tasks/understanding/subjects.py)."""
+
+    topic: TopicPhrase
+    matches: tuple[SubjectMatch, ...]
+    role: str  # required | preferred | doubtful | excluded
+    readings: tuple[tuple[SubjectMatch, ...], ...] = ()  # doubtful: the matches of each reading, the likelier first
+
+    def reading_books(self) -> tuple[int, ...]:
+        """The books each reading's best subject counts."""
+        return tuple(max(m.subject.books for m in reading) for reading in self.readings)
+
+
+@dataclass(frozen=True)
+class SubjectEvidence:
+    """Why a book is on the brief's topic by its record: a matched subject it carries (a heading, a heading part, a
+    source tag or a class range) and how strongly the brief's topic matched that subject. The subject recall path
+    (tasks/recall/subject_path.py) gives it per book; the relevance score reads it."""
+
+    book_id: str
+    topic: str  # the brief's words ("cookbooks", "二战")
+    subject: str  # the subject as the record carries it ("Cooking, French", "日本文学")
+    kind: str  # heading | part | tag | class
+    how: str  # exact | holds | mapped | vector
+    strength: float  # the match's strength: 1 the same words, 0.9 a mapped term, a vector match its similarity
+    role: str  # required | preferred: whether the brief asks for it or only prefers it

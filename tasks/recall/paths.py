@@ -17,7 +17,7 @@ from tasks.catalog.embedders.base import Embedder
 from tasks.catalog.text_analysis import bm25_tokens
 from tasks.models import PathHit, ThemeQuery
 from tasks.progress import timed
-from tasks.recall.filters import All, Expr, HasAny, evaluate
+from tasks.recall.filters import All, Expr, condition_expr, evaluate
 from tasks.recall.vector_search import VectorSearch
 from tasks.understanding.expansion import Expansion, contributions, expand_query, merge_best
 
@@ -58,9 +58,9 @@ def vector_recall(query: ThemeQuery, constraints: Expr, search: VectorSearch, em
     vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
     k = settings.vector_top_k
     # a class range's codes are one wish, said as many prefixes: one query for them all, not one per code
-    should = [All((constraints, HasAny(cond.field, values, min(facet_confidence, WISH_CONFIDENCE))))
+    should = [All((constraints, condition_expr(cond.field, values, min(facet_confidence, WISH_CONFIDENCE))))
               for cond in query.conditions("SHOULD")
-              for values in ([cond.values] if cond.field == "classification" else [(v,) for v in cond.values])]
+              for values in ([cond.values] if cond.field in ("classification", "topic") else [(v,) for v in cond.values])]
     found = search.nearest(vectors, k, constraints, should)
     hits = [PathHit(book_id, similarity, path, kind) for kind, ranked in zip(kinds, found.by_query)
             for book_id, similarity in ranked]

@@ -1,0 +1,336 @@
+"""A brief's topics matched to the catalog's own subjects (tasks/catalog/subjects.py), and what each match asks.
+
+Topics: the runs of the brief's keywords outside the names, forms and genres its reading found, matched longest
+first ("science fiction" is one topic, never "science" and "fiction"), and the topics it excludes.
+
+A topic matches a subject
+- lexically: the same words up to stems, singular and plural ("cookbook" / "Cookbooks"), including a part of a
+  heading ("Cooking" of "Cooking, French"), or a Chinese tag or heading part that holds the term (推理小说 holds 推理);
+- through config/term_mapping.yaml and config/synonyms.yaml (二战 is "World War, 1939-1945");
+- by vector similarity at or above VECTOR_THRESHOLD, calibrated on data (benchmarks/subject_threshold.py).
+
+What a match asks (`TopicSubjects.role`):
+- required when the topic is the brief's head noun: right before a word for books or a kind of writing ("psychology
+  books", "二战历史"), itself one ("cookbooks", "travel writing"), or all of the brief's first clause ("烹饪");
+- preferred otherwise;
+- doubtful when its matches fall into two readings far apart (推理: mystery novels or logic) and the brief's own
+  words do not tell which: a question in review, with each reading's count of books;
+- excluded for a topic the brief excludes (exact and mapped matches only: a near meaning excludes nothing).
+A head noun the catalog holds no subject of still becomes a subject condition on the word itself, so that a topic
+the catalog does not hold gives a short shelf and a review, never a shelf filled by other words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from config.class_ranges import class_ranges
+from storage.models import FilterCondition, subject_words
+from tasks.catalog.embedders.base import Embedder
+from tasks.catalog.text_analysis import bm25_tokens, book_words, brief_stopwords, cut, stopwords
+from tasks.models import (
+    DOUBTFUL_ROLE,
+    EXCLUDED_ROLE,
+    PREFERRED_ROLE,
+    REQUIRED_ROLE,
+    Subject,
+    SubjectMatch,     ThemeQuery,
+    TopicPhrase,
+    TopicSubjects,
+    merge_conditions,
+)
+from tasks.understanding.expansion import ExpansionTables, load_expansion_tables
+from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Reading
+
+# Cosine similarity (the shipped USE embedder) at or above which a topic's vector match is right at least 90% of the
+# time: 0.808 by benchmarks/subject_threshold.py on the demo catalog's 1,620 subjects, 22,603 (topic, subject) pairs
+# of the term mapping's and synonyms' terms, judged by their words and corrected by 100 pairs judged by hand (below
+# it, from 0.75: 85%; from 0.70: 80%).
+VECTOR_THRESHOLD = 0.81
+VECTOR_MATCHES = 5  # vector matches kept per topic, best first
+# Two matches of one topic are two readings when their subjects are this far apart (cosine below it): 推理小说 and
+# 逻辑 are, 推理小说 and 侦探小说 are not.
+READINGS_APART = 0.45
+# The brief's words tell one reading from another when its vector is this much closer to one of them.
+CONTEXT_MARGIN = 0.05
+MAX_TOPIC_WORDS = 3
+# Mentions whose words are no topic: the reading made them names, kinds of book or languages already.
+_NAMED_FIELDS = frozenset({"author", "work", "form", "genre", "audience", "language", "classification", "adult"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[\u3400-\u9fff]+")
+_BETWEEN = re.compile(r"[\s\-的类]*")  # what may stand between a topic and the word for books after it
+SCHEMES = ("clc:", "ddc:", "lcc:")
+STRENGTH = {"exact": 1.0, "holds": 0.8, "mapped": 0.9}  # a vector match's strength is its similarity
+
+
+
+def _stems(text: str) -> str:
+    """A subject's or topic's words as compared: Latin words Snowball-stemmed ("Cookbooks" and "cookbook" alike),
+    Chinese as written."""
+    words = subject_words(text)
+    return " ".join(bm25_tokens(words, "en", stem=True)) if words.isascii() else words.replace(" ", "")
+
+
+@dataclass(frozen=True)
+class SubjectVocabulary:
+    """The version's subjects, ready to match: by stems, by a Chinese term they hold, and by vector."""
+
+    subjects: tuple[Subject, ...]
+    vectors: np.ndarray
+
+    @cached_property
+    def by_stems(self) -> dict[str, tuple[int, ...]]:
+        found: dict[str, list[int]] = defaultdict(list)
+        for i, subject in enumerate(self.subjects):
+            for text in (subject.label, *subject.aliases):
+                found[_stems(text)].append(i)
+        return {key: tuple(dict.fromkeys(rows)) for key, rows in found.items() if key}
+
+    @cached_property
+    def rows(self) -> dict[Subject, int]:
+        return {s: i for i, s in enumerate(self.subjects)}
+
+    @cached_property
+    def chinese(self) -> tuple[tuple[str, int], ...]:
+        """(label, row) of every Chinese subject that is one term (no subdivisions): what may hold a brief's term."""
+        return tuple((s.label, i) for i, s in enumerate(self.subjects)
+                     if s.language == "zh" and not re.search(r"[—\-/－]", s.label))
+
+    def lexical(self, term: str, how: str = "exact") -> list[SubjectMatch]:
+        """The subjects written as `term` is, up to stems; for a Chinese term also those holding it."""
+        found = [SubjectMatch(term, self.subjects[i], STRENGTH[how], how) for i in self.by_stems.get(_stems(term), ())]
+        if not term.isascii() and len(term) >= 2 and how == "exact":
+            seen = {m.subject for m in found}
+            found += [SubjectMatch(term, self.subjects[i], STRENGTH["holds"] * (0.75 + 0.25 * len(term) / len(label)),
+                                   "holds") for label, i in self.chinese
+                      if term in label and label != term and self.subjects[i] not in seen]
+        return found
+
+    def nearest(self, vectors: np.ndarray, threshold: float = VECTOR_THRESHOLD,
+                k: int = VECTOR_MATCHES) -> list[list[tuple[int, float]]]:
+        """For each query vector, the rows of the subjects at least `threshold` similar, best first (k at most)."""
+        if not len(self.subjects) or not len(vectors):
+            return [[] for _ in range(len(vectors))]
+        similarities = np.asarray(vectors, dtype=np.float32) @ self.vectors.T
+        out = []
+        for row in similarities:
+            best = np.argsort(-row, kind="stable")[:k]
+            out.append([(int(i), float(row[i])) for i in best if row[i] >= threshold])
+        return out
+
+
+NO_SUBJECTS = SubjectVocabulary((), np.zeros((0, 0), dtype=np.float32))
+
+
+@dataclass(frozen=True)
+class KindWords:
+    """Words that say what kind of book a topic is the subject of (config/translation.yaml, config/stopwords.yaml,
+    config/class_ranges.yaml): after a topic they make it the head noun ("psychology books", "二战历史")."""
+
+    books: frozenset[str]  # "books", 书, 读物: never a topic
+    writing: frozenset[str]  # "fiction", "novels", 小说: a topic only inside a longer subject ("travel writing")
+    history: frozenset[str]  # "history", 历史: a topic of its own where nothing before it is one ("history books")
+
+    @property
+    def all(self) -> frozenset[str]:
+        return self.books | self.writing | self.history
+
+
+def kind_words(cues: Cues) -> KindWords:
+    lower = lambda words: frozenset(w.lower() for w in words)  # noqa: E731
+    return KindWords(lower((*book_words(), *cues.language_nouns)), lower(cues.literature_words),
+                     lower(class_ranges().history_words))
+
+
+def _words(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) of the text's words: Latin words whole, Chinese as jieba cuts it."""
+    out = []
+    for match in _WORD.finditer(text):
+        if match.group().isascii():
+            out.append((match.start(), match.end(), match.group().lower()))
+            continue
+        at = match.start()
+        for word in cut(match.group()):
+            out.append((at, at + len(word), word))
+            at += len(word)
+    return out
+
+
+def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: SubjectVocabulary,
+                  tables: ExpansionTables, cues: Cues) -> list[TopicPhrase]:
+    """The brief's topics (see the module docstring): keyword runs matched longest first, each a topic."""
+    text = reading.searchable_text
+    named = [(m.start, m.end) for m in reading.mentions if m.field in _NAMED_FIELDS]
+    kinds = kind_words(cues)
+    skip = brief_stopwords() | stopwords()["zh"] | stopwords()["en"] | cues.all_words | cues.not_a_topic
+    wanted = {k.lower() for k in keywords}
+    words = [(a, b, w) for a, b, w in _words(text) if not any(s < b and a < e for s, e in named)]
+
+    def content(word: str) -> bool:
+        return (word in wanted or word in kinds.all) and word not in skip and len(word) >= 2
+
+    runs: list[list[tuple[int, int, str]]] = []
+    for a, b, w in words:
+        if content(w) and runs and _BETWEEN.fullmatch(text[runs[-1][-1][1]:a]) and "的" not in text[runs[-1][-1][1]:a]:
+            runs[-1].append((a, b, w))
+        elif content(w):
+            runs.append([(a, b, w)])
+    topics: list[TopicPhrase] = []
+    for run in runs:
+        i = 0
+        while i < len(run):
+            for n in range(min(MAX_TOPIC_WORDS, len(run) - i), 0, -1):
+                start, end = run[i][0], run[i + n - 1][1]
+                phrase = text[start:end]
+                known = vocabulary.lexical(phrase) or any(vocabulary.lexical(t, "mapped") for t in _same(phrase, tables))
+                if n == 1 or known:
+                    break
+            word = run[i][2]
+            # a kind word after a topic says what kind of book it is ("二战历史"), no topic of its own
+            kind_only = n == 1 and (word in kinds.books or word in kinds.writing or (word in kinds.history and i > 0))
+            if not kind_only:
+                topics.append(TopicPhrase(phrase, start, end, WANTED))
+            i += n
+    valued = [(m.start, m.end) for m in reading.mentions if m.field not in _NAMED_FIELDS]
+    topics = [replace(t, head=_is_head(t, text, kinds, reading),
+                      valued=any(a < t.end and t.start < b for a, b in valued)) for t in topics]
+    excluded = [TopicPhrase(m.value, m.start, m.end, EXCLUDED) for m in reading.mentions
+                if m.field == "subject" and m.polarity == EXCLUDED]
+    return [*topics, *excluded]
+
+
+def _same(term: str, tables: ExpansionTables) -> tuple[str, ...]:
+    """The term's other names: its synonyms and its mapped terms in the other language."""
+    others = [*tables.same_as(term)[1:], *tables.to_english.get(term, ()),
+              *([tables.to_chinese[term.lower()]] if term.lower() in tables.to_chinese else [])]
+    return tuple(dict.fromkeys(o for o in others if o.lower() != term.lower()))
+
+
+def _is_head(topic: TopicPhrase, text: str, kinds: KindWords, reading: Reading) -> bool:
+    """Whether a topic is the brief's head noun: a kind word right after it or ending it, or all of the first clause."""
+    after = _words(text[topic.end:topic.end + 12])
+    gap_end = after[0][0] if after else 0
+    if after and after[0][2] in kinds.all and _BETWEEN.fullmatch(text[topic.end:topic.end + gap_end]):
+        return True
+    last = _words(topic.text)[-1][2]
+    if last in kinds.all or re.search(r"books?$|书$", last):
+        return True
+    clause = re.split(r"[，,。；;！!？?：:\n—(（]", reading.text, maxsplit=1)[0]
+    rest = [w for _, _, w in _words(clause) if w not in kinds.all and w not in brief_stopwords()
+            and w not in stopwords()["en"] and w not in stopwords()["zh"]]
+    own = [w for _, _, w in _words(topic.text)]
+    return topic.start < len(clause) and bool(rest) and rest == own
+
+
+def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, embedder: Embedder,
+                 brief: str, tables: ExpansionTables) -> list[TopicSubjects]:
+    """Each topic's subjects and role (see the module docstring)."""
+    wanted = [t for t in topics if t.polarity == WANTED]
+    vectors = embedder.embed_queries([brief, *(t.text for t in wanted)]) if wanted and vocabulary.subjects else None
+    context = vectors[0] if vectors is not None else None
+    near = vocabulary.nearest(vectors[1:]) if vectors is not None else [[] for _ in wanted]
+    by_topic = dict(zip(wanted, near))
+    out = []
+    for topic in topics:
+        matches = _untagged(vocabulary.lexical(topic.text))
+        seen = {m.subject for m in matches}
+        for other in _same(topic.text, tables):
+            matches += [replace(m, topic=topic.text) for m in _untagged(vocabulary.lexical(other, "mapped"))
+                        if m.subject not in seen]
+            seen |= {m.subject for m in matches}
+        if topic.polarity == EXCLUDED:
+            if matches:
+                out.append(TopicSubjects(topic, tuple(matches), EXCLUDED_ROLE))
+            continue
+        matches += [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
+                    for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
+                    and vocabulary.subjects[i].kind != "tag"]
+        readings = _readings(matches, vocabulary)
+        role = REQUIRED_ROLE if topic.head else PREFERRED_ROLE
+        if len(readings) > 1 and context is not None:
+            fit = [max(_similarity(vocabulary, m.subject, context) for m in r) for r in readings]
+            order = sorted(range(len(readings)), key=lambda i: -fit[i])
+            readings = [readings[i] for i in order]
+            if fit[order[0]] - fit[order[1]] < CONTEXT_MARGIN:
+                out.append(TopicSubjects(topic, tuple(matches), DOUBTFUL_ROLE, tuple(map(tuple, readings[:2]))))
+                continue
+            matches = readings[0]
+        if matches or (topic.head and not topic.valued):
+            out.append(TopicSubjects(topic, tuple(matches), role, (tuple(matches),) if matches else ()))
+    return out
+
+
+def _untagged(matches: list[SubjectMatch]) -> list[SubjectMatch]:
+    """The matches but source tags: a tag is a vocabulary value, which the brief's reading finds and conditions."""
+    return [m for m in matches if m.subject.kind != "tag"]
+
+
+def _row(vocabulary: SubjectVocabulary, subject: Subject) -> int:
+    return vocabulary.rows[subject]
+
+
+def _similarity(vocabulary: SubjectVocabulary, subject: Subject, vector: np.ndarray) -> float:
+    return float(vocabulary.vectors[_row(vocabulary, subject)] @ vector)
+
+
+def _readings(matches: list[SubjectMatch], vocabulary: SubjectVocabulary) -> list[list[SubjectMatch]]:
+    """The matches grouped into readings: a match joins the first reading whose first subject is near its own."""
+    readings: list[list[SubjectMatch]] = []
+    for match in sorted(matches, key=lambda m: -m.strength):
+        vector = vocabulary.vectors[_row(vocabulary, match.subject)]
+        for reading in readings:
+            if _similarity(vocabulary, reading[0].subject, vector) >= READINGS_APART:
+                reading.append(match)
+                break
+        else:
+            readings.append([match])
+    return readings
+
+
+def topic_values(matches: Sequence[SubjectMatch]) -> tuple[str, ...]:
+    """A `topic` condition's values: the headings and the class ranges' codes matched by their words, or where
+    none is, by meaning."""
+    strong = [m for m in matches if m.how != "vector"] or matches
+    return tuple(dict.fromkeys(v for m in strong if m.subject.field in ("subject", "classification")
+                               for v in m.subject.values))
+
+
+def subject_conditions(found: Sequence[TopicSubjects]) -> tuple[FilterCondition, ...]:
+    """The conditions the matches ask: a required topic MUST, a preferred one SHOULD, an excluded one MUST_NOT on the headings of the same words; a doubtful one
+    nothing until a curator answers. A head noun without any subject: a MUST on its own word."""
+    conditions = []
+    for topic in found:
+        if topic.role == DOUBTFUL_ROLE:
+            continue
+        if topic.role == EXCLUDED_ROLE:
+            values = tuple(m.subject.label for m in topic.matches if m.subject.field == "subject")
+            conditions += [FilterCondition("subject", values, "MUST_NOT")] if values else []
+            continue
+        operator = "MUST" if topic.role == REQUIRED_ROLE else "SHOULD"
+        values = topic_values(topic.matches) or ((topic.topic.text,) if topic.role == REQUIRED_ROLE else ())
+        if values:
+            conditions.append(FilterCondition("topic", values, operator))
+    return tuple(conditions)
+
+
+def with_subjects(query: ThemeQuery, found: Sequence[TopicSubjects]) -> ThemeQuery:
+    """The query with the subject conditions added and the matches kept (for the sheet's counts and the review)."""
+    if not found:
+        return query
+    return replace(query, filter_conditions=merge_conditions((*query.filter_conditions, *subject_conditions(found))),
+                   subjects=tuple(found))
+
+
+def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVocabulary, embedder: Embedder,
+                  cues: Cues) -> ThemeQuery:
+    """The brief's topics matched to the catalog's subjects, their conditions added to its query."""
+    if not vocabulary.subjects:
+        return query  # an index without subjects (built before them, or a catalog without any)
+    tables = load_expansion_tables()
+    topics = topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
+    return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables))
