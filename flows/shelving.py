@@ -17,7 +17,7 @@ from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
 from storage.subject_store import read_subjects
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.embedders.base import Embedder
-from tasks.models import ThemeQuery
+from tasks.models import SubjectEvidence, ThemeQuery
 from tasks.progress import limit_blas_threads, logger, long_lived_objects, timed
 from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.fusion import (
@@ -55,6 +55,7 @@ from tasks.recall.paths import (
     vector_recall,
 )
 from tasks.recall.scores import score_every_path
+from tasks.recall.subject_path import evidence_for, subject_recall, subject_score
 from tasks.recall.vector_search import VectorSearch, create_vector_search
 from tasks.understanding.entities import EntityIndex, understand_reading
 from tasks.understanding.intent import (
@@ -106,6 +107,8 @@ class Ranking:
     notes: list[str] = field(default_factory=list)
     stage_seconds: dict[str, float] = field(default_factory=dict)
     likely_excluded: int = 0  # candidates left out: a guess says they likely hold a value the brief excludes
+    # book id -> the matched subjects it carries, for every candidate (tasks/recall/subject_path.py)
+    subject_evidence: dict[str, tuple[SubjectEvidence, ...]] = field(default_factory=dict)
 
 
 def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: ShelvingContext,
@@ -122,7 +125,12 @@ def rank_books(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelving
     ranking.notes += [r.note for r in recalled.values() if r.note]
     with timed(timings, "fusion"):
         tokens = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
-        scoring = (score_every_path(paths, tokens, dense, ctx.snapshot, settings.fusion.sentence_weight)
+        if query.subjects:
+            ranking.subject_evidence = {b: found for b in dict.fromkeys(h.book_id for hits in paths.values()
+                                                                        for h in hits)
+                                        if (found := evidence_for(ctx.books[b], query.subjects))}
+        scoring = (score_every_path(paths, tokens, dense, ctx.snapshot, settings.fusion.sentence_weight,
+                                    lambda b: subject_score(ranking.subject_evidence.get(b, ())))
                    if settings.fusion.method != "rrf" else None)
         cover = ctx.snapshot.bm25.best_cover(tokens) if "bm25" in paths and tokens else 1.0
         candidates = fuse(paths, scoring, settings.fusion, len(tokens), cover, named=bool(policy.paths))
@@ -179,6 +187,13 @@ def _recall_jobs(theme: Theme, query: ThemeQuery, constraints: Expr, ctx: Shelvi
                                       ctx.snapshot.filter_confidence, path, expand)
                 return PathRecall({path: found.hits}, found.describe(path), found)
             jobs[path] = dense_job
+    if query.subjects:
+        def subject_job() -> PathRecall:
+            vector = ctx.embedder.embed_queries([query.synthetic_query])[0]
+            hits = subject_recall(query.subjects, constraints, vector, ctx.searches[BOOKS_TABLE], ctx.books,
+                                  settings.recall.vector_top_k)
+            return PathRecall({"subject": hits}, f"subject: {len(hits)}")
+        jobs["subject"] = subject_job
     if "bm25" in switches.paths:
         def bm25_job() -> PathRecall:
             hits = bm25_recall(query, constraints, ctx.snapshot, ctx.books, settings.recall,

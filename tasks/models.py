@@ -98,7 +98,8 @@ class TopicPhrase:
     end: int
     polarity: str  # wanted | excluded
     head: bool = False  # the brief's head noun: the kind of book the shelf is
-    # its words are a vocabulary value the reading found ("quiet", "travel"): where no subject matches, the value says it
+    # its words are a vocabulary value the reading found ("quiet", "travel"): where no subject matches, that value
+    # says it, and no subject condition is made of its word
     valued: bool = False
 
 
@@ -121,9 +122,10 @@ class TopicSubjects:
     role: str  # required | preferred | doubtful | excluded
     readings: tuple[tuple[SubjectMatch, ...], ...] = ()  # doubtful: the matches of each reading, the likelier first
 
-    def reading_books(self) -> tuple[int, ...]:
-        """The books each reading's best subject counts."""
-        return tuple(max(m.subject.books for m in reading) for reading in self.readings)
+    def reading_subjects(self) -> tuple[tuple[str, int], ...]:
+        """Each reading as its largest subject and that subject's count of books: what a curator is asked to pick."""
+        largest = (max(reading, key=lambda m: m.subject.books).subject for reading in self.readings)
+        return tuple((s.label, s.books) for s in largest)
 
 
 @dataclass(frozen=True)

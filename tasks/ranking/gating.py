@@ -20,7 +20,7 @@ from config.vocabulary import Vocabulary, VocabularyValue
 from storage.models import FilterCondition, NumericCondition
 from tasks.catalog.embedders.base import Embedder
 from tasks.catalog.text_analysis import brief_stopwords
-from tasks.models import ThemeQuery
+from tasks.models import DOUBTFUL_ROLE, ThemeQuery
 from tasks.recall.filters import contradictions
 
 
@@ -28,13 +28,15 @@ from tasks.recall.filters import contradictions
 class Question:
     """What a curator is asked about a theme under review, before it is put in words."""
 
-    kind: str  # contradiction | unrecognised | unchecked | history | author_cap | availability | likely_excluded
-    #            | conditions | catalog
+    kind: str  # contradiction | unrecognised | subject | unchecked | history | author_cap | availability
+    #            | likely_excluded | conditions | catalog
     count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf
     clash: FilterCondition | None = None  # contradiction: the value both required and excluded
     relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
     #                                                            unchecked: the ones taken as wishes
     closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
+    topic: str = ""  # subject: the brief's words that read two ways
+    readings: tuple[tuple[str, int], ...] = ()  # subject: each reading's subject and its count of books
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,12 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         field, value = clashes[0]
         reasons.append(f"contradiction: {field}={value} is both MUST and MUST_NOT")
         question = Question("contradiction", clash=FilterCondition(field, (value,), "MUST"))
+    for doubt in (t for t in query.subjects if t.role == DOUBTFUL_ROLE):
+        # "推理" is mystery novels or logic; "science" is science fiction or popular science: the curator says which
+        readings = doubt.reading_subjects()
+        reasons.append(f"the topic '{doubt.topic.text}' reads as "
+                       + " or ".join(f"{s} ({n} books)" for s, n in readings))
+        question = question or Question("subject", topic=doubt.topic.text, readings=readings)
     if not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
         question = question or Question("unrecognised", closest=closest)

@@ -107,7 +107,8 @@ def condition_expr(field: str, values: tuple[str, ...], min_confidence: float = 
         return HasAny(field, values, min_confidence)
     codes = tuple(v for v in values if v.lower().startswith(CLASS_SCHEMES))
     terms = tuple(v for v in values if v not in codes)
-    return AnyOf((*([HasAny("subject", terms)] if terms else []), *([HasAny("classification", codes)] if codes else [])))
+    return AnyOf((*([HasAny("subject", terms)] if terms else []),
+                  *([HasAny("classification", codes)] if codes else [])))
 
 
 def numeric_expr(condition: NumericCondition) -> Expr:

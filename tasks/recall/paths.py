@@ -60,7 +60,8 @@ def vector_recall(query: ThemeQuery, constraints: Expr, search: VectorSearch, em
     # a class range's codes are one wish, said as many prefixes: one query for them all, not one per code
     should = [All((constraints, condition_expr(cond.field, values, min(facet_confidence, WISH_CONFIDENCE))))
               for cond in query.conditions("SHOULD")
-              for values in ([cond.values] if cond.field in ("classification", "topic") else [(v,) for v in cond.values])]
+              for values in ([cond.values] if cond.field in ("classification", "topic")
+                             else [(v,) for v in cond.values])]
     found = search.nearest(vectors, k, constraints, should)
     hits = [PathHit(book_id, similarity, path, kind) for kind, ranked in zip(kinds, found.by_query)
             for book_id, similarity in ranked]

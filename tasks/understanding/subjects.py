@@ -187,7 +187,8 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
             for n in range(min(MAX_TOPIC_WORDS, len(run) - i), 0, -1):
                 start, end = run[i][0], run[i + n - 1][1]
                 phrase = text[start:end]
-                known = vocabulary.lexical(phrase) or any(vocabulary.lexical(t, "mapped") for t in _same(phrase, tables))
+                known = vocabulary.lexical(phrase) or any(vocabulary.lexical(t, "mapped")
+                                                          for t in _same(phrase, tables))
                 if n == 1 or known:
                     break
             word = run[i][2]
@@ -301,8 +302,8 @@ def topic_values(matches: Sequence[SubjectMatch]) -> tuple[str, ...]:
 
 
 def subject_conditions(found: Sequence[TopicSubjects]) -> tuple[FilterCondition, ...]:
-    """The conditions the matches ask: a required topic MUST, a preferred one SHOULD, an excluded one MUST_NOT on the headings of the same words; a doubtful one
-    nothing until a curator answers. A head noun without any subject: a MUST on its own word."""
+    """The conditions the matches ask: a required topic MUST, a preferred one SHOULD, an excluded one MUST_NOT on
+    the headings of the same words; a doubtful one nothing until a curator answers. A head noun without any subject: a MUST on its own word."""
     conditions = []
     for topic in found:
         if topic.role == DOUBTFUL_ROLE:
