@@ -13,8 +13,10 @@ What a match asks (`TopicSubjects.role`):
 - required when the topic is the brief's head noun: right before a word for books or a kind of writing ("psychology
   books", "二战历史"), itself one ("cookbooks", "travel writing"), or all of the brief's first clause ("烹饪");
 - preferred otherwise;
-- doubtful when its matches fall into two readings far apart (推理: mystery novels or logic) and the brief's own
-  words do not tell which: a question in review, with each reading's count of books;
+- doubtful when its matches fall into two readings far apart and the brief's own words do not tell which, or
+  when a genre word's subjects are far from the brief's other topics and the brief is nearer those (推理 in a brief
+  on logic and mathematics: mystery novels, or reasoning?): a question in review, with each reading's count of
+  books, and the genre no longer required until the curator answers;
 - excluded for a topic the brief excludes (exact and mapped matches only: a near meaning excludes nothing).
 A head noun the catalog holds no subject of still becomes a subject condition on the word itself, so that a topic
 the catalog does not hold gives a short shelf and a review, never a shelf filled by other words.
@@ -111,6 +113,11 @@ class SubjectVocabulary:
                       if term in label and label != term and self.subjects[i] not in seen]
         return found
 
+    def tagged(self, dimension: str, value: str, topic: str) -> list[SubjectMatch]:
+        """The source tag of this vocabulary value, where the catalog's records carry it, as the topic's match."""
+        return [SubjectMatch(topic, s, STRENGTH["mapped"], "mapped") for s in self.subjects
+                if s.kind == "tag" and s.field == dimension and s.values == (value,)]
+
     def nearest(self, vectors: np.ndarray, threshold: float = VECTOR_THRESHOLD,
                 k: int = VECTOR_MATCHES) -> list[list[tuple[int, float]]]:
         """For each query vector, the rows of the subjects at least `threshold` similar, best first (k at most)."""
@@ -202,7 +209,9 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
                       valued=any(a < t.end and t.start < b for a, b in valued)) for t in topics]
     excluded = [TopicPhrase(m.value, m.start, m.end, EXCLUDED) for m in reading.mentions
                 if m.field == "subject" and m.polarity == EXCLUDED]
-    return [*topics, *excluded]
+    genres = [TopicPhrase(text[m.start:m.end], m.start, m.end, WANTED, genre=m.value) for m in reading.mentions
+              if m.field == "genre" and m.polarity == WANTED and m.end - m.start >= 2]
+    return [*topics, *genres, *excluded]
 
 
 def _same(term: str, tables: ExpansionTables) -> tuple[str, ...]:
@@ -248,6 +257,8 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
             if matches:
                 out.append(TopicSubjects(topic, tuple(matches), EXCLUDED_ROLE))
             continue
+        if topic.genre:
+            continue  # settled below, once every topic's subjects are known
         matches += [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
                     for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
                     and vocabulary.subjects[i].kind != "tag"]
@@ -263,7 +274,25 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
             matches = readings[0]
         if matches or (topic.head and not topic.valued):
             out.append(TopicSubjects(topic, tuple(matches), role, (tuple(matches),) if matches else ()))
-    return out
+    genre_matches = {t: [*vocabulary.tagged("genre", t.genre, t.text), *_untagged(vocabulary.lexical(t.text))]
+                     for t in wanted if t.genre}
+    return out + [d for t, m in genre_matches.items() if (d := _genre_doubt(t, m, out, vocabulary, context))]
+
+
+def _genre_doubt(topic: TopicPhrase, matches: list[SubjectMatch], found: list[TopicSubjects],
+                 vocabulary: SubjectVocabulary, context: np.ndarray | None) -> TopicSubjects | None:
+    """A genre word doubtful where its subjects are far from every subject of the brief's other topics and the
+    brief is nearer those: 推理 in "逻辑与数学的推理乐趣" is reasoning, maybe, not mystery novels."""
+    others = [m for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) for m in t.matches if m.how != "vector"]
+    if not matches or not others or context is None:
+        return None
+    apart = all(_similarity(vocabulary, a.subject, vocabulary.vectors[_row(vocabulary, b.subject)]) < READINGS_APART
+                for a in matches for b in others)
+    fit = max(_similarity(vocabulary, m.subject, context) for m in matches)
+    other_fit = max(_similarity(vocabulary, m.subject, context) for m in others)
+    if not apart or other_fit - fit < CONTEXT_MARGIN:
+        return None
+    return TopicSubjects(topic, tuple(matches), DOUBTFUL_ROLE, (tuple(matches), tuple(others)))
 
 
 def _untagged(matches: list[SubjectMatch]) -> list[SubjectMatch]:
@@ -323,7 +352,11 @@ def with_subjects(query: ThemeQuery, found: Sequence[TopicSubjects]) -> ThemeQue
     """The query with the subject conditions added and the matches kept (for the sheet's counts and the review)."""
     if not found:
         return query
-    return replace(query, filter_conditions=merge_conditions((*query.filter_conditions, *subject_conditions(found))),
+    doubted = {t.topic.genre for t in found if t.role == DOUBTFUL_ROLE and t.topic.genre}
+    # a doubted genre is a wish until the curator answers: required, it would fill the shelf with one reading
+    kept = (replace(c, operator="SHOULD") if c.field == "genre" and c.operator == "MUST" and doubted & set(c.values)
+            else c for c in query.filter_conditions)
+    return replace(query, filter_conditions=merge_conditions((*kept, *subject_conditions(found))),
                    subjects=tuple(found))
 
 
