@@ -227,7 +227,8 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         reading = read_brief(theme.brief, ctx.vocabulary, ctx.entities)
         reference = apply_reference(ctx.translator.translate(theme, reading), theme, history,
                                     shelf_likeness(theme.brief, ctx.embedder))
-        query = subjects_of_brief(reading, reference.query, ctx.subjects, ctx.embedder, load_cues())
+        query = subjects_of_brief(reading, reference.query, ctx.subjects, ctx.embedder, load_cues(),
+                                  settings.gating.min_books)
         notes += [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand_reading(reading, ctx.entities) if ctx.entities else THEME_SHELF
         catalog_words = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)

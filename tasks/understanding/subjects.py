@@ -4,7 +4,7 @@ Topics: the runs of the brief's keywords outside the names, forms and genres its
 first ("science fiction" is one topic, never "science" and "fiction"), and the topics it excludes.
 
 A topic matches a subject
-- lexically: the same words up to stems, singular and plural ("cookbook" / "Cookbooks"), including a part of a
+- lexically: the same words, singular and plural ("cookbook" / "Cookbooks"), including a part of a
   heading ("Cooking" of "Cooking, French"), or a Chinese tag or heading part that holds the term (推理小说 holds 推理);
 - through config/term_mapping.yaml and config/synonyms.yaml (二战 is "World War, 1939-1945");
 - by vector similarity at or above VECTOR_THRESHOLD, calibrated on data (benchmarks/subject_threshold.py).
@@ -28,14 +28,16 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
 from config.class_ranges import class_ranges
+from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
 from storage.models import FilterCondition, subject_words
 from tasks.catalog.embedders.base import Embedder
-from tasks.catalog.text_analysis import bm25_tokens, book_words, brief_stopwords, cut, stopwords
+from tasks.catalog.text_analysis import book_words, brief_stopwords, cut, stopwords
 from tasks.models import (
     DOUBTFUL_ROLE,
     EXCLUDED_ROLE,
@@ -65,22 +67,33 @@ MAX_TOPIC_WORDS = 3
 # Mentions whose words are no topic: the reading made them names, kinds of book or languages already.
 _NAMED_FIELDS = frozenset({"author", "work", "form", "genre", "audience", "language", "classification", "adult"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[\u3400-\u9fff]+")
-_BETWEEN = re.compile(r"[\s\-的类]*")  # what may stand between a topic and the word for books after it
+_BETWEEN = re.compile(r"[ \t\-的类]*")  # what may stand between a topic and the word for books after it
 SCHEMES = ("clc:", "ddc:", "lcc:")
 STRENGTH = {"exact": 1.0, "holds": 0.8, "mapped": 0.9}  # a vector match's strength is its similarity
 
 
 
+def singular(word: str) -> str:
+    """An English word without its plural ending: "mysteries" -> "mystery", "cookbooks" -> "cookbook", "boxes" ->
+    "box"; "cooking" stays: a stemmer would make it "cook", as it makes "Cooks" (a chef's memoir is no cookbook)."""
+    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is", "ics")):
+        return word
+    if word.endswith("ies") and word[-4] not in "aeiou":
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
 def _stems(text: str) -> str:
-    """A subject's or topic's words as compared: Latin words Snowball-stemmed ("Cookbooks" and "cookbook" alike),
-    Chinese as written."""
+    """A subject's or topic's words as compared: lower case, English words singular, Chinese as written."""
     words = subject_words(text)
-    return " ".join(bm25_tokens(words, "en", stem=True)) if words.isascii() else words.replace(" ", "")
+    return " ".join(map(singular, words.split())) if words.isascii() else words.replace(" ", "")
 
 
 @dataclass(frozen=True)
 class SubjectVocabulary:
-    """The version's subjects, ready to match: by stems, by a Chinese term they hold, and by vector."""
+    """The version's subjects, ready to match: by their words, by a Chinese term they hold, and by vector."""
 
     subjects: tuple[Subject, ...]
     vectors: np.ndarray
@@ -104,7 +117,7 @@ class SubjectVocabulary:
                      if s.language == "zh" and not re.search(r"[—\-/－]", s.label))
 
     def lexical(self, term: str, how: str = "exact") -> list[SubjectMatch]:
-        """The subjects written as `term` is, up to stems; for a Chinese term also those holding it."""
+        """The subjects written as `term` is, singular or plural; for a Chinese term also those holding it."""
         found = [SubjectMatch(term, self.subjects[i], STRENGTH[how], how) for i in self.by_stems.get(_stems(term), ())]
         if not term.isascii() and len(term) >= 2 and how == "exact":
             seen = {m.subject for m in found}
@@ -139,19 +152,34 @@ class KindWords:
     """Words that say what kind of book a topic is the subject of (config/translation.yaml, config/stopwords.yaml,
     config/class_ranges.yaml): after a topic they make it the head noun ("psychology books", "二战历史")."""
 
-    books: frozenset[str]  # "books", 书, 读物: never a topic
+    books: frozenset[str]  # "books", 书, 读物, "guide": never a topic
     writing: frozenset[str]  # "fiction", "novels", 小说: a topic only inside a longer subject ("travel writing")
     history: frozenset[str]  # "history", 历史: a topic of its own where nothing before it is one ("history books")
+    other: frozenset[str]  # words about reading and libraries ("read", "library", 借阅) and occasions: no topic, no kind
+
+    @property
+    def heads(self) -> frozenset[str]:
+        return self.books | self.writing | self.history
 
     @property
     def all(self) -> frozenset[str]:
-        return self.books | self.writing | self.history
+        return self.heads | self.other
+
+
+@lru_cache(maxsize=1)
+def _subjects_table() -> dict[str, tuple[str, ...]]:
+    """config/subjects.yaml: key -> its words of both languages."""
+    raw = read_yaml(CONFIG_DIR / "subjects.yaml") or {}
+    return {key: tuple(str(w) for language in ("zh", "en") for w in (words or {}).get(language) or ())
+            for key, words in raw.items()}
 
 
 def kind_words(cues: Cues) -> KindWords:
     lower = lambda words: frozenset(w.lower() for w in words)  # noqa: E731
-    return KindWords(lower((*book_words(), *cues.language_nouns)), lower(cues.literature_words),
-                     lower(class_ranges().history_words))
+    table = _subjects_table()
+    books, people = lower((*cues.language_nouns, *table.get("kinds", ()))), lower(table.get("people", ()))
+    return KindWords(books, lower(cues.literature_words) - people, lower(class_ranges().history_words),
+                     lower((*book_words(), *table.get("occasions", ()), *people)) - books)
 
 
 def _words(text: str) -> list[tuple[int, int, str]]:
@@ -179,7 +207,7 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
     words = [(a, b, w) for a, b, w in _words(text) if not any(s < b and a < e for s, e in named)]
 
     def content(word: str) -> bool:
-        return (word in wanted or word in kinds.all) and word not in skip and len(word) >= 2
+        return (word in wanted and word not in skip and len(word) >= 2) or word in kinds.all
 
     runs: list[list[tuple[int, int, str]]] = []
     for a, b, w in words:
@@ -200,18 +228,29 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
                     break
             word = run[i][2]
             # a kind word after a topic says what kind of book it is ("二战历史"), no topic of its own
-            kind_only = n == 1 and (word in kinds.books or word in kinds.writing or (word in kinds.history and i > 0))
-            if not kind_only:
-                topics.append(TopicPhrase(phrase, start, end, WANTED))
+            kind_only = n == 1 and (word in kinds.books or word in kinds.writing or word in kinds.other
+                                    or (word in kinds.history and i > 0))
+            if not kind_only and phrase.lower() not in {t.text.lower() for t in topics}:
+                topics.append(TopicPhrase(phrase, start, end, WANTED))  # said twice (a name, its blurb): once
             i += n
     valued = [(m.start, m.end) for m in reading.mentions if m.field not in _NAMED_FIELDS]
-    topics = [replace(t, head=_is_head(t, text, kinds, reading),
+    topics = [replace(t, head=_is_head(t, text, kinds), bare=_is_bare(t, reading.text, kinds),
                       valued=any(a < t.end and t.start < b for a, b in valued)) for t in topics]
     excluded = [TopicPhrase(m.value, m.start, m.end, EXCLUDED) for m in reading.mentions
                 if m.field == "subject" and m.polarity == EXCLUDED]
+    # a genre word said as a kind of book ("推理小说", "histories", "科幻作品") means the genre; said otherwise ("推理的
+    # 乐趣") it may mean what it means in everyday words
     genres = [TopicPhrase(text[m.start:m.end], m.start, m.end, WANTED, genre=m.value) for m in reading.mentions
               if m.field == "genre" and m.polarity == WANTED and m.end - m.start >= 2]
-    return [*topics, *genres, *excluded]
+    return [*topics, *(g for g in genres if not _said_as_kind(g, text, kinds)), *excluded]
+
+
+def _said_as_kind(genre: TopicPhrase, text: str, kinds: KindWords) -> bool:
+    """Whether a genre word is said as a kind of book: before a kind word, holding one besides itself ("推理小说",
+    "science fiction"), a plural ("mysteries", "biographies") or a history word ("histories")."""
+    said = genre.text.lower()
+    return (_kind_after(genre, text, kinds) or said in kinds.history or (said.isascii() and said.endswith("s"))
+            or any(k != said and (k in said if not k.isascii() else f" {k} " in f" {said} ") for k in kinds.heads))
 
 
 def _same(term: str, tables: ExpansionTables) -> tuple[str, ...]:
@@ -221,25 +260,30 @@ def _same(term: str, tables: ExpansionTables) -> tuple[str, ...]:
     return tuple(dict.fromkeys(o for o in others if o.lower() != term.lower()))
 
 
-def _is_head(topic: TopicPhrase, text: str, kinds: KindWords, reading: Reading) -> bool:
-    """Whether a topic is the brief's head noun: a kind word right after it or ending it, or all of the first clause."""
+def _is_head(topic: TopicPhrase, text: str, kinds: KindWords) -> bool:
+    """Whether a topic is the brief's head noun: a kind word right after it ("psychology books", "二战历史") or
+    ending it ("travel writing", "cookbooks")."""
+    last = _words(topic.text)[-1][2]
+    return _kind_after(topic, text, kinds) or last in kinds.heads or bool(re.search(r"books?$|书$", last))
+
+
+def _kind_after(topic: TopicPhrase, text: str, kinds: KindWords) -> bool:
+    """Whether a kind word follows the topic: "psychology books", "二战历史"."""
     after = _words(text[topic.end:topic.end + 12])
     gap_end = after[0][0] if after else 0
-    if after and after[0][2] in kinds.all and _BETWEEN.fullmatch(text[topic.end:topic.end + gap_end]):
-        return True
-    last = _words(topic.text)[-1][2]
-    if last in kinds.all or re.search(r"books?$|书$", last):
-        return True
-    clause = re.split(r"[，,。；;！!？?：:\n—(（]", reading.text, maxsplit=1)[0]
-    rest = [w for _, _, w in _words(clause) if w not in kinds.all and w not in brief_stopwords()
-            and w not in stopwords()["en"] and w not in stopwords()["zh"]]
-    own = [w for _, _, w in _words(topic.text)]
-    return topic.start < len(clause) and bool(rest) and rest == own
+    return bool(after) and after[0][2] in kinds.heads and bool(_BETWEEN.fullmatch(text[topic.end:topic.end + gap_end]))
+
+
+def _is_bare(topic: TopicPhrase, brief: str, kinds: KindWords) -> bool:
+    """Whether the whole brief is this topic, but for kind words: "烹饪", "Travel writing", "历史书"."""
+    words = [w for _, _, w in _words(brief) if w not in kinds.all]
+    return bool(words) and words == [w for _, _, w in _words(topic.text)]
 
 
 def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, embedder: Embedder,
-                 brief: str, tables: ExpansionTables) -> list[TopicSubjects]:
-    """Each topic's subjects and role (see the module docstring)."""
+                 brief: str, tables: ExpansionTables, kinds: KindWords, min_books: int) -> list[TopicSubjects]:
+    """Each topic's subjects and role (see the module docstring). A topic ending in a kind word is also matched
+    without it: "travel writing" is the heading "Travel writing", and the books about "Travel"."""
     wanted = [t for t in topics if t.polarity == WANTED]
     vectors = embedder.embed_queries([brief, *(t.text for t in wanted)]) if wanted and vocabulary.subjects else None
     context = vectors[0] if vectors is not None else None
@@ -247,12 +291,14 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
     by_topic = dict(zip(wanted, near))
     out = []
     for topic in topics:
-        matches = _untagged(vocabulary.lexical(topic.text))
-        seen = {m.subject for m in matches}
-        for other in _same(topic.text, tables):
-            matches += [replace(m, topic=topic.text) for m in _untagged(vocabulary.lexical(other, "mapped"))
-                        if m.subject not in seen]
-            seen |= {m.subject for m in matches}
+        words = _words(topic.text)
+        core = topic.text[:words[-2][1]] if len(words) > 1 and words[-1][2] in kinds.all else ""
+        matches, seen = [], set()
+        for name in filter(None, (topic.text, core)):
+            for how, other in (("exact", name), *(("mapped", o) for o in _same(name, tables))):
+                matches += [replace(m, topic=topic.text) for m in _untagged(vocabulary.lexical(other, how))
+                            if m.subject not in seen]
+                seen |= {m.subject for m in matches}
         if topic.polarity == EXCLUDED:
             if matches:
                 out.append(TopicSubjects(topic, tuple(matches), EXCLUDED_ROLE))
@@ -263,7 +309,12 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
                     for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
                     and vocabulary.subjects[i].kind != "tag"]
         readings = _readings(matches, vocabulary)
-        role = REQUIRED_ROLE if topic.head else PREFERRED_ROLE
+        # required: the whole brief; or a head noun the reading took for no vocabulary value, said by the own words
+        # or other names of a subject at least `min_books` books carry (a tag merely holding it, a near meaning, or a
+        # heading of a few books, where the catalog's other books on the topic lack it, is only preferred)
+        strong = max((m.subject.books for m in matches if m.how in ("exact", "mapped")), default=0)
+        role = (REQUIRED_ROLE if topic.bare or (topic.head and not topic.valued and strong >= min_books)
+                else PREFERRED_ROLE)
         if len(readings) > 1 and context is not None:
             fit = [max(_similarity(vocabulary, m.subject, context) for m in r) for r in readings]
             order = sorted(range(len(readings)), key=lambda i: -fit[i])
@@ -272,7 +323,7 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
                 out.append(TopicSubjects(topic, tuple(matches), DOUBTFUL_ROLE, tuple(map(tuple, readings[:2]))))
                 continue
             matches = readings[0]
-        if matches or (topic.head and not topic.valued):
+        if matches or topic.bare:  # a brief on a topic the catalog lacks: said as the brief says it
             out.append(TopicSubjects(topic, tuple(matches), role, (tuple(matches),) if matches else ()))
     genre_matches = {t: [*vocabulary.tagged("genre", t.genre, t.text), *_untagged(vocabulary.lexical(t.text))]
                      for t in wanted if t.genre}
@@ -332,7 +383,9 @@ def topic_values(matches: Sequence[SubjectMatch]) -> tuple[str, ...]:
 
 def subject_conditions(found: Sequence[TopicSubjects]) -> tuple[FilterCondition, ...]:
     """The conditions the matches ask: a required topic MUST, a preferred one SHOULD, an excluded one MUST_NOT on
-    the headings of the same words; a doubtful one nothing until a curator answers. A head noun without any subject: a MUST on its own word."""
+    the headings of the same words; a doubtful one nothing until a curator answers. A brief that is a topic the catalog
+    holds no subject of requires its own word. Several required topics are one condition (merged by the caller): any
+    of them ("Romance novels, love stories")."""
     conditions = []
     for topic in found:
         if topic.role == DOUBTFUL_ROLE:
@@ -342,7 +395,7 @@ def subject_conditions(found: Sequence[TopicSubjects]) -> tuple[FilterCondition,
             conditions += [FilterCondition("subject", values, "MUST_NOT")] if values else []
             continue
         operator = "MUST" if topic.role == REQUIRED_ROLE else "SHOULD"
-        values = topic_values(topic.matches) or ((topic.topic.text,) if topic.role == REQUIRED_ROLE else ())
+        values = topic_values(topic.matches) or (topic.topic.text,)
         if values:
             conditions.append(FilterCondition("topic", values, operator))
     return tuple(conditions)
@@ -361,10 +414,12 @@ def with_subjects(query: ThemeQuery, found: Sequence[TopicSubjects]) -> ThemeQue
 
 
 def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVocabulary, embedder: Embedder,
-                  cues: Cues) -> ThemeQuery:
-    """The brief's topics matched to the catalog's subjects, their conditions added to its query."""
+                      cues: Cues, min_books: int) -> ThemeQuery:
+    """The brief's topics matched to the catalog's subjects, their conditions added to its query; `min_books`
+    (gating.min_books) books must carry a head noun's subject for it to be required."""
     if not vocabulary.subjects:
         return query  # an index without subjects (built before them, or a catalog without any)
     tables = load_expansion_tables()
     topics = topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
-    return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables))
+    return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues),
+                                             min_books))
