@@ -99,9 +99,6 @@ class TopicPhrase:
     polarity: str  # wanted | excluded
     head: bool = False  # the brief's head noun: the kind of book the shelf is
     bare: bool = False  # the whole brief ("烹饪", "Travel writing")
-    # its words are a vocabulary value the reading found ("quiet", "travel"): where no subject matches, that value
-    # says it, and no subject condition is made of its word
-    valued: bool = False
     # the genre the reading took its words for (推理 -> 悬疑推理): a kind of book, asked about only where the brief's
     # other topics say another meaning
     genre: str = ""

@@ -233,9 +233,7 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
             if not kind_only and phrase.lower() not in {t.text.lower() for t in topics}:
                 topics.append(TopicPhrase(phrase, start, end, WANTED))  # said twice (a name, its blurb): once
             i += n
-    valued = [(m.start, m.end) for m in reading.mentions if m.field not in _NAMED_FIELDS]
-    topics = [replace(t, head=_is_head(t, text, kinds), bare=_is_bare(t, reading.text, kinds),
-                      valued=any(a < t.end and t.start < b for a, b in valued)) for t in topics]
+    topics = [replace(t, head=_is_head(t, text, kinds), bare=_is_bare(t, reading.text, kinds)) for t in topics]
     excluded = [TopicPhrase(m.value, m.start, m.end, EXCLUDED) for m in reading.mentions
                 if m.field == "subject" and m.polarity == EXCLUDED]
     # a genre word said as a kind of book ("推理小说", "histories", "科幻作品") means the genre; said otherwise ("推理的
@@ -309,11 +307,11 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
                     for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
                     and vocabulary.subjects[i].kind != "tag"]
         readings = _readings(matches, vocabulary)
-        # required: the whole brief; or a head noun the reading took for no vocabulary value, said by the own words
-        # or other names of a subject at least `min_books` books carry (a tag merely holding it, a near meaning, or a
+        # required: the whole brief; or a head noun ("travel writing", though "travel" alone is a reading situation),
+        # said by the own words or other names of a subject at least `min_books` books carry (a tag merely holding it, a near meaning, or a
         # heading of a few books, where the catalog's other books on the topic lack it, is only preferred)
         strong = max((m.subject.books for m in matches if m.how in ("exact", "mapped")), default=0)
-        role = (REQUIRED_ROLE if topic.bare or (topic.head and not topic.valued and strong >= min_books)
+        role = (REQUIRED_ROLE if topic.bare or (topic.head and strong >= min_books)
                 else PREFERRED_ROLE)
         if len(readings) > 1 and context is not None:
             fit = [max(_similarity(vocabulary, m.subject, context) for m in r) for r in readings]

@@ -67,9 +67,13 @@ def test_the_demo_subject_index_holds_its_headings_parts_and_classes_with_counts
 
 
 def test_a_head_nouns_subject_is_required_and_a_side_topic_only_wished(demo_subjects, embedder):
-    query = read("psychology books for beginners", demo_subjects, embedder)
-    assert roles(query)["psychology"] == (REQUIRED_ROLE, ["Psychology"])
-    assert FilterCondition("topic", ("Psychology",), "MUST") in query.filter_conditions
+    # "travel" alone is a reading situation (on a journey); before "writing" it is the subject, which 10 books carry
+    query = read("Travel writing for the summer holidays", demo_subjects, embedder)
+    assert roles(query)["travel writing"][0] == REQUIRED_ROLE and "Travel" in roles(query)["travel writing"][1]
+    assert any(c.field == "topic" and "Travel" in c.values for c in query.conditions("MUST"))
+    # a head noun whose heading one book carries is wished for: the catalog's other psychology books lack it
+    assert roles(read("psychology books for beginners", demo_subjects, embedder))["psychology"] == (
+        PREFERRED_ROLE, ["Psychology"])
     query = read("二战历史", demo_subjects, embedder)  # 二战 is "World War, 1939-1945" by config/synonyms.yaml
     assert roles(query)["二战"][0] == REQUIRED_ROLE and "World War, 1939-1945" in roles(query)["二战"][1]
     query = read("Books about friendship and growing up", demo_subjects, embedder)
@@ -83,8 +87,8 @@ def test_a_chinese_topic_reaches_an_english_heading_by_vector_above_the_threshol
     assert matches["Friendship"].how == "vector" and matches["Friendship"].strength >= VECTOR_THRESHOLD
 
 
-def test_a_head_noun_the_catalog_holds_no_subject_of_is_still_a_condition(demo_subjects, embedder, demo_books):
-    query = read("Cookbooks for the holidays", demo_subjects, embedder)
+def test_a_brief_on_a_topic_the_catalog_holds_no_subject_of_still_requires_it(demo_subjects, embedder, demo_books):
+    query = read("Cookbooks", demo_subjects, embedder)
     assert query.conditions("MUST") == (FilterCondition("topic", ("Cookbooks",), "MUST"),)
     constraints = hard_constraints(query.filter_conditions)
     assert not [b for b in demo_books if evaluate(constraints, b)]  # a short shelf, and a review, not 30 others
@@ -141,4 +145,6 @@ def test_a_real_catalogs_lcsh_headings_split_count_and_match(embedder, tmp_path)
         any(h.startswith("Detective and mystery stories") for h in b.subjects) for b in books)
     assert by_label["Detective and mystery stories, English"].aliases == ("English detective and mystery stories",)
     sea = roles(read("Sea stories for the summer", subjects, embedder))
-    assert sea["sea stories"] == (REQUIRED_ROLE, ["Sea stories"])
+    assert sea["sea stories"] == (PREFERRED_ROLE, ["Sea stories"])  # a head noun, but 3 books of the slice
+    orphans = roles(read("Orphans", subjects, embedder))  # the whole brief: required, however few carry it
+    assert orphans["orphans"] == (REQUIRED_ROLE, ["Orphans"])
