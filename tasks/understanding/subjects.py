@@ -217,22 +217,27 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
             runs.append([(a, b, w)])
     topics: list[TopicPhrase] = []
     for run in runs:
-        i = 0
+        pieces, i = [], 0
         while i < len(run):
             for n in range(min(MAX_TOPIC_WORDS, len(run) - i), 0, -1):
                 start, end = run[i][0], run[i + n - 1][1]
-                phrase = text[start:end]
-                known = vocabulary.lexical(phrase) or any(vocabulary.lexical(t, "mapped")
-                                                          for t in _same(phrase, tables))
+                known = bool(vocabulary.lexical(text[start:end])) or any(
+                    vocabulary.lexical(t, "mapped") for t in _same(text[start:end], tables))
                 if n == 1 or known:
                     break
             word = run[i][2]
             # a kind word after a topic says what kind of book it is ("二战历史"), no topic of its own
             kind_only = n == 1 and (word in kinds.books or word in kinds.writing or word in kinds.other
                                     or (word in kinds.history and i > 0))
-            if not kind_only and phrase.lower() not in {t.text.lower() for t in topics}:
-                topics.append(TopicPhrase(phrase, start, end, WANTED))  # said twice (a name, its blurb): once
+            pieces.append((start, end, known, kind_only))
             i += n
+        topical = [p for p in pieces if not p[3]]
+        if len(topical) > 1 and not any(p[2] for p in topical) and len(run) <= MAX_TOPIC_WORDS:
+            # words no subject holds, one after another, are one topic: "vegan baking", not "vegan" and "baking"
+            topical = [(topical[0][0], topical[-1][1], False, False)]
+        for start, end, _, _ in topical:
+            if text[start:end].lower() not in {t.text.lower() for t in topics}:  # said twice (a name, its blurb)
+                topics.append(TopicPhrase(text[start:end], start, end, WANTED))
     topics = [replace(t, head=_is_head(t, text, kinds), bare=_is_bare(t, reading.text, kinds)) for t in topics]
     excluded = [TopicPhrase(m.value, m.start, m.end, EXCLUDED) for m in reading.mentions
                 if m.field == "subject" and m.polarity == EXCLUDED]
