@@ -59,7 +59,7 @@ def score_every_path(paths: Mapping[str, Sequence[PathHit]], query_tokens: Seque
             references[path] = list(scores[path].values())
     if "subject" in paths and subject_score is not None:
         scores["subject"] = {b: subject_score(b) for b in ids}
-        references["subject"] = [h.score for h in paths["subject"]]
+        references["subject"] = [0.0, 1.0]  # its scores are strengths already: a preferred match counts half
     if "e5" in dense:
         vectors = snapshot.book_vectors(ids, BOOKS_E5_TABLE)
         scores["e5"] = {b: float(v @ dense["e5"].query_vector) for b, v in vectors.items()}
