@@ -26,9 +26,9 @@ import numpy as np
 from config.settings import CONFIG_DIR, load_settings
 from config.yaml_files import read_yaml
 from storage.index_store import open_current
-from storage.models import subject_words
 from storage.subject_store import read_subjects
-from tasks.catalog.embedders import create_embedder
+from tasks.language.embedders import create_embedder
+from tasks.model.conditions import subject_words
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.subjects import SubjectVocabulary, _same
 

@@ -20,7 +20,7 @@ from tasks.catalog import bm25 as bm25_step
 from tasks.catalog import index_build
 from tasks.catalog import subjects as subject_step
 from tasks.catalog.crosswalk import CROSSWALK_FILE
-from tasks.catalog.embedders import create_embedder
+from tasks.language.embedders import create_embedder
 from tasks.progress import logger, long_lived_objects, timed
 
 

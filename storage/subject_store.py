@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tasks.models import Subject
+from tasks.model.subjects import Subject
 
 SUBJECTS_FILE = "subjects.parquet"
 _SCHEMA_FIELDS = (("label", pa.string()), ("kind", pa.string()), ("language", pa.string()), ("books", pa.int64()),

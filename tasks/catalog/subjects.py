@@ -25,10 +25,11 @@ import numpy as np
 
 from config.class_ranges import ClassRanges, class_ranges
 from storage.catalog_db import CatalogDB
-from storage.models import BookRecord, subject_words
-from tasks.catalog.embedders.base import Embedder
-from tasks.catalog.embedding import embed_with_cache
-from tasks.models import Subject
+from tasks.model.books import BookRecord
+from tasks.model.conditions import subject_words
+from tasks.language.embedders.base import Embedder
+from tasks.language.embedding import embed_with_cache
+from tasks.model.subjects import Subject
 
 # LCSH's " -- " (and its one-character forms), CNMARC's "—" / "－"; a slash between Chinese tags
 _SUBDIVISION = re.compile(r"\s*(?:--+|—+|－+|–{2,}|/)\s*")

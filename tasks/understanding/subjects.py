@@ -35,19 +35,19 @@ import numpy as np
 from config.class_ranges import class_ranges
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
-from storage.models import FilterCondition, subject_words
-from tasks.catalog.embedders.base import Embedder
-from tasks.catalog.text_analysis import book_words, brief_stopwords, cut, stopwords
-from tasks.models import (
+from tasks.language.embedders.base import Embedder
+from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords
+from tasks.model.conditions import FilterCondition, merge_conditions, subject_words
+from tasks.model.query import ThemeQuery
+from tasks.model.subjects import (
     DOUBTFUL_ROLE,
     EXCLUDED_ROLE,
     PREFERRED_ROLE,
     REQUIRED_ROLE,
     Subject,
-    SubjectMatch,     ThemeQuery,
+    SubjectMatch,
     TopicPhrase,
     TopicSubjects,
-    merge_conditions,
 )
 from tasks.understanding.expansion import ExpansionTables, load_expansion_tables
 from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Reading
@@ -319,8 +319,9 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
                     and vocabulary.subjects[i].kind != "tag"]
         readings = _readings(matches, vocabulary)
         # required: the whole brief; or a head noun ("travel writing", though "travel" alone is a reading situation),
-        # said by the own words or other names of a subject at least `min_books` books carry (a tag merely holding it, a near meaning, or a
-        # heading of a few books, where the catalog's other books on the topic lack it, is only preferred)
+        # said by the own words or other names of a subject at least `min_books` books carry (a tag merely holding
+        # it, a near meaning, or a heading of a few books, where the catalog's other books on the topic lack it, is
+        # only preferred)
         strong = max((m.subject.books for m in matches if m.how in ("exact", "mapped")), default=0)
         role = (REQUIRED_ROLE if topic.bare or (topic.head and strong >= min_books)
                 else PREFERRED_ROLE)
