@@ -19,7 +19,7 @@ from tasks.model.constraints import EVERYTHING, evaluate, hard_constraints
 from tasks.model.subjects import DOUBTFUL_ROLE, PREFERRED_ROLE, REQUIRED_ROLE
 from tasks.model.themes import Theme
 from tasks.catalog.ingest import ColumnMapping, validate_file
-from tasks.catalog.subjects import build_subject_index
+from tasks.catalog.subjects import build_subject_index, collect_subjects
 from tasks.recall.filters import FilterColumns
 from tasks.recall.paths.subject import subject_recall
 from tasks.recall.vector_search import MemorySearch
@@ -150,3 +150,15 @@ def test_a_real_catalogs_lcsh_headings_split_count_and_match(embedder, tmp_path)
     assert sea["sea stories"] == (PREFERRED_ROLE, ["Sea stories"])  # a head noun, but 3 books of the slice
     orphans = roles(read("Orphans", subjects, embedder))  # the whole brief: required, however few carry it
     assert orphans["orphans"] == (REQUIRED_ROLE, ["Orphans"])
+
+
+def test_a_real_marc_exports_classes_are_subjects_with_their_counts():
+    """Evergreen's MARCXML test records (benchmarks/catalogs/evergreen/SOURCE.md): LCSH and DDC / LCC numbers."""
+    books = validate_file(real_catalog("evergreen", "concerto_bibs.xml"), ColumnMapping(), get_vocabulary()).books
+    subjects = collect_subjects(books)
+    american = next(s for s in subjects if s.kind == "class" and s.label == "American literature")
+    assert american.books == sum(not set(american.values).isdisjoint(b.class_prefixes) for b in books) > 0
+    assert any(s.kind == "class" and s.label == "美国文学" and s.books == american.books for s in subjects)
+    parts = {s.label: s.books for s in subjects if s.kind == "part"}
+    assert parts["Juvenile fiction"] == sum(any(h.rstrip(". ").endswith("Juvenile fiction") or "-- Juvenile fiction --"
+                                                in h for h in b.subjects) for b in books)
