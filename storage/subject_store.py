@@ -19,7 +19,7 @@ _SCHEMA_FIELDS = (("label", pa.string()), ("kind", pa.string()), ("language", pa
 
 def write_subjects(version_path: Path, subjects: Sequence[Subject], vectors: np.ndarray) -> None:
     """The subjects and their vectors, row for row (a temporary name renamed: never half a file)."""
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(subjects), -1)
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)  # (subjects, dim): (0, dim) for a catalog without any
     dim = vectors.shape[1]
     schema = pa.schema([*_SCHEMA_FIELDS, ("vector", pa.list_(pa.float32(), dim))])
     columns = {name: [getattr(s, name) if not isinstance(getattr(s, name), tuple) else list(getattr(s, name))

@@ -67,6 +67,9 @@ def test_the_subject_index_is_read_back_as_written(tmp_path):
     assert read == subjects and np.array_equal(read_vectors, vectors)
     older, no_vectors = read_subjects(tmp_path / "older-version")  # a version built before the subject index
     assert older == () and no_vectors.size == 0
+    write_subjects(tmp_path, (), np.zeros((0, 8), np.float32))  # a catalog without any heading, tag or class
+    none, no_vectors = read_subjects(tmp_path)
+    assert none == () and no_vectors.size == 0
 
 
 def subject(label, books, field="subject", values=None, kind="heading", language="en"):
