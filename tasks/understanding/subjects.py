@@ -74,7 +74,6 @@ MAX_TOPIC_WORDS = 3
 _NAMED_FIELDS = frozenset({"author", "work", "form", "genre", "audience", "language", "classification", "adult"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[\u3400-\u9fff]+")
 _BETWEEN = re.compile(r"[ \t\-的类]*")  # what may stand between a topic and the word for books after it
-SCHEMES = ("clc:", "ddc:", "lcc:")
 STRENGTH = {"exact": 1.0, "holds": 0.8, "mapped": 0.9}  # a vector match's strength is its similarity
 
 
@@ -91,7 +90,7 @@ def singular(word: str) -> str:
     return word[:-1]
 
 
-def _stems(text: str) -> str:
+def _key(text: str) -> str:
     """A subject's or topic's words as compared: lower case, English words singular, Chinese as written."""
     words = subject_words(text)
     return " ".join(map(singular, words.split())) if words.isascii() else words.replace(" ", "")
@@ -105,11 +104,11 @@ class SubjectVocabulary:
     vectors: np.ndarray
 
     @cached_property
-    def by_stems(self) -> dict[str, tuple[int, ...]]:
+    def by_key(self) -> dict[str, tuple[int, ...]]:
         found: dict[str, list[int]] = defaultdict(list)
         for i, subject in enumerate(self.subjects):
             for text in (subject.label, *subject.aliases):
-                found[_stems(text)].append(i)
+                found[_key(text)].append(i)
         return {key: tuple(dict.fromkeys(rows)) for key, rows in found.items() if key}
 
     @cached_property
@@ -124,7 +123,7 @@ class SubjectVocabulary:
 
     def lexical(self, term: str, how: str = "exact") -> list[SubjectMatch]:
         """The subjects written as `term` is, singular or plural; for a Chinese term also those holding it."""
-        found = [SubjectMatch(term, self.subjects[i], STRENGTH[how], how) for i in self.by_stems.get(_stems(term), ())]
+        found = [SubjectMatch(term, self.subjects[i], STRENGTH[how], how) for i in self.by_key.get(_key(term), ())]
         if not term.isascii() and len(term) >= 2 and how == "exact":
             seen = {m.subject for m in found}
             found += [SubjectMatch(term, self.subjects[i], STRENGTH["holds"] * (0.75 + 0.25 * len(term) / len(label)),

@@ -87,7 +87,7 @@ def found(text, role, *matches, head=False):
                          (tuple(SubjectMatch(text, s, strength, how) for s, strength, how in matches),))
 
 
-def test_lexical_matches_go_by_stems_and_a_chinese_term_held_by_a_tag():
+def test_lexical_matches_go_by_words_singular_or_plural_and_a_chinese_term_held_by_a_tag():
     subjects = tuple(collect_subjects(BOOKS))
     vocabulary = SubjectVocabulary(subjects, np.zeros((len(subjects), 4), np.float32))
     assert {m.subject.label for m in vocabulary.lexical("cooking")} == {"Cooking"}
