@@ -121,7 +121,7 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_include": "放入没有复本的书", "opt_include_to_check": "放进书架待核对",
         "opt_drop": "不再要求：{v}", "opt_allow": "允许{v}",
         "opt_about": "围绕：{v}",
-        "subject_count": "{s}（{n} 种）",
+        "subject_count": "{s}（{n} 种）", "subject_count_one": "{s}（1 种）",
         "ask_subject": "「{t}」在馆藏里有几种读法：{v}。本意是哪一个？",
     },
     "en": {
@@ -159,7 +159,7 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_include": "include them", "opt_include_to_check": "shelve them to check",
         "opt_drop": "no longer require: {v}", "opt_allow": "allow {v}",
         "opt_about": "about: {v}",
-        "subject_count": "{s} ({n} books)",
+        "subject_count": "{s} ({n} books)", "subject_count_one": "{s} (1 book)",
         "ask_subject": "'{t}' reads more than one way in this catalog: {v}. Which is meant?",
     },
 }
@@ -207,6 +207,11 @@ def condition_text(field: str, values: Sequence[str], language: str, joiner: dic
     return FIELD_PHRASES.get(field, {}).get(language, "{v}").format(v=joined)
 
 
+def subject_count(label: str, books: int, language: str) -> str:
+    """A subject with its count of books: "Cooking (412 books)", "烹饪（412 种）"."""
+    return TEXT[language]["subject_count_one" if books == 1 else "subject_count"].format(s=label, n=books)
+
+
 def topic_text(values: Sequence[str], found: Sequence[TopicSubjects], language: str, joiner: dict[str, str]) -> str:
     """A topic condition as the catalog's subjects it stands for, each with its count of books: "subject: Cooking
     (412 books)", "主题：日本文学（88 种）"; a class range by its caption in the sheet's language; a word the catalog
@@ -221,7 +226,7 @@ def topic_text(values: Sequence[str], found: Sequence[TopicSubjects], language: 
                          and m.subject.language == language), None)
             subject = twin or subject
         said.add(subject.values)
-        parts.append(TEXT[language]["subject_count"].format(s=subject.label, n=subject.books))
+        parts.append(subject_count(subject.label, subject.books, language))
     covered = {v for values in said for v in values}
     parts += [v for v in values if v not in covered]
     return FIELD_PHRASES["topic"][language].format(v=joiner[language].join(parts))
@@ -322,7 +327,7 @@ def left_out_text(facts: Sequence[ShelfFact], language: str) -> str:
 def question_text(question: Question, language: str, vocabulary: Vocabulary | None = None) -> str:
     """The gate's question to the curator, in the brief's language."""
     if question.kind == "subject":
-        readings = TEXT[language]["list_sep"].join(TEXT[language]["subject_count"].format(s=s, n=n)
+        readings = TEXT[language]["list_sep"].join(subject_count(s, n, language)
                                                    for s, n in question.readings)
         return TEXT[language]["ask_subject"].format(t=question.topic, v=readings)
     named = (question.clash,) if question.clash else question.relax if question.kind == "unchecked" else ()
@@ -344,7 +349,7 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
     if question.kind in fixed:
         return tuple(text[key] for key in fixed[question.kind])
     if question.kind == "subject":
-        return tuple(text["opt_about"].format(v=text["subject_count"].format(s=s, n=n)) for s, n in question.readings)
+        return tuple(text["opt_about"].format(v=subject_count(s, n, language)) for s, n in question.readings)
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else
                   text["opt_allow" if c.operator == "MUST_NOT" else "opt_drop"].format(
                       v=condition_text(c.field, c.values, language, OR, vocabulary))

@@ -107,7 +107,7 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         # "推理" is mystery novels or logic; "science" is science fiction or popular science: the curator says which
         readings = doubt.reading_subjects()
         reasons.append(f"the topic '{doubt.topic.text}' reads as "
-                       + " or ".join(f"{s} ({n} books)" for s, n in readings))
+                       + " or ".join(f"{s} ({n} book{'' if n == 1 else 's'})" for s, n in readings))
         question = question or Question("subject", topic=doubt.topic.text, readings=readings)
     if not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")

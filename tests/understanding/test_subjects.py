@@ -140,6 +140,9 @@ def test_the_sheet_says_each_matched_subject_with_its_count_in_the_briefs_langua
     assert conditions_text(query, "en") == ("Must be: subject: Cooking (412 books); "
                                             "preferably: subject: Japanese literature (88 books)")
     assert conditions_text(query, "zh") == "必须：主题：Cooking（412 种）；最好：主题：日本文学（88 种）"
+    one = with_subjects(ThemeQuery((), ("x",), "q", 0.5, "rules"),
+                        [found("psychology", PREFERRED_ROLE, (subject("Psychology", 1), 1.0, "exact"))])
+    assert conditions_text(one, "en") == "Preferably: subject: Psychology (1 book)"
 
 
 def test_a_doubtful_topic_goes_to_review_with_each_readings_count():
