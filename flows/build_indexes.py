@@ -13,11 +13,12 @@ from prefect.utilities.annotations import quote
 from config.settings import Settings, load_settings
 from config.vocabulary import get_vocabulary
 from flows.runs import form_field, label_run, trigger_tag, workspace_writer
-from storage import index_store
+from storage import index_store, subject_store
 from storage.catalog_db import CatalogDB, open_catalog
 from storage.models import IndexVersion
 from tasks.catalog import bm25 as bm25_step
 from tasks.catalog import index_build
+from tasks.catalog import subjects as subject_step
 from tasks.catalog.crosswalk import CROSSWALK_FILE
 from tasks.language.embedders import create_embedder
 from tasks.progress import logger, long_lived_objects, timed
@@ -50,6 +51,7 @@ build_bm25 = _step(bm25_step.build_bm25, "build-bm25")
 write_lance = _step(index_build.write_lance, "write-lance-books")
 write_books_snapshot = _step(index_store.write_books_snapshot, "write-books-snapshot")
 save_bm25 = _step(index_store.save_bm25, "save-bm25")
+build_subjects = _step(subject_step.build_subject_index, "build-subject-index")
 
 
 def commit_version(db: CatalogDB, version: IndexVersion, content_hashes: dict[str, str],
@@ -109,6 +111,8 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
                 e5_vectors = embed_books_e5(books, vocabulary, db, settings, use_cache)
         with timed(stages, "build_bm25", log=True), long_lived_objects():  # 100k books' token lists
             bm25 = build_bm25(books, db, settings, use_cache)
+        with timed(stages, "subjects", log=True):
+            subjects = build_subjects(books, embedder, db, use_cache)
         with timed(stages, "write_lance", log=True):
             write_lance(path, books, book_vectors.vectors, e5_vectors, carry, enriched.settled, vocabulary, settings)
         with timed(stages, "save_snapshot", log=True):
@@ -119,6 +123,7 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             index_store.write_vocabulary_vectors(
                 path, [(v.dimension, v.profile_text) for v in vocabulary_vectors.values],
                 vocabulary_vectors.vectors)
+            subject_store.write_subjects(path, subjects.subjects, subjects.vectors)
         version = IndexVersion(
             version_id=version_id, created_at=datetime.now(timezone.utc).replace(tzinfo=None),
             path=str(path), snapshot_hash=snapshot, book_count=len(books),
@@ -128,7 +133,8 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
         index_store.write_version_file(path, version, inputs)
         # Read before the commit, which may delete the previous version the stale texts are read from
         stale = index_build.stale_vectors(
-            carry, [*sentence_hashes, *book_vectors.text_hashes, *vocabulary_vectors.text_hashes], vocabulary, settings)
+            carry, [*sentence_hashes, *book_vectors.text_hashes, *vocabulary_vectors.text_hashes,
+                    *subjects.text_hashes], vocabulary, settings)
         with timed(stages, "commit", log=True):
             commit_version(db, version, {b.book_id: b.content_hash for b in books}, settings)
         with timed(stages, "prune_cache", log=True):

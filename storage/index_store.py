@@ -10,6 +10,7 @@ so work while a build holds it), and read the version as it was built whatever t
     sentences.parquet   every summary sentence (book id, text), grouped by book in that order
     sentences.npy       their vectors, row for row
     vocabulary.parquet  every vocabulary value's profile text and vector, for gating
+    subjects.parquet    the catalog's subjects with their counts and vectors (storage/subject_store.py)
     version.json        the IndexVersion: embedder, counts, snapshot hash, and the hash of the build's
                         inputs but the books; written last, so its presence says the folder is complete
 Sentences are only ever fetched by book, and fusion fetches the vectors of a few hundred books per theme:
@@ -53,7 +54,7 @@ BOOKS_TABLE = "books"
 BOOKS_E5_TABLE = "books_e5"  # the optional third path: the same books embedded by multilingual-e5
 VERSION_FILE = "version.json"
 # Bump when the files of a version folder change: a folder of another format is rebuilt, never misread.
-FOLDER_FORMAT = 2  # 2: a book's facets are ids into facets.parquet, no longer JSON
+FOLDER_FORMAT = 3  # 2: a book's facets are ids into facets.parquet, no longer JSON; 3: the subject index
 BOOKS_FILE = "books.parquet"
 BOOK_OBJECTS_FILE = "books.marshal"
 FACETS_FILE = "facets.parquet"

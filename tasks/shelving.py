@@ -10,6 +10,7 @@ from functools import cache, partial
 from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, NoIndexError, open_current
+from storage.subject_store import read_subjects
 from tasks.language.embedders import create_embedder
 from tasks.model.constraints import NUMERIC_FIELDS, surely_held
 from tasks.model.shelf import ThemeShelf
@@ -26,6 +27,7 @@ from tasks.recall.keywords import bm25_query_tokens, most_together
 from tasks.recall.recall import recall
 from tasks.recall.vector_search import create_vector_search
 from tasks.understanding.entities import EntityIndex
+from tasks.understanding.subjects import SubjectVocabulary
 from tasks.understanding.translate import create_translator
 from tasks.understanding.understand import UnderstandingTools, understand
 
@@ -79,6 +81,8 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             held=surely_held(books.values(), snapshot.filter_confidence, facet_rows),
             numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
             available_only=available_only,
+            subjects=SubjectVocabulary(*read_subjects(snapshot.path)),
+            min_books=settings.gating.min_books,
         )
         recall = RecallContext(
             snapshot=snapshot, books=books, embedder=embedder, settings=settings, switches=switches,

@@ -35,6 +35,7 @@ from tasks.model.reasons import (
     WorkTitles,
 )
 from tasks.model.shelf import Question
+from tasks.model.subjects import TopicSubjects
 
 # How a condition's values are said; {v} is the values, joined. Vocabulary dimensions, then the other fields.
 FIELD_PHRASES: dict[str, dict[str, str]] = {
@@ -50,6 +51,7 @@ FIELD_PHRASES: dict[str, dict[str, str]] = {
     "work": {"zh": "{v}", "en": "{v}"},
     "subject": {"zh": "主题词{v}", "en": "the subject {v}"},
     "classification": {"zh": "分类{v}", "en": "classed under {v}"},
+    "topic": {"zh": "主题：{v}", "en": "subject: {v}"},
     "language": {"zh": "{v}图书", "en": "books in {v}"},
 }
 # How one value is written, where the field wants marks around it.
@@ -119,6 +121,8 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_include": "放入没有复本的书", "opt_include_to_check": "放进书架待核对",
         "opt_drop": "不再要求：{v}", "opt_allow": "允许{v}",
         "opt_about": "围绕：{v}",
+        "subject_count": "{s}（{n} 种）", "subject_count_one": "{s}（1 种）",
+        "ask_subject": "「{t}」在馆藏里有几种读法：{v}。本意是哪一个？",
     },
     "en": {
         "sep": "; ", "list_sep": ", ", "word": "'{}'", "title": "{}",
@@ -155,6 +159,8 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_include": "include them", "opt_include_to_check": "shelve them to check",
         "opt_drop": "no longer require: {v}", "opt_allow": "allow {v}",
         "opt_about": "about: {v}",
+        "subject_count": "{s} ({n} books)", "subject_count_one": "{s} (1 book)",
+        "ask_subject": "'{t}' reads more than one way in this catalog: {v}. Which is meant?",
     },
 }
 
@@ -195,10 +201,35 @@ def condition_text(field: str, values: Sequence[str], language: str, joiner: dic
     """A field's values said as a phrase: "基调忧伤怅惘", "melancholy or lonely tone"; class codes as the literature
     or period they stand for ("分类日本文学", not its hundreds of codes)."""
     vocabulary = vocabulary or get_vocabulary()
-    if field == "classification":
+    if field in ("classification", "topic"):
         values = class_ranges().labels(values, language)
     joined = joiner[language].join(value_text(field, v, language, vocabulary, works) for v in values)
     return FIELD_PHRASES.get(field, {}).get(language, "{v}").format(v=joined)
+
+
+def subject_count(label: str, books: int, language: str) -> str:
+    """A subject with its count of books: "Cooking (412 books)", "烹饪（412 种）"."""
+    return TEXT[language]["subject_count_one" if books == 1 else "subject_count"].format(s=label, n=books)
+
+
+def topic_text(values: Sequence[str], found: Sequence[TopicSubjects], language: str, joiner: dict[str, str]) -> str:
+    """A topic condition as the catalog's subjects it stands for, each with its count of books: "subject: Cooking
+    (412 books)", "主题：日本文学（88 种）"; a class range by its caption in the sheet's language; a word the catalog
+    holds no subject of, as the brief says it."""
+    wanted, said, parts = set(values), set(), []
+    for match in (m for t in found for m in t.matches):
+        subject = match.subject
+        if wanted.isdisjoint(subject.values) or subject.values in said:
+            continue
+        if subject.kind == "class" and subject.language != language:
+            twin = next((m.subject for t in found for m in t.matches if m.subject.values == subject.values
+                         and m.subject.language == language), None)
+            subject = twin or subject
+        said.add(subject.values)
+        parts.append(subject_count(subject.label, subject.books, language))
+    covered = {v for values in said for v in values}
+    parts += [v for v in values if v not in covered]
+    return FIELD_PHRASES["topic"][language].format(v=joiner[language].join(parts))
 
 
 def numeric_text(cond: NumericCondition, language: str) -> str:
@@ -256,7 +287,8 @@ def conditions_text(query: ThemeQuery, language: str, facts: Sequence[ShelfFact]
     for operator, key in (("MUST", "must"), ("SHOULD", "should"), ("MUST_NOT", "must_not")):
         conditions: Sequence[FilterCondition] = query.conditions(operator)
         if conditions:
-            phrases = text["list_sep"].join(condition_text(c.field, c.values, language, OR, vocabulary, works)
+            phrases = text["list_sep"].join(topic_text(c.values, query.subjects, language, OR) if c.field == "topic"
+                                            else condition_text(c.field, c.values, language, OR, vocabulary, works)
                                             for c in conditions)
             parts.append(text[key].format(v=phrases))
     parts += [numeric_text(n, language) for n in query.numeric_conditions]
@@ -294,6 +326,10 @@ def left_out_text(facts: Sequence[ShelfFact], language: str) -> str:
 
 def question_text(question: Question, language: str, vocabulary: Vocabulary | None = None) -> str:
     """The gate's question to the curator, in the brief's language."""
+    if question.kind == "subject":
+        readings = TEXT[language]["list_sep"].join(subject_count(s, n, language)
+                                                   for s, n in question.readings)
+        return TEXT[language]["ask_subject"].format(t=question.topic, v=readings)
     named = (question.clash,) if question.clash else question.relax if question.kind == "unchecked" else ()
     value = TEXT[language]["list_sep"].join(numeric_text(c, language) if isinstance(c, NumericCondition)
                                             else condition_text(c.field, c.values, language, OR, vocabulary)
@@ -312,6 +348,8 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
              "unchecked": ("opt_as_wish", "opt_drop_it")}
     if question.kind in fixed:
         return tuple(text[key] for key in fixed[question.kind])
+    if question.kind == "subject":
+        return tuple(text["opt_about"].format(v=subject_count(s, n, language)) for s, n in question.readings)
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else
                   text["opt_allow" if c.operator == "MUST_NOT" else "opt_drop"].format(
                       v=condition_text(c.field, c.values, language, OR, vocabulary))

@@ -3,7 +3,9 @@
 HasAny names a field: a facet (a vocabulary dimension, `form`, `audience`), held with at least the
 index's filter confidence; or `author`, `work`, `subject` (a word or phrase of the subject headings, or
 of the title where a record has none), `classification` (a code prefix, "clc:I24"; a range of codes is a set
-of prefixes, config/class_ranges.yaml) or `language`. tasks/recall/filters.py gives the same tree a column
+of prefixes, config/class_ranges.yaml) or `language`. A `topic` condition (the catalog's subjects a brief's topic
+matched) is any of its headings or class codes: `condition_expr` makes it an AnyOf of the two.
+tasks/recall/filters.py gives the same tree a column
 form and a LanceDB compiler; a property test keeps the three in agreement.
 """
 
@@ -25,7 +27,8 @@ NUMERIC_FIELDS = ("pub_year", "rating", "pages", "copies_available")
 CompareOp = Literal["<", "<=", ">", ">=", "=", "!="]
 
 
-TERM_FIELDS = ("author", "work", "subject", "classification", "language")  # every other field is a facet
+TERM_FIELDS = ("author", "work", "subject", "classification", "language", "topic")  # every other field is a facet
+CLASS_SCHEMES = ("clc:", "ddc:", "lcc:")  # a topic's value that is a class code, not a heading
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,17 @@ Expr = Union[HasAny, Compare, All, AnyOf, Not]
 EVERYTHING = All(())
 
 
+def condition_expr(field: str, values: tuple[str, ...], min_confidence: float = 1.0) -> Expr:
+    """A condition's values as the tree tests them: a topic as a heading or a class code it names, any other field
+    as it is."""
+    if field != "topic":
+        return HasAny(field, values, min_confidence)
+    codes = tuple(v for v in values if v.lower().startswith(CLASS_SCHEMES))
+    terms = tuple(v for v in values if v not in codes)
+    return AnyOf((*([HasAny("subject", terms)] if terms else []),
+                  *([HasAny("classification", codes)] if codes else [])))
+
+
 def numeric_expr(condition: NumericCondition) -> Expr:
     """A brief's numeric condition as the filter tree compares it; a range excluded, as below or above it: a
     book without the number meets neither, as it meets no other numeric condition."""
@@ -107,8 +121,8 @@ def hard_constraints(conditions: Sequence[FilterCondition], numeric: Sequence[Nu
 
     A facet counts for MUST and MUST_NOT only when held with `facet_confidence` (the index's filter confidence).
     """
-    def has(c: FilterCondition) -> HasAny:
-        return HasAny(c.field, c.values, facet_confidence if c.field not in TERM_FIELDS else 1.0)
+    def has(c: FilterCondition) -> Expr:
+        return condition_expr(c.field, c.values, facet_confidence if c.field not in TERM_FIELDS else 1.0)
 
     parts: list[Expr] = [has(c) for c in conditions if c.operator == "MUST"]
     parts += [Not(has(c)) for c in conditions if c.operator == "MUST_NOT"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.subjects import TopicSubjects
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,9 @@ class ThemeQuery:
     numeric_conditions: tuple[NumericCondition, ...] = ()
     # numbers the brief only prefers ("最好是近十年的", "ideally under 300 pages"): they order, never filter
     preferred_numbers: tuple[NumericCondition, ...] = ()
+    # the brief's topics matched to the catalog's subjects (tasks/understanding/subjects.py): their counts are said
+    # beside the conditions they made, a doubtful one is asked in review, and the subject path recalls their books
+    subjects: tuple[TopicSubjects, ...] = ()
 
     def conditions(self, operator: str) -> tuple[FilterCondition, ...]:
         return tuple(c for c in self.filter_conditions if c.operator == operator)

@@ -18,13 +18,15 @@ from tasks.model.themes import HistoryShelf, Theme
 class Question:
     """What a curator is asked about a theme under review, before it is put in words."""
 
-    kind: str  # contradiction | unrecognised | unchecked | history | author_cap | availability | likely_excluded
-    #            | conditions | catalog
+    kind: str  # contradiction | unrecognised | subject | unchecked | history | author_cap | availability
+    #            | likely_excluded | conditions | catalog
     count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf
     clash: FilterCondition | None = None  # contradiction: the value both required and excluded
     relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
     #                                                            unchecked: the ones taken as wishes
     closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
+    topic: str = ""  # subject: the brief's words that read two ways
+    readings: tuple[tuple[str, int], ...] = ()  # subject: each reading's subject and its count of books
 
 
 @dataclass(frozen=True)

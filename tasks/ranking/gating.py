@@ -23,6 +23,7 @@ from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.model.constraints import contradictions
 from tasks.model.query import ThemeQuery
 from tasks.model.shelf import GateVerdict, Question
+from tasks.model.subjects import DOUBTFUL_ROLE
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,12 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         field, value = clashes[0]
         reasons.append(f"contradiction: {field}={value} is both MUST and MUST_NOT")
         question = Question("contradiction", clash=FilterCondition(field, (value,), "MUST"))
+    for doubt in (t for t in query.subjects if t.role == DOUBTFUL_ROLE):
+        # "推理" is mystery novels or logic; "science" is science fiction or popular science: the curator says which
+        readings = doubt.reading_subjects()
+        reasons.append(f"the topic '{doubt.topic.text}' reads as "
+                       + " or ".join(f"{s} ({n} book{'' if n == 1 else 's'})" for s, n in readings))
+        question = question or Question("subject", topic=doubt.topic.text, readings=readings)
     if not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
         question = question or Question("unrecognised", closest=closest)

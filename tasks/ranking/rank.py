@@ -16,6 +16,7 @@ from tasks.model.intent import POLICIES, Intent, excluded_books, uncapped_author
 from tasks.model.query import Candidate
 from tasks.model.shelf import ThemeShelf
 from tasks.model.stages import Hits, Understood
+from tasks.model.subjects import SubjectEvidence
 from tasks.model.themes import StageSwitches
 from tasks.progress import logger, timed
 from tasks.ranking.dedupe import find_exclusions
@@ -35,6 +36,7 @@ from tasks.ranking.rerank.sentence import sentence_rerank
 from tasks.ranking.shelf import check_shelf, count_unavailable, select_shelf
 from tasks.recall.book_graph import NO_GRAPH, BookGraph
 from tasks.recall.keywords import bm25_query_tokens
+from tasks.recall.paths.subject import evidence_for, subject_score
 from tasks.recall.scores import score_every_path
 
 
@@ -65,6 +67,9 @@ class Ranking:
     notes: list[str] = field(default_factory=list)
     stage_seconds: dict[str, float] = field(default_factory=dict)
     likely_excluded: int = 0  # candidates left out: a guess says they likely hold a value the brief excludes
+    # book id -> the matched subjects it carries, for every recalled book (tasks/recall/paths/subject.py): what the
+    # relevance score reads of a book's record
+    subject_evidence: dict[str, tuple[SubjectEvidence, ...]] = field(default_factory=dict)
 
 
 def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
@@ -124,8 +129,13 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
     timings = ranking.stage_seconds
     with timed(timings, "fusion"):
         tokens = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
+        if query.subjects:
+            ranking.subject_evidence = {b: found for b in dict.fromkeys(h.book_id for found in hits.paths.values()
+                                                                        for h in found)
+                                        if (found := evidence_for(ctx.books[b], query.subjects))}
         scoring = (score_every_path(hits.paths, tokens, hits.query_vectors, ctx.snapshot,
-                                    settings.fusion.sentence_weight)
+                                    settings.fusion.sentence_weight,
+                                    lambda b: subject_score(ranking.subject_evidence.get(b, ())))
                    if settings.fusion.method != "rrf" else None)
         cover = ctx.snapshot.bm25.best_cover(tokens) if "bm25" in hits.paths and tokens else 1.0
         candidates = fuse(hits.paths, scoring, settings.fusion, len(tokens), cover, named=bool(policy.paths))

@@ -6,7 +6,7 @@ path from its stored vectors (blended with its best summary sentence, which beco
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,8 +35,9 @@ def candidate_ids(paths: Mapping[str, Sequence[PathHit]]) -> list[str]:
 
 def score_every_path(paths: Mapping[str, Sequence[PathHit]], query_tokens: Sequence[str],
                      query_vectors: Mapping[str, np.ndarray], snapshot: IndexSnapshot,
-                     sentence_weight: float) -> PathScoring:
-    """Scores of every found book on BM25, the dense paths and the intent paths that ran."""
+                     sentence_weight: float, subject_score: Callable[[str], float] | None = None) -> PathScoring:
+    """Scores of every found book on BM25, the dense paths, the intent paths and the subject path that ran
+    (`subject_score`: a book's strongest matched subject, tasks/recall/paths/subject.py)."""
     ids = candidate_ids(paths)
     scores: dict[str, dict[str, float]] = {}
     references: dict[str, list[float]] = {}
@@ -57,6 +58,9 @@ def score_every_path(paths: Mapping[str, Sequence[PathHit]], query_tokens: Seque
         if path in paths:
             scores[path] = {h.book_id: h.score for h in paths[path]}
             references[path] = list(scores[path].values())
+    if "subject" in paths and subject_score is not None:
+        scores["subject"] = {b: subject_score(b) for b in ids}
+        references["subject"] = [0.0, 1.0]  # its scores are strengths already: a preferred match counts half
     if "e5" in query_vectors:
         vectors = snapshot.book_vectors(ids, BOOKS_E5_TABLE)
         scores["e5"] = {b: float(v @ query_vectors["e5"]) for b, v in vectors.items()}

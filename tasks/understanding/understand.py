@@ -16,8 +16,9 @@ from tasks.model.themes import HistoryShelf, Theme
 from tasks.progress import timed
 from tasks.understanding.entities import EntityIndex, understand_reading
 from tasks.understanding.intent import raise_confidence, settle_intent, without_named_words
-from tasks.understanding.reading import read_brief
+from tasks.understanding.reading import load_cues, read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
+from tasks.understanding.subjects import NO_SUBJECTS, SubjectVocabulary, subjects_of_brief
 from tasks.understanding.translate.base import Translator
 
 
@@ -36,6 +37,8 @@ class UnderstandingTools:
     held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
     numbered: frozenset[str] | None = None  # the number fields some book has a value of; None: all
     available_only: bool = True  # books with no copies on the shelf are left out
+    subjects: SubjectVocabulary = NO_SUBJECTS  # the catalog's own subjects, as the index version holds them
+    min_books: int = 10  # gating.min_books: how many books must carry a head noun's subject for it to be required
 
 
 def understand(theme: Theme, history: Sequence[HistoryShelf], tools: UnderstandingTools) -> Understood:
@@ -45,7 +48,8 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         reading = read_brief(theme.brief, tools.vocabulary, tools.entities)
         reference = apply_reference(tools.translator.translate(theme, reading), theme, history,
                                     shelf_likeness(theme.brief, tools.embedder))
-        query = reference.query
+        query = subjects_of_brief(reading, reference.query, tools.subjects, tools.embedder, load_cues(),
+                                  tools.min_books)
         notes = [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
         catalog_words = tools.catalog_words(query)

@@ -10,7 +10,7 @@ import numpy as np
 from config.settings import RecallSettings
 from storage.index_store import BOOKS_TABLE
 from tasks.language.embedders.base import Embedder
-from tasks.model.constraints import All, Expr, HasAny
+from tasks.model.constraints import All, Expr, condition_expr
 from tasks.model.query import PathHit, ThemeQuery
 from tasks.model.stages import Understood
 from tasks.recall.context import RecallContext
@@ -42,16 +42,17 @@ def vector_recall(query: ThemeQuery, constraints: Expr, search: VectorSearch, em
                   expand: bool = True) -> VectorRecall:
     """Hard constraints as prefilter, one query per variant: the best k, a book keeping its best, no variant but
     the original more than `max_variant_share` of them. Then the original once per SHOULD value (a facet held
-    with WISH_CONFIDENCE, or `facet_confidence` if lower; a class range's codes together): its nearest
-    WISHED_SHARE of k books not yet found are added."""
+    with WISH_CONFIDENCE, or `facet_confidence` if lower; a class range's codes, or a topic's subjects,
+    together): its nearest WISHED_SHARE of k books not yet found are added."""
     expansion = expand_query(query.synthetic_query, None, expand=expand)
     kinds = [v.kind for v in expansion.variants]
     vectors = embedder.embed_queries(expansion.texts)  # one batched call for every variant
     k = settings.vector_top_k
     # a class range's codes are one wish, said as many prefixes: one query for them all, not one per code
-    should = [All((constraints, HasAny(cond.field, values, min(facet_confidence, WISH_CONFIDENCE))))
+    should = [All((constraints, condition_expr(cond.field, values, min(facet_confidence, WISH_CONFIDENCE))))
               for cond in query.conditions("SHOULD")
-              for values in ([cond.values] if cond.field == "classification" else [(v,) for v in cond.values])]
+              for values in ([cond.values] if cond.field in ("classification", "topic")
+                             else [(v,) for v in cond.values])]
     found = search.nearest(vectors, k, constraints, should)
     hits = [PathHit(book_id, similarity, path, kind) for kind, ranked in zip(kinds, found.by_query)
             for book_id, similarity in ranked]

@@ -1,0 +1,436 @@
+"""A brief's topics matched to the catalog's own subjects (tasks/catalog/subjects.py), and what each match asks.
+
+Topics: the runs of the brief's keywords outside the names, forms and genres its reading found, matched longest
+first ("science fiction" is one topic, never "science" and "fiction"), and the topics it excludes.
+
+A topic matches a subject
+- lexically: the same words, singular and plural ("cookbook" / "Cookbooks"), including a part of a
+  heading ("Cooking" of "Cooking, French"), or a Chinese tag or heading part that holds the term (推理小说 holds 推理);
+- through config/term_mapping.yaml and config/synonyms.yaml (二战 is "World War, 1939-1945");
+- by vector similarity at or above VECTOR_THRESHOLD, calibrated on data (benchmarks/subject_threshold.py).
+
+What a match asks (`TopicSubjects.role`):
+- required when the topic is the brief's head noun: right before a word for books or a kind of writing ("psychology
+  books", "二战历史"), itself one ("cookbooks", "travel writing"), or all of the brief's first clause ("烹饪");
+- preferred otherwise;
+- doubtful when its matches fall into two readings far apart and the brief's own words do not tell which, or
+  when a genre word's subjects are far from the brief's other topics and the brief is nearer those (推理 in a brief
+  on logic and mathematics: mystery novels, or reasoning?): a question in review, with each reading's count of
+  books, and the genre no longer required until the curator answers;
+- excluded for a topic the brief excludes (exact and mapped matches only: a near meaning excludes nothing).
+A head noun the catalog holds no subject of still becomes a subject condition on the word itself, so that a topic
+the catalog does not hold gives a short shelf and a review, never a shelf filled by other words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
+
+import numpy as np
+
+from config.class_ranges import class_ranges
+from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
+from tasks.language.embedders.base import Embedder
+from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords
+from tasks.model.conditions import FilterCondition, merge_conditions, subject_words
+from tasks.model.query import ThemeQuery
+from tasks.model.subjects import (
+    DOUBTFUL_ROLE,
+    EXCLUDED_ROLE,
+    PREFERRED_ROLE,
+    REQUIRED_ROLE,
+    Subject,
+    SubjectMatch,
+    TopicPhrase,
+    TopicSubjects,
+)
+from tasks.understanding.expansion import ExpansionTables, load_expansion_tables
+from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Reading
+
+# Cosine similarity (the shipped USE embedder) at or above which a topic's vector match is right at least 90% of the
+# time: 0.785 by benchmarks/subject_threshold.py on the subjects of the demo catalog (1,620) and of the Project
+# Gutenberg catalog (2,899; benchmarks/catalogs), 44,920 (topic, subject) pairs of the term mapping's and synonyms'
+# terms judged by their words, corrected by 100 of the demo's pairs judged by hand (the words alone: 0.858; the demo
+# alone, corrected: 0.808). From 0.70 on, 80% of the pairs were right; from 0.60, 75%.
+VECTOR_THRESHOLD = 0.79
+VECTOR_MATCHES = 5  # vector matches kept per topic, best first
+# Two matches of one topic are two readings when their subjects are this far apart (cosine below it): 推理小说 and
+# 逻辑 are, 推理小说 and 侦探小说 are not.
+READINGS_APART = 0.45
+# The brief's words tell one reading from another when its vector is this much closer to one of them.
+CONTEXT_MARGIN = 0.05
+# A preferred topic's subject counts only where it is this close to the whole brief (cosine): on the dev briefs of
+# the demo and of the Gutenberg catalog (benchmarks/judged, benchmarks/catalogs), about 3 in 25 matches below it were
+# on the brief's topic ("Life" in "Life and Drama at Sea", 世界 in 雪花飘飘的世界, "Love" in a library brief), about 3
+# in 4 above it. A required topic is the brief's head noun: its subjects always count.
+PREFERRED_FIT = 0.2
+MAX_TOPIC_WORDS = 3
+# Mentions whose words are no topic: the reading made them names, kinds of book or languages already.
+_NAMED_FIELDS = frozenset({"author", "work", "form", "genre", "audience", "language", "classification", "adult"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[\u3400-\u9fff]+")
+_BETWEEN = re.compile(r"[ \t\-的类]*")  # what may stand between a topic and the word for books after it
+STRENGTH = {"exact": 1.0, "holds": 0.8, "mapped": 0.9}  # a vector match's strength is its similarity
+
+
+
+def singular(word: str) -> str:
+    """An English word without its plural ending: "mysteries" -> "mystery", "cookbooks" -> "cookbook", "boxes" ->
+    "box"; "cooking" stays: a stemmer would make it "cook", as it makes "Cooks" (a chef's memoir is no cookbook)."""
+    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is", "ics")):
+        return word
+    if word.endswith("ies") and word[-4] not in "aeiou":
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _key(text: str) -> str:
+    """A subject's or topic's words as compared: lower case, English words singular, Chinese as written."""
+    words = subject_words(text)
+    return " ".join(map(singular, words.split())) if words.isascii() else words.replace(" ", "")
+
+
+@dataclass(frozen=True)
+class SubjectVocabulary:
+    """The version's subjects, ready to match: by their words, by a Chinese term they hold, and by vector."""
+
+    subjects: tuple[Subject, ...]
+    vectors: np.ndarray
+
+    @cached_property
+    def by_key(self) -> dict[str, tuple[int, ...]]:
+        found: dict[str, list[int]] = defaultdict(list)
+        for i, subject in enumerate(self.subjects):
+            for text in (subject.label, *subject.aliases):
+                found[_key(text)].append(i)
+        return {key: tuple(dict.fromkeys(rows)) for key, rows in found.items() if key}
+
+    @cached_property
+    def rows(self) -> dict[Subject, int]:
+        return {s: i for i, s in enumerate(self.subjects)}
+
+    @cached_property
+    def chinese(self) -> tuple[tuple[str, int], ...]:
+        """(label, row) of every Chinese subject that is one term (no subdivisions): what may hold a brief's term."""
+        return tuple((s.label, i) for i, s in enumerate(self.subjects)
+                     if s.language == "zh" and not re.search(r"[—\-/－]", s.label))
+
+    def lexical(self, term: str, how: str = "exact") -> list[SubjectMatch]:
+        """The subjects written as `term` is, singular or plural; for a Chinese term also those holding it."""
+        found = [SubjectMatch(term, self.subjects[i], STRENGTH[how], how) for i in self.by_key.get(_key(term), ())]
+        if not term.isascii() and len(term) >= 2 and how == "exact":
+            seen = {m.subject for m in found}
+            found += [SubjectMatch(term, self.subjects[i], STRENGTH["holds"] * (0.75 + 0.25 * len(term) / len(label)),
+                                   "holds") for label, i in self.chinese
+                      if term in label and label != term and self.subjects[i] not in seen]
+        return found
+
+    def tagged(self, dimension: str, value: str, topic: str) -> list[SubjectMatch]:
+        """The source tag of this vocabulary value, where the catalog's records carry it, as the topic's match."""
+        return [SubjectMatch(topic, s, STRENGTH["mapped"], "mapped") for s in self.subjects
+                if s.kind == "tag" and s.field == dimension and s.values == (value,)]
+
+    def nearest(self, vectors: np.ndarray, threshold: float = VECTOR_THRESHOLD,
+                k: int = VECTOR_MATCHES) -> list[list[tuple[int, float]]]:
+        """For each query vector, the rows of the subjects at least `threshold` similar, best first (k at most)."""
+        if not len(self.subjects) or not len(vectors):
+            return [[] for _ in range(len(vectors))]
+        similarities = np.asarray(vectors, dtype=np.float32) @ self.vectors.T
+        out = []
+        for row in similarities:
+            best = np.argsort(-row, kind="stable")[:k]
+            out.append([(int(i), float(row[i])) for i in best if row[i] >= threshold])
+        return out
+
+
+NO_SUBJECTS = SubjectVocabulary((), np.zeros((0, 0), dtype=np.float32))
+
+
+@dataclass(frozen=True)
+class KindWords:
+    """Words that say what kind of book a topic is the subject of (config/translation.yaml, config/stopwords.yaml,
+    config/class_ranges.yaml): after a topic they make it the head noun ("psychology books", "二战历史")."""
+
+    books: frozenset[str]  # "books", 书, 读物, "guide": never a topic
+    writing: frozenset[str]  # "fiction", "novels", 小说: a topic only inside a longer subject ("travel writing")
+    history: frozenset[str]  # "history", 历史: a topic of its own where nothing before it is one ("history books")
+    other: frozenset[str]  # words about reading and libraries ("read", "library", 借阅) and occasions: no topic, no kind
+
+    @property
+    def heads(self) -> frozenset[str]:
+        return self.books | self.writing | self.history
+
+    @property
+    def all(self) -> frozenset[str]:
+        return self.heads | self.other
+
+
+@lru_cache(maxsize=1)
+def _subjects_table() -> dict[str, tuple[str, ...]]:
+    """config/subjects.yaml: key -> its words of both languages."""
+    raw = read_yaml(CONFIG_DIR / "subjects.yaml") or {}
+    return {key: tuple(str(w) for language in ("zh", "en") for w in (words or {}).get(language) or ())
+            for key, words in raw.items()}
+
+
+def kind_words(cues: Cues) -> KindWords:
+    lower = lambda words: frozenset(w.lower() for w in words)  # noqa: E731
+    table = _subjects_table()
+    books, people = lower((*cues.language_nouns, *table.get("kinds", ()))), lower(table.get("people", ()))
+    return KindWords(books, lower(cues.literature_words) - people, lower(class_ranges().history_words),
+                     lower((*book_words(), *table.get("occasions", ()), *people)) - books)
+
+
+def _words(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) of the text's words: Latin words whole, Chinese as jieba cuts it."""
+    out = []
+    for match in _WORD.finditer(text):
+        if match.group().isascii():
+            out.append((match.start(), match.end(), match.group().lower()))
+            continue
+        at = match.start()
+        for word in cut(match.group()):
+            out.append((at, at + len(word), word))
+            at += len(word)
+    return out
+
+
+def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: SubjectVocabulary,
+                  tables: ExpansionTables, cues: Cues) -> list[TopicPhrase]:
+    """The brief's topics (see the module docstring): keyword runs matched longest first, each a topic."""
+    text = reading.searchable_text
+    named = [(m.start, m.end) for m in reading.mentions if m.field in _NAMED_FIELDS]
+    kinds = kind_words(cues)
+    skip = brief_stopwords() | stopwords()["zh"] | stopwords()["en"] | cues.all_words | cues.not_a_topic
+    wanted = {k.lower() for k in keywords}
+    words = [(a, b, w) for a, b, w in _words(text) if not any(s < b and a < e for s, e in named)]
+
+    def content(word: str) -> bool:
+        return (word in wanted and word not in skip and len(word) >= 2) or word in kinds.all
+
+    runs: list[list[tuple[int, int, str]]] = []
+    for a, b, w in words:
+        if content(w) and runs and _BETWEEN.fullmatch(text[runs[-1][-1][1]:a]) and "的" not in text[runs[-1][-1][1]:a]:
+            runs[-1].append((a, b, w))
+        elif content(w):
+            runs.append([(a, b, w)])
+    topics: list[TopicPhrase] = []
+    for run in runs:
+        pieces, i = [], 0
+        while i < len(run):
+            for n in range(min(MAX_TOPIC_WORDS, len(run) - i), 0, -1):
+                start, end = run[i][0], run[i + n - 1][1]
+                known = bool(vocabulary.lexical(text[start:end])) or any(
+                    vocabulary.lexical(t, "mapped") for t in _same(text[start:end], tables))
+                if n == 1 or known:
+                    break
+            word = run[i][2]
+            # a kind word after a topic says what kind of book it is ("二战历史"), no topic of its own
+            kind_only = n == 1 and (word in kinds.books or word in kinds.writing or word in kinds.other
+                                    or (word in kinds.history and i > 0))
+            pieces.append((start, end, known, kind_only))
+            i += n
+        topical = [p for p in pieces if not p[3]]
+        if len(topical) > 1 and not any(p[2] for p in topical) and len(run) <= MAX_TOPIC_WORDS:
+            # words no subject holds, one after another, are one topic: "vegan baking", not "vegan" and "baking"
+            topical = [(topical[0][0], topical[-1][1], False, False)]
+        for start, end, _, _ in topical:
+            if text[start:end].lower() not in {t.text.lower() for t in topics}:  # said twice (a name, its blurb)
+                topics.append(TopicPhrase(text[start:end], start, end, WANTED))
+    topics = [replace(t, head=_is_head(t, text, kinds), bare=_is_bare(t, reading.text, kinds)) for t in topics]
+    excluded = [TopicPhrase(m.value, m.start, m.end, EXCLUDED) for m in reading.mentions
+                if m.field == "subject" and m.polarity == EXCLUDED]
+    # a genre word said as a kind of book ("推理小说", "histories", "科幻作品") means the genre; said otherwise ("推理的
+    # 乐趣") it may mean what it means in everyday words
+    genres = [TopicPhrase(text[m.start:m.end], m.start, m.end, WANTED, genre=m.value) for m in reading.mentions
+              if m.field == "genre" and m.polarity == WANTED and m.end - m.start >= 2]
+    return [*topics, *(g for g in genres if not _said_as_kind(g, text, kinds)), *excluded]
+
+
+def _said_as_kind(genre: TopicPhrase, text: str, kinds: KindWords) -> bool:
+    """Whether a genre word is said as a kind of book: before a kind word, holding one besides itself ("推理小说",
+    "science fiction"), a plural ("mysteries", "biographies") or a history word ("histories")."""
+    said = genre.text.lower()
+    return (_kind_after(genre, text, kinds) or said in kinds.history or (said.isascii() and said.endswith("s"))
+            or any(k != said and (k in said if not k.isascii() else f" {k} " in f" {said} ") for k in kinds.heads))
+
+
+def _same(term: str, tables: ExpansionTables) -> tuple[str, ...]:
+    """The term's other names: its synonyms and its mapped terms in the other language."""
+    others = [*tables.same_as(term)[1:], *tables.to_english.get(term, ()),
+              *([tables.to_chinese[term.lower()]] if term.lower() in tables.to_chinese else [])]
+    return tuple(dict.fromkeys(o for o in others if o.lower() != term.lower()))
+
+
+def _is_head(topic: TopicPhrase, text: str, kinds: KindWords) -> bool:
+    """Whether a topic is the brief's head noun: a kind word right after it ("psychology books", "二战历史") or
+    ending it ("travel writing", "cookbooks")."""
+    last = _words(topic.text)[-1][2]
+    return _kind_after(topic, text, kinds) or last in kinds.heads or bool(re.search(r"books?$|书$", last))
+
+
+def _kind_after(topic: TopicPhrase, text: str, kinds: KindWords) -> bool:
+    """Whether a kind word follows the topic: "psychology books", "二战历史"."""
+    after = _words(text[topic.end:topic.end + 12])
+    gap_end = after[0][0] if after else 0
+    return bool(after) and after[0][2] in kinds.heads and bool(_BETWEEN.fullmatch(text[topic.end:topic.end + gap_end]))
+
+
+def _is_bare(topic: TopicPhrase, brief: str, kinds: KindWords) -> bool:
+    """Whether the whole brief is this topic, but for kind words: "烹饪", "Travel writing", "历史书"."""
+    words = [w for _, _, w in _words(brief) if w not in kinds.all]
+    return bool(words) and words == [w for _, _, w in _words(topic.text)]
+
+
+def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, embedder: Embedder,
+                 brief: str, tables: ExpansionTables, kinds: KindWords, min_books: int) -> list[TopicSubjects]:
+    """Each topic's subjects and role (see the module docstring). A topic ending in a kind word is also matched
+    without it: "travel writing" is the heading "Travel writing", and the books about "Travel"."""
+    wanted = [t for t in topics if t.polarity == WANTED]
+    vectors = embedder.embed_queries([brief, *(t.text for t in wanted)]) if wanted and vocabulary.subjects else None
+    context = vectors[0] if vectors is not None else None
+    near = vocabulary.nearest(vectors[1:]) if vectors is not None else [[] for _ in wanted]
+    by_topic = dict(zip(wanted, near))
+    out = []
+    for topic in topics:
+        words = _words(topic.text)
+        core = topic.text[:words[-2][1]] if len(words) > 1 and words[-1][2] in kinds.all else ""
+        matches, seen = [], set()
+        for name in filter(None, (topic.text, core)):
+            for how, other in (("exact", name), *(("mapped", o) for o in _same(name, tables))):
+                matches += [replace(m, topic=topic.text) for m in _untagged(vocabulary.lexical(other, how))
+                            if m.subject not in seen]
+                seen |= {m.subject for m in matches}
+        if topic.polarity == EXCLUDED:
+            if matches:
+                out.append(TopicSubjects(topic, tuple(matches), EXCLUDED_ROLE))
+            continue
+        if topic.genre:
+            continue  # settled below, once every topic's subjects are known
+        matches += [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
+                    for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
+                    and vocabulary.subjects[i].kind != "tag"]
+        readings = _readings(matches, vocabulary)
+        # required: the whole brief; or a head noun ("travel writing", though "travel" alone is a reading situation),
+        # said by the own words or other names of a subject at least `min_books` books carry (a tag merely holding
+        # it, a near meaning, or a heading of a few books, where the catalog's other books on the topic lack it, is
+        # only preferred)
+        strong = max((m.subject.books for m in matches if m.how in ("exact", "mapped")), default=0)
+        role = (REQUIRED_ROLE if topic.bare or (topic.head and strong >= min_books)
+                else PREFERRED_ROLE)
+        if len(readings) > 1 and context is not None:
+            fit = [max(_similarity(vocabulary, m.subject, context) for m in r) for r in readings]
+            order = sorted(range(len(readings)), key=lambda i: -fit[i])
+            readings = [readings[i] for i in order]
+            if fit[order[0]] - fit[order[1]] < CONTEXT_MARGIN:
+                out.append(TopicSubjects(topic, tuple(matches), DOUBTFUL_ROLE, tuple(map(tuple, readings[:2]))))
+                continue
+            matches = readings[0]
+        if role == PREFERRED_ROLE and context is not None:
+            matches = [m for m in matches if _similarity(vocabulary, m.subject, context) >= PREFERRED_FIT]
+        if matches or topic.bare:  # a brief on a topic the catalog lacks: said as the brief says it
+            out.append(TopicSubjects(topic, tuple(matches), role, (tuple(matches),) if matches else ()))
+    genre_matches = {t: [*vocabulary.tagged("genre", t.genre, t.text), *_untagged(vocabulary.lexical(t.text))]
+                     for t in wanted if t.genre}
+    return out + [d for t, m in genre_matches.items() if (d := _genre_doubt(t, m, out, vocabulary, context))]
+
+
+def _genre_doubt(topic: TopicPhrase, matches: list[SubjectMatch], found: list[TopicSubjects],
+                 vocabulary: SubjectVocabulary, context: np.ndarray | None) -> TopicSubjects | None:
+    """A genre word doubtful where its subjects are far from every subject of the brief's other topics and the
+    brief is nearer those: 推理 in "逻辑与数学的推理乐趣" is reasoning, maybe, not mystery novels."""
+    others = [m for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) for m in t.matches if m.how != "vector"]
+    if not matches or not others or context is None:
+        return None
+    apart = all(_similarity(vocabulary, a.subject, vocabulary.vectors[_row(vocabulary, b.subject)]) < READINGS_APART
+                for a in matches for b in others)
+    fit = max(_similarity(vocabulary, m.subject, context) for m in matches)
+    other_fit = max(_similarity(vocabulary, m.subject, context) for m in others)
+    if not apart or other_fit - fit < CONTEXT_MARGIN:
+        return None
+    return TopicSubjects(topic, tuple(matches), DOUBTFUL_ROLE, (tuple(matches), tuple(others)))
+
+
+def _untagged(matches: list[SubjectMatch]) -> list[SubjectMatch]:
+    """The matches but source tags: a tag is a vocabulary value, which the brief's reading finds and conditions."""
+    return [m for m in matches if m.subject.kind != "tag"]
+
+
+def _row(vocabulary: SubjectVocabulary, subject: Subject) -> int:
+    return vocabulary.rows[subject]
+
+
+def _similarity(vocabulary: SubjectVocabulary, subject: Subject, vector: np.ndarray) -> float:
+    return float(vocabulary.vectors[_row(vocabulary, subject)] @ vector)
+
+
+def _readings(matches: list[SubjectMatch], vocabulary: SubjectVocabulary) -> list[list[SubjectMatch]]:
+    """The matches grouped into readings: a match joins the first reading whose first subject is near its own."""
+    readings: list[list[SubjectMatch]] = []
+    for match in sorted(matches, key=lambda m: -m.strength):
+        vector = vocabulary.vectors[_row(vocabulary, match.subject)]
+        for reading in readings:
+            if _similarity(vocabulary, reading[0].subject, vector) >= READINGS_APART:
+                reading.append(match)
+                break
+        else:
+            readings.append([match])
+    return readings
+
+
+def topic_values(matches: Sequence[SubjectMatch]) -> tuple[str, ...]:
+    """A `topic` condition's values: the headings and the class ranges' codes matched by their words, or where
+    none is, by meaning."""
+    strong = [m for m in matches if m.how != "vector"] or matches
+    return tuple(dict.fromkeys(v for m in strong if m.subject.field in ("subject", "classification")
+                               for v in m.subject.values))
+
+
+def subject_conditions(found: Sequence[TopicSubjects]) -> tuple[FilterCondition, ...]:
+    """The conditions the matches ask: a required topic MUST, a preferred one SHOULD, an excluded one MUST_NOT on
+    the headings of the same words; a doubtful one nothing until a curator answers. A brief that is a topic the catalog
+    holds no subject of requires its own word. Several required topics are one condition (merged by the caller): any
+    of them ("Romance novels, love stories")."""
+    conditions = []
+    for topic in found:
+        if topic.role == DOUBTFUL_ROLE:
+            continue
+        if topic.role == EXCLUDED_ROLE:
+            values = tuple(m.subject.label for m in topic.matches if m.subject.field == "subject")
+            conditions += [FilterCondition("subject", values, "MUST_NOT")] if values else []
+            continue
+        operator = "MUST" if topic.role == REQUIRED_ROLE else "SHOULD"
+        values = topic_values(topic.matches) or (topic.topic.text,)
+        if values:
+            conditions.append(FilterCondition("topic", values, operator))
+    return tuple(conditions)
+
+
+def with_subjects(query: ThemeQuery, found: Sequence[TopicSubjects]) -> ThemeQuery:
+    """The query with the subject conditions added and the matches kept (for the sheet's counts and the review)."""
+    if not found:
+        return query
+    doubted = {t.topic.genre for t in found if t.role == DOUBTFUL_ROLE and t.topic.genre}
+    # a doubted genre is a wish until the curator answers: required, it would fill the shelf with one reading
+    kept = (replace(c, operator="SHOULD") if c.field == "genre" and c.operator == "MUST" and doubted & set(c.values)
+            else c for c in query.filter_conditions)
+    return replace(query, filter_conditions=merge_conditions((*kept, *subject_conditions(found))),
+                   subjects=tuple(found))
+
+
+def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVocabulary, embedder: Embedder,
+                      cues: Cues, min_books: int) -> ThemeQuery:
+    """The brief's topics matched to the catalog's subjects, their conditions added to its query; `min_books`
+    (gating.min_books) books must carry a head noun's subject for it to be required."""
+    if not vocabulary.subjects:
+        return query  # an index without subjects (built before them, or a catalog without any)
+    tables = load_expansion_tables()
+    topics = topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
+    return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues),
+                                             min_books))

@@ -1,0 +1,164 @@
+"""A brief's topics matched to a real subject index: built from the demo catalog and from a slice of a real one, with
+the shipped embedder and a real DuckDB vector cache; required, preferred and doubtful topics; the subject path over
+real vectors."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from config.settings import load_settings
+from config.vocabulary import get_vocabulary
+from storage.catalog_db import open_catalog
+from tasks.model.conditions import FilterCondition
+from tasks.model.constraints import EVERYTHING, evaluate, hard_constraints
+from tasks.model.subjects import DOUBTFUL_ROLE, PREFERRED_ROLE, REQUIRED_ROLE
+from tasks.model.themes import Theme
+from tasks.catalog.ingest import ColumnMapping, validate_file
+from tasks.catalog.subjects import build_subject_index, collect_subjects
+from tasks.recall.filters import FilterColumns
+from tasks.recall.paths.subject import subject_recall
+from tasks.recall.vector_search import MemorySearch
+from tasks.understanding.reading import load_cues, read_brief
+from tasks.understanding.subjects import VECTOR_THRESHOLD, SubjectVocabulary, subjects_of_brief
+from tasks.understanding.translate.rules import RulesTranslator
+from tests.conftest import DEMO_CATALOG, SHARED_DATA
+
+
+def index_of(books, embedder, folder: Path) -> SubjectVocabulary:
+    with open_catalog(folder / "catalog.duckdb") as db:
+        index = build_subject_index(books, embedder, db)
+    return SubjectVocabulary(index.subjects, index.vectors)
+
+
+@pytest.fixture(scope="module")
+def demo_books():
+    return validate_file(DEMO_CATALOG, ColumnMapping(), get_vocabulary()).books
+
+
+@pytest.fixture(scope="module")
+def demo_subjects(demo_books, embedder, tmp_path_factory) -> SubjectVocabulary:
+    return index_of(demo_books, embedder, tmp_path_factory.mktemp("subjects"))
+
+
+def read(brief: str, subjects: SubjectVocabulary, embedder):
+    """The brief's query with its subject conditions, as the shelf flow reads it."""
+    vocabulary = get_vocabulary()
+    reading = read_brief(brief, vocabulary)
+    query = RulesTranslator(vocabulary).translate(Theme("b", "t", brief), reading)
+    return subjects_of_brief(reading, query, subjects, embedder, load_cues(), load_settings().gating.min_books)
+
+
+def roles(query) -> dict[str, tuple[str, list[str]]]:
+    return {t.topic.text.lower(): (t.role, [m.subject.label for m in t.matches]) for t in query.subjects}
+
+
+def test_the_demo_subject_index_holds_its_headings_parts_and_classes_with_counts(demo_books, demo_subjects):
+    by_label = {(s.kind, s.label): s for s in demo_subjects.subjects}
+    science_fiction = by_label[("heading", "Science fiction")]
+    assert science_fiction.books == sum("Science fiction" in b.subjects for b in demo_books)
+    assert by_label[("part", "长篇小说")].books == sum(any("长篇小说" in h.split("—") for h in b.subjects)
+                                                    for b in demo_books)
+    assert by_label[("class", "日本文学")].books > 0
+    assert demo_subjects.vectors.shape == (len(demo_subjects.subjects), 512)
+    assert np.allclose(np.linalg.norm(demo_subjects.vectors, axis=1), 1.0, atol=1e-3)
+
+
+def test_a_head_nouns_subject_is_required_and_a_side_topic_only_wished(demo_subjects, embedder):
+    # "travel" alone is a reading situation (on a journey); before "writing" it is the subject, which 10 books carry
+    query = read("Travel writing for the summer holidays", demo_subjects, embedder)
+    assert roles(query)["travel writing"][0] == REQUIRED_ROLE and "Travel" in roles(query)["travel writing"][1]
+    assert any(c.field == "topic" and "Travel" in c.values for c in query.conditions("MUST"))
+    # a head noun whose heading one book carries is wished for: the catalog's other psychology books lack it
+    assert roles(read("psychology books for beginners", demo_subjects, embedder))["psychology"] == (
+        PREFERRED_ROLE, ["Psychology"])
+    query = read("二战历史", demo_subjects, embedder)  # 二战 is "World War, 1939-1945" by config/synonyms.yaml
+    assert roles(query)["二战"][0] == REQUIRED_ROLE and "World War, 1939-1945" in roles(query)["二战"][1]
+    query = read("Books about friendship and growing up", demo_subjects, embedder)
+    assert roles(query)["friendship"][0] == PREFERRED_ROLE
+    assert query.conditions("MUST") == ()
+
+
+def test_a_chinese_topic_reaches_an_english_heading_by_vector_above_the_threshold(demo_subjects, embedder):
+    query = read("想要一些关于友谊的书", demo_subjects, embedder)
+    matches = {m.subject.label: m for t in query.subjects for m in t.matches}
+    assert matches["Friendship"].how == "vector" and matches["Friendship"].strength >= VECTOR_THRESHOLD
+
+
+def test_a_brief_on_a_topic_the_catalog_holds_no_subject_of_still_requires_it(demo_subjects, embedder, demo_books):
+    query = read("Cookbooks", demo_subjects, embedder)
+    assert query.conditions("MUST") == (FilterCondition("topic", ("Cookbooks",), "MUST"),)
+    constraints = hard_constraints(query.filter_conditions)
+    assert not [b for b in demo_books if evaluate(constraints, b)]  # a short shelf, and a review, not 30 others
+
+
+def test_a_mood_word_makes_no_subject(demo_subjects, embedder):
+    query = read("Quiet novels for a rainy night, nothing heart-warming.", demo_subjects, embedder)
+    assert not any(c.field == "topic" for c in query.filter_conditions)
+
+
+def test_a_genre_word_in_a_brief_on_other_subjects_is_doubtful_and_no_longer_required(demo_subjects, embedder):
+    query = read("这期做逻辑与数学的推理乐趣", demo_subjects, embedder)
+    doubt = next(t for t in query.subjects if t.role == DOUBTFUL_ROLE)
+    assert doubt.topic.text == "推理" and len(doubt.readings) == 2
+    assert not any(c.field == "genre" and c.operator == "MUST" for c in query.filter_conditions)
+    assert read("推理小说", demo_subjects, embedder).subjects == ()  # asked for alone: the genre, no doubt
+
+
+def test_the_subject_path_brings_only_books_carrying_the_matched_subjects(demo_subjects, demo_books, embedder):
+    query = read("Books about friendship and growing up", demo_subjects, embedder)
+    columns = FilterColumns.build(demo_books)
+    search = MemorySearch(columns, embedder.embed_documents([b.title_line for b in demo_books]))
+    books = {b.book_id: b for b in demo_books}
+    hits = subject_recall(query.subjects, EVERYTHING, embedder.embed_queries([query.synthetic_query])[0], search,
+                          books, 100)
+    carrying = {b.book_id for b in demo_books if any("friendship" in h.lower() or "成长" in h for h in b.subjects)}
+    assert hits and {h.book_id for h in hits} <= carrying
+    assert all(h.score > 0 for h in hits) and hits == sorted(hits, key=lambda h: -h.score)
+
+
+def real_catalog(name: str, file: str) -> Path:
+    """A staged real catalog (benchmarks/catalogs/*/SOURCE.md); skipped where it is not on this machine."""
+    roots = [Path(os.environ["SHELFWISE_REAL_CATALOGS"])] if os.environ.get("SHELFWISE_REAL_CATALOGS") else []
+    for root in [*roots, SHARED_DATA / "catalogs"]:
+        if (root / name / file).exists():
+            return root / name / file
+    pytest.skip(f"real catalog {name}/{file} is not staged here")
+
+
+def test_a_real_catalogs_lcsh_headings_split_count_and_match(embedder, tmp_path):
+    rows = [json.loads(line) for line in real_catalog("gutenberg", "pg_top_catalog.jsonl").open(encoding="utf-8")]
+    slice_file = tmp_path / "slice.jsonl"
+    slice_file.write_text("".join(json.dumps(r) + "\n" for r in rows[:80]), encoding="utf-8")
+    books = validate_file(slice_file, ColumnMapping(), get_vocabulary()).books
+    subjects = index_of(books, embedder, tmp_path)
+    by_label = {s.label: s for s in subjects.subjects if s.kind != "tag"}
+    headings = [h for b in books for h in b.subjects]
+    fiction = sum(any(h.endswith("-- Fiction") for h in b.subjects) for b in books)
+    assert by_label["Fiction"].books == fiction and fiction > 0
+    assert "19th century" not in by_label and "1939-1945" not in by_label  # a period alone is no subject
+    assert len(by_label) > len(set(headings))  # the parts are subjects too
+    # an inverted heading: its head is a subject, and it is matched in natural order
+    assert by_label["Detective and mystery stories"].books == sum(
+        any(h.startswith("Detective and mystery stories") for h in b.subjects) for b in books)
+    assert by_label["Detective and mystery stories, English"].aliases == ("English detective and mystery stories",)
+    sea = roles(read("Sea stories for the summer", subjects, embedder))
+    assert sea["sea stories"] == (PREFERRED_ROLE, ["Sea stories"])  # a head noun, but 3 books of the slice
+    orphans = roles(read("Orphans", subjects, embedder))  # the whole brief: required, however few carry it
+    assert orphans["orphans"] == (REQUIRED_ROLE, ["Orphans"])
+
+
+def test_a_real_marc_exports_classes_are_subjects_with_their_counts():
+    """Evergreen's MARCXML test records (benchmarks/catalogs/evergreen/SOURCE.md): LCSH and DDC / LCC numbers."""
+    books = validate_file(real_catalog("evergreen", "concerto_bibs.xml"), ColumnMapping(), get_vocabulary()).books
+    subjects = collect_subjects(books)
+    american = next(s for s in subjects if s.kind == "class" and s.label == "American literature")
+    assert american.books == sum(not set(american.values).isdisjoint(b.class_prefixes) for b in books) > 0
+    assert any(s.kind == "class" and s.label == "美国文学" and s.books == american.books for s in subjects)
+    parts = {s.label: s.books for s in subjects if s.kind == "part"}
+    assert parts["Juvenile fiction"] == sum(any(h.rstrip(". ").endswith("Juvenile fiction") or "-- Juvenile fiction --"
+                                                in h for h in b.subjects) for b in books)
