@@ -221,22 +221,26 @@ def _cmd_themes_import(args: argparse.Namespace, settings: Settings) -> int:
 def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from storage.paths import workbook_path
 
-    theme_file = _read_themes(args)  # before the heavy imports: a bad file is refused at once
+    if args.file is None and not args.batch:
+        raise InputError("run: name a theme file, or --batch ID to shelve a batch again")
+    theme_file = _read_themes(args) if args.file else None  # before the heavy imports: a bad file is refused at once
 
     from flows.generate_shelves import ShelvingFailed, check_outputs, generate_shelves, switch_value
     from flows.prefect_api import flow_api
 
-    workbook_path(settings.outputs_dir, theme_file.batch_id)
+    batch_id = theme_file.batch_id if theme_file else args.batch
+    workbook_path(settings.outputs_dir, batch_id)
     check_outputs(settings)
-    with _importing(args, settings, theme_file, shelving=True) as themes:
+    with _importing(args, settings, theme_file, shelving=True) if theme_file else _known_batch(args, settings) as themes:
         if not themes:
-            print(f"error: {args.file}: batch {theme_file.batch_id} has no theme to shelve "
-                  f"({len(theme_file.rejected)} rejected)", file=sys.stderr)
+            print(f"error: {args.file or batch_id}: batch {batch_id} has no theme to shelve"
+                  + (f" ({len(theme_file.rejected)} rejected)" if theme_file else ""), file=sys.stderr)
             return 2
         with flow_api(settings):
-            state = generate_shelves(theme_file.batch_id, sentence_rerank=switch_value(args.sentence_rerank),
+            state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
                                      query_expansion=switch_value(args.expansion),
-                                     language_preference=args.language_preference or "default", return_state=True)
+                                     language_preference=args.language_preference or "default",
+                                     apply_review=args.apply_review, return_state=True)
     outcome = state.result(raise_on_failure=False)
     result = outcome.result if isinstance(outcome, ShelvingFailed) else outcome
     if isinstance(outcome, USER_ERRORS):
@@ -250,6 +254,26 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if not state.is_completed():
         print(f"error: {state.message}", file=sys.stderr)
         return 1
+    return 0
+
+
+@contextmanager
+def _known_batch(args: argparse.Namespace, settings: Settings) -> Iterator[int]:
+    """A batch shelved again by id: how many themes it has (read only; the flow run writes)."""
+    from storage.catalog_db import open_catalog
+    from storage.shelf_db import ShelfDB
+
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        themes = len(ShelfDB(db.conn, read_only=True).themes(args.batch))
+        _require_index(db)
+    yield themes
+
+
+def _cmd_review_import(args: argparse.Namespace, settings: Settings) -> int:
+    from flows.review import describe, import_review
+
+    path = Path(args.workbook)
+    print(describe(import_review(settings, path), path.name))
     return 0
 
 
@@ -546,11 +570,19 @@ def build_parser() -> argparse.ArgumentParser:
     timp.add_argument("--batch", help="batch id (else the file's batch_id)")
     timp.set_defaults(handler=_cmd_themes_import)
 
-    run = commands.add_parser("run", help="import a theme file and shelve its batch now")
-    run.add_argument("file")
+    run = commands.add_parser("run", help="import a theme file and shelve its batch now, or shelve --batch again")
+    run.add_argument("file", nargs="?")
     run.add_argument("--batch", help="batch id (else the file's batch_id)")
+    run.add_argument("--apply-review", action="store_true",
+                     help="reshelve with the curators' answers imported for the batch (`shelfwise review import`)")
     _add_stage_switches(run)
     run.set_defaults(handler=_cmd_run)
+
+    review = commands.add_parser("review", help="a curator's answered workbook").add_subparsers(dest="action",
+                                                                                                required=True)
+    rimp = review.add_parser("import", help="store the verdicts, notes and answers of an answered workbook")
+    rimp.add_argument("workbook")
+    rimp.set_defaults(handler=_cmd_review_import)
 
     trial = commands.add_parser("try", help="translate, gate and shelve one brief now; prints YAML, writes nothing")
     trial.add_argument("brief")

@@ -32,6 +32,7 @@ from tasks.ranking.language import choose_language, choose_preference, prefer_la
 from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.rerank import Reranker, create_reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
+from tasks.ranking.review import NO_REVIEW, ThemeReview
 from tasks.ranking.shelf import ThemeShelf, check_shelf, count_unavailable, editions_by_work, select_shelf
 from tasks.recall.book_graph import NO_GRAPH, BookGraph
 from tasks.recall.filters import (
@@ -200,8 +201,10 @@ def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShel
     return likeness
 
 
-def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
-    """One theme from brief to shelf, gated, every shelved book checked against the constraints."""
+def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext,
+                 review: ThemeReview = NO_REVIEW) -> ThemeShelf:
+    """One theme from brief to shelf, gated, every shelved book checked against the constraints; a curator's
+    review (tasks/ranking/review.py) pins, removes and amends."""
     settings = ctx.settings
     timings: dict[str, float] = {}
     notes: list[str] = []
@@ -216,7 +219,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: most_together(catalog_words, ctx.snapshot))
         query = without_named_words(raise_confidence(query, understanding), understanding)
-        query, unchecked = as_wishes(query, ctx.held, ctx.numbered)
+        query, unchecked = as_wishes(review.amend(query), ctx.held, ctx.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,
@@ -229,8 +232,10 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         language = choose_language(query, choose_preference(
             theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
         ordered = prefer_language(ranking.candidates, ctx.books, language)
-        selection = select_shelf(ordered, ctx.books, exclusions.book_ids | excluded_books(understanding),
-                                 query, settings.shelf.size, settings.shelf.max_per_author,
+        pinned = frozenset(b for b in review.pinned if b in ctx.books)
+        selection = select_shelf(ordered, ctx.books, review.held_back(exclusions.book_ids)
+                                 | excluded_books(understanding) | review.removed | pinned,
+                                 query, max(settings.shelf.size - len(pinned), 0), review.per_author(settings.shelf.max_per_author),
                                  uncapped_authors(understanding, ctx.books), ctx.editions,
                                  lambda book: evaluate(constraints, book))
         checked = check_shelf(selection.entries, constraints)
@@ -240,16 +245,17 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
                          bad.book.book_id, bad.book.title, theme.theme_id)
         # a theme shelf's books come from no intent path, so no reason of theirs walks the graph
         graph = ctx.graph() if POLICIES[understanding.intent].paths else NO_GRAPH
-        explained = explain_shelf(checked.entries, query, understanding, ctx.books, graph,
-                                  ctx.snapshot.filter_confidence)
+        placed = review.place(checked.entries, {c.book_id: c for c in ranking.candidates}, ctx.books,
+                              settings.shelf.size)
+        explained = explain_shelf(placed, query, understanding, ctx.books, graph, ctx.snapshot.filter_confidence)
     with timed(timings, "gating"):
-        short = len(checked.entries) < settings.gating.min_books
+        short = len(placed) < settings.gating.min_books
         unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
                        if short and ctx.available_only else 0)
         limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
         closest = ctx.vocabulary_vectors.closest(ctx.embedder.embed_queries([theme.brief])[0],
                                                  floor=settings.gating.option_similarity)
-        verdict = gate(query, len(checked.entries), limits, closest, settings.gating,
+        verdict = gate(query, len(placed), limits, closest, settings.gating,
                        recognised=understanding.intent is not Intent.UNKNOWN, unchecked=unchecked,
                        theme_shelf=understanding.intent is Intent.THEME_SHELF)
     notes += ranking.notes
@@ -259,8 +265,10 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
     skipped = sum(1 for c in ranking.candidates if c.book_id in exclusions.book_ids)
     facts = shelf_facts(query, skipped, exclusions.shelves, sorted(excluded_books(understanding)), ctx.books,
                         ctx.available_only, language)
-    return ThemeShelf(theme, query, explained, verdict.status, notes, timings, verdict, understanding,
-                      referenced, facts)
+    if not review.empty:
+        notes.append(review.describe())
+    return ThemeShelf(theme, query, explained, review.status(verdict.status), notes, timings, verdict, understanding,
+                      referenced, facts, review.changes(explained))
 
 
 def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bool = True,

@@ -15,6 +15,7 @@ from tasks.understanding.intent import THEME_SHELF, Understanding
 
 if TYPE_CHECKING:  # reasons.py explains these entries
     from tasks.ranking.reasons import Reason, ShelfFact
+    from tasks.ranking.review import Change
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class ThemeShelf:
     understanding: Understanding = THEME_SHELF  # the intent and the catalog entities the brief named
     referenced: str | None = None  # "batch/theme" of the earlier shelf the brief referred to
     facts: tuple[ShelfFact, ...] = ()  # what the sheet's header says once: what was left out, languages
+    changes: dict[str, Change] = field(default_factory=dict)  # book id -> what a review changed (review.py)
 
     @property
     def error(self) -> str | None:
