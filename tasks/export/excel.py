@@ -4,8 +4,9 @@ One workbook per batch: a `summary` sheet linking every theme sheet, a `needs re
 needs a curator, one sheet per theme, and a `details` sheet with every shelved book's provenance and scores.
 A theme sheet opens with a header block (the brief, the status, the conditions in plain words, what was left
 out), then one row per book with the columns a curator needs first; it prints landscape, one page wide.
-Its verdict and curator-note cells are the only ones unlocked (no password), and each row keeps its book id,
-so a reviewed workbook can be read back (`read_answers`).
+Its verdict and curator-note cells are the only ones unlocked (no password), and each row keeps its book id;
+a very hidden `shelfwise ids` sheet names the batch, the workspace and every answer cell's theme and book, so
+an answered workbook is read back by its ids (tasks/intake/answers.py).
 
 Every cell that comes from data is written as text, so that a title such as `=HYPERLINK("http://x")` can
 never become a formula; the file is written to a temporary name and renamed, so a crash never leaves half
@@ -24,7 +25,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from copy import copy
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from weakref import WeakKeyDictionary
@@ -515,41 +515,9 @@ def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf], wor
     return path
 
 
-@dataclass(frozen=True)
-class CuratorAnswer:
-    """A curator's verdict on one shelved book, read back from a reviewed workbook."""
-
-    theme_id: str
-    book_id: str
-    verdict: str | None  # keep | drop | replace
-    note: str
-
-
 def linked_sheet(cell) -> str | None:
     """The sheet an internal link points to."""
     location = cell.hyperlink.location if cell.hyperlink else None
     if not location:
         return None
     return location.rsplit("!", 1)[0].strip("'").replace("''", "'")
-
-
-def read_answers(path: Path) -> list[CuratorAnswer]:
-    """Every row a curator gave a verdict or a note, found through the summary's links to the theme sheets."""
-    wb = load_workbook(path)
-    keys = [key for key, _ in SHELF_COLUMNS]
-    by_label = {label: VERDICTS[i] for labels in VERDICT_LABELS.values() for i, label in enumerate(labels)}
-    link_col = [key for key, _, _ in SUMMARY_COLUMNS].index("theme") + 1
-    answers = []
-    for row in range(2, wb["summary"].max_row + 1):
-        theme_id = wb["summary"].cell(row=row, column=1).value
-        sheet = linked_sheet(wb["summary"].cell(row=row, column=link_col))
-        if not theme_id or sheet not in wb.sheetnames:
-            continue
-        for values in wb[sheet].iter_rows(min_row=TABLE_ROW + 1, values_only=True):
-            record = dict(zip(keys, values))
-            verdict, note = record["verdict"], record["note"]
-            if record["book_id"] and (verdict or note):
-                answers.append(CuratorAnswer(str(theme_id), str(record["book_id"]),
-                                             by_label.get(str(verdict).strip()) if verdict else None,
-                                             str(note or "").strip()))
-    return answers
