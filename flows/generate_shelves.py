@@ -26,10 +26,9 @@ from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
 from flows.review import import_waiting_answers
 from flows.runs import NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
-from flows.shelving import build_context, shelve_theme
+from flows.shelving import shelve_theme
 from storage.catalog_db import open_catalog
 from storage.labels import LabelsDB
-from storage.models import HistoryShelf, StageSwitches
 from storage.paths import NotWritable, UnsafePath, check_writable, workbook_path
 from storage.shelf_db import ShelfDB, ThemeOutcome, theme_history
 from storage.theme_inbox import import_waiting_themes, keep_themes
@@ -37,10 +36,12 @@ from storage.workspace_lock import WorkspaceBusy
 from tasks.errors import InputError
 from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
 from tasks.export.excel import write_workbook
+from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+from tasks.model.review import NO_REVIEW
+from tasks.model.shelf import ThemeShelf, failed_shelf
+from tasks.model.themes import HistoryShelf, StageSwitches
 from tasks.progress import logger
-from tasks.ranking.review import NO_REVIEW, theme_reviews
-from tasks.ranking.shelf import ThemeShelf, failed_shelf
-from tasks.understanding.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+from tasks.shelving import build_context
 
 # What a run refuses with its reason as the state message: input, an unwritable or busy workspace.
 REFUSALS = (InputError, NotWritable, UnsafePath, WorkspaceBusy)
@@ -102,7 +103,6 @@ def _switch(title: str, section: type[BaseModel], key: str):
                              f"choice, else `{key}` in config/settings.yaml. Kept for the batch's reruns.")
 
 
-shelve = task(shelve_theme, name="shelve-theme", task_run_name="shelve-{theme.theme_id}", cache_policy=NONE)
 export = task(write_workbook, name="export-excel", cache_policy=NONE)
 
 
@@ -131,8 +131,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
                              "or type them in the run form")
         first_run_at = shelf_db.start_batch(batch_id)
         labels = LabelsDB(db.conn)
-        reviews = (theme_reviews(labels.latest(batch_id), labels.curator_shelves(batch_id)) if apply_review
-                   else {})
+        reviews = labels.reviews(batch_id) if apply_review else {}
         ctx = build_context(settings, get_vocabulary(), available_only=not include_unavailable,
                             switches=shelf_db.batch_switches(batch_id, switches))
         shelves: list[ThemeShelf] = []
@@ -144,8 +143,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
             for theme in batch_themes:
                 history = theme_history(theme, other_batches, delivered)
                 try:
-                    # quoted: Prefect would otherwise walk the whole catalog in ctx on every call
-                    shelf = shelve(theme, quote(history), quote(ctx), quote(reviews.get(theme.theme_id, NO_REVIEW)))
+                    shelf = shelve_theme(theme, history, ctx, reviews.get(theme.theme_id, NO_REVIEW))
                 except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
                     logger.exception("theme %s failed", theme.theme_id)
                     shelf = failed_shelf(theme, err)

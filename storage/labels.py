@@ -17,6 +17,8 @@ from datetime import datetime, timezone
 
 import duckdb
 
+from tasks.model.review import ThemeReview
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS workspace_identity (workspace_id VARCHAR PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS review_imports (
@@ -156,6 +158,10 @@ class LabelsDB:
             "(SELECT max(seq) FROM review_shelves WHERE batch_id = ?) GROUP BY theme_id", [batch_id, batch_id])
         return {theme: list(ids) for theme, ids in rows}
 
+    def reviews(self, batch_id: str) -> dict[str, ThemeReview]:
+        """theme id -> the curators' answers in force for the batch's theme, ready to apply."""
+        return theme_reviews(self.latest(batch_id), self.curator_shelves(batch_id))
+
     def add(self, file_sha256: str, file_name: str, batch_id: str, labels: Sequence[Label],
             shelves: Sequence[ShelfRow]) -> ImportedLabels:
         """Store one workbook's answers (inside the caller's transaction): only those that differ from the
@@ -181,3 +187,22 @@ class LabelsDB:
             self.conn.executemany("INSERT INTO review_shelves VALUES (?, ?, ?, ?, ?)",
                                   [[seq, batch_id, s.theme_id, s.rank, s.book_id] for s in shelves])
         return ImportedLabels(batch_id, len(new), len(labels) - len(new), False)
+
+
+def theme_reviews(labels: Sequence[Label], shelves: dict[str, list[str]]) -> dict[str, ThemeReview]:
+    """theme id -> its review, from a batch's labels in force and the curator's version of each shelf."""
+    by_theme: dict[str, list[Label]] = {}
+    for label in labels:
+        by_theme.setdefault(label.theme_id, []).append(label)
+    reviews = {}
+    for theme_id, own in by_theme.items():
+        books = [lb for lb in own if lb.book_id]
+        question = next((lb for lb in own if not lb.book_id and lb.action), None)
+        reviews[theme_id] = ThemeReview(
+            pinned={lb.book_id: lb.rank or 1 for lb in books if lb.verdict == "keep"},
+            dropped=frozenset(lb.book_id for lb in books if lb.verdict == "drop"),
+            replaced=frozenset(lb.book_id for lb in books if lb.verdict == "replace"),
+            action=json.loads(question.action) if question else {},
+            answer=question.answer if question else "",
+            previous=tuple(shelves.get(theme_id, ())))
+    return reviews

@@ -51,9 +51,9 @@ from tasks.export.wording import (
     status_text,
     why_text,
 )
-from tasks.ranking.language import LanguageChoice
-from tasks.ranking.review import Change, option_actions
-from tasks.ranking.shelf import ShelfEntry, ThemeShelf
+from tasks.model.reasons import LanguageChoice
+from tasks.model.review import option_actions
+from tasks.model.shelf import Change, ShelfEntry, ThemeShelf
 
 
 class CellStyle:
