@@ -112,7 +112,9 @@ class ThemeReview:
 
     def place(self, entries: Sequence[ShelfEntry], candidates: Mapping[str, Candidate],
               books: Mapping[str, BookRecord], size: int) -> list[ShelfEntry]:
-        """The shelf: each kept book at its place, the others (none pinned or removed) filling the rest in order."""
+        """The shelf: each kept book at its place, each replaced book's place taken by the best book new to the
+        shelf, the other books (none kept or removed) filling the rest in ranked order: a dropped book's place
+        closes up."""
         pinned = {b: r for b, r in self.pinned.items() if b in books and b not in self.removed}
         free = [e for e in entries if e.book.book_id not in pinned and e.book.book_id not in self.removed]
         slots: dict[int, ShelfEntry] = {}
@@ -121,7 +123,12 @@ class ThemeReview:
             while place in slots:  # two kept books claim one place only on a hand-edited history: next free
                 place += 1
             slots[place] = ShelfEntry(place, books[book_id], candidates.get(book_id, Candidate(book_id)))
-        fill = iter(free)
+        newcomers = iter([e for e in free if e.book.book_id not in self.previous])
+        for place in sorted(i for i, b in enumerate(self.previous, start=1) if b in self.replaced):
+            if place not in slots and place <= size and (entry := next(newcomers, None)) is not None:
+                slots[place] = entry
+        taken = {id(e) for e in slots.values()}
+        fill = iter([e for e in free if id(e) not in taken])
         shelf = []
         for place in range(1, size + 1):
             entry = slots.get(place) or next(fill, None)
@@ -136,11 +143,14 @@ class ThemeReview:
             return {}
         before = {b: i for i, b in enumerate(self.previous, start=1)}
         gone = [b for b in self.previous if b in self.removed]
+        replaced_at = {i: b for i, b in enumerate(self.previous, start=1) if b in self.replaced}
         marks = {}
         for e in entries:
             book_id = e.book.book_id
             if book_id in self.pinned:
                 marks[book_id] = Change("kept")
+            elif book_id not in before and e.rank in replaced_at:
+                marks[book_id] = Change("new", replaced_at[e.rank])
             elif book_id not in before:
                 marks[book_id] = Change("new", ", ".join(gone)) if gone else Change("answered", self.answer)
             elif before[book_id] != e.rank:
