@@ -114,27 +114,24 @@ class ThemeReview:
               books: Mapping[str, BookRecord], size: int) -> list[ShelfEntry]:
         """The shelf: each kept book at its place, each replaced book's place taken by the best book new to the
         shelf, the other books (none kept or removed) filling the rest in ranked order: a dropped book's place
-        closes up."""
+        closes up. A shelf with too few books left to reach a kept book's place ends with it."""
         pinned = {b: r for b, r in self.pinned.items() if b in books and b not in self.removed}
         free = [e for e in entries if e.book.book_id not in pinned and e.book.book_id not in self.removed]
+        length = min(size, len(pinned) + len(free))
         slots: dict[int, ShelfEntry] = {}
         for book_id, rank in sorted(pinned.items(), key=lambda p: (p[1], p[0])):
-            place = min(rank, size)
-            while place in slots:  # two kept books claim one place only on a hand-edited history: next free
-                place += 1
-            slots[place] = ShelfEntry(place, books[book_id], candidates.get(book_id, Candidate(book_id)))
+            wanted = min(rank, length)
+            # two kept books claim one place only on a hand-edited history: the nearest free place
+            place = next((p for p in [*range(wanted, length + 1), *range(wanted - 1, 0, -1)] if p not in slots), None)
+            if place is not None:
+                slots[place] = ShelfEntry(place, books[book_id], candidates.get(book_id, Candidate(book_id)))
         newcomers = iter([e for e in free if e.book.book_id not in self.previous])
         for place in sorted(i for i, b in enumerate(self.previous, start=1) if b in self.replaced):
-            if place not in slots and place <= size and (entry := next(newcomers, None)) is not None:
+            if place not in slots and place <= length and (entry := next(newcomers, None)) is not None:
                 slots[place] = entry
         taken = {id(e) for e in slots.values()}
         fill = iter([e for e in free if id(e) not in taken])
-        shelf = []
-        for place in range(1, size + 1):
-            entry = slots.get(place) or next(fill, None)
-            if entry is not None:
-                shelf.append(entry)
-        shelf += [slots[p] for p in sorted(slots) if p > size]
+        shelf = [slots.get(place) or next(fill) for place in range(1, length + 1)]
         return [replace(e, rank=i) for i, e in enumerate(shelf, start=1)]
 
     def changes(self, entries: Sequence[ShelfEntry]) -> dict[str, Change]:
