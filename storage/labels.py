@@ -134,7 +134,8 @@ class LabelsDB:
         return self.conn.execute(sql, list(params)).fetchall() if exists else []
 
     def batch_known(self, batch_id: str) -> bool:
-        return bool(self.conn.execute("SELECT count(*) FROM batches WHERE batch_id = ?", [batch_id]).fetchall()[0][0])
+        """Whether the batch ever ran here (a workspace that never shelved has no batches table yet)."""
+        return bool(self._table_rows("batches", "SELECT 1 FROM batches WHERE batch_id = ?", [batch_id]))
 
     def latest(self, batch_id: str | None = None) -> list[Label]:
         """The answer in force for each (batch, theme, book): the one of the latest import."""

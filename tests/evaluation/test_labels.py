@@ -50,7 +50,6 @@ def test_where_the_defaults_already_order_the_kept_books_first_nothing_better_is
 
 def _store(settings, stored: list[Label], sha: str) -> None:
     with open_catalog(settings.duckdb_path) as db:
-        db.conn.execute("CREATE TABLE IF NOT EXISTS batches (batch_id VARCHAR PRIMARY KEY)")
         with db.transaction():
             LabelsDB(db.conn).add(sha, f"{sha}.xlsx", "batch", stored, [])
 
