@@ -254,7 +254,8 @@ def nightly() -> State:
             build = build_indexes(return_state=True)  # a failed build leaves the last index current: shelve on it
             with open_catalog(settings.duckdb_path) as db:
                 import_waiting_themes(db, settings.workspace)
-                answered = [i.batch_id for i in import_waiting_answers(db, settings.workspace).imported]
+                # a batch is reshelved when a workbook brought answers it did not have
+                answered = [i.batch_id for i in import_waiting_answers(db, settings.workspace).imported if i.added]
                 pending = ShelfDB(db.conn).pending_batches()
             logger.info("pending batches: %s; answered: %s", ", ".join(pending) or "none", ", ".join(answered) or "none")
             batches = {batch_id: generate_shelves(batch_id, apply_review=batch_id in answered, return_state=True)

@@ -120,3 +120,10 @@ def test_the_nightly_run_imports_answers_from_the_inbox_and_reshelves(answered):
     after = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
     rainy = _shelf(before, "rainy")
     assert _shelf(after, "rainy")[0] == rainy[0] and rainy[1] not in _shelf(after, "rainy")
+    # the import-review deployment's flow: the same file again changes nothing; a bad one fails, saying why
+    from flows.review import import_review_flow
+
+    again = import_review_flow(workbook=str(path), return_state=True)
+    assert again.is_completed() and "already imported, nothing changed" in again.message
+    refused = import_review_flow(workbook=str(inbox / "rejected" / "typo.xlsx"), return_state=True)
+    assert refused.is_failed() and "verdict 'maybe'" in refused.message
