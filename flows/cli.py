@@ -221,22 +221,26 @@ def _cmd_themes_import(args: argparse.Namespace, settings: Settings) -> int:
 def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from storage.paths import workbook_path
 
-    theme_file = _read_themes(args)  # before the heavy imports: a bad file is refused at once
+    if args.file is None and not args.batch:
+        raise InputError("run: name a theme file, or --batch ID to shelve a batch again")
+    theme_file = _read_themes(args) if args.file else None  # before the heavy imports: a bad file is refused at once
 
     from flows.generate_shelves import ShelvingFailed, check_outputs, generate_shelves, switch_value
     from flows.prefect_api import flow_api
 
-    workbook_path(settings.outputs_dir, theme_file.batch_id)
+    batch_id = theme_file.batch_id if theme_file else args.batch
+    workbook_path(settings.outputs_dir, batch_id)
     check_outputs(settings)
-    with _importing(args, settings, theme_file, shelving=True) as themes:
+    with _importing(args, settings, theme_file, shelving=True) if theme_file else _known_batch(args, settings) as themes:
         if not themes:
-            print(f"error: {args.file}: batch {theme_file.batch_id} has no theme to shelve "
-                  f"({len(theme_file.rejected)} rejected)", file=sys.stderr)
+            print(f"error: {args.file or batch_id}: batch {batch_id} has no theme to shelve"
+                  + (f" ({len(theme_file.rejected)} rejected)" if theme_file else ""), file=sys.stderr)
             return 2
         with flow_api(settings):
-            state = generate_shelves(theme_file.batch_id, sentence_rerank=switch_value(args.sentence_rerank),
+            state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
                                      query_expansion=switch_value(args.expansion),
-                                     language_preference=args.language_preference or "default", return_state=True)
+                                     language_preference=args.language_preference or "default",
+                                     apply_review=args.apply_review, return_state=True)
     outcome = state.result(raise_on_failure=False)
     result = outcome.result if isinstance(outcome, ShelvingFailed) else outcome
     if isinstance(outcome, USER_ERRORS):
@@ -250,6 +254,26 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if not state.is_completed():
         print(f"error: {state.message}", file=sys.stderr)
         return 1
+    return 0
+
+
+@contextmanager
+def _known_batch(args: argparse.Namespace, settings: Settings) -> Iterator[int]:
+    """A batch shelved again by id: how many themes it has (read only; the flow run writes)."""
+    from storage.catalog_db import open_catalog
+    from storage.shelf_db import ShelfDB
+
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        themes = len(ShelfDB(db.conn, read_only=True).themes(args.batch))
+        _require_index(db)
+    yield themes
+
+
+def _cmd_review_import(args: argparse.Namespace, settings: Settings) -> int:
+    from flows.review import describe, import_review
+
+    path = Path(args.workbook)
+    print(describe(import_review(settings, path), path.name))
     return 0
 
 
@@ -319,6 +343,8 @@ def _cmd_deploy(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    if args.labels:
+        return _eval_labels(settings)
     if args.tags:
         return _eval_tags(args, settings)
     if args.briefs:
@@ -344,6 +370,37 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{'mode':<26} {'nDCG@10':>8} {'R@100':>8} {'seconds':>8}")
     for s in scores:
         print(f"{s.mode:<26} {s.ndcg_at_10:>8.4f} {s.recall_at_100:>8.4f} {s.seconds:>8.1f}")
+    return 0
+
+
+def _stored_labels(settings: Settings) -> list:
+    """Every label in force in the workspace, read only."""
+    from storage.catalog_db import open_catalog
+    from storage.labels import LabelsDB
+
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        return LabelsDB(db.conn, read_only=True).latest()
+
+
+def _eval_labels(settings: Settings) -> int:
+    """`eval --labels`: of the books curators judged, the share kept and dropped, by path and by reason kind."""
+    from tasks.evaluation.labels import label_shares
+
+    shares = label_shares(_stored_labels(settings))
+    if not shares.overall.judged:
+        raise InputError("no verdicts stored yet: answer a workbook and `shelfwise review import` it")
+
+    def line(name: str, share) -> str:  # noqa: ANN001 - a Share
+        return (f"  {name:<24} {share.judged:>5}  kept {share.of(share.kept):.3f}  dropped "
+                f"{share.of(share.dropped):.3f}  replaced {share.of(share.replaced):.3f}")
+    print(f"catalog {settings.duckdb_path}: {shares.overall.judged} verdicts on {shares.themes} themes")
+    print(line("all", shares.overall))
+    print("by path:")
+    for path, share in shares.by_path.items():
+        print(line(path, share))
+    print("by reason kind:")
+    for kind, share in shares.by_reason.items():
+        print(line(kind, share))
     return 0
 
 
@@ -487,9 +544,36 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _tune_labels(args: argparse.Namespace, settings: Settings) -> int:
+    """`tune --labels`: fusion weights from the stored verdicts; written only when better on held-out themes."""
+    from config.settings import write_local_overlay
+    from tasks.evaluation.labels import HEAD, tune_weights
+
+    tuning = tune_weights(_stored_labels(settings), settings.fusion.weights)
+    if not tuning.judged:
+        raise InputError("no verdicts stored yet: answer a workbook and `shelfwise review import` it")
+    print(f"{tuning.judged} verdicts on {tuning.themes} themes; share kept in the first {HEAD} places, "
+          "on held-out themes:")
+    print(f"before (current weights): {tuning.default_held_out:.4f}")
+    print(f"after (learned weights):  {tuning.tuned_held_out:.4f}")
+    print("fusion weights: " + json.dumps(tuning.weights, ensure_ascii=False))
+    if not tuning.better:
+        print("not better on held-out themes: nothing written")
+        return 0
+    if args.dry_run:
+        return 0
+    print(f"written to {write_local_overlay({'fusion': {'weights': tuning.weights}})}")
+    return 0
+
+
 def _cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
     from config.settings import write_local_overlay
     from flows.evaluate import tune
+
+    if args.from_labels:
+        return _tune_labels(args, settings)
+    if not args.labels:
+        raise InputError("tune needs a DATASET_DIR (BEIR layout) or --labels")
 
     dataset = Path(args.labels).resolve()
     eval_settings = _eval_settings(settings, args.workspace, dataset)
@@ -546,11 +630,19 @@ def build_parser() -> argparse.ArgumentParser:
     timp.add_argument("--batch", help="batch id (else the file's batch_id)")
     timp.set_defaults(handler=_cmd_themes_import)
 
-    run = commands.add_parser("run", help="import a theme file and shelve its batch now")
-    run.add_argument("file")
+    run = commands.add_parser("run", help="import a theme file and shelve its batch now, or shelve --batch again")
+    run.add_argument("file", nargs="?")
     run.add_argument("--batch", help="batch id (else the file's batch_id)")
+    run.add_argument("--apply-review", action="store_true",
+                     help="reshelve with the curators' answers imported for the batch (`shelfwise review import`)")
     _add_stage_switches(run)
     run.set_defaults(handler=_cmd_run)
+
+    review = commands.add_parser("review", help="a curator's answered workbook").add_subparsers(dest="action",
+                                                                                                required=True)
+    rimp = review.add_parser("import", help="store the verdicts, notes and answers of an answered workbook")
+    rimp.add_argument("workbook")
+    rimp.set_defaults(handler=_cmd_review_import)
 
     trial = commands.add_parser("try", help="translate, gate and shelve one brief now; prints a table, writes nothing")
     trial.add_argument("brief")
@@ -575,6 +667,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev = commands.add_parser("eval", help="score recall modes on a BEIR-layout data set, or enrichment on a tagged "
                                           "catalog (--tags)")
     ev.add_argument("dataset", nargs="?", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    ev.add_argument("--labels", action="store_true",
+                    help="the curators' verdicts: share kept and dropped, by recall path and by reason kind")
     ev.add_argument("--tags", metavar="CATALOG",
                     help="a tagged catalog file: hide its tags, derive them again, print precision and recall")
     ev.add_argument("--briefs", metavar="FILE",
@@ -595,8 +689,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--workspace", help="where the set is indexed (default: <workspace>/eval/<set>)")
     ev.set_defaults(handler=_cmd_eval)
 
-    tn = commands.add_parser("tune", help="fit the fusion weights on labelled themes (BEIR layout)")
-    tn.add_argument("labels", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    tn = commands.add_parser("tune", help="fit the fusion weights on labelled themes (BEIR layout, or --labels)")
+    tn.add_argument("labels", nargs="?", help="folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    tn.add_argument("--labels", dest="from_labels", action="store_true",
+                    help="learn from the curators' verdicts stored by `shelfwise review import`")
     tn.add_argument("--limit", type=int, help="only the first N labelled themes")
     tn.add_argument("--workspace", help="where the set is indexed (default: <workspace>/eval/<set>)")
     tn.add_argument("--dry-run", action="store_true", help="report, but do not write config/local.yaml")

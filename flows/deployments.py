@@ -16,6 +16,7 @@ from prefect.schedules import Cron
 from config.settings import Settings
 from flows.build_indexes import build_indexes
 from flows.generate_shelves import generate_shelves, nightly
+from flows.review import import_review_flow
 from flows.runs import MANUAL, NIGHTLY, ensure_concurrency_limit
 
 TAG = "shelfwise"
@@ -24,7 +25,7 @@ ONE_AT_A_TIME = ConcurrencyLimitConfig(limit=1, collision_strategy=ConcurrencyLi
 
 
 def deployments(settings: Settings, entrypoint_type: EntrypointType = EntrypointType.FILE_PATH) -> list:
-    """nightly (cron and timezone from config), generate-shelves and build-indexes (triggered by hand)."""
+    """nightly (cron and timezone from config); generate-shelves, build-indexes and import-review by hand."""
     schedule = settings.schedule
     common = {"concurrency_limit": ONE_AT_A_TIME, "entrypoint_type": entrypoint_type}
     return [
@@ -32,6 +33,7 @@ def deployments(settings: Settings, entrypoint_type: EntrypointType = Entrypoint
                               tags=[TAG, NIGHTLY], **common),
         generate_shelves.to_deployment(name="generate-shelves", tags=[TAG, MANUAL], **common),
         build_indexes.to_deployment(name="build-indexes", tags=[TAG, MANUAL], **common),
+        import_review_flow.to_deployment(name="import-review", tags=[TAG, MANUAL], **common),
     ]
 
 

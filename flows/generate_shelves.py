@@ -24,9 +24,11 @@ from pydantic import BaseModel, ConfigDict
 from config.settings import ExpansionSettings, SentenceRerankSettings, Settings, load_settings
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
+from flows.review import import_waiting_answers
 from flows.runs import NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
 from flows.shelving import shelve_theme
 from storage.catalog_db import open_catalog
+from storage.labels import LabelsDB
 from storage.paths import NotWritable, UnsafePath, check_writable, workbook_path
 from storage.shelf_db import ShelfDB, ThemeOutcome, theme_history
 from storage.theme_inbox import import_waiting_themes, keep_themes
@@ -35,6 +37,7 @@ from tasks.errors import InputError
 from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
 from tasks.export.excel import write_workbook
 from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+from tasks.model.review import NO_REVIEW
 from tasks.model.shelf import ThemeShelf, failed_shelf
 from tasks.model.themes import HistoryShelf, StageSwitches
 from tasks.progress import logger
@@ -110,8 +113,10 @@ def check_outputs(settings: Settings) -> None:
 
 
 def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None = None,
-                 include_unavailable: bool = False, switches: StageSwitches = StageSwitches()) -> BatchResult:
-    """Every theme of the batch shelved in one transaction with its workbook; the artifacts published."""
+                 include_unavailable: bool = False, switches: StageSwitches = StageSwitches(),
+                 apply_review: bool = False) -> BatchResult:
+    """Every theme of the batch shelved in one transaction with its workbook; the artifacts published.
+    With `apply_review`, the curators' answers in force for the batch reshelve it (tasks/ranking/review.py)."""
     workbook = workbook_path(settings.outputs_dir, batch_id)
     check_writable(settings.workspace, "workspace")
     if handed_in is not None:  # on disk first: a run that never gets to shelve loses none of its themes
@@ -125,6 +130,8 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
             raise InputError(f"batch {batch_id!r} has no themes: import them with `shelfwise themes import` "
                              "or type them in the run form")
         first_run_at = shelf_db.start_batch(batch_id)
+        labels = LabelsDB(db.conn)
+        reviews = labels.reviews(batch_id) if apply_review else {}
         ctx = build_context(settings, get_vocabulary(), available_only=not include_unavailable,
                             switches=shelf_db.batch_switches(batch_id, switches))
         shelves: list[ThemeShelf] = []
@@ -136,7 +143,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
             for theme in batch_themes:
                 history = theme_history(theme, other_batches, delivered)
                 try:
-                    shelf = shelve_theme(theme, history, ctx)
+                    shelf = shelve_theme(theme, history, ctx, reviews.get(theme.theme_id, NO_REVIEW))
                 except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
                     logger.exception("theme %s failed", theme.theme_id)
                     shelf = failed_shelf(theme, err)
@@ -147,7 +154,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
             shelf_db.record_shelves(delivered)
             shelf_db.set_theme_statuses(batch_id, [ThemeOutcome(s.theme.theme_id, s.status, s.error)
                                                    for s in shelves])
-            export(workbook, batch_id, quote(shelves))
+            export(workbook, batch_id, quote(shelves), labels.workspace_id())
             shelf_db.finish_batch(batch_id, str(workbook))
     create_table_artifact(shelf_table(shelves), key=artifact_key(batch_id), description=f"Shelves of batch {batch_id}")
     create_markdown_artifact(batch_summary(batch_id, workbook, shelves), key=artifact_key(batch_id) + "-summary",
@@ -193,6 +200,10 @@ def generate_shelves(
         "Language preference", "Books in the brief's language first, only, or any. default: the batch's earlier "
                                "choice, else `shelf.language_preference`. A theme's own choice wins. Kept for the "
                                "batch's reruns.")] = "default",
+    apply_review: Annotated[bool, form_field(
+        "Apply review", "Reshelve with the curators' answers imported for this batch (`shelfwise review import`): "
+                        "kept books stay in place, dropped and replaced ones leave, answered questions apply.")
+    ] = False,
 ) -> State:
     """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx."""
     settings = load_settings()
@@ -204,7 +215,7 @@ def generate_shelves(
         switches = StageSwitches(sentence_rerank=_SWITCHED[sentence_rerank],
                                  query_expansion=_SWITCHED[query_expansion],
                                  language_preference=None if language_preference == "default" else language_preference)
-        result = shelve_batch(settings, batch, handed_in, include_unavailable, switches)
+        result = shelve_batch(settings, batch, handed_in, include_unavailable, switches, apply_review)
         # Prefect walks a flow's return value for futures: the shelves' books (for evaluation, which calls
         # shelve_batch itself) took it 2.7 s at 100 themes
         return batch_state(replace(result, theme_shelves=[]))
@@ -233,18 +244,22 @@ def _nightly_run_name() -> str:
 
 
 @flow(name="nightly", flow_run_name=_nightly_run_name,
-      description="Bring the indexes up to date, then shelve every batch with pending themes.")
+      description="Bring the indexes up to date, then shelve every batch with pending themes or new answers.")
 def nightly() -> State:
-    """Bring the indexes up to date, then shelve every batch with pending themes (each its own flow run)."""
+    """Bring the indexes up to date, import the answered workbooks in the inbox, then shelve every batch with
+    pending themes and reshelve every batch answered (each its own flow run)."""
     settings = load_settings()
     try:
         with workspace_writer(settings, "the nightly run"), tags(NIGHTLY):
             build = build_indexes(return_state=True)  # a failed build leaves the last index current: shelve on it
             with open_catalog(settings.duckdb_path) as db:
                 import_waiting_themes(db, settings.workspace)
+                # a batch is reshelved when a workbook brought answers it did not have
+                answered = [i.batch_id for i in import_waiting_answers(db, settings.workspace).imported if i.added]
                 pending = ShelfDB(db.conn).pending_batches()
-            logger.info("pending batches: %s", ", ".join(pending) or "none")
-            batches = {batch_id: generate_shelves(batch_id, return_state=True) for batch_id in pending}
+            logger.info("pending batches: %s; answered: %s", ", ".join(pending) or "none", ", ".join(answered) or "none")
+            batches = {batch_id: generate_shelves(batch_id, apply_review=batch_id in answered, return_state=True)
+                       for batch_id in dict.fromkeys([*pending, *answered])}
     except REFUSALS as err:  # e.g. a manual run held the workspace all night: its pending themes wait for tomorrow
         logger.error("%s", err)
         return Failed(message=str(err), data=err)

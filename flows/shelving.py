@@ -12,6 +12,7 @@ from prefect import task
 from prefect.cache_policies import NONE
 from prefect.utilities.annotations import quote
 
+from tasks.model.review import NO_REVIEW, ThemeReview
 from tasks.model.shelf import ThemeShelf
 from tasks.model.themes import HistoryShelf, Theme
 from tasks.ranking.rank import rank
@@ -25,9 +26,10 @@ recall_step = task(recall, name="recall", task_run_name="recall-{understood.them
 rank_step = task(rank, name="rank", task_run_name="rank-{understood.theme.theme_id}", cache_policy=NONE)
 
 
-def shelve_theme(theme: Theme, history: Sequence[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
-    """One theme from brief to shelf, each stage a task run; quoted: Prefect would otherwise walk the whole
-    catalog in a context (and every hit) on every call."""
-    understood = understand_step(theme, quote(history), quote(ctx.tools))
+def shelve_theme(theme: Theme, history: Sequence[HistoryShelf], ctx: ShelvingContext,
+                 review: ThemeReview = NO_REVIEW) -> ThemeShelf:
+    """One theme from brief to shelf, each stage a task run, a curator's answers applied where given; quoted:
+    Prefect would otherwise walk the whole catalog in a context (and every hit) on every call."""
+    understood = understand_step(theme, quote(history), quote(ctx.tools), quote(review))
     hits = recall_step(understood, quote(ctx.recall))
     return rank_step(quote(hits), understood, quote(ctx.ranking))

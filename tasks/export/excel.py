@@ -4,8 +4,9 @@ One workbook per batch: a `summary` sheet linking every theme sheet, a `needs re
 needs a curator, one sheet per theme, and a `details` sheet with every shelved book's provenance and scores.
 A theme sheet opens with a header block (the brief, the status, the conditions in plain words, what was left
 out), then one row per book with the columns a curator needs first; it prints landscape, one page wide.
-Its verdict and curator-note cells are the only ones unlocked (no password), and each row keeps its book id,
-so a reviewed workbook can be read back (`read_answers`).
+Its verdict and curator-note cells are the only ones unlocked (no password), and each row keeps its book id;
+a very hidden `shelfwise ids` sheet names the batch, the workspace and every answer cell's theme and book, so
+an answered workbook is read back by its ids (tasks/intake/answers.py).
 
 Every cell that comes from data is written as text, so that a title such as `=HYPERLINK("http://x")` can
 never become a formula; the file is written to a temporary name and renamed, so a crash never leaves half
@@ -14,6 +15,8 @@ a workbook.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import re
@@ -22,7 +25,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from copy import copy
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from weakref import WeakKeyDictionary
@@ -50,7 +52,8 @@ from tasks.export.wording import (
     why_text,
 )
 from tasks.model.reasons import LanguageChoice
-from tasks.model.shelf import ShelfEntry, ThemeShelf
+from tasks.model.review import option_actions
+from tasks.model.shelf import Change, ShelfEntry, ThemeShelf
 
 
 class CellStyle:
@@ -96,11 +99,11 @@ MAX_LINES = 12  # a row taller than this is cut on screen, never in the cell
 TABLE_ROW = 7
 SHELF_COLUMNS = [("rank", 5), ("title", 24), ("authors", 15), ("year", 6), ("call_no", 14), ("copies", 6),
                  ("why", 36), ("evidence", 40), ("verdict", 9), ("note", 18), ("book_id", 10), ("isbn", 15),
-                 ("other_editions", 12)]
+                 ("other_editions", 12), ("change", 18)]
 COLUMN_LABELS = {
     "zh": {"rank": "序号", "title": "书名", "authors": "作者", "year": "出版年", "call_no": "索书号 / 分类",
            "copies": "可借", "why": "推荐理由", "evidence": "依据（简介原句）", "verdict": "处理", "note": "馆员备注",
-           "book_id": "书目 ID", "isbn": "ISBN", "other_editions": "其他版本",
+           "book_id": "书目 ID", "isbn": "ISBN", "other_editions": "其他版本", "change": "变动",
            "theme_id": "主题 ID", "theme": "主题", "status": "状态", "books": "本数", "language": "语种",
            "conditions": "条件", "left_out": "未收入", "question": "待答问题", "brief": "主题说明",
            "limited": "受限原因", "options": "选项", "answer": "回答", "batch": "批次",
@@ -108,7 +111,7 @@ COLUMN_LABELS = {
            "notes": "notes", "seconds": "seconds"},
     "en": {"rank": "rank", "title": "title", "authors": "authors", "year": "year", "call_no": "call no. / class",
            "copies": "copies", "why": "why", "evidence": "evidence", "verdict": "verdict", "note": "curator note",
-           "book_id": "book id", "isbn": "ISBN", "other_editions": "other editions",
+           "book_id": "book id", "isbn": "ISBN", "other_editions": "other editions", "change": "change",
            "theme_id": "theme id", "theme": "theme", "status": "status", "books": "books", "language": "language",
            "conditions": "conditions", "left_out": "left out", "question": "question", "brief": "brief",
            "limited": "what limited the shelf", "options": "options", "answer": "answer", "batch": "batch",
@@ -297,13 +300,18 @@ def call_number(entry: ShelfEntry) -> str:
     return " · ".join(p for p in (call_no, *classes) if p)
 
 
-def theme_row(entry: ShelfEntry, language: str) -> list[object]:
+def change_text(change: Change | None, language: str) -> str | None:
+    """What changed since the curator's version, and why: "kept (curator)", "new: in place of b-3, b-9"."""
+    return TEXT[language][f"change_{change.kind}"].format(v=change.detail) if change else None
+
+
+def theme_row(entry: ShelfEntry, language: str, change: Change | None = None) -> list[object]:
     book = entry.book
     values = {"rank": entry.rank, "title": book.title, "authors": " / ".join(book.authors), "year": book.pub_year,
               "call_no": call_number(entry), "copies": book.copies_available,
               "why": why_text(entry.reasons, language), "evidence": entry.candidate.evidence, "verdict": None,
               "note": None, "book_id": book.book_id, "isbn": book.isbn,
-              "other_editions": ", ".join(entry.other_editions)}
+              "other_editions": ", ".join(entry.other_editions), "change": change_text(change, language)}
     return [values[key] for key, _ in SHELF_COLUMNS]
 
 
@@ -324,7 +332,7 @@ def write_theme_sheet(ws: Worksheet, shelf: ThemeShelf) -> None:
     for row in range(1, TABLE_ROW):
         ws.merge_cells(f"A{row}:{last_col}{row}")
     _header_row(ws, TABLE_ROW, [labels[k] for k in keys], widths)
-    rows = [theme_row(e, language) for e in shelf.entries]
+    rows = [theme_row(e, language, shelf.changes.get(e.book.book_id)) for e in shelf.entries]
     first, last = TABLE_ROW + 1, TABLE_ROW + len(rows)
     wrapped = [keys.index(k) for k in ("title", "authors", "call_no", "why", "evidence", "other_editions")]
     _rows(ws, first, rows, widths, wrapped)
@@ -423,12 +431,54 @@ def _umask() -> int:
     return mask
 
 
-def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf]) -> Path:
+IDS_SHEET = "shelfwise ids"
+IDS_COLUMNS = ("kind", "sheet", "row", "theme_id", "book_id", "data")
+
+
+def ids_digest(rows: Sequence[Sequence[str]]) -> str:
+    """A digest of the ids rows: an ids sheet edited by hand no longer matches its last row."""
+    return hashlib.sha256(json.dumps([list(r) for r in rows], ensure_ascii=False).encode()).hexdigest()
+
+
+def ids_rows(batch_id: str, workspace_id: str, shelves: Sequence[ThemeShelf], names: dict[str, str],
+             review: Sequence[ThemeShelf]) -> list[list[str]]:
+    """What identifies every answer cell: the batch and workspace, then per shelved book its sheet, row, theme
+    and book (with what the book was shelved on, for `eval --labels`), per question its options and actions."""
+    rows = [["batch", "", "", batch_id, "", json.dumps({"workspace_id": workspace_id})]]
+    for shelf in shelves:
+        for i, entry in enumerate(shelf.entries):
+            cand = entry.candidate
+            data = {"rank": entry.rank, "paths": list(cand.sources),
+                    "reasons": sorted({type(r).__name__ for r in entry.reasons}),
+                    "scores": {p: [cand.ranks.get(p), cand.scores.get(p)] for p in cand.ranks}}
+            rows.append(["book", names[shelf.theme.theme_id], str(TABLE_ROW + 1 + i), shelf.theme.theme_id,
+                         entry.book.book_id, json.dumps(data, ensure_ascii=False)])
+    for i, shelf in enumerate(review):
+        asked = shelf.verdict.question
+        own = theme_language(shelf)
+        data = {"options": list(option_texts(asked, own)), "actions": list(option_actions(asked))} if asked else {}
+        rows.append(["question", "needs review", str(2 + i), shelf.theme.theme_id, "",
+                     json.dumps(data, ensure_ascii=False)])
+    return [[clean_text(v) for v in row] for row in rows]
+
+
+def _ids_sheet(ws: Worksheet, rows: list[list[str]]) -> None:
+    """The ids of every answer cell, very hidden: a reviewed workbook is read back by them, never by position."""
+    for col, label in enumerate(IDS_COLUMNS, start=1):
+        _cell(ws, 1, col, label)
+    for r, values in enumerate([*rows, ["digest", "", "", "", "", ids_digest(rows)]], start=2):
+        for col, value in enumerate(values, start=1):
+            _cell(ws, r, col, value)
+    ws.sheet_state = "veryHidden"
+    _protect(ws)
+
+
+def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf], workspace_id: str = "") -> Path:
     """Write the batch's workbook atomically; returns its path."""
     wb = Workbook()
     language = batch_language(shelves)
     labels = COLUMN_LABELS[language]
-    used = {"summary", "needs review", "details"}
+    used = {"summary", "needs review", "details", IDS_SHEET}
     summary = wb.active
     summary.title = "summary"
     review = [s for s in shelves if s.status == "needs_review"]
@@ -450,6 +500,7 @@ def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf]) -> 
     _batch_sheet(details, [(k, w, False) for k, w in DETAILS_COLUMNS], {k: k for k, _ in DETAILS_COLUMNS},
                  details_rows(shelves), [], "theme_id")
     _protect(summary)
+    _ids_sheet(wb.create_sheet(IDS_SHEET), ids_rows(batch_id, workspace_id, shelves, names, review))
     wb.properties.title = clean_text(f"Shelfwise batch {batch_id}")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -464,41 +515,9 @@ def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf]) -> 
     return path
 
 
-@dataclass(frozen=True)
-class CuratorAnswer:
-    """A curator's verdict on one shelved book, read back from a reviewed workbook."""
-
-    theme_id: str
-    book_id: str
-    verdict: str | None  # keep | drop | replace
-    note: str
-
-
 def linked_sheet(cell) -> str | None:
     """The sheet an internal link points to."""
     location = cell.hyperlink.location if cell.hyperlink else None
     if not location:
         return None
     return location.rsplit("!", 1)[0].strip("'").replace("''", "'")
-
-
-def read_answers(path: Path) -> list[CuratorAnswer]:
-    """Every row a curator gave a verdict or a note, found through the summary's links to the theme sheets."""
-    wb = load_workbook(path)
-    keys = [key for key, _ in SHELF_COLUMNS]
-    by_label = {label: VERDICTS[i] for labels in VERDICT_LABELS.values() for i, label in enumerate(labels)}
-    link_col = [key for key, _, _ in SUMMARY_COLUMNS].index("theme") + 1
-    answers = []
-    for row in range(2, wb["summary"].max_row + 1):
-        theme_id = wb["summary"].cell(row=row, column=1).value
-        sheet = linked_sheet(wb["summary"].cell(row=row, column=link_col))
-        if not theme_id or sheet not in wb.sheetnames:
-            continue
-        for values in wb[sheet].iter_rows(min_row=TABLE_ROW + 1, values_only=True):
-            record = dict(zip(keys, values))
-            verdict, note = record["verdict"], record["note"]
-            if record["book_id"] and (verdict or note):
-                answers.append(CuratorAnswer(str(theme_id), str(record["book_id"]),
-                                             by_label.get(str(verdict).strip()) if verdict else None,
-                                             str(note or "").strip()))
-    return answers

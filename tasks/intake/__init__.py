@@ -1,0 +1,1 @@
+"""Intake: files handed in by curators, read and checked before anything is stored."""

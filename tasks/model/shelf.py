@@ -46,6 +46,15 @@ class ShelfEntry:
     reasons: tuple[Reason, ...] = ()  # why it is here (tasks/ranking/reasons.py); the workbook words them
 
 
+@dataclass(frozen=True)
+class Change:
+    """What happened to a shelved book since the curator's version: kept | moved | new | answered; `detail` says
+    why (the place it had, the books it replaced, the answer that brought it)."""
+
+    kind: str
+    detail: str = ""
+
+
 @dataclass
 class ThemeShelf:
     """One theme's result: what the workbook, the history and the Prefect artifact show."""
@@ -61,6 +70,7 @@ class ThemeShelf:
     referenced: str | None = None  # "batch/theme" of the earlier shelf the brief referred to
     facts: tuple[ShelfFact, ...] = ()  # what the sheet's header says once: what was left out, languages
     ranked: tuple[str, ...] = ()  # every recalled book in ranked order, shelved or not: what evaluation scores
+    changes: dict[str, Change] = field(default_factory=dict)  # book id -> what a review changed (ranking/review.py)
 
     @property
     def error(self) -> str | None:

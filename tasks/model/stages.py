@@ -11,6 +11,7 @@ from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.model.constraints import Expr
 from tasks.model.intent import THEME_SHELF, Understanding
 from tasks.model.query import PathHit, ThemeQuery
+from tasks.model.review import NO_REVIEW, ThemeReview
 from tasks.model.themes import HistoryShelf, Theme
 
 
@@ -27,6 +28,7 @@ class Understood:
     referenced: str | None = None  # "batch/theme" of the earlier shelf the brief referred to
     notes: tuple[str, ...] = ()
     stage_seconds: Mapping[str, float] = field(default_factory=dict)
+    review: ThemeReview = NO_REVIEW  # a curator's answers on the theme's last shelf, applied by ranking
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
     """The theme's shelf, gated, every shelved book checked against the constraints."""
     theme, query, constraints, understanding = (understood.theme, understood.query, understood.constraints,
                                                 understood.understanding)
-    settings = ctx.settings
+    settings, review = ctx.settings, understood.review
     ranking = order(hits, understood, ctx)
     timings: dict[str, float] = {}
     with timed(timings, "history"):
@@ -86,8 +86,12 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
         language = choose_language(query, choose_preference(
             theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
         ordered = prefer_language(ranking.candidates, ctx.books, language)
-        selection = select_shelf(ordered, ctx.books, exclusions.book_ids | excluded_books(understanding),
-                                 query, settings.shelf.size, settings.shelf.max_per_author,
+        # a curator's kept books are placed by review.place, the dropped and replaced never shelved again
+        pinned = frozenset(b for b in review.pinned if b in ctx.books)
+        selection = select_shelf(ordered, ctx.books, review.held_back(exclusions.book_ids)
+                                 | excluded_books(understanding) | review.removed | pinned,
+                                 query, max(settings.shelf.size - len(pinned), 0),
+                                 review.per_author(settings.shelf.max_per_author),
                                  uncapped_authors(understanding, ctx.books), ctx.editions,
                                  lambda book: evaluate(constraints, book))
         checked = check_shelf(selection.entries, constraints)
@@ -97,16 +101,17 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
                          bad.book.book_id, bad.book.title, theme.theme_id)
         # a theme shelf's books come from no intent path, so no reason of theirs walks the graph
         graph = ctx.graph() if POLICIES[understanding.intent].paths else NO_GRAPH
-        explained = explain_shelf(checked.entries, query, understanding, ctx.books, graph,
-                                  ctx.snapshot.filter_confidence)
+        placed = review.place(checked.entries, {c.book_id: c for c in ranking.candidates}, ctx.books,
+                              settings.shelf.size)
+        explained = explain_shelf(placed, query, understanding, ctx.books, graph, ctx.snapshot.filter_confidence)
     with timed(timings, "gating"):
-        short = len(checked.entries) < settings.gating.min_books
+        short = len(placed) < settings.gating.min_books
         unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
                        if short and ctx.available_only else 0)
         limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
         closest = ctx.vocabulary_vectors.closest(ctx.embedder.embed_queries([theme.brief])[0],
                                                  floor=settings.gating.option_similarity)
-        verdict = gate(query, len(checked.entries), limits, closest, settings.gating,
+        verdict = gate(query, len(placed), limits, closest, settings.gating,
                        recognised=understanding.intent is not Intent.UNKNOWN, unchecked=understood.unchecked,
                        theme_shelf=understanding.intent is Intent.THEME_SHELF)
     notes = [*understood.notes, *hits.notes, *ranking.notes]
@@ -115,9 +120,12 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
     skipped = sum(1 for c in ranking.candidates if c.book_id in exclusions.book_ids)
     facts = shelf_facts(query, skipped, exclusions.shelves, sorted(excluded_books(understanding)), ctx.books,
                         ctx.available_only, language)
+    if not review.empty:
+        notes.append(review.describe())
     stage_seconds = {**understood.stage_seconds, **hits.stage_seconds, **ranking.stage_seconds, **timings}
-    return ThemeShelf(theme, query, explained, verdict.status, notes, stage_seconds, verdict, understanding,
-                      understood.referenced, facts, tuple(c.book_id for c in ranking.candidates))
+    return ThemeShelf(theme, query, explained, review.status(verdict.status), notes, stage_seconds, verdict,
+                      understanding, understood.referenced, facts, tuple(c.book_id for c in ranking.candidates),
+                      review.changes(explained))
 
 
 def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:

@@ -11,6 +11,7 @@ from tasks.language.embedders.base import Embedder
 from tasks.model.constraints import as_wishes, hard_constraints
 from tasks.model.intent import POLICIES, THEME_SHELF
 from tasks.model.query import ThemeQuery
+from tasks.model.review import NO_REVIEW, ThemeReview
 from tasks.model.stages import Understood
 from tasks.model.themes import HistoryShelf, Theme
 from tasks.progress import timed
@@ -41,8 +42,10 @@ class UnderstandingTools:
     min_books: int = 10  # gating.min_books: how many books must carry a head noun's subject for it to be required
 
 
-def understand(theme: Theme, history: Sequence[HistoryShelf], tools: UnderstandingTools) -> Understood:
-    """The brief as a query with its hard constraints, its intent and the earlier shelf it refers to."""
+def understand(theme: Theme, history: Sequence[HistoryShelf], tools: UnderstandingTools,
+               review: ThemeReview = NO_REVIEW) -> Understood:
+    """The brief as a query with its hard constraints, its intent and the earlier shelf it refers to; a
+    curator's answered question amends the query (a condition dropped, a value wished for)."""
     timings: dict[str, float] = {}
     with timed(timings, "translate"):
         reading = read_brief(theme.brief, tools.vocabulary, tools.entities)
@@ -56,14 +59,14 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: tools.together(catalog_words))
         query = without_named_words(raise_confidence(query, understanding), understanding)
-        query, unchecked = as_wishes(query, tools.held, tools.numbered)
+        query, unchecked = as_wishes(review.amend(query), tools.held, tools.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, tools.available_only,
                                    tools.filter_confidence)
     target = reference.target
     return Understood(theme, query, constraints, understanding, tuple(history), tuple(unchecked),
-                      f"{target.batch_id}/{target.theme_id}" if target else None, tuple(notes), timings)
+                      f"{target.batch_id}/{target.theme_id}" if target else None, tuple(notes), timings, review)
 
 
 def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShelf]], list[float]]:

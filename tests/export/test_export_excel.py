@@ -8,11 +8,11 @@ from tasks.export.excel import (
     call_number,
     line_count,
     linked_sheet,
-    read_answers,
     sheet_title,
     theme_sheet_title,
     write_workbook,
 )
+from tasks.intake.answers import read_answered_workbook
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.model.query import Candidate, ThemeQuery
@@ -75,11 +75,11 @@ def test_a_theme_sheet_opens_with_its_brief_then_the_curators_columns(tmp_path):
     assert header[3] == "条件：最好：基调忧伤怅惘；不要：基调温暖治愈；1980 年以后出版；英文图书优先"
     assert header[4] == "未收入：没有可借复本的书"
     columns = [c.value for c in ws[TABLE_ROW]]
-    assert columns[:8] == ZH_COLUMNS and columns[8:] == ["处理", "馆员备注", "书目 ID", "ISBN", "其他版本"]
+    assert columns[:8] == ZH_COLUMNS and columns[8:] == ["处理", "馆员备注", "书目 ID", "ISBN", "其他版本", "变动"]
     row = dict(zip([k for k, _ in SHELF_COLUMNS], [c.value for c in ws[TABLE_ROW + 1]]))
     assert row["why"] == "基调忧伤怅惘；简介提到「rain」" and row["call_no"] == "I247/1 · DDC 823.914"
     assert (row["book_id"], row["isbn"], row["copies"], row["other_editions"]) == ("b0", "9787020000000", 2, "b9")
-    assert ws.freeze_panes == f"A{TABLE_ROW + 1}" and ws.auto_filter.ref == f"A{TABLE_ROW}:M{TABLE_ROW + 1}"
+    assert ws.freeze_panes == f"A{TABLE_ROW + 1}" and ws.auto_filter.ref == f"A{TABLE_ROW}:N{TABLE_ROW + 1}"
 
 
 def test_an_english_brief_gets_an_english_sheet(tmp_path):
@@ -118,7 +118,7 @@ def test_summary_links_every_theme_sheet_and_a_reviewed_workbook_reads_back(tmp_
     shelves = [make_shelf("Rain", ["Stoner", "Akenfield"]), make_shelf("雨", ["边城"], 2, "needs_review")]
     path = write_workbook(tmp_path / "b1.xlsx", "b1", shelves)
     wb = load_workbook(path)
-    assert wb.sheetnames == ["summary", "needs review", "01 Rain", "REVIEW 02 雨", "details"]
+    assert wb.sheetnames == ["summary", "needs review", "01 Rain", "REVIEW 02 雨", "details", "shelfwise ids"]
     assert [linked_sheet(wb["summary"].cell(row=r, column=2)) for r in (2, 3)] == ["01 Rain", "REVIEW 02 雨"]
     review = [c.value for c in wb["needs review"][2]]
     assert review[:6] == ["t2", "雨", "雨", "待审核；1 本；受限于：主题的硬性条件", "符合全部条件的书太少，可以放宽哪一个？",
@@ -132,7 +132,7 @@ def test_summary_links_every_theme_sheet_and_a_reviewed_workbook_reads_back(tmp_
     wb["01 Rain"].cell(row=TABLE_ROW + 2, column=10, value="seen last month")
     wb["REVIEW 02 雨"].cell(row=TABLE_ROW + 1, column=9, value="替换")
     wb.save(path)
-    assert [(a.theme_id, a.book_id, a.verdict, a.note) for a in read_answers(path)] == [
+    assert [(a.theme_id, a.book_id, a.verdict, a.note) for a in read_answered_workbook(path).labels] == [
         ("t1", "b1", "drop", "seen last month"), ("t2", "b0", "replace", "")]
 
 

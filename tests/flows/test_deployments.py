@@ -9,14 +9,16 @@ from tasks.intake.themes import ID_PATTERN
 
 def test_nightly_runs_on_the_configured_cron_and_timezone_and_every_deployment_runs_one_at_a_time():
     settings = load_settings(schedule={"cron": "0 2 * * *", "timezone": "Asia/Shanghai"})
-    nightly, shelves, build = deployments(settings)
-    assert [d.name for d in (nightly, shelves, build)] == ["nightly", "generate-shelves", "build-indexes"]
+    nightly, shelves, build, review = deployments(settings)
+    assert [d.name for d in (nightly, shelves, build, review)] == ["nightly", "generate-shelves", "build-indexes",
+                                                                   "import-review"]
     [schedule] = nightly.schedules
     assert schedule.schedule.cron == "0 2 * * *" and schedule.schedule.timezone == "Asia/Shanghai"
-    assert shelves.schedules == [] and build.schedules == []
-    limits = {(d.concurrency_limit, d.concurrency_options.collision_strategy.value) for d in (nightly, shelves, build)}
+    assert shelves.schedules == [] and build.schedules == [] and review.schedules == []
+    limits = {(d.concurrency_limit, d.concurrency_options.collision_strategy.value)
+              for d in (nightly, shelves, build, review)}
     assert limits == {(1, "ENQUEUE")}
-    assert "nightly" in nightly.tags and "manual" in shelves.tags and "manual" in build.tags
+    assert "nightly" in nightly.tags and all("manual" in d.tags for d in (shelves, build, review))
 
 
 def test_the_run_form_has_titles_a_dated_default_batch_and_a_place_to_paste_a_themes_file():
@@ -25,7 +27,7 @@ def test_the_run_form_has_titles_a_dated_default_batch_and_a_place_to_paste_a_th
     assert form["required"] == []
     assert [fields[name]["title"] for name in fields] == [
         "Batch id", "Themes", "Themes file text", "Include unavailable books", "Sentence rerank", "Query expansion",
-        "Language preference"]
+        "Language preference", "Apply review"]
     assert all(field.get("description") for field in fields.values())
     # the batch id: checked by the form against the one pattern; empty means a new, dated batch
     assert fields["batch_id"]["pattern"] == ID_PATTERN and fields["batch_id"]["default"] == "auto"
@@ -58,4 +60,5 @@ def test_a_flow_called_without_its_optional_parameters_gets_their_defaults():
     # Field(...) as a default once reached the flow as a FieldInfo object
     assert generate_shelves.validate_parameters({"batch_id": "b1"}) == {
         "batch_id": "b1", "themes": [], "themes_file_text": "", "include_unavailable": False,
-        "sentence_rerank": "default", "query_expansion": "default", "language_preference": "default"}
+        "sentence_rerank": "default", "query_expansion": "default", "language_preference": "default",
+        "apply_review": False}

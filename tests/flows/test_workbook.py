@@ -7,7 +7,8 @@ import pytest
 
 from config.vocabulary import get_vocabulary
 from flows.cli import main as shelfwise
-from tasks.export.excel import SHELF_COLUMNS, TABLE_ROW, linked_sheet, read_answers
+from tasks.export.excel import IDS_SHEET, SHELF_COLUMNS, TABLE_ROW, linked_sheet
+from tasks.intake.answers import read_answered_workbook
 from tasks.language.text_analysis import cjk_share, detect_language
 from tests.flows.workbook_reading import BatchWorkbook
 
@@ -99,7 +100,8 @@ def test_the_verdict_column_is_a_dropdown_open_to_the_curator(workbook):
 
 def test_the_summarys_links_resolve_to_every_theme_sheet(workbook):
     linked = list(workbook.sheets.values())
-    themes = [name for name in workbook.book.sheetnames if name not in ("summary", "needs review", "details")]
+    themes = [name for name in workbook.book.sheetnames
+              if name not in ("summary", "needs review", "details", IDS_SHEET)]
     assert sorted(linked) == sorted(themes)
     if "needs review" in workbook.book.sheetnames:
         review = workbook.book["needs review"]
@@ -116,7 +118,7 @@ def test_a_reviewed_demo_workbook_reads_back(demo_workbook, workbook, tmp_path):
     sheet[f"J{TABLE_ROW + 2}"] = "on last month's shelf"
     book.book.save(reviewed)
     second = workbook.rows("rainy-night-quiet")[1]["book_id"]
-    assert [(a.theme_id, a.book_id, a.verdict, a.note) for a in read_answers(reviewed)] == [
+    assert [(a.theme_id, a.book_id, a.verdict, a.note) for a in read_answered_workbook(reviewed).labels] == [
         ("rainy-night-quiet", second, "drop", "on last month's shelf")]
 
 

@@ -1,0 +1,129 @@
+"""The review loop on the demo catalog, through real Prefect flow runs: a workbook answered with openpyxl as a
+curator would, imported, the batch reshelved with the answers; and the same through the nightly run's inbox."""
+
+import shutil
+import subprocess
+
+import pytest
+from openpyxl import load_workbook
+
+from flows.cli import main as shelfwise
+from storage.catalog_db import open_catalog
+from storage.labels import LabelsDB
+from tests.flows.workbook_reading import BatchWorkbook
+
+pytestmark = pytest.mark.slow
+
+BATCH = "demo-review"
+THEMES = f"""batch_id: {BATCH}
+themes:
+  - theme_id: rainy
+    theme_name: Quiet novels for a rainy night
+    description: Quiet, restrained novels for a rainy night alone. Melancholy is welcome; avoid heart-warming stories.
+  - theme_id: lengjun
+    theme_name: 不要温暖治愈的
+    description: 想读一些冷峻、直面现实的严肃文学，不要温暖治愈的故事。
+  - theme_id: short-scifi
+    theme_name: 1990年以后出版的科幻小说，300页以内
+"""
+RELAX_PAGES = "不再要求：不超过 300 页"
+
+
+def _shelf(workbook: BatchWorkbook, theme_id: str) -> list[str]:
+    return [row["book_id"] for row in workbook.rows(theme_id) if row["book_id"]]
+
+
+def _answer(path, out):
+    """A curator's answers: rainy keeps 1 and 3, drops 2, replaces 4; lengjun keeps 2, drops 1 (in Chinese);
+    the short shelf's question answered by dropping the page limit."""
+    book = BatchWorkbook(path)
+    first = 8
+    rainy, lengjun = book.sheet("rainy"), book.sheet("lengjun")
+    for row, word in ((first, "keep"), (first + 1, "drop"), (first + 2, "Keep"), (first + 3, "replace")):
+        rainy[f"I{row}"] = word
+    rainy[f"J{first + 1}"] = "too cosy"
+    lengjun[f"I{first}"], lengjun[f"I{first + 1}"] = "去掉", "保留"
+    review = book.book["needs review"]
+    row = next(r for r in range(2, review.max_row + 1) if review.cell(r, 1).value == "short-scifi")
+    assert RELAX_PAGES in review.cell(row, 6).value
+    review.cell(row, 7).value = RELAX_PAGES
+    book.book.save(out)
+    return out
+
+
+@pytest.fixture
+def answered(demo_copy, tmp_path):
+    themes = tmp_path / "review.yaml"
+    themes.write_text(THEMES, encoding="utf-8")
+    assert shelfwise(["run", str(themes)]) == 0
+    workbook = demo_copy.outputs_dir / f"{BATCH}.xlsx"
+    before = BatchWorkbook(workbook)
+    return demo_copy, before, _answer(workbook, tmp_path / "answered.xlsx")
+
+
+def test_a_reshelved_batch_keeps_drops_replaces_and_applies_the_answer(answered, capsys):
+    settings, before, path = answered
+    rainy, lengjun, short = (_shelf(before, t) for t in ("rainy", "lengjun", "short-scifi"))
+    assert before.summary["short-scifi"]["status"] == "待审核"
+    assert shelfwise(["review", "import", str(path)]) == 0
+    assert "7 labels added" in capsys.readouterr().out
+    assert shelfwise(["run", "--batch", BATCH, "--apply-review"]) == 0
+    after = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
+    new_rainy, new_lengjun, new_short = (_shelf(after, t) for t in ("rainy", "lengjun", "short-scifi"))
+    # kept books in their places; dropped and replaced ones gone, their places filled
+    assert (new_rainy[0], new_rainy[2], new_lengjun[1]) == (rainy[0], rainy[2], lengjun[1])
+    assert rainy[1] not in new_rainy and rainy[3] not in new_rainy and lengjun[0] not in new_lengjun
+    assert len(new_rainy) == len(rainy)
+    changes = {row["book_id"]: row["change"] for row in after.rows("rainy")}
+    assert changes[rainy[0]] == "kept by the curator, in place"
+    assert new_rainy[3] not in rainy and changes[new_rainy[3]] == f"new, in place of {rainy[3]}"
+    assert new_rainy[1] == rainy[4] and changes[new_rainy[1]] == "was 5"  # the dropped book's place closes up
+    # the answer dropped the page limit: the shelf grows, the condition is gone
+    assert "pages" not in after.summary["short-scifi"]["query"] and "pages" in before.summary["short-scifi"]["query"]
+    assert len(new_short) > len(short)
+    assert any(row["change"].startswith("新补入") for row in after.rows("short-scifi"))
+    # applying the same answers again gives the same shelves; a dropped book never comes back
+    assert shelfwise(["run", "--batch", BATCH, "--apply-review"]) == 0
+    again = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
+    assert [_shelf(again, t) for t in ("rainy", "lengjun", "short-scifi")] == [new_rainy, new_lengjun, new_short]
+    assert rainy[1] not in _shelf(again, "rainy")
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed")
+def test_the_demo_workbook_resaved_by_libreoffice_imports_the_same_labels(answered, tmp_path):
+    settings, _, path = answered
+    out = tmp_path / "resaved"
+    subprocess.run(["soffice", "--headless", "--convert-to", "xlsx", "--outdir", str(out), str(path)], check=True,
+                   capture_output=True, timeout=300, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert shelfwise(["review", "import", str(path)]) == 0
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        labels = LabelsDB(db.conn, read_only=True).latest(BATCH)
+    assert shelfwise(["review", "import", str(out / path.name)]) == 0
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        assert LabelsDB(db.conn, read_only=True).latest(BATCH) == labels and len(labels) == 7
+
+
+def test_the_nightly_run_imports_answers_from_the_inbox_and_reshelves(answered):
+    from flows.generate_shelves import nightly
+
+    settings, before, path = answered
+    inbox = settings.workspace / "inbox"
+    inbox.mkdir(exist_ok=True)
+    shutil.copy(path, inbox / "answered.xlsx")
+    bad = load_workbook(path)
+    bad[bad.sheetnames[2]]["I8"] = "maybe"
+    bad.save(inbox / "typo.xlsx")
+    state = nightly(return_state=True)
+    assert state.is_completed() and BATCH in state.message
+    assert not (inbox / "answered.xlsx").exists()
+    assert "verdict 'maybe'" in (inbox / "rejected" / "typo.xlsx.reason.txt").read_text(encoding="utf-8")
+    after = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
+    rainy = _shelf(before, "rainy")
+    assert _shelf(after, "rainy")[0] == rainy[0] and rainy[1] not in _shelf(after, "rainy")
+    # the import-review deployment's flow: the same file again changes nothing; a bad one fails, saying why
+    from flows.review import import_review_flow
+
+    again = import_review_flow(workbook=str(path), return_state=True)
+    assert again.is_completed() and "already imported, nothing changed" in again.message
+    refused = import_review_flow(workbook=str(inbox / "rejected" / "typo.xlsx"), return_state=True)
+    assert refused.is_failed() and "verdict 'maybe'" in refused.message
