@@ -18,11 +18,11 @@ from pathlib import Path
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
 from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing
-from storage.models import LANGUAGE_PREFERENCES
 from storage.paths import NotWritable, UnsafePath
 from storage.workspace_lock import Holder, WorkspaceBusy
 from tasks.catalog.formats import SOURCE_FORMATS, CatalogFileError
 from tasks.errors import InputError
+from tasks.model.themes import LANGUAGE_PREFERENCES
 
 # A user's mistake or a busy workspace: one line and exit 2, never a traceback.
 USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, CatalogBusy, CatalogMissing, NotWritable,
@@ -167,7 +167,7 @@ def _print_status(status: dict) -> None:
 
 def _read_themes(args: argparse.Namespace):
     """The theme file, read and checked (nothing is written yet)."""
-    from tasks.understanding.themes import read_themes
+    from tasks.intake.themes import read_themes
 
     theme_file = read_themes(Path(args.file), args.batch)
     for row in theme_file.rejected:
@@ -444,11 +444,11 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     import yaml
 
     from config.vocabulary import get_vocabulary
-    from flows.shelving import build_context, shelve_theme
     from storage.index_store import NoIndexError
-    from storage.models import StageSwitches, Theme
     from tasks.export.wording import option_texts, question_text, why_text
-    from tasks.understanding.themes import has_words
+    from tasks.intake.themes import has_words
+    from tasks.model.themes import StageSwitches, Theme
+    from tasks.shelving import build_context, shelve
 
     if not has_words(args.brief):
         raise InputError(f"try: the brief {args.brief!r} has no words (no letter or digit)")
@@ -459,7 +459,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     except NoIndexError as err:
         raise InputError(str(err)) from None
     theme = Theme("try", "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
-    shelf = shelve_theme(theme, [], ctx)  # no history is read or written
+    shelf = shelve(theme, [], ctx)  # no history is read or written
     query, asked = shelf.query, shelf.verdict.question
     report = {
         "theme_query": {

@@ -69,7 +69,7 @@ def demo_rows() -> list[dict]:
 
 @pytest.fixture(scope="session")
 def embedder():
-    from tasks.catalog.embedders import create_embedder
+    from tasks.language.embedders import create_embedder
 
     return create_embedder(load_settings().embedder)
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tasks.export.wording import brief_language, option_texts, question_text, why_text
-from tasks.ranking.shelf import ThemeShelf
+from tasks.model.shelf import ThemeShelf
 
 
 def artifact_key(batch_id: str) -> str:

@@ -30,10 +30,10 @@ import numpy as np
 
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
-from storage.models import BookRecord
-from tasks.catalog.text_analysis import bm25_tokens
-from tasks.models import Candidate, ThemeQuery
-from tasks.recall.filters import TERM_FIELDS
+from tasks.model.books import BookRecord
+from tasks.language.text_analysis import bm25_tokens
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.model.constraints import TERM_FIELDS
 
 RELEVANCE_FILE = CONFIG_DIR / "relevance.yaml"
 FEATURES = ("vector_z", "sentence", "cover", "heading", "facet", "bm25_rank", "vector_rank", "named", "linked")

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from config.vocabulary import load_aliases
-from storage.models import BookRecord
-from tasks.understanding.intent import Intent, Understanding
+from tasks.model.books import BookRecord
+from tasks.model.intent import Intent, Understanding
 from tasks.understanding.reading import ALLOWED, Reading
 from tasks.understanding.spans import longest_apart
 

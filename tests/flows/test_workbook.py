@@ -7,8 +7,8 @@ import pytest
 
 from config.vocabulary import get_vocabulary
 from flows.cli import main as shelfwise
-from tasks.catalog.text_analysis import cjk_share, detect_language
 from tasks.export.excel import SHELF_COLUMNS, TABLE_ROW, linked_sheet, read_answers
+from tasks.language.text_analysis import cjk_share, detect_language
 from tests.conftest import DEMO_THEMES
 from tests.flows.workbook_reading import BatchWorkbook
 

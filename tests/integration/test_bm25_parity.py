@@ -7,7 +7,7 @@ import numpy as np
 
 from config.settings import BM25Settings
 from storage.bm25_index import BM25Index
-from tasks.catalog.text_analysis import tokenize
+from tasks.language.text_analysis import tokenize
 from tests.conftest import shared_data
 
 

@@ -4,11 +4,10 @@ import numpy as np
 
 from config.settings import load_settings
 from storage.catalog_db import open_catalog
-from storage.models import BookRecord
-from tasks.catalog.embedders import normalize
 from tasks.catalog.index_build import CarryOver, embed_books, embed_sentences, split_sentences
 from tasks.catalog.index_text import compose_index_text, head_parts
-
+from tasks.language.embedders import normalize
+from tasks.model.books import BookRecord
 
 
 class Recorder:

@@ -8,13 +8,13 @@ import pytest
 
 from storage import catalog_db
 from storage.catalog_db import open_catalog
-from storage.models import shared_facet
 from tasks.catalog.ingest import (
     CatalogFileError,
     ColumnMapping,
     load_mapping,
     validate_file,
 )
+from tasks.model.books import shared_facet
 from tests.conftest import PROJECT_ROOT, shared_data
 
 HEADER = ["book_id", "title", "authors", "pub_year", "language", "summary", "pages", "tags.emotional_tone"]

@@ -3,8 +3,8 @@
 import numpy as np
 
 from storage.catalog_db import open_catalog
-from tasks.catalog import embedding
-from tasks.catalog.embedding import embed_with_cache
+from tasks.language import embedding
+from tasks.language.embedding import embed_with_cache
 
 TEXTS = ["雨夜里的孤独", "quiet novels", "雨夜里的孤独", "科幻小说", "a lighthouse", "quiet novels", "海岛"]
 

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from config.class_ranges import class_ranges
 from storage.index_store import BOOKS_TABLE, write_books_table
-from storage.models import BookRecord, Facet
 from tasks.catalog.index_build import lance_book_columns
-from tasks.recall.filters import All, AnyOf, Compare, FilterColumns, HasAny, Not, evaluate, mask, to_lance_sql
+from tasks.model.books import BookRecord, Facet
+from tasks.model.constraints import All, AnyOf, Compare, HasAny, Not, evaluate
+from tasks.recall.filters import FilterColumns, mask, to_lance_sql
 
 CONFIDENCE = 0.85
 BOOKS = [

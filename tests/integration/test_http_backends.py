@@ -8,8 +8,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from config.settings import EndpointSettings, TranslationSettings
-from storage.models import BookRecord, FilterCondition, NumericCondition, Theme
-from tasks.models import Candidate
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.query import Candidate
+from tasks.model.themes import Theme
 from tasks.ranking.rerank import rerank
 from tasks.ranking.rerank.http import HTTPReranker
 from tasks.understanding.entities import EntityIndex

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from storage.index_store import write_books_table
-from tasks.recall.filters import All, Compare, HasAny, Not, to_lance_sql
+from tasks.model.constraints import All, Compare, HasAny, Not
+from tasks.recall.filters import to_lance_sql
 
 DIMS = ("emotional_tone", "genre")
 
@@ -71,7 +72,8 @@ def test_a_version_folder_gives_back_its_books_vocabulary_and_sentences_without_
         write_version_file,
         write_vocabulary_vectors,
     )
-    from storage.models import BookRecord, Facet, IndexVersion
+    from storage.models import IndexVersion
+    from tasks.model.books import BookRecord, Facet
 
     books = [
         BookRecord("b1", "边城", authors=("沈从文",), pub_year=1934, language="zh", summary="翠翠等人。渡船。",
@@ -125,7 +127,8 @@ def test_a_version_folder_gives_back_its_books_vocabulary_and_sentences_without_
     assert snapshot.load_books() == books
     # each distinct facet is stored once; the filter columns take its books' rows without walking them
     assert {f: rows.tolist() for f, rows in snapshot.facet_rows().items()} == {books[1].facets[0]: [1]}
-    from tasks.recall.filters import FilterColumns, HasAny
+    from tasks.model.constraints import HasAny
+    from tasks.recall.filters import FilterColumns
 
     walked, stored = FilterColumns.build(books), FilterColumns.build(books, snapshot.facet_rows())
     for expr in (HasAny("genre", ("小说",), 0.5), HasAny("genre", ("小说",), 0.9), HasAny("emotional_tone", ("忧伤怅惘",))):

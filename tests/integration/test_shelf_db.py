@@ -2,8 +2,8 @@
 
 import duckdb
 
-from storage.models import StageSwitches, Theme
 from storage.shelf_db import ShelfDB, ThemeOutcome
+from tasks.model.themes import StageSwitches, Theme
 
 OLD_SCHEMA = """
 CREATE TABLE themes (batch_id VARCHAR, theme_id VARCHAR, position INTEGER, theme_name VARCHAR NOT NULL,

@@ -5,8 +5,9 @@ from datetime import datetime, timedelta
 
 import duckdb
 
-from storage.models import FilterCondition, HistoryShelf, NumericCondition, Theme
 from storage.shelf_db import ShelfDB, theme_history
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.themes import HistoryShelf, Theme
 
 T0 = datetime(2026, 11, 23, 14, 5)  # when the batch under test first ran
 DAYS, REFERENCE_DAYS = 30, 120  # not repeated within 30 days, referred to within 120

@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 
 from storage.index_store import BOOKS_TABLE, IndexSnapshot, write_book_vectors, write_books_snapshot, write_books_table
-from storage.models import BookRecord
 from tasks.catalog.index_build import lance_book_columns
-from tasks.recall.filters import EVERYTHING, All, Compare, FilterColumns, HasAny, Not
-from tasks.recall.vector_search import MemorySearch, LanceSearch, create_vector_search
+from tasks.model.books import BookRecord
+from tasks.model.constraints import EVERYTHING, All, Compare, HasAny, Not
+from tasks.recall.filters import FilterColumns
+from tasks.recall.vector_search import LanceSearch, MemorySearch, create_vector_search
 
 ROWS = 300
 
@@ -71,9 +72,10 @@ def test_the_shortlist_then_full_vectors_finds_what_lancedb_finds(snapshot, monk
 def test_a_wish_brings_the_books_likely_to_hold_it_beyond_the_top_k(embedder):
     # The filtered query uses the brief's own vector: merged into the k, its books were all cut below the k-th.
     from config.settings import RecallSettings
-    from storage.models import Facet, FilterCondition
-    from tasks.models import ThemeQuery
-    from tasks.recall.paths import vector_recall
+    from tasks.model.books import Facet
+    from tasks.model.conditions import FilterCondition
+    from tasks.model.query import ThemeQuery
+    from tasks.recall.paths.vector import vector_recall
 
     topics = ["a tense thriller about a detective", "a murder on a night train", "a spy chase across Europe",
               "a kidnapping and a ransom", "a gripping crime novel", "a courtroom drama with a twist",

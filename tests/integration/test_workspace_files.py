@@ -10,11 +10,12 @@ from datetime import datetime
 import pytest
 
 from storage.catalog_db import CatalogBusy, CatalogMissing, open_catalog
-from storage.models import IndexVersion, RejectedRow, Theme
+from storage.models import IndexVersion, RejectedRow
 from storage.shelf_db import ShelfDB
 from storage.theme_inbox import import_waiting_themes, keep_themes, waiting_themes
 from storage.workspace_lock import workspace_lock
 from tasks.export.excel import write_workbook
+from tasks.model.themes import Theme
 
 
 def version(path) -> IndexVersion:

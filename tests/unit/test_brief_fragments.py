@@ -10,9 +10,9 @@ import yaml
 
 from config.class_ranges import class_ranges
 from config.vocabulary import get_vocabulary, load_aliases
-from storage.models import Theme
 from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.catalog.works import group_works
+from tasks.model.themes import Theme
 from tasks.understanding.entities import EntityIndex, understand_reading
 from tasks.understanding.intent import settle_intent
 from tasks.understanding.reading import read_brief

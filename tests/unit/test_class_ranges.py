@@ -5,10 +5,12 @@ import pytest
 
 from config.class_ranges import class_ranges, lcc_prefixes, load_class_ranges
 from config.vocabulary import get_vocabulary
-from storage.models import BookRecord, FilterCondition
 from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.export.wording import OR, condition_text
-from tasks.recall.filters import FilterColumns, evaluate, hard_constraints, mask
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition
+from tasks.model.constraints import evaluate, hard_constraints
+from tasks.recall.filters import FilterColumns, mask
 from tests.conftest import DEMO_CATALOG
 
 BOOKS = [

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from config.settings import EnrichmentSettings
-from storage.models import BookRecord
 from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.enrich import REFERENCE_CAP, Calibration, Reference, _holds, derive_facets, known_facets
 from tasks.catalog.works import work_key
+from tasks.model.books import BookRecord
 
 
 def test_a_calibration_is_monotone_and_precise_at_every_threshold():

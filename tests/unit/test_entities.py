@@ -1,6 +1,6 @@
 """Authors and titles named in a brief, on a tiny catalog."""
 
-from storage.models import BookRecord
+from tasks.model.books import BookRecord
 from tasks.understanding.entities import EntityIndex, understand
 
 BOOKS = [BookRecord("z1", "呐喊", authors=("鲁迅",)), BookRecord("z2", "野草", authors=("鲁迅",)),
@@ -87,13 +87,13 @@ def test_a_goodreads_series_note_names_the_series_and_its_order_and_the_title_is
     found = understand("Books like The Hunger Games", index)
     assert (found.intent, found.book_ids) == ("similar_to_book", ("h1",))
     # a read-alike is another series: Mockingjay had stood first on "Books like The Hunger Games"
-    from tasks.understanding.intent import excluded_books
+    from tasks.model.intent import excluded_books
     assert found.series_mates == ("h2", "h3") and excluded_books(found) == {"h1", "h2", "h3"}
     assert understand("The Hunger Games series", index).book_ids == ("h1", "h2", "h3")
 
 
 def test_fans_of_an_author_ask_for_books_like_the_authors_not_the_authors_own():
-    from tasks.understanding.intent import excluded_books
+    from tasks.model.intent import excluded_books
 
     for brief in ("喜欢刘慈欣的读者还会喜欢什么", "For fans of 刘慈欣", "Books like 刘慈欣's"):
         found = understand(brief, SERIES_INDEX)

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from tasks.models import PathHit
+from tasks.model.query import PathHit
 from tasks.understanding.expansion import ExpansionTables, expand_query, load_expansion_tables, merge_best, translation
 
 TABLES = ExpansionTables.build({"雨夜": ["rainy night", "rain"], "孤独": ["loneliness", "lonely"],

@@ -2,7 +2,6 @@
 
 from openpyxl import load_workbook
 
-from storage.models import BookRecord, FilterCondition, NumericCondition, Theme
 from tasks.export.excel import (
     SHELF_COLUMNS,
     TABLE_ROW,
@@ -14,11 +13,12 @@ from tasks.export.excel import (
     theme_sheet_title,
     write_workbook,
 )
-from tasks.models import Candidate, ThemeQuery
-from tasks.ranking.gating import GateVerdict, Question
-from tasks.ranking.language import LanguageChoice
-from tasks.ranking.reasons import Meets, Mentions, UnavailableLeftOut
-from tasks.ranking.shelf import ShelfEntry, ThemeShelf
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.model.reasons import LanguageChoice, Meets, Mentions, UnavailableLeftOut
+from tasks.model.shelf import GateVerdict, Question, ShelfEntry, ThemeShelf
+from tasks.model.themes import Theme
 
 EVIL_THEME = "=cmd|' /C calc'!A0"
 EVIL_TITLE = '=HYPERLINK("http://x")'

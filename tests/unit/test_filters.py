@@ -1,9 +1,9 @@
 """The filter tree's evaluator on tiny in-memory books: tags, facets with confidence, authors, works,
 subjects, classification prefixes, numbers and availability."""
 
-from storage.models import BookRecord, Facet, FilterCondition, NumericCondition
-from tasks.models import ThemeQuery
-from tasks.recall.filters import (
+from tasks.model.books import BookRecord, Facet
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.constraints import (
     All,
     HasAny,
     Not,
@@ -14,6 +14,7 @@ from tasks.recall.filters import (
     surely_held,
     unfilterable,
 )
+from tasks.model.query import ThemeQuery
 
 BOOKS = [
     BookRecord("b1", "A", pub_year=1934, pages=120, copies_available=0, authors=("沈从文",),

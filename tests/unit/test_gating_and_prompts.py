@@ -4,9 +4,9 @@ import yaml
 
 from config.settings import GatingSettings
 from config.vocabulary import get_vocabulary
-from storage.models import FilterCondition, NumericCondition
 from tasks.export.wording import option_texts, question_text
-from tasks.models import ThemeQuery
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.query import ThemeQuery
 from tasks.ranking.gating import ShelfLimits, gate
 from tasks.understanding.prompt_data import HEADER, yaml_data_block
 

@@ -1,7 +1,6 @@
 """What gets indexed for a book, on tiny in-memory books."""
 
 from config.settings import TextSection
-from storage.models import BookRecord
 from tasks.catalog.index_text import (
     bm25_document_tokens,
     book_sentences,
@@ -9,6 +8,7 @@ from tasks.catalog.index_text import (
     head_parts,
     tags_text,
 )
+from tasks.model.books import BookRecord
 
 BIANCHENG = BookRecord(book_id="zh-1", title="边城", authors=("沈从文",), language="zh",
                        summary="翠翠在渡口等。爷爷守着渡船。", tags={"emotional_tone": ("忧伤怅惘",)}, tag_origin="source")
@@ -53,7 +53,7 @@ def test_sentences_come_from_the_summary():
 
 
 def test_latin_words_are_stemmed_in_both_languages():
-    from tasks.catalog.text_analysis import bm25_tokens
+    from tasks.language.text_analysis import bm25_tokens
 
     assert bm25_tokens("Teaching studies of cells", "en", stem=True) == ["teach", "studi", "cell"]
     assert bm25_tokens("关于cells的研究", "zh", stem=True) == ["cell", "研究"]

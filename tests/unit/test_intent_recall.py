@@ -3,13 +3,16 @@
 from dataclasses import replace
 from datetime import datetime
 
-from storage.models import BookRecord, FilterCondition
-from tasks.models import ThemeQuery
+from tasks.recall.paths.intent import graph_neighbours, newest_books
+
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition
+from tasks.model.constraints import All, Compare, hard_constraints
+from tasks.model.intent import THEME_SHELF, Intent
+from tasks.model.query import ThemeQuery
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import All, Compare, hard_constraints
-from tasks.recall.intent_paths import graph_neighbours, newest_books
 from tasks.understanding.entities import EntityIndex, understand
-from tasks.understanding.intent import THEME_SHELF, Intent, settle_intent
+from tasks.understanding.intent import settle_intent
 
 BOOKS = {b.book_id: b for b in [
     BookRecord("a1", "边城", authors=("沈从文",), pub_year=1934, tags={"genre": ("小说",), "mood": ("乡愁",)}),
@@ -50,7 +53,7 @@ def test_new_arrivals_are_the_newest_books_meeting_the_themes_wishes():
 
 
 def test_new_arrivals_of_a_catalog_without_tags_count_derived_values_a_filter_trusts():
-    from storage.models import Facet
+    from tasks.model.books import Facet
 
     books = {b.book_id: b for b in [
         BookRecord("x1", "derived sf", pub_year=2020, facets=(Facet("genre", "科幻", 0.9, "crosswalk"),)),
@@ -81,7 +84,8 @@ def test_keywords_no_book_holds_together_make_no_theme_but_one_word_or_a_wish_do
 
 
 def test_a_read_alike_searches_for_none_of_the_words_of_the_book_it_names():
-    from tasks.understanding.intent import Understanding, without_named_words
+    from tasks.model.intent import Understanding
+    from tasks.understanding.intent import without_named_words
 
     query = ThemeQuery((), ("something", "gone", "girl", "marriage"), "q", 0.5, "rules", "en")
     alike = Understanding(Intent.SIMILAR_TO_BOOK, authors=("Gillian Flynn",), titles=("Gone Girl",))

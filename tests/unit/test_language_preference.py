@@ -1,8 +1,10 @@
 """The language step: books in the brief's language first, only, or as ranked; named and new books keep their place."""
 
-from storage.models import BookRecord, FilterCondition
-from tasks.models import Candidate, ThemeQuery
-from tasks.ranking.language import LanguageChoice, choose_language, choose_preference, prefer_language
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.model.reasons import LanguageChoice
+from tasks.ranking.language import choose_language, choose_preference, prefer_language
 
 BOOKS = {b: BookRecord(b, b, language=b[:2]) for b in ("zh-1", "en-1", "zh-2", "en-2", "zh-3")}
 

@@ -24,8 +24,9 @@ def test_a_themes_file_is_a_benchmark_of_its_briefs_with_no_checks(tmp_path):
 
 
 def test_wish_share_counts_the_shelf_holding_each_wished_mood_by_its_true_tags(vocabulary):
-    from storage.models import BookRecord, FilterCondition
     from tasks.evaluation.briefs import wish_share
+    from tasks.model.books import BookRecord
+    from tasks.model.conditions import FilterCondition
 
     shelf = [BookRecord("a", "A", tags={"emotional_tone": ("平静淡然",), "spatial_atmosphere": ("海洋岛屿",)}),
              BookRecord("b", "B", tags={"emotional_tone": ("忧伤怅惘",)}),
@@ -39,8 +40,8 @@ def test_wish_share_counts_the_shelf_holding_each_wished_mood_by_its_true_tags(v
 
 
 def test_a_shelf_under_review_fails_the_question_check_unless_it_asks_the_kind_the_brief_expects(vocabulary):
-    from storage.models import BookRecord
     from tasks.evaluation.briefs import BenchBrief, ShelfOutcome, score_brief
+    from tasks.model.books import BookRecord
 
     truth = {"a": BookRecord("a", "A", tags={"genre": ("小说",)})}
     brief = BenchBrief("zh-rated", "评分8分以上的小说", "numeric", {"form": "fiction", "question": "unchecked"})

@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from storage.models import NumericCondition as N
+from tasks.model.conditions import NumericCondition as N
 from tasks.understanding.numbers import parse_numeric_conditions
 
 TODAY = date(2026, 11, 22)
@@ -40,7 +40,7 @@ def test_briefs_become_numeric_conditions(brief, expected):
 
 
 def test_rules_translator_carries_them_into_the_query(vocabulary):
-    from storage.models import Theme
+    from tasks.model.themes import Theme
     from tasks.understanding.reading import read_brief
     from tasks.understanding.translate.rules import RulesTranslator
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks.models import Candidate, PathHit
+from tasks.model.query import Candidate, PathHit
 from tasks.ranking.fusion import rrf_fuse
 from tasks.ranking.rerank import rerank
 from tasks.ranking.rerank.base import Reranker

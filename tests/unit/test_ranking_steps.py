@@ -3,11 +3,11 @@
 import pytest
 
 from config.settings import HistorySettings, RecallSettings
-from storage.models import BookRecord, FilterCondition
-from tasks.models import Candidate, PathHit, ThemeQuery
-from tasks.ranking.dedupe import condition_similarity
 from config.vocabulary import get_vocabulary
-from storage.models import Facet
+from tasks.model.books import BookRecord, Facet
+from tasks.model.conditions import FilterCondition
+from tasks.model.query import Candidate, PathHit, ThemeQuery
+from tasks.ranking.dedupe import condition_similarity
 from tasks.ranking.fusion import (
     adults_first,
     demote_doubtful,
@@ -17,7 +17,7 @@ from tasks.ranking.fusion import (
     screen_unsure_exclusions,
 )
 from tasks.ranking.shelf import select_shelf
-from tasks.recall.paths import theme_seed
+from tasks.recall.paths.bm25 import theme_seed
 from tasks.understanding.expansion import expand_query
 
 
@@ -62,7 +62,7 @@ def test_condition_similarity_counts_overlapping_fields():
 
 
 def test_shelf_skips_excluded_books_and_caps_each_author():
-    from tasks.models import Candidate
+    from tasks.model.query import Candidate
 
     books = {f"b{i}": BookRecord(f"b{i}", f"T{i}", authors=("Same",) if i < 4 else (f"A{i}",)) for i in range(8)}
     candidates = [Candidate(f"b{i}", rrf_score=1 - i / 10) for i in range(8)]
@@ -77,8 +77,8 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme_and_never_displaces_the_
 
     from config.settings import BM25Settings
     from storage.bm25_index import BM25Index
-    from tasks.recall.filters import EVERYTHING
-    from tasks.recall.paths import bm25_recall
+    from tasks.model.constraints import EVERYTHING
+    from tasks.recall.paths.bm25 import bm25_recall
 
     ids = [f"b{i:03d}" for i in range(200)]
     tokens = [["rain"] * (1 + i % 7) + [f"w{i}"] for i in range(200)]
@@ -98,7 +98,7 @@ def test_bm25_random_share_is_seeded_by_batch_and_theme_and_never_displaces_the_
 
 
 def test_score_fusion_keeps_margins_that_rrf_throws_away():
-    from tasks.models import Candidate
+    from tasks.model.query import Candidate
     from tasks.ranking.fusion import normalizer, score_fuse
 
     # BM25 is sure about "a" (a clear margin); the dense path barely prefers "b".
@@ -119,7 +119,7 @@ def test_keywords_no_book_holds_or_too_many_books_hold_do_not_search():
 
     from config.settings import BM25Settings
     from storage.bm25_index import BM25Index
-    from tasks.recall.paths import bm25_query_tokens
+    from tasks.recall.keywords import bm25_query_tokens
 
     ids = [f"b{i}" for i in range(10)]
     tokens = [["reader", "snow" if i < 2 else "rain"] for i in range(10)]
@@ -210,7 +210,7 @@ def test_a_shelf_for_adults_unless_the_brief_speaks_of_children():
 
 
 def test_books_that_meet_a_preferred_number_come_first_each_group_in_its_order():
-    from storage.models import NumericCondition
+    from tasks.model.conditions import NumericCondition
 
     years = {"a": 1990, "b": 2019, "c": None, "d": 2021, "e": 2001}
     books = {b: BookRecord(book_id=b, title=b, pub_year=y) for b, y in years.items()}

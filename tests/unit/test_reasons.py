@@ -3,7 +3,6 @@
 import pytest
 
 from config.vocabulary import get_vocabulary
-from storage.models import BookRecord, Facet, FilterCondition, HistoryShelf, NumericCondition
 from tasks.export.wording import (
     FIELD_PHRASES,
     OR,
@@ -13,26 +12,27 @@ from tasks.export.wording import (
     status_text,
     why_text,
 )
-from tasks.models import Candidate, ThemeQuery
-from tasks.ranking.language import LanguageChoice
-from tasks.ranking.reasons import (
+from tasks.model.books import BookRecord, Facet
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.intent import Intent, Understanding
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.model.reasons import (
     ByNamedAuthor,
     CloseToBrief,
     CloseToNamedBook,
     InNamedSeries,
+    LanguageChoice,
     MayBeExcluded,
     Meets,
     MeetsPreferred,
     Mentions,
     NewArrival,
     SharesWithNamedBook,
-    explain_shelf,
-    mentioned,
-    shelf_facts,
 )
-from tasks.ranking.shelf import ShelfEntry
+from tasks.model.shelf import ShelfEntry
+from tasks.model.themes import HistoryShelf
+from tasks.ranking.reasons import explain_shelf, mentioned, shelf_facts
 from tasks.recall.book_graph import BookGraph
-from tasks.understanding.intent import Intent, Understanding
 
 BIANCHENG = BookRecord("zh-1", "边城", authors=("沈从文",), language="zh",
                        tags={"emotional_tone": ("忧伤怅惘",), "genre": ("小说",)})

@@ -2,8 +2,9 @@
 
 from datetime import datetime
 
-from storage.models import FilterCondition, HistoryShelf, NumericCondition, Theme
-from tasks.models import ThemeQuery
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.query import ThemeQuery
+from tasks.model.themes import HistoryShelf, Theme
 from tasks.understanding.references import described_shelf, detect_reference, merge_reference, resolve, shared_words
 
 EARLIER = HistoryShelf("b1", "rain", "Quiet novels for a rainy night",

@@ -5,7 +5,7 @@ from datetime import datetime
 from prefect.states import Completed, Failed
 
 from flows.generate_shelves import BatchResult, ShelvingFailed, batch_state, new_batch_id, nightly_state, switch_value
-from tasks.understanding.themes import id_problem
+from tasks.intake.themes import id_problem
 
 
 def result(statuses: dict[str, str], errors: dict[str, str] | None = None) -> BatchResult:

@@ -1,4 +1,4 @@
-from tasks.catalog.text_analysis import (
+from tasks.language.text_analysis import (
     cjk_share,
     detect_language,
     has_control_characters,

@@ -1,7 +1,7 @@
 """Theme files: YAML, CSV and the XLSX template."""
 
 from config.settings import CONFIG_DIR
-from tasks.understanding.themes import read_themes
+from tasks.intake.themes import read_themes
 from tests.conftest import PROJECT_ROOT
 
 
@@ -40,7 +40,7 @@ def test_a_theme_can_choose_its_language_preference_and_a_wrong_one_is_rejected(
 
 
 def test_one_id_pattern_for_batches_and_themes():
-    from tasks.understanding.themes import id_problem
+    from tasks.intake.themes import id_problem
 
     for good in ("2026-12-week1", "rainy-night", "a", "B_2.x", "x" * 64):
         assert id_problem(good) is None
@@ -51,7 +51,7 @@ def test_one_id_pattern_for_batches_and_themes():
 def test_the_form_and_a_pasted_file_become_one_batch_and_any_bad_theme_refuses_all():
     import pytest
 
-    from tasks.understanding.themes import ThemeInputError, themes_from_form
+    from tasks.intake.themes import ThemeInputError, themes_from_form
 
     pasted = "theme_id,theme_name,description\nstars,宇宙星空,关于宇宙的书\n"
     batch = themes_from_form("b1", [{"theme_name": "Rainy night"}], pasted)
@@ -66,7 +66,7 @@ def test_the_form_and_a_pasted_file_become_one_batch_and_any_bad_theme_refuses_a
 
 
 def test_pasted_yaml_keeps_its_own_batch_id_unless_one_is_given(tmp_path):
-    from tasks.understanding.themes import themes_from_text
+    from tasks.intake.themes import themes_from_text
 
     text = "batch_id: from-text\nthemes:\n  - theme_id: a\n    theme_name: One\n"
     assert themes_from_text(text).batch_id == "from-text"

@@ -1,6 +1,6 @@
 """The rules translator on small briefs."""
 
-from storage.models import Theme
+from tasks.model.themes import Theme
 from tasks.understanding.reading import read_brief
 from tasks.understanding.translate.rules import RulesTranslator
 
@@ -94,7 +94,7 @@ def test_a_claim_keeps_the_words_a_brief_would_call_filler(vocabulary):
 
 
 def test_a_one_word_title_is_a_word_of_the_brief_and_a_cue_word_never_an_excluded_title(vocabulary):
-    from storage.models import BookRecord
+    from tasks.model.books import BookRecord
     from tasks.understanding.entities import EntityIndex
 
     index = EntityIndex.build([BookRecord("n", "Nothing"), BookRecord("g", "Never Let Me Go"),

@@ -1,8 +1,8 @@
 """Works, not editions: grouping keys, ISBN equivalence, and a shelf that holds a work once."""
 
-from storage.models import BookRecord
 from tasks.catalog.works import group_works, isbn13, normalize_title
-from tasks.models import Candidate, ThemeQuery
+from tasks.model.books import BookRecord
+from tasks.model.query import Candidate, ThemeQuery
 from tasks.ranking.shelf import editions_by_work, select_shelf
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tasks.yaml_input import MAX_ALIASES, YAMLInputError, load_yaml
+from tasks.intake.yaml_input import MAX_ALIASES, YAMLInputError, load_yaml
 
 
 def test_plain_documents_and_a_few_anchors_load():

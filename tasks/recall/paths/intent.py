@@ -14,13 +14,17 @@ from datetime import datetime
 
 import numpy as np
 
-from storage.index_store import IndexSnapshot
-from storage.models import BookRecord, FilterCondition
-from tasks.models import PathHit, ThemeQuery
+from storage.index_store import BOOKS_TABLE, IndexSnapshot
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition
+from tasks.model.constraints import All, AnyOf, Expr, HasAny, evaluate
+from tasks.model.intent import POLICIES, Intent, Understanding
+from tasks.model.query import PathHit, ThemeQuery
+from tasks.model.stages import Understood
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import All, AnyOf, Expr, HasAny, evaluate
+from tasks.recall.context import RecallContext
+from tasks.recall.paths.base import PathRecall, RecallPath, register
 from tasks.recall.vector_search import VectorSearch
-from tasks.understanding.intent import POLICIES, Intent, Understanding
 
 _EPOCH = datetime(1970, 1, 1)
 
@@ -100,3 +104,20 @@ def intent_paths(understanding: Understanding, query: ThemeQuery, constraints: E
                                        snapshot.filter_confidence),
     }
     return {name: path_of[name]() for name in POLICIES[understanding.intent].paths}
+
+
+class IntentPath(RecallPath):
+    """The paths the brief's intent adds (none for a theme shelf), run as one job."""
+
+    name, order = "intent", 0
+
+    def runs(self, understood: Understood, ctx: RecallContext) -> bool:
+        return bool(POLICIES[understood.understanding.intent].paths)
+
+    def find(self, understood: Understood, ctx: RecallContext) -> PathRecall:
+        found = intent_paths(understood.understanding, understood.query, understood.constraints, ctx.snapshot,
+                             ctx.searches[BOOKS_TABLE], ctx.books, ctx.graph(), ctx.settings.recall.vector_top_k)
+        return PathRecall(found, ", ".join(f"{name}: {len(hits)}" for name, hits in found.items()))
+
+
+register(IntentPath())

@@ -1,11 +1,10 @@
-"""Typed data passed between the shelf-generation steps."""
+"""A brief as the stages search for it, and the books each recall path and fusion hand on."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from storage.models import FilterCondition, NumericCondition
+from tasks.model.conditions import FilterCondition, NumericCondition
 
 
 @dataclass(frozen=True)
@@ -59,12 +58,3 @@ class Candidate:
     # the shelf only after every other book, whatever their language (tasks/ranking/language.py)
     doubtful: bool = False
     relevance: float | None = None  # the probability that it fits the brief's topic (tasks/ranking/relevance.py)
-
-
-def merge_conditions(conditions: Iterable[FilterCondition]) -> tuple[FilterCondition, ...]:
-    """One condition per (field, operator), values in first-seen order."""
-    grouped: dict[tuple[str, str], list[str]] = {}
-    for cond in conditions:
-        values = grouped.setdefault((cond.field, cond.operator), [])
-        values.extend(v for v in cond.values if v not in values)
-    return tuple(FilterCondition(f, tuple(vals), op) for (f, op), vals in grouped.items() if vals)

@@ -8,7 +8,7 @@ import httpx
 import numpy as np
 
 from config.settings import EndpointSettings
-from tasks.catalog.embedders.base import Embedder
+from tasks.language.embedders.base import Embedder
 
 
 class OpenAIEmbedder(Embedder):

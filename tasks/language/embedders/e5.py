@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tasks.catalog.embedders.base import Embedder
+from tasks.language.embedders.base import Embedder
 
 
 class E5Embedder(Embedder):

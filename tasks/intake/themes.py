@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from storage.models import LANGUAGE_PREFERENCES, RejectedRow, Theme
+from storage.models import RejectedRow
 from tasks.catalog.ingest import csv_rows, read_rows
-from tasks.catalog.text_analysis import has_control_characters
 from tasks.errors import InputError
-from tasks.yaml_input import load_yaml, read_yaml_file
+from tasks.intake.yaml_input import load_yaml, read_yaml_file
+from tasks.language.text_analysis import has_control_characters
+from tasks.model.themes import LANGUAGE_PREFERENCES, Theme
 
 THEME_COLUMNS = ("batch_id", "theme_id", "theme_name", "slogan", "description", "target_vibe", "language_preference")
 BRIEF_FIELDS = ("theme_name", "slogan", "description", "target_vibe")
