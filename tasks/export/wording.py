@@ -119,6 +119,9 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_include": "放入没有复本的书", "opt_include_to_check": "放进书架待核对",
         "opt_drop": "不再要求：{v}", "opt_allow": "允许{v}",
         "opt_about": "围绕：{v}",
+        "limit_few_fit": "馆藏里符合这个主题的书不多",
+        "ask_few_fit": "本馆只有 {n} 种关于{t}的书，要围绕相近的主题，还是降低相关度门槛？",
+        "opt_topic": "围绕：{t}（{n} 种）", "opt_lower_floor": "降低相关度门槛（放入不太确定是否符合的书）",
     },
     "en": {
         "sep": "; ", "list_sep": ", ", "word": "'{}'", "title": "{}",
@@ -155,6 +158,9 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_include": "include them", "opt_include_to_check": "shelve them to check",
         "opt_drop": "no longer require: {v}", "opt_allow": "allow {v}",
         "opt_about": "about: {v}",
+        "limit_few_fit": "few books in the catalog fit this theme",
+        "ask_few_fit": "Only {n} books in this catalog are about {t}: widen to a nearby topic, or lower the relevance floor?",
+        "opt_topic": "about: {t} ({n} books)", "opt_lower_floor": "lower the relevance floor (shelve books less sure to fit)",
     },
 }
 
@@ -298,7 +304,8 @@ def question_text(question: Question, language: str, vocabulary: Vocabulary | No
     value = TEXT[language]["list_sep"].join(numeric_text(c, language) if isinstance(c, NumericCondition)
                                             else condition_text(c.field, c.values, language, OR, vocabulary)
                                             for c in named)
-    return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=value)
+    topic = TEXT[language]["word"].format(question.topic) if question.topic else ""
+    return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=value, t=topic)
 
 
 def option_texts(question: Question, language: str, vocabulary: Vocabulary | None = None) -> tuple[str, ...]:
@@ -312,6 +319,8 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
              "unchecked": ("opt_as_wish", "opt_drop_it")}
     if question.kind in fixed:
         return tuple(text[key] for key in fixed[question.kind])
+    if question.kind == "few_fit":
+        return (*(text["opt_topic"].format(t=t, n=n) for t, n in question.topics), text["opt_lower_floor"])
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else
                   text["opt_allow" if c.operator == "MUST_NOT" else "opt_drop"].format(
                       v=condition_text(c.field, c.values, language, OR, vocabulary))

@@ -19,12 +19,15 @@ class Question:
     """What a curator is asked about a theme under review, before it is put in words."""
 
     kind: str  # contradiction | unrecognised | unchecked | history | author_cap | availability | likely_excluded
-    #            | conditions | catalog
-    count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf
+    #            | conditions | catalog | few_fit
+    count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf;
+    #                 few_fit: the catalog's books likely to fit the brief
     clash: FilterCondition | None = None  # contradiction: the value both required and excluded
     relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
     #                                                            unchecked: the ones taken as wishes
     closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
+    topic: str = ""  # few_fit: the brief's topic as its words say it
+    topics: tuple[tuple[str, int], ...] = ()  # few_fit: the nearest topics the catalog holds, with their book counts
 
 
 @dataclass(frozen=True)

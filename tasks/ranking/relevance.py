@@ -14,6 +14,10 @@ tags, and one whose tags are guesses. The evidence, one number each:
 - `heading`: the share of them its subject headings, tags and class captions hold;
 - `facet`: how surely it holds the vocabulary values the brief wishes for (0 where the brief wishes for none);
 - `bm25_rank`, `vector_rank`: its place on each path's own list;
+- `fused`: its fused score against the best candidate's, and `position`: its place in the order the shelf
+  takes them (after the wishes, the doubts and the reranks);
+- `narrowed`: how far the brief's hard conditions narrowed the catalog (-log10 of the share of books meeting
+  them): among the few short non-fiction books or the few plays of a catalog, most candidates fit;
 - `named`: an intent path found it for what the brief names (the author, the series, new arrivals), and
   `linked`: for the book the brief names (its neighbours, the books it shares authors or tags with).
 """
@@ -30,18 +34,22 @@ import numpy as np
 
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
+from storage.index_store import IndexSnapshot
 from tasks.model.books import BookRecord
 from tasks.language.text_analysis import bm25_tokens
 from tasks.model.query import Candidate, ThemeQuery
+from tasks.recall.dense_scores import dense_scores
 from tasks.model.constraints import TERM_FIELDS
 
 RELEVANCE_FILE = CONFIG_DIR / "relevance.yaml"
-FEATURES = ("vector_z", "sentence", "cover", "heading", "facet", "bm25_rank", "vector_rank", "named", "linked")
+FEATURES = ("vector_z", "sentence", "cover", "heading", "facet", "bm25_rank", "vector_rank", "named", "linked",
+            "fused", "position", "narrowed")
 KINDS = ("tagged", "tag_blind")
 NAMED_PATHS = ("entity", "recent")  # books asked for by name or by date
 LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
 MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
+LIKELY = 0.5  # a book at least this likely to fit counts as fitting when the catalog's fitting books are counted
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,9 @@ class Evidence:
     vector_rank: float = 0.0
     named: float = 0.0
     linked: float = 0.0
+    fused: float = 0.0
+    position: float = 0.0
+    narrowed: float = 0.0
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, name) for name in FEATURES], dtype=np.float64)
@@ -154,12 +165,13 @@ def facet_evidence(book: BookRecord, query: ThemeQuery) -> float:
 def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                     tokens: Sequence[str], token_weights: Mapping[str, float], cover: Mapping[str, float],
                     similarities: Mapping[str, float], sentences: Mapping[str, float], vector_z: Mapping[str, float],
-                    stem: bool) -> list[Evidence]:
+                    stem: bool, narrowed: float = 0.0) -> list[Evidence]:
     """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
     `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog."""
     out = []
-    for cand in candidates:
+    best = max((c.fused_score for c in candidates), default=0.0)
+    for place, cand in enumerate(candidates, start=1):
         book = books[cand.book_id]
         held = set(bm25_tokens(heading_text(book), book.language or query.language, stem)) if tokens else set()
         out.append(Evidence(
@@ -171,8 +183,16 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             bm25_rank=rank_weight(cand.ranks.get("bm25")),
             vector_rank=rank_weight(cand.ranks.get("vector")),
             named=float(bool(set(cand.sources) & set(NAMED_PATHS))),
-            linked=float(bool(set(cand.sources) & set(LINKED_PATHS)))))
+            linked=float(bool(set(cand.sources) & set(LINKED_PATHS))),
+            fused=cand.fused_score / best if best > 0 else 0.0,
+            position=rank_weight(place),
+            narrowed=narrowed))
     return out
+
+
+def narrowing(allowed: int | None, catalog: int) -> float:
+    """-log10 of the share of the catalog that meets the hard conditions: 0 where all do."""
+    return 0.0 if allowed is None or not catalog else -math.log10(max(allowed, 1) / catalog)
 
 
 def with_relevance(candidates: Sequence[Candidate], probabilities: Sequence[float]) -> list[Candidate]:
@@ -209,3 +229,83 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1.0,
         if np.max(np.abs(step)) < 1e-8:
             break
     return beta[:-1], float(beta[-1])
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    """What a run needs to score relevance: the catalog's similarity distribution, its kind, the calibration."""
+
+    distribution: SimilarityDistribution
+    kind: str
+    calibration: Calibration
+    topics: Mapping[str, int]  # every topic of the catalog (heading, tag) with its count of books
+
+    @classmethod
+    def build(cls, snapshot: IndexSnapshot, books: Sequence[BookRecord],
+              calibration: Calibration | None = None) -> RelevanceModel:
+        return cls(SimilarityDistribution.of(snapshot.vector_matrix()), catalog_kind(books),
+                   calibration or load_calibration(), topic_counts(books))
+
+    def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
+                 snapshot: IndexSnapshot, tokens: Sequence[str], query_vector: np.ndarray,
+                 allowed: int | None = None) -> list[Evidence]:
+        """Each candidate's evidence against the brief's BM25 `tokens` and its vector; `allowed` is how many books
+        of the catalog meet the brief's hard conditions (None: all)."""
+        ids = [c.book_id for c in candidates]
+        dense = dense_scores(query_vector, ids, snapshot, sentence_weight=1.0)
+        similarities = {b: d.document for b, d in dense.items()}
+        z = dict(zip(similarities, self.distribution.z(query_vector, np.array(list(similarities.values())))))
+        weights = snapshot.bm25.token_weights(tokens) if tokens else {}
+        cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
+        return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
+                               {b: d.sentence for b, d in dense.items()}, z, snapshot.bm25.settings.english_stemming,
+                               narrowing(allowed, len(books)))
+
+    def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence]) -> list[Candidate]:
+        """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by
+        date (the named author's, the series', a new arrival under the brief's conditions) fits it by definition."""
+        probabilities = self.calibration.probability(evidence, self.kind)
+        return with_relevance(candidates, [1.0 if e.named else p for e, p in zip(evidence, probabilities)])
+
+
+def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord]) -> int:
+    """How many works among the candidates are more likely than not to fit (one per work, editions aside)."""
+    return len({books[c.book_id].work_id or c.book_id for c in candidates
+                if c.relevance is not None and c.relevance >= LIKELY and c.book_id in books})
+
+
+def content_words(keywords: Sequence[str], tokens: Sequence[str], language: str, stem: bool) -> list[str]:
+    """The brief's keywords that carry its content: those whose analysed tokens are among the brief's BM25 tokens
+    (no stopword, no word the catalog lacks or most of its books hold) and that hold no digit (a count, a year, a
+    day of the year is never what a book is about)."""
+    telling = set(tokens)
+    return [k for k in dict.fromkeys(keywords)
+            if not any(ch.isdigit() for ch in k) and (analysed := bm25_tokens(k, language, stem))
+            and all(t in telling for t in analysed)]
+
+
+def book_topics(book: BookRecord) -> list[str]:
+    """The topics a book is filed under: its subject headings and its source's tags."""
+    return list(dict.fromkeys([*book.subjects, *(v for values in book.tags.values() for v in values)]))
+
+
+def topic_counts(books: Sequence[BookRecord]) -> dict[str, int]:
+    """Every topic of the catalog with its count of books."""
+    counts: dict[str, int] = {}
+    for book in books:
+        for topic in book_topics(book):
+            counts[topic] = counts.get(topic, 0) + 1
+    return counts
+
+
+def nearest_topics(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], counts: Mapping[str, int],
+                   fitting: int, k: int = 3, head: int = 30) -> tuple[tuple[str, int], ...]:
+    """The topics the catalog holds that the brief's nearest books are filed under most (each book weighing its
+    probability of fitting), broader than what fits: held by more books than fit, and by fewer than half of all."""
+    weight: dict[str, float] = {}
+    for cand in candidates[:head]:
+        for topic in book_topics(books[cand.book_id]) if cand.book_id in books else ():
+            weight[topic] = weight.get(topic, 0.0) + (cand.relevance if cand.relevance is not None else 1.0)
+    most = max(1, len(books) // 2)
+    broader = [t for t in weight if fitting < counts.get(t, 0) <= most]
+    return tuple((t, counts[t]) for t in sorted(broader, key=lambda t: (-weight[t], -counts[t], t))[:k])
