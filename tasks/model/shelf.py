@@ -26,7 +26,7 @@ class Question:
     relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
     #                                                            unchecked: the ones taken as wishes
     closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
-    topic: str = ""  # few_fit: the brief's topic as its words say it
+    topic: tuple[str, ...] = ()  # few_fit: the brief's topic as its content words say it
     topics: tuple[tuple[str, int], ...] = ()  # few_fit: the nearest topics the catalog holds, with their book counts
 
 

@@ -42,7 +42,7 @@ class Fit:
     likely: int  # works of the catalog more likely than not to fit the brief
     shelf_share: float  # the share of the shelf expected to fit: the mean of its books' probabilities
     allowed: int | None = None  # books meeting the brief's hard conditions (None: not counted)
-    topic: str = ""  # the brief's topic, as its words say it
+    topic: tuple[str, ...] = ()  # the brief's topic, as its content words say it
     topics: tuple[tuple[str, int], ...] = ()  # the nearest topics the catalog holds, with their book counts
 
 

@@ -47,6 +47,9 @@ from tasks.recall.keywords import bm25_query_tokens
 from tasks.recall.scores import score_every_path
 
 
+TOPIC_WORDS = 3  # of the brief's content words, naming its topic in a short shelf's question
+
+
 @dataclass(frozen=True)
 class RankingContext:
     snapshot: IndexSnapshot
@@ -78,7 +81,7 @@ class Ranking:
     likely_excluded: int = 0  # candidates left out: a guess says they likely hold a value the brief excludes
     evidence: list[Evidence] = field(default_factory=list)  # each candidate's, in the candidates' order
     allowed: int | None = None  # books of the catalog meeting the hard conditions (None: not counted)
-    topic: str = ""  # the brief's content words, as a short shelf's question names its topic
+    content: tuple[str, ...] | None = None  # the brief's content words (None: not read): what the why cites
 
 
 def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
@@ -109,7 +112,7 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
         # a theme shelf's books come from no intent path, so no reason of theirs walks the graph
         graph = ctx.graph() if POLICIES[understanding.intent].paths else NO_GRAPH
         explained = explain_shelf(checked.entries, query, understanding, ctx.books, graph,
-                                  ctx.snapshot.filter_confidence)
+                                  ctx.snapshot.filter_confidence, ranking.content)
     with timed(timings, "gating"):
         short = len(checked.entries) < settings.gating.min_books
         unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
@@ -137,7 +140,7 @@ def fit_of(ranking: Ranking, entries: Sequence[ShelfEntry], ctx: RankingContext,
     likely = likely_works(ranking.candidates, ctx.books)
     topics = nearest_topics(ranking.candidates, ctx.books, ctx.relevance.topics, likely) if ctx.relevance else ()
     return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed,
-               ranking.topic or name, topics)
+               tuple((ranking.content or ())[:TOPIC_WORDS]) or (name,), topics)
 
 
 def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
@@ -190,8 +193,8 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
             ranking.allowed = ctx.allowed(understood.constraints) if ctx.allowed else None
             ranking.evidence = ctx.relevance.evidence(candidates, query, ctx.books, ctx.snapshot, tokens, query_vector,
                                                       ranking.allowed)
-            ranking.topic = " ".join(content_words(query.search_keywords, tokens, query.language,
-                                                   ctx.snapshot.bm25.settings.english_stemming)[:3])
+            ranking.content = tuple(content_words(query.search_keywords, tokens, query.language,
+                                                  ctx.snapshot.bm25.settings.english_stemming))
             candidates = ctx.relevance.score(candidates, ranking.evidence)
     ranking.candidates = candidates
     return ranking

@@ -49,6 +49,7 @@ NAMED_PATHS = ("entity", "recent")  # books asked for by name or by date
 LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
 MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
+TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
 LIKELY = 0.5  # a book at least this likely to fit counts as fitting when the catalog's fitting books are counted
 
 
@@ -275,18 +276,18 @@ def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord
 
 
 def content_words(keywords: Sequence[str], tokens: Sequence[str], language: str, stem: bool) -> list[str]:
-    """The brief's keywords that carry its content: those whose analysed tokens are among the brief's BM25 tokens
-    (no stopword, no word the catalog lacks or most of its books hold) and that hold no digit (a count, a year, a
-    day of the year is never what a book is about)."""
+    """The brief's keywords that carry its content: those with a token among the brief's BM25 tokens (no
+    stopword, no word the catalog lacks or most of its books hold) and without a numeral (a count, a year, a day
+    of the year, 三本, is never what a book is about)."""
     telling = set(tokens)
     return [k for k in dict.fromkeys(keywords)
-            if not any(ch.isdigit() for ch in k) and (analysed := bm25_tokens(k, language, stem))
-            and all(t in telling for t in analysed)]
+            if not any(ch.isnumeric() for ch in k) and any(t in telling for t in bm25_tokens(k, language, stem))]
 
 
 def book_topics(book: BookRecord) -> list[str]:
-    """The topics a book is filed under: its subject headings and its source's tags."""
-    return list(dict.fromkeys([*book.subjects, *(v for values in book.tags.values() for v in values)]))
+    """The topics a book is filed under: its subject headings and its source's genres (a mood, a reading situation
+    or a reading load is no topic a curator widens a shelf to)."""
+    return list(dict.fromkeys([*book.subjects, *book.tags.get(TOPIC_DIMENSION, ())]))
 
 
 def topic_counts(books: Sequence[BookRecord]) -> dict[str, int]:
