@@ -330,7 +330,8 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
     if question.kind in fixed:
         return tuple(text[key] for key in fixed[question.kind])
     if question.kind == "few_fit":
-        return (*(text["opt_topic"].format(t=t, n=n) for t, n in question.topics), text["opt_lower_floor"])
+        return (*(text["opt_topic"].format(t=value_text(f, v, language, vocabulary or get_vocabulary(), {}), n=n)
+                  for f, v, n in question.topics), text["opt_lower_floor"])
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else
                   text["opt_allow" if c.operator == "MUST_NOT" else "opt_drop"].format(
                       v=condition_text(c.field, c.values, language, OR, vocabulary))

@@ -27,7 +27,8 @@ class Question:
     #                                                            unchecked: the ones taken as wishes
     closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
     topic: tuple[str, ...] = ()  # few_fit: the brief's topic as its content words say it
-    topics: tuple[tuple[str, int], ...] = ()  # few_fit: the nearest topics the catalog holds, with their book counts
+    topics: tuple[tuple[str, str, int], ...] = ()  # few_fit: the nearest topics the catalog holds (field, value,
+    #                                                books)
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ class Fit:
     shelf_share: float  # the share of the shelf expected to fit: the mean of its books' probabilities
     allowed: int | None = None  # books meeting the brief's hard conditions (None: not counted)
     topic: tuple[str, ...] = ()  # the brief's topic, as its content words say it
-    topics: tuple[tuple[str, int], ...] = ()  # the nearest topics the catalog holds, with their book counts
+    topics: tuple[tuple[str, str, int], ...] = ()  # the nearest topics the catalog holds: field, value, books
 
 
 @dataclass(frozen=True)

@@ -239,7 +239,7 @@ class RelevanceModel:
     distribution: SimilarityDistribution
     kind: str
     calibration: Calibration
-    topics: Mapping[str, int]  # every topic of the catalog (heading, tag) with its count of books
+    topics: Mapping[tuple[str, str], int]  # every topic of the catalog, (field, value), with its count of books
 
     @classmethod
     def build(cls, snapshot: IndexSnapshot, books: Sequence[BookRecord],
@@ -284,29 +284,32 @@ def content_words(keywords: Sequence[str], tokens: Sequence[str], language: str,
             if not any(ch.isnumeric() for ch in k) and any(t in telling for t in bm25_tokens(k, language, stem))]
 
 
-def book_topics(book: BookRecord) -> list[str]:
-    """The topics a book is filed under: its subject headings and its source's genres (a mood, a reading situation
-    or a reading load is no topic a curator widens a shelf to)."""
-    return list(dict.fromkeys([*book.subjects, *book.tags.get(TOPIC_DIMENSION, ())]))
+def book_topics(book: BookRecord) -> list[tuple[str, str]]:
+    """The topics a book is filed under, as (field, value): its subject headings and its source's genres (a mood, a
+    reading situation or a reading load is no topic a curator widens a shelf to)."""
+    return list(dict.fromkeys([*(("subject", s) for s in book.subjects),
+                               *((TOPIC_DIMENSION, g) for g in book.tags.get(TOPIC_DIMENSION, ()))]))
 
 
-def topic_counts(books: Sequence[BookRecord]) -> dict[str, int]:
+def topic_counts(books: Sequence[BookRecord]) -> dict[tuple[str, str], int]:
     """Every topic of the catalog with its count of books."""
-    counts: dict[str, int] = {}
+    counts: dict[tuple[str, str], int] = {}
     for book in books:
         for topic in book_topics(book):
             counts[topic] = counts.get(topic, 0) + 1
     return counts
 
 
-def nearest_topics(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], counts: Mapping[str, int],
-                   fitting: int, k: int = 3, head: int = 30) -> tuple[tuple[str, int], ...]:
-    """The topics the catalog holds that the brief's nearest books are filed under most (each book weighing its
-    probability of fitting), broader than what fits: held by more books than fit, and by fewer than half of all."""
-    weight: dict[str, float] = {}
+def nearest_topics(candidates: Sequence[Candidate], books: Mapping[str, BookRecord],
+                   counts: Mapping[tuple[str, str], int], fitting: int, k: int = 3,
+                   head: int = 30) -> tuple[tuple[str, str, int], ...]:
+    """The topics (field, value, count of books) the catalog holds that the brief's nearest books are filed under
+    most, each book weighing its probability of fitting; broader than what fits: held by more books than fit, and
+    by fewer than half of all."""
+    weight: dict[tuple[str, str], float] = {}
     for cand in candidates[:head]:
         for topic in book_topics(books[cand.book_id]) if cand.book_id in books else ():
             weight[topic] = weight.get(topic, 0.0) + (cand.relevance if cand.relevance is not None else 1.0)
     most = max(1, len(books) // 2)
     broader = [t for t in weight if fitting < counts.get(t, 0) <= most]
-    return tuple((t, counts[t]) for t in sorted(broader, key=lambda t: (-weight[t], -counts[t], t))[:k])
+    return tuple((*t, counts[t]) for t in sorted(broader, key=lambda t: (-weight[t], -counts[t], t))[:k])
