@@ -1,10 +1,11 @@
 """Fit the relevance calibration (config/relevance.yaml) on judged briefs, one set of weights per catalog kind.
 
-    .venv/bin/python benchmarks/fit_relevance.py --briefs benchmarks/judged/demo-dev.yaml \\
-        --catalog config/demo/catalog.jsonl [--workspace DIR] [--write]
+    .venv/bin/python benchmarks/fit_relevance.py --set benchmarks/judged/demo-dev.yaml=config/demo/catalog.jsonl \\
+        [--set benchmarks/judged/gutenberg-dev.yaml=.../pg_top_catalog.jsonl] [--workspace DIR] [--write]
 
-Each judged brief is understood, recalled and ordered by the product path over the catalog, imported with its
-tags (kind `tagged`) and without them (kind `tag_blind`); every candidate's evidence (tasks/ranking/relevance.py)
+Each judged brief is understood, recalled and ordered by the product path over its catalog, imported as it is
+(its kind, `tagged` or `tag_blind`, read from its books) and, where it is tagged, once more without its tags
+(kind `tag_blind`); every candidate's evidence (tasks/ranking/relevance.py)
 is a row, labelled 1 where the judgments grade its work 1 or 2 and 0 otherwise (a book not listed is wrong). A
 logistic regression per kind gives the weights; probabilities left out one brief at a time (the brief's rows
 predicted by weights fitted on the other briefs) say how well they are calibrated and choose the floor: the lowest
@@ -96,8 +97,8 @@ def shelf_precision(rows, probabilities, floor: float) -> tuple[float, int, int]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--briefs", required=True)
-    parser.add_argument("--catalog", required=True)
+    parser.add_argument("--set", action="append", required=True, metavar="BRIEFS=CATALOG",
+                        help="a judged-briefs file and the catalog file it was judged on (repeatable)")
     parser.add_argument("--workspace", default=str(PROJECT / "var" / "eval" / "fit-relevance"))
     parser.add_argument("--write", action="store_true", help="write the weights to config/relevance.yaml")
     parser.add_argument("--dump", help="also save every row (brief, evidence, label) to this .npz file")
@@ -107,12 +108,21 @@ def main() -> int:
     from tasks.evaluation.judged import load_judged
     from tasks.ranking.relevance import FEATURES, RELEVANCE_FILE, fit_logistic
 
-    briefs = load_judged(Path(args.briefs))
-    catalog = Path(args.catalog).resolve()
+    sets = [(Path(b), Path(c).resolve()) for b, _, c in (item.partition("=") for item in args.set)]
     fitted = {}
     floors = {}
-    for tag_blind in (False, True):
-        kind, rows = gather(briefs, catalog, Path(args.workspace) / ("blind" if tag_blind else "tagged"), tag_blind)
+    by_kind: dict[str, list] = {}
+    for number, (briefs_path, catalog) in enumerate(sets):
+        briefs = load_judged(briefs_path)
+        for tag_blind in (False, True):
+            kind, rows = gather(briefs, catalog, Path(args.workspace) / f"{number}-{'blind' if tag_blind else 'as-is'}",
+                                tag_blind)
+            if tag_blind and kind == "tagged":
+                raise SystemExit(f"{catalog}: still tagged with its tags hidden")
+            by_kind.setdefault(kind, []).extend(rows)
+            if kind == "tag_blind":
+                break  # a catalog without our tags: hiding them changes nothing
+    for kind, rows in sorted(by_kind.items()):
         if args.dump:
             np.savez(f"{args.dump}-{kind}.npz", brief=np.concatenate([[r[0]] * len(r[2]) for r in rows]),
                      x=np.vstack([r[1] for r in rows if len(r[1])]), y=np.concatenate([r[2] for r in rows]),
@@ -139,8 +149,8 @@ def main() -> int:
         print("  weights:", fitted[kind])
     print("lowest floor with at least 90% of the shelf fitting:", floors)
     if args.write:
-        data = {"fitted_on": f"{Path(args.briefs).name} over {catalog.name}, {date.today().isoformat()}, "
-                             f"benchmarks/fit_relevance.py (L2 {L2})",
+        data = {"fitted_on": "; ".join(f"{b.name} over {c.name}" for b, c in sets)
+                + f", {date.today().isoformat()}, benchmarks/fit_relevance.py (L2 {L2})",
                 "kinds": fitted}
         header = ("# Relevance calibration: logistic weights per catalog kind over the evidence of\n"
                   "# tasks/ranking/relevance.py. Written by benchmarks/fit_relevance.py --write; do not edit by hand.\n")
