@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -49,9 +50,8 @@ def gather(briefs, catalog: Path, workspace: Path, tag_blind: bool):
     works = index_for_briefs(settings, catalog, tag_blind)
     ctx = build_context(settings, get_vocabulary())
     blank = Calibration({k: {f: 0.0 for f in FEATURES} for k in KINDS}, {k: 0.0 for k in KINDS})
-    ranking_ctx = ctx.ranking.__class__(**{**ctx.ranking.__dict__,
-                                           "relevance": ctx.ranking.relevance.__class__(
-                                               ctx.ranking.relevance.distribution, ctx.ranking.relevance.kind, blank, {})})
+    # the evidence is what is fitted: the calibration in force must not matter
+    ranking_ctx = replace(ctx.ranking, relevance=replace(ctx.ranking.relevance, calibration=blank))
     themes = themes_from_form("fit-relevance", [{"theme_id": b.id, "theme_name": b.theme_name,
                                                  **({"description": b.description} if b.description else {})}
                                                 for b in briefs], source="fit-relevance").themes
@@ -153,7 +153,7 @@ def main() -> int:
                 + f", {date.today().isoformat()}, benchmarks/fit_relevance.py (L2 {L2})",
                 "kinds": fitted}
         header = ("# Relevance calibration: logistic weights per catalog kind over the evidence of\n"
-                  "# tasks/ranking/relevance.py. Written by benchmarks/fit_relevance.py --write; do not edit by hand.\n")
+                  "# tasks/ranking/relevance.py. Written by benchmarks/fit_relevance.py --write; not edited by hand.\n")
         tmp = RELEVANCE_FILE.with_suffix(".tmp")
         tmp.write_text(header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
         tmp.replace(RELEVANCE_FILE)

@@ -132,7 +132,8 @@ TEXT: dict[str, dict[str, str]] = {
         "by_author": "by {a}", "series": "book {n} of the {s} series", "close_to_book": "close in content to {t}",
         "shares_author": "same author as {t}: {v}", "shares_subject": "shares the subject '{v}' with {t}",
         "shares_tag": "like {t}: {v}", "shares_other": "linked to {t}: {v}",
-        "new": "new arrival ({y})", "new_no_year": "new arrival", "close_to_brief": "close in meaning to the brief: '{s}'",
+        "new": "new arrival ({y})", "new_no_year": "new arrival",
+        "close_to_brief": "close in meaning to the brief: '{s}'",
         "may_be_excluded": "check: may be what the brief excludes, {v} (a guess, about {p}%)",
         "must": "must be: {v}", "should": "preferably: {v}", "must_not": "not: {v}",
         "no_conditions": "no hard conditions: chosen by the brief's meaning and words",
@@ -161,8 +162,10 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_drop": "no longer require: {v}", "opt_allow": "allow {v}",
         "opt_about": "about: {v}",
         "limit_few_fit": "few books in the catalog fit this theme",
-        "ask_few_fit": "Only {n} books in this catalog are about {t}: widen to a nearby topic, or lower the relevance floor?",
-        "opt_topic": "about: {t} ({n} books)", "opt_lower_floor": "lower the relevance floor (shelve books less sure to fit)",
+        "ask_few_fit": ("Only {n} books in this catalog are about {t}: widen to a nearby topic, or lower the "
+                        "relevance floor?"),
+        "opt_topic": "about: {t} ({n} books)",
+        "opt_lower_floor": "lower the relevance floor (shelve books less sure to fit)",
     },
 }
 

@@ -140,6 +140,7 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         short = _short_shelf_question(shelved, limits, query, settings, closest, fit)
         limited_by, question = short.kind, question or short
     elif fit is not None and fit.shelf_share < settings.done_fit_share:
-        reasons.append(f"about {fit.shelf_share:.0%} of the shelf is likely to fit (under {settings.done_fit_share:.0%})")
+        reasons.append(f"about {fit.shelf_share:.0%} of the shelf is likely to fit "
+                       f"(under {settings.done_fit_share:.0%})")
         limited_by, question = "few_fit", question or few_fit(fit)
     return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, limited_by)

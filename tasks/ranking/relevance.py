@@ -157,7 +157,8 @@ def facet_evidence(book: BookRecord, query: ThemeQuery) -> float:
     """How surely the book holds the values the brief wishes for (a SHOULD, or a MUST of several values), the
     mean over those conditions of its best value's confidence, less a half: 0 where the brief wishes for none."""
     wished = [c for c in query.filter_conditions
-              if c.field not in TERM_FIELDS and (c.operator == "SHOULD" or (c.operator == "MUST" and len(c.values) > 1))]
+              if c.field not in TERM_FIELDS
+              and (c.operator == "SHOULD" or (c.operator == "MUST" and len(c.values) > 1))]
     if not wished:
         return 0.0
     return float(np.mean([max(book.confidence(c.field, v) for v in c.values) for c in wished])) - 0.5
