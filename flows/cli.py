@@ -445,6 +445,7 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
 
     from config.vocabulary import get_vocabulary
     from storage.index_store import NoIndexError
+    from tasks.export.console import shelf_text
     from tasks.export.wording import option_texts, question_text, why_text
     from tasks.intake.themes import has_words
     from tasks.model.themes import StageSwitches, Theme
@@ -460,6 +461,9 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
         raise InputError(str(err)) from None
     theme = Theme("try", "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
     shelf = shelve(theme, [], ctx)  # no history is read or written
+    if not args.yaml:
+        print(shelf_text(shelf, args.show))
+        return 0
     query, asked = shelf.query, shelf.verdict.question
     report = {
         "theme_query": {
@@ -548,9 +552,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_stage_switches(run)
     run.set_defaults(handler=_cmd_run)
 
-    trial = commands.add_parser("try", help="translate, gate and shelve one brief now; prints YAML, writes nothing")
+    trial = commands.add_parser("try", help="translate, gate and shelve one brief now; prints a table, writes nothing")
     trial.add_argument("brief")
     trial.add_argument("--show", type=int, default=30, help="books to print (default 30)")
+    trial.add_argument("--yaml", action="store_true", help="print the full record as YAML: the query, the gate, "
+                                                          "the notes and each book's paths and scores")
     trial.add_argument("--include-unavailable", action="store_true", help="keep books with no copies available")
     _add_stage_switches(trial)
     trial.set_defaults(handler=_cmd_try)

@@ -24,6 +24,7 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.constraints import hard_constraints
 from tasks.model.intent import Intent
 from tasks.model.query import ThemeQuery
+from tasks.model.shelf import ThemeShelf
 from tasks.model.stages import Understood
 from tasks.model.themes import Theme
 from tasks.progress import Progress, logger

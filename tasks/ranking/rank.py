@@ -90,7 +90,7 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
                                                 understood.understanding)
     settings = ctx.settings
     ranking = order(hits, understood, ctx)
-    timings = {**understood.stage_seconds, **hits.stage_seconds, **ranking.stage_seconds}
+    timings: dict[str, float] = {}
     with timed(timings, "history"):
         exclusions = find_exclusions(theme.brief, query.filter_conditions, understood.history, ctx.embedder,
                                      settings.history)
@@ -124,13 +124,14 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
                        recognised=understanding.intent is not Intent.UNKNOWN, unchecked=understood.unchecked,
                        theme_shelf=understanding.intent is Intent.THEME_SHELF,
                        fit=fit_of(ranking, checked.entries, ctx, theme.theme_name) if ctx.relevance else None)
-    notes = [*understood.notes, *ranking.notes]
+    notes = [*understood.notes, *hits.notes, *ranking.notes]
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
     skipped = sum(1 for c in ranking.candidates if c.book_id in exclusions.book_ids)
     facts = shelf_facts(query, skipped, exclusions.shelves, sorted(excluded_books(understanding)), ctx.books,
                         ctx.available_only, language)
-    return ThemeShelf(theme, query, explained, verdict.status, notes, timings, verdict, understanding,
+    stage_seconds = {**understood.stage_seconds, **hits.stage_seconds, **ranking.stage_seconds, **timings}
+    return ThemeShelf(theme, query, explained, verdict.status, notes, stage_seconds, verdict, understanding,
                       understood.referenced, facts, tuple(c.book_id for c in ranking.candidates))
 
 
@@ -148,7 +149,7 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
     what the brief wishes first and what it likely excludes last."""
     query, understanding = understood.query, understood.understanding
     settings, policy = ctx.settings, POLICIES[understanding.intent]
-    ranking = Ranking([], list(hits.notes))
+    ranking = Ranking([])
     timings = ranking.stage_seconds
     with timed(timings, "fusion"):
         tokens = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 def try_brief(capsys, brief: str) -> dict:
     capsys.readouterr()
-    assert shelfwise(["try", brief]) == 0
+    assert shelfwise(["try", "--yaml", brief]) == 0
     return yaml.safe_load(capsys.readouterr().out)
 
 

@@ -1,6 +1,6 @@
 """Ten correctness properties of query expansion and sentence rerank, as hypothesis property tests.
 
-Property 9 (batch embedding equals one-by-one) needs the real model: tests/integration/test_embedding_properties.py.
+Property 9 (batch embedding equals one-by-one) needs the real model: tests/language/test_embedding_properties.py.
 Property 8's whole-shelf half runs on the demo index: tests/flows/test_gating_on_demo.py.
 """
 

@@ -3,14 +3,13 @@
 from dataclasses import replace
 from datetime import datetime
 
-from tasks.recall.paths.intent import graph_neighbours, newest_books
-
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition
 from tasks.model.constraints import All, Compare, hard_constraints
 from tasks.model.intent import THEME_SHELF, Intent
 from tasks.model.query import ThemeQuery
 from tasks.recall.book_graph import BookGraph
+from tasks.recall.paths.intent import graph_neighbours, newest_books
 from tasks.understanding.entities import EntityIndex, understand
 from tasks.understanding.intent import settle_intent
 

@@ -9,7 +9,7 @@ from tests.conftest import PROJECT_ROOT
 
 TESTS = PROJECT_ROOT / "tests"
 # What makes a test slow: a Prefect server, the demo index, a real install (tmp_path alone is cheap).
-COSTLY = {"prefect_server", "demo_workspace", "demo_context", "demo_copy"}
+COSTLY = {"prefect_server", "demo_workspace", "demo_context", "demo_copy", "demo_run", "demo_run_copy"}
 SLOW_BY_NATURE = {"test_install.py"}  # builds and installs the package in a fresh virtualenv
 
 
