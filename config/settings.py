@@ -181,6 +181,11 @@ class HistorySettings(Section):
 class GatingSettings(Section):
     min_books: NonNegative = 10
     option_similarity: Share = 0.3
+    done_fit_share: Share = 0.9
+
+
+class RankingSettings(Section):
+    relevance_floor: Share = 0.2
 
 
 class ShelfSettings(Section):
@@ -335,6 +340,7 @@ class Settings(BaseSettings):
     rerank: RerankSettings = RerankSettings()
     history: HistorySettings = HistorySettings()
     gating: GatingSettings = GatingSettings()
+    ranking: RankingSettings = RankingSettings()
     shelf: ShelfSettings = ShelfSettings()
     schedule: ScheduleSettings = ScheduleSettings()
     prefect: PrefectSettings = PrefectSettings()

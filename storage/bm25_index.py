@@ -94,19 +94,33 @@ class BM25Index:
             return np.zeros(0, dtype=np.int64)
         return np.asarray(self._engine.scores["indices"][indptr[i]:indptr[i + 1]], dtype=np.int64)
 
+    def token_weights(self, query_tokens: Sequence[str]) -> dict[str, float]:
+        """Each token's IDF over this catalog (tokens no book holds weigh nothing)."""
+        count = len(self.book_ids)
+        return {token: float(np.log(1 + (count - len(h) + 0.5) / (len(h) + 0.5))) if len(h) else 0.0
+                for token, h in ((t, self._holders(t)) for t in dict.fromkeys(query_tokens))}
+
+    def cover(self, query_tokens: Sequence[str]) -> np.ndarray:
+        """For every book, in book_ids order, the share of the tokens' weight (IDF) that it holds."""
+        weights = self.token_weights(query_tokens)
+        total = sum(weights.values())
+        held = np.zeros(len(self.book_ids), dtype=np.float64)
+        if not total:
+            return held
+        for token, weight in weights.items():
+            held[self._holders(token)] += weight
+        return held / total
+
+    def cover_of(self, query_tokens: Sequence[str], book_ids: Sequence[str]) -> dict[str, float]:
+        """`cover` for these books (0 for books the index does not hold)."""
+        cover = self.cover(query_tokens)
+        return {b: float(cover[self._position[b]]) if b in self._position else 0.0 for b in book_ids}
+
     def best_cover(self, query_tokens: Sequence[str]) -> float:
         """The share of the tokens' weight (IDF) that the book holding most of it holds: 1.0 where one book has
         every keyword, 1/n where each of n equally rare keywords is in a different book."""
-        holders = [self._holders(token) for token in dict.fromkeys(query_tokens)]
-        count = len(self.book_ids)
-        weights = [float(np.log(1 + (count - len(h) + 0.5) / (len(h) + 0.5))) for h in holders]
-        total = sum(w for h, w in zip(holders, weights) if len(h))
-        if not total:
-            return 0.0
-        held = np.zeros(count, dtype=np.float64)
-        for h, w in zip(holders, weights):
-            held[h] += w
-        return float(held.max() / total)
+        cover = self.cover(query_tokens)
+        return float(cover.max()) if len(cover) else 0.0
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """A score for every book, in book_ids order (read-only: recall and fusion share the last query's)."""

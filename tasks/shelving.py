@@ -18,11 +18,12 @@ from tasks.model.themes import HistoryShelf, StageSwitches, Theme
 from tasks.progress import limit_blas_threads, long_lived_objects
 from tasks.ranking.gating import VocabularyVectors
 from tasks.ranking.rank import RankingContext, rank
+from tasks.ranking.relevance import RelevanceModel
 from tasks.ranking.rerank import create_reranker
 from tasks.ranking.shelf import editions_by_work
 from tasks.recall.book_graph import BookGraph
 from tasks.recall.context import RecallContext
-from tasks.recall.filters import FilterColumns
+from tasks.recall.filters import FilterColumns, mask
 from tasks.recall.keywords import bm25_query_tokens, most_together
 from tasks.recall.recall import recall
 from tasks.recall.vector_search import create_vector_search
@@ -95,6 +96,8 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder, snapshot.vocabulary_vectors()),
             settings=settings, reranker=create_reranker(settings.rerank), switches=switches,
             available_only=available_only, editions=editions_by_work(books), graph=graph,
+            relevance=RelevanceModel.build(snapshot, list(books.values())),
+            allowed=lambda expr: int(mask(expr, columns).sum()),
         )
         return ShelvingContext(tools, recall, ranking)
 

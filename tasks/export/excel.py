@@ -130,7 +130,7 @@ REVIEW_COLUMNS = [("theme_id", 18, False), ("theme", 30, False), ("brief", 50, F
                   ("question", 45, False), ("options", 35, False), ("answer", 25, False)]
 DETAILS_COLUMNS = [("theme_id", 18), ("rank", 6), ("book_id", 12), ("title", 30), ("sources", 24),
                    ("query_variant", 13), ("vector_rank", 11), ("bm25_rank", 10), ("path_ranks", 30),
-                   ("rrf_score", 10), ("rerank_score", 12), ("fused_score", 11)]
+                   ("rrf_score", 10), ("rerank_score", 12), ("fused_score", 11), ("relevance", 10)]
 
 
 def clean_text(value: object) -> str:
@@ -412,7 +412,8 @@ def review_row(shelf: ThemeShelf) -> list[object]:
 
 
 def details_rows(shelves: Sequence[ThemeShelf]) -> list[list[object]]:
-    """Every shelved book's provenance: the paths that found it, its rank on each, its scores."""
+    """Every shelved book's provenance: the paths that found it, its rank on each, its scores, its probability of
+    fitting the brief."""
     rows = []
     for shelf in shelves:
         for entry in shelf.entries:
@@ -421,7 +422,7 @@ def details_rows(shelves: Sequence[ThemeShelf]) -> list[list[object]]:
                          ", ".join(cand.sources), cand.query_variant, cand.ranks.get("vector"), cand.ranks.get("bm25"),
                          ", ".join(f"{path} {rank}" for path, rank in cand.ranks.items()), round(cand.rrf_score, 6),
                          None if cand.rerank_score is None else round(cand.rerank_score, 4),
-                         round(cand.fused_score, 4)])
+                         round(cand.fused_score, 4), None if cand.relevance is None else round(cand.relevance, 3)])
     return rows
 
 

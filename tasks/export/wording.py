@@ -19,6 +19,7 @@ from tasks.model.reasons import (
     ByNamedAuthor,
     CloseToBrief,
     CloseToNamedBook,
+    FiledUnder,
     InNamedSeries,
     LanguageChoice,
     MayBeExcluded,
@@ -62,6 +63,7 @@ VALUE_FORMS: dict[str, dict[str, str]] = {
 LANGUAGE_NAMES = {"zh": {"zh": "中文", "en": "英文"}, "en": {"zh": "Chinese", "en": "English"}}
 SCHEMES = {"clc": "CLC", "ddc": "DDC", "lcc": "LCC"}
 AND = {"zh": "、", "en": " and "}
+SENTENCE_CHARS = 80  # of the close sentence quoted in a row's why (the evidence column holds it whole)
 OR = {"zh": "或", "en": " or "}
 
 # Numeric conditions: (field, operator) -> phrase, {v} the number.
@@ -89,11 +91,11 @@ NUMERIC_PHRASES: dict[str, dict[tuple[str, str], str]] = {
 TEXT: dict[str, dict[str, str]] = {
     "zh": {
         "sep": "；", "list_sep": "、", "word": "「{}」", "title": "《{}》",
-        "in_title": "书名有{w}", "in_subjects": "主题词有{w}", "in_summary": "简介提到{w}",
+        "in_title": "书名有{w}", "in_summary": "简介提到{w}", "filed_under": "主题词{w}",
         "by_author": "{a}的作品", "series": "{s}系列第 {n} 部", "close_to_book": "与{t}内容相近",
         "shares_author": "与{t}同一作者：{v}", "shares_subject": "与{t}同属主题「{v}」", "shares_tag": "与{t}一样：{v}",
         "shares_other": "与{t}相关：{v}",
-        "new": "新书（{y} 年出版）", "new_no_year": "新书", "close_to_brief": "与主题意思相近",
+        "new": "新书（{y} 年出版）", "new_no_year": "新书", "close_to_brief": "这句与主题意思相近：「{s}」",
         "may_be_excluded": "请核对：可能是{v}（推测，约 {p}%）",
         "must": "必须：{v}", "should": "最好：{v}", "must_not": "不要：{v}",
         "no_conditions": "没有硬性条件，按主题的意思和用词选书",
@@ -125,15 +127,19 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_about": "围绕：{v}",
         "subject_count": "{s}（{n} 种）", "subject_count_one": "{s}（1 种）",
         "ask_subject": "「{t}」在馆藏里有几种读法：{v}。本意是哪一个？",
+        "limit_few_fit": "馆藏里符合这个主题的书不多",
+        "ask_few_fit": "本馆只有 {n} 种关于{t}的书，要围绕相近的主题，还是降低相关度门槛？",
+        "opt_topic": "围绕：{t}（{n} 种）", "opt_lower_floor": "降低相关度门槛（放入不太确定是否符合的书）",
     },
     "en": {
         "sep": "; ", "list_sep": ", ", "word": "'{}'", "title": "{}",
-        "in_title": "its title has {w}", "in_subjects": "its subjects include {w}",
+        "in_title": "its title has {w}", "filed_under": "subject heading {w}",
         "in_summary": "its summary mentions {w}",
         "by_author": "by {a}", "series": "book {n} of the {s} series", "close_to_book": "close in content to {t}",
         "shares_author": "same author as {t}: {v}", "shares_subject": "shares the subject '{v}' with {t}",
         "shares_tag": "like {t}: {v}", "shares_other": "linked to {t}: {v}",
-        "new": "new arrival ({y})", "new_no_year": "new arrival", "close_to_brief": "close in meaning to the brief",
+        "new": "new arrival ({y})", "new_no_year": "new arrival",
+        "close_to_brief": "close in meaning to the brief: '{s}'",
         "may_be_excluded": "check: may be what the brief excludes, {v} (a guess, about {p}%)",
         "must": "must be: {v}", "should": "preferably: {v}", "must_not": "not: {v}",
         "no_conditions": "no hard conditions: chosen by the brief's meaning and words",
@@ -165,6 +171,11 @@ TEXT: dict[str, dict[str, str]] = {
         "opt_about": "about: {v}",
         "subject_count": "{s} ({n} books)", "subject_count_one": "{s} (1 book)",
         "ask_subject": "'{t}' reads more than one way in this catalog: {v}. Which is meant?",
+        "limit_few_fit": "few books in the catalog fit this theme",
+        "ask_few_fit": ("Only {n} books in this catalog are about {t}: widen to a nearby topic, or lower the "
+                        "relevance floor?"),
+        "opt_topic": "about: {t} ({n} books)",
+        "opt_lower_floor": "lower the relevance floor (shelve books less sure to fit)",
     },
 }
 
@@ -270,11 +281,19 @@ def reason_text(reason: Reason, language: str, vocabulary: Vocabulary | None = N
     if isinstance(reason, NewArrival):
         return text["new"].format(y=reason.year) if reason.year else text["new_no_year"]
     if isinstance(reason, CloseToBrief):
-        return text["close_to_brief"]
+        return text["close_to_brief"].format(s=clipped(reason.sentence))
+    if isinstance(reason, FiledUnder):
+        return text["filed_under"].format(w=text["list_sep"].join(text["word"].format(h) for h in reason.headings))
     if isinstance(reason, MayBeExcluded):
         return text["may_be_excluded"].format(v=condition_text(reason.field, (reason.value,), language, AND, vocabulary),
                                               p=round(reason.chance * 100))
     raise TypeError(f"not a reason: {reason!r}")
+
+
+def clipped(sentence: str, limit: int = SENTENCE_CHARS) -> str:
+    """A sentence cut to `limit` characters, with an ellipsis where it was cut."""
+    sentence = " ".join(sentence.split())
+    return sentence if len(sentence) <= limit else sentence[:limit - 1].rstrip() + "…"
 
 
 def why_text(reasons: Sequence[Reason], language: str, vocabulary: Vocabulary | None = None) -> str:
@@ -338,7 +357,8 @@ def question_text(question: Question, language: str, vocabulary: Vocabulary | No
     value = TEXT[language]["list_sep"].join(numeric_text(c, language) if isinstance(c, NumericCondition)
                                             else condition_text(c.field, c.values, language, OR, vocabulary)
                                             for c in named)
-    return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=value)
+    topic = TEXT[language]["list_sep"].join(TEXT[language]["word"].format(w) for w in question.content)
+    return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=value, t=topic)
 
 
 def option_texts(question: Question, language: str, vocabulary: Vocabulary | None = None) -> tuple[str, ...]:
@@ -354,6 +374,9 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
         return tuple(text[key] for key in fixed[question.kind])
     if question.kind == "subject":
         return tuple(text["opt_about"].format(v=subject_count(s, n, language)) for s, n in question.readings)
+    if question.kind == "few_fit":
+        return (*(text["opt_topic"].format(t=value_text(f, v, language, vocabulary or get_vocabulary(), {}), n=n)
+                  for f, v, n in question.topics), text["opt_lower_floor"])
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else
                   text["opt_allow" if c.operator == "MUST_NOT" else "opt_drop"].format(
                       v=condition_text(c.field, c.values, language, OR, vocabulary))

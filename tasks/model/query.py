@@ -61,3 +61,4 @@ class Candidate:
     # it may break the brief (a guess of a value the brief excludes, a children's book on an adult shelf): it fills
     # the shelf only after every other book, whatever their language (tasks/ranking/language.py)
     doubtful: bool = False
+    relevance: float | None = None  # the probability that it fits the brief's topic (tasks/ranking/relevance.py)

@@ -36,9 +36,9 @@ class MeetsPreferred:
 
 @dataclass(frozen=True)
 class Mentions:
-    """The brief's words found in the book's title, subject headings or summary."""
+    """The brief's words found in the book's title or summary (in its headings: FiledUnder)."""
 
-    where: Literal["title", "subjects", "summary"]
+    where: Literal["title", "summary"]
     words: tuple[str, ...]
 
 
@@ -75,7 +75,17 @@ class NewArrival:
 
 @dataclass(frozen=True)
 class CloseToBrief:
-    """Found by its meaning alone: the evidence column shows the sentence."""
+    """Found by its meaning alone: the sentence of its summary closest to the brief, said beside it."""
+
+    sentence: str
+
+
+@dataclass(frozen=True)
+class FiledUnder:
+    """The subject headings of the book that hold the brief's words (or, where nothing else says why it is here,
+    its first headings): what a curator recognises as its topic."""
+
+    headings: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -89,7 +99,7 @@ class MayBeExcluded:
 
 
 Reason = Union[Meets, MeetsPreferred, Mentions, ByNamedAuthor, InNamedSeries, CloseToNamedBook, SharesWithNamedBook,
-               NewArrival, CloseToBrief, MayBeExcluded]
+               NewArrival, CloseToBrief, FiledUnder, MayBeExcluded]
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,19 @@ from tasks.model.themes import HistoryShelf, Theme
 class Question:
     """What a curator is asked about a theme under review, before it is put in words."""
 
-    kind: str  # contradiction | unrecognised | subject | unchecked | history | author_cap | availability
-    #            | likely_excluded | conditions | catalog
-    count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf
+    kind: str  # contradiction | unrecognised | subject | unchecked | history | author_cap | availability | likely_excluded
+    #            | conditions | catalog | few_fit
+    count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf;
+    #                 few_fit: the catalog's books likely to fit the brief
     clash: FilterCondition | None = None  # contradiction: the value both required and excluded
     relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
     #                                                            unchecked: the ones taken as wishes
     closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
     topic: str = ""  # subject: the brief's words that read two ways
     readings: tuple[tuple[str, int], ...] = ()  # subject: each reading's subject and its count of books
+    content: tuple[str, ...] = ()  # few_fit: the brief's topic as its content words say it
+    topics: tuple[tuple[str, str, int], ...] = ()  # few_fit: the nearest topics the catalog holds (field, value,
+    #                                                books)
 
 
 @dataclass(frozen=True)

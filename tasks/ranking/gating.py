@@ -37,6 +37,17 @@ class ShelfLimits:
 
 
 @dataclass(frozen=True)
+class Fit:
+    """How well the catalog fills the brief, by its books' probabilities of fitting (tasks/ranking/relevance.py)."""
+
+    likely: int  # works of the catalog more likely than not to fit the brief
+    shelf_share: float  # the share of the shelf expected to fit: the mean of its books' probabilities
+    allowed: int | None = None  # books meeting the brief's hard conditions (None: not counted)
+    topic: tuple[str, ...] = ()  # the brief's topic, as its content words say it
+    topics: tuple[tuple[str, str, int], ...] = ()  # the nearest topics the catalog holds: field, value, books
+
+
+@dataclass(frozen=True)
 class VocabularyVectors:
     """Every vocabulary value's profile vector, to name the values closest to a brief."""
 
@@ -63,18 +74,26 @@ class VocabularyVectors:
                 if self.values[i].dimension not in exclude and similarities[i] >= floor][:k]
 
 
+def few_fit(fit: Fit) -> Question:
+    """Too few books fit: say how many, and offer the nearest topics the catalog holds (or a lower floor)."""
+    return Question("few_fit", fit.likely, content=fit.topic, topics=fit.topics)
+
+
 def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery, settings: GatingSettings,
-                          closest: tuple[VocabularyValue, ...]) -> Question:
+                          closest: tuple[VocabularyValue, ...], fit: Fit | None = None) -> Question:
     """What limited the shelf most, as the question to ask: a count of books kept off it, the hard conditions
-    that could be relaxed, or (with neither) the values closest to the brief."""
+    that could be relaxed where too few books meet them, how few books fit the brief's topic, or the values
+    closest to the brief."""
     hard = (*(c for c in query.filter_conditions if c.operator != "SHOULD"), *query.numeric_conditions)
     candidates = [("history", limits.held_back), ("author_cap", limits.over_author_cap),
                   ("availability", limits.unavailable), ("likely_excluded", limits.likely_excluded)]
     limit, count = max(candidates, key=lambda c: c[1])
     if count and (not hard or count >= settings.min_books - shelved):
         return Question(limit, count)
-    if hard:
+    if hard and (fit is None or fit.allowed is None or fit.allowed < settings.min_books):
         return Question("conditions", relax=hard[:3])
+    if fit is not None:
+        return few_fit(fit)
     return Question("catalog", closest=closest)
 
 
@@ -87,13 +106,15 @@ def only_excludes(query: ThemeQuery) -> bool:
 
 def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: Sequence[VocabularyValue],
          settings: GatingSettings, recognised: bool = True,
-         unchecked: Sequence[FilterCondition | NumericCondition] = (), theme_shelf: bool = True) -> GateVerdict:
+         unchecked: Sequence[FilterCondition | NumericCondition] = (), theme_shelf: bool = True,
+         fit: Fit | None = None) -> GateVerdict:
     """`done`, or `needs_review` with the reasons and one question.
 
     `shelved` counts the books that passed everything; `recognised` is false for a brief nothing of which
     the vocabulary, the catalog's names or its words explain (intent unknown); `unchecked` are the brief's
     requirements the catalog cannot check (no book holds their dimension surely), shelved as wishes;
-    `theme_shelf` is false for a brief that names an author, a series or a book to shelve around.
+    `theme_shelf` is false for a brief that names an author, a series or a book to shelve around; `fit` says how
+    well the catalog's books fit it: "done" promises that `done_fit_share` of the shelf fits.
     """
     reasons: list[str] = []
     question, limited_by = None, None
@@ -123,6 +144,10 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         question = question or Question("unchecked", relax=tuple(unchecked))
     if shelved < settings.min_books:
         reasons.append(f"only {shelved} book{'' if shelved == 1 else 's'} pass (fewer than {settings.min_books})")
-        short = _short_shelf_question(shelved, limits, query, settings, closest)
+        short = _short_shelf_question(shelved, limits, query, settings, closest, fit)
         limited_by, question = short.kind, question or short
+    elif fit is not None and fit.shelf_share < settings.done_fit_share:
+        reasons.append(f"about {fit.shelf_share:.0%} of the shelf is likely to fit "
+                       f"(under {settings.done_fit_share:.0%})")
+        limited_by, question = "few_fit", question or few_fit(fit)
     return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, limited_by)

@@ -16,6 +16,9 @@ from tasks.model.query import Candidate, ThemeQuery
 from tasks.model.reasons import LanguageChoice
 
 PLACED_BY_INTENT = ("entity", "recent")  # paths whose books are asked for by name or date, not by meaning
+# Books whose probabilities of fitting the brief (tasks/ranking/relevance.py) fall in one band of this width are
+# equally likely fits: only among them does the language decide the order.
+RELEVANCE_BAND = 0.1
 
 
 def choose_preference(theme_choice: str, batch_choice: str | None, default: str) -> str:
@@ -32,17 +35,25 @@ def choose_language(query: ThemeQuery, preference: str) -> LanguageChoice:
     return LanguageChoice(language, "any" if len(asked) > 1 or language in excluded else preference)
 
 
+def relevance_band(candidate: Candidate) -> int:
+    """The candidate's band of probability of fitting, highest first (0 for a candidate never scored)."""
+    return -int(candidate.relevance / RELEVANCE_BAND) if candidate.relevance is not None else 0
+
+
 def prefer_language(candidates: Sequence[Candidate], books: Mapping[str, BookRecord],
-                    choice: LanguageChoice) -> list[Candidate]:
+                    choice: LanguageChoice, by_relevance: bool = False) -> list[Candidate]:
     """The ranked candidates with the brief's language first (each side in its own order, doubtful books after both),
-    alone, or as they are."""
+    alone, or as they are. `by_relevance`: the more likely fits first, band by band, the language breaking ties
+    within a band: a language never puts a book that fits less ahead of one that fits more (a Chinese brief's
+    shelf had filled with Chinese books off its topic, ahead of the English books on it)."""
+    band = relevance_band if by_relevance else (lambda c: 0)
     if choice.preference == "any":
-        return list(candidates)
+        return sorted(candidates, key=lambda c: (c.doubtful, band(c))) if by_relevance else list(candidates)
     same = [c for c in candidates if c.book_id in books and books[c.book_id].language == choice.language]
     if choice.preference == "only":
-        return same
+        return sorted(same, key=lambda c: (c.doubtful, band(c))) if by_relevance else same
     ahead = {c.book_id for c in same} | {c.book_id for c in candidates if set(c.sources) & set(PLACED_BY_INTENT)}
     # A doubtful book (tasks/ranking/fusion.py) comes after the other language's: a book that may break the brief
     # serves it worse than one in the other language that fits it (on the tag-blind benchmark, 窗外 24th on
     # "旅途中读的书，不要太忧伤的", ahead of every English book, held the sadness it excludes)
-    return sorted(candidates, key=lambda c: (c.doubtful, c.book_id not in ahead))
+    return sorted(candidates, key=lambda c: (c.doubtful, band(c), c.book_id not in ahead))

@@ -3,7 +3,7 @@ shelved (at most N per author, one place per work, the preferred language first)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from config.settings import Settings
@@ -11,10 +11,10 @@ from config.vocabulary import Vocabulary
 from storage.index_store import IndexSnapshot
 from tasks.language.embedders.base import Embedder
 from tasks.model.books import BookRecord
-from tasks.model.constraints import evaluate
+from tasks.model.constraints import Expr, evaluate
 from tasks.model.intent import POLICIES, Intent, excluded_books, uncapped_authors
 from tasks.model.query import Candidate
-from tasks.model.shelf import ThemeShelf
+from tasks.model.shelf import ShelfEntry, ThemeShelf
 from tasks.model.stages import Hits, Understood
 from tasks.model.subjects import SubjectEvidence
 from tasks.model.themes import StageSwitches
@@ -28,9 +28,18 @@ from tasks.ranking.fusion import (
     promote_wished,
     screen_unsure_exclusions,
 )
-from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
+from tasks.ranking.gating import Fit, ShelfLimits, VocabularyVectors, gate
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
+from tasks.ranking.relevance import (
+    Evidence,
+    RelevanceModel,
+    content_words,
+    expected_fit_share,
+    fitting,
+    likely_works,
+    nearest_topics,
+)
 from tasks.ranking.rerank import Reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
 from tasks.ranking.shelf import check_shelf, count_unavailable, select_shelf
@@ -38,6 +47,9 @@ from tasks.recall.book_graph import NO_GRAPH, BookGraph
 from tasks.recall.keywords import bm25_query_tokens
 from tasks.recall.paths.subject import evidence_for, subject_score
 from tasks.recall.scores import score_every_path
+
+
+TOPIC_WORDS = 3  # of the brief's content words, naming its topic in a short shelf's question
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,8 @@ class RankingContext:
     available_only: bool = True  # books with no copies on the shelf are left out
     editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
     graph: Callable[[], BookGraph] = lambda: NO_GRAPH
+    relevance: RelevanceModel | None = None  # None: every candidate counts as fitting (nothing calibrated)
+    allowed: Callable[[Expr], int] | None = None  # how many books of the catalog meet a constraint tree
 
     @property
     def sentence_rerank(self) -> bool:
@@ -70,6 +84,9 @@ class Ranking:
     # book id -> the matched subjects it carries, for every recalled book (tasks/recall/paths/subject.py): what the
     # relevance score reads of a book's record
     subject_evidence: dict[str, tuple[SubjectEvidence, ...]] = field(default_factory=dict)
+    evidence: list[Evidence] = field(default_factory=list)  # each candidate's, in the candidates' order
+    allowed: int | None = None  # books of the catalog meeting the hard conditions (None: not counted)
+    content: tuple[str, ...] | None = None  # the brief's content words (None: not read): what the why cites
 
 
 def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
@@ -85,7 +102,9 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
     with timed(timings, "shelf"):
         language = choose_language(query, choose_preference(
             theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
-        ordered = prefer_language(ranking.candidates, ctx.books, language)
+        # never padded to its size: only the books likely enough to fit, the more likely first
+        ordered = prefer_language(fitting(ranking.candidates, settings.ranking.relevance_floor), ctx.books, language,
+                                  by_relevance=not POLICIES[understanding.intent].ordered_by)
         # a curator's kept books are placed by review.place, the dropped and replaced never shelved again
         pinned = frozenset(b for b in review.pinned if b in ctx.books)
         selection = select_shelf(ordered, ctx.books, review.held_back(exclusions.book_ids)
@@ -103,7 +122,8 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
         graph = ctx.graph() if POLICIES[understanding.intent].paths else NO_GRAPH
         placed = review.place(checked.entries, {c.book_id: c for c in ranking.candidates}, ctx.books,
                               settings.shelf.size)
-        explained = explain_shelf(placed, query, understanding, ctx.books, graph, ctx.snapshot.filter_confidence)
+        explained = explain_shelf(placed, query, understanding, ctx.books, graph, ctx.snapshot.filter_confidence,
+                                  ranking.content)
     with timed(timings, "gating"):
         short = len(placed) < settings.gating.min_books
         unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
@@ -113,7 +133,8 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
                                                  floor=settings.gating.option_similarity)
         verdict = gate(query, len(placed), limits, closest, settings.gating,
                        recognised=understanding.intent is not Intent.UNKNOWN, unchecked=understood.unchecked,
-                       theme_shelf=understanding.intent is Intent.THEME_SHELF)
+                       theme_shelf=understanding.intent is Intent.THEME_SHELF,
+                       fit=fit_of(ranking, placed, ctx, theme.theme_name) if ctx.relevance else None)
     notes = [*understood.notes, *hits.notes, *ranking.notes]
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
@@ -126,6 +147,15 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
     return ThemeShelf(theme, query, explained, review.status(verdict.status), notes, stage_seconds, verdict,
                       understanding, understood.referenced, facts, tuple(c.book_id for c in ranking.candidates),
                       review.changes(explained))
+
+
+def fit_of(ranking: Ranking, entries: Sequence[ShelfEntry], ctx: RankingContext, name: str) -> Fit:
+    """How well the catalog fills the brief: its books likely to fit, the shelf's expected fitting share, the
+    nearest topics it holds."""
+    likely = likely_works(ranking.candidates, ctx.books)
+    topics = nearest_topics(ranking.candidates, ctx.books, ctx.relevance.topics, likely) if ctx.relevance else ()
+    return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed,
+               tuple((ranking.content or ())[:TOPIC_WORDS]) or (name,), topics)
 
 
 def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
@@ -176,5 +206,15 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
     if children:
         candidates = adults_first(candidates, query, ctx.books, children, ctx.snapshot.filter_confidence,
                                   understanding.book_ids)
+    if ctx.relevance is not None:
+        with timed(timings, "relevance"):
+            query_vector = (hits.query_vectors["vector"] if "vector" in hits.query_vectors
+                            else ctx.embedder.embed_queries([query.synthetic_query])[0])
+            ranking.allowed = ctx.allowed(understood.constraints) if ctx.allowed else None
+            ranking.evidence = ctx.relevance.evidence(candidates, query, ctx.books, ctx.snapshot, tokens, query_vector,
+                                                      ranking.allowed)
+            ranking.content = tuple(content_words(query.search_keywords, tokens, query.language,
+                                                  ctx.snapshot.bm25.settings.english_stemming))
+            candidates = ctx.relevance.score(candidates, ranking.evidence)
     ranking.candidates = candidates
     return ranking

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Literal
 
+from tasks.language.text_analysis import cjk_share
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition
 from tasks.model.constraints import evaluate, hard_constraints, numeric_expr
@@ -22,6 +22,7 @@ from tasks.model.reasons import (
     ByNamedAuthor,
     CloseToBrief,
     CloseToNamedBook,
+    FiledUnder,
     InNamedSeries,
     LanguageChoice,
     MayBeExcluded,
@@ -43,6 +44,7 @@ from tasks.ranking.fusion import calibrated_guess, excluded_values
 from tasks.recall.book_graph import BookGraph
 
 MAX_WORDS = 3  # the brief's words named per row: more reads as a list, not a reason
+MAX_HEADINGS = 2  # subject headings cited per row
 MIN_WORD = {True: 3, False: 2}  # a word shorter than this (Latin letters / Chinese characters) says nothing alone
 CHECK_CHANCE = 0.3  # a guess this likely that a shelved book has an excluded value is worth the curator's look
 
@@ -58,18 +60,22 @@ def mentioned(words: Sequence[str], text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def word_reasons(book: BookRecord, keywords: Sequence[str]) -> list[Mentions]:
-    """Each of the brief's words once, at the first place it shows: title, subject headings, summary."""
-    places: list[tuple[Literal["title", "subjects", "summary"], str]] = [
-        ("title", f"{book.title} {book.subtitle or ''}"), ("subjects", " ; ".join(book.subjects)),
-        ("summary", book.summary or "")]
+def word_reasons(book: BookRecord, keywords: Sequence[str]) -> list[Mentions | FiledUnder]:
+    """Each of the brief's words once, at the first place it shows: the title, then the subject headings (cited
+    whole: a curator recognises "Beekeeping -- Handbooks", not "bee"), then the summary."""
     left = [w for w in dict.fromkeys(keywords) if len(w) >= MIN_WORD[w.isascii()]]
-    reasons = []
-    for where, text in places:
-        found = mentioned(left, text)[:MAX_WORDS]
-        if found:
-            reasons.append(Mentions(where, found))
-            left = [w for w in left if w not in found]
+    reasons: list[Mentions | FiledUnder] = []
+    found = mentioned(left, f"{book.title} {book.subtitle or ''}")[:MAX_WORDS]
+    if found:
+        reasons.append(Mentions("title", found))
+        left = [w for w in left if w not in found]
+    headings = [h for h in book.subjects if mentioned(left, h)][:MAX_HEADINGS]
+    if headings:
+        reasons.append(FiledUnder(tuple(headings)))
+        left = [w for w in left if not any(mentioned([w], h) for h in headings)]
+    found = mentioned(left, book.summary or "")[:MAX_WORDS]
+    if found:
+        reasons.append(Mentions("summary", found))
     return reasons
 
 
@@ -130,8 +136,10 @@ def path_reasons(book: BookRecord, found_id: str, sources: Sequence[str], unders
 
 
 def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understanding, books: Mapping[str, BookRecord],
-                graph: BookGraph, facet_confidence: float) -> tuple[Reason, ...]:
-    """Why this book: its links to what the brief names, the conditions it meets, the brief's words it has."""
+                graph: BookGraph, facet_confidence: float, content: Sequence[str] | None = None) -> tuple[Reason, ...]:
+    """Why this book: its links to what the brief names, the conditions it meets, the brief's content words it has
+    (`content`: the brief's keywords that carry its topic, never a filler or a count word; None: every keyword).
+    Where none of these says why, the sentence of its summary closest to the brief does, else its headings."""
     book, cand = entry.book, entry.candidate
     reasons: list[Reason] = path_reasons(book, cand.book_id, cand.sources, understanding, books, graph)
     linked = {(r.field, r.value) for r in reasons if isinstance(r, SharesWithNamedBook)}
@@ -140,8 +148,18 @@ def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understandi
         reasons += [Meets(meets.field, values)] if values else []
     reasons += [MeetsPreferred(n) for n in query.preferred_numbers if evaluate(numeric_expr(n), book)]
     named = set(understanding.authors) | set(understanding.titles)
-    reasons += word_reasons(book, [k for k in query.search_keywords if k not in named])
-    return (*(reasons or [CloseToBrief()]), *doubts(book, query))
+    words = query.search_keywords if content is None else content
+    reasons += word_reasons(book, [k for k in words if k not in named and said_in(k, query.language)])
+    if not reasons:
+        reasons = ([CloseToBrief(cand.evidence)] if cand.evidence else
+                   [FiledUnder(tuple(book.subjects[:MAX_HEADINGS]))] if book.subjects else [])
+    return (*reasons, *doubts(book, query))
+
+
+def said_in(word: str, language: str) -> bool:
+    """Whether a word can be cited on a sheet in this language: an English sheet cites no Chinese word (a word of
+    the brief mapped into the other language finds books, but the sheet speaks one language)."""
+    return language != "en" or cjk_share(word) == 0
 
 
 def doubts(book: BookRecord, query: ThemeQuery) -> list[MayBeExcluded]:
@@ -152,9 +170,10 @@ def doubts(book: BookRecord, query: ThemeQuery) -> list[MayBeExcluded]:
 
 
 def explain_shelf(entries: Sequence[ShelfEntry], query: ThemeQuery, understanding: Understanding,
-                  books: Mapping[str, BookRecord], graph: BookGraph, facet_confidence: float) -> list[ShelfEntry]:
+                  books: Mapping[str, BookRecord], graph: BookGraph, facet_confidence: float,
+                  content: Sequence[str] | None = None) -> list[ShelfEntry]:
     """The shelf's entries, each with its reasons; a facet counts held at the index's filter confidence."""
-    return [replace(e, reasons=reasons_for(e, query, understanding, books, graph, facet_confidence))
+    return [replace(e, reasons=reasons_for(e, query, understanding, books, graph, facet_confidence, content))
             for e in entries]
 
 

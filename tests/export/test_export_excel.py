@@ -36,7 +36,7 @@ def make_shelf(theme_name: str, titles: list[str], position: int = 1, status: st
                                             classification=("clc:I247", "ddc:823.914"), copies_available=2,
                                             isbn="9787020000000"),
                           Candidate(f"b{i}", ["vector", "bm25"], {"vector": i + 1, "bm25": 2}, {}, 0.03,
-                                    fused_score=0.5, evidence="It rains."),
+                                    fused_score=0.5, evidence="It rains.", relevance=0.8125),
                           ("b9",) if i == 0 else (), REASONS)
                for i, t in enumerate(titles)]
     relax = Question("conditions", relax=(NumericCondition("pub_year", ">=", 1980),
@@ -126,7 +126,7 @@ def test_summary_links_every_theme_sheet_and_a_reviewed_workbook_reads_back(tmp_
     assert wb["REVIEW 02 雨"]["A3"].value == "状态：待审核；1 本；受限于：主题的硬性条件；符合全部条件的书太少，可以放宽哪一个？"
     assert linked_sheet(wb["needs review"].cell(row=2, column=2)) == "REVIEW 02 雨"
     details = [c.value for c in wb["details"][2]]
-    assert details[:5] == ["t1", 1, "b0", "Stoner", "vector, bm25"] and details[-1] == 0.5
+    assert details[:5] == ["t1", 1, "b0", "Stoner", "vector, bm25"] and details[-2:] == [0.5, 0.812]
     # a curator answers on two sheets; the verdicts come back with their book ids
     wb["01 Rain"].cell(row=TABLE_ROW + 2, column=9, value="drop")
     wb["01 Rain"].cell(row=TABLE_ROW + 2, column=10, value="seen last month")

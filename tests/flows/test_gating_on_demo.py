@@ -1,6 +1,7 @@
 """Gating and hard constraints on the real demo index."""
 
 import dataclasses
+import re
 
 import pytest
 import yaml
@@ -230,3 +231,16 @@ def test_a_run_multiplies_on_the_blas_threads_its_settings_give(demo_workspace):
     ctx = build_context(settings, VOCABULARY)
     ctx.tools.embedder.embed_queries(["a query embedded on the run's threads"])  # the embedder limits them while it runs
     assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}
+
+
+def test_a_brief_the_demo_cannot_fill_goes_to_review_with_the_count_and_the_nearest_topics(demo_workspace, capsys):
+    report = try_brief(capsys, "Books about whales and the sea")
+    gating = report["gating"]
+    assert gating["status"] == "needs_review"
+    # the true reason: how many books of the catalog are about it, and what it does hold instead
+    count = int(re.search(r"Only (\d+) books in this catalog are about 'whales', 'sea'", gating["question"])[1])
+    assert count < 10
+    assert any(re.fullmatch(r"about: .+ \(\d+ books\)", o) for o in gating["options"])
+    assert gating["options"][-1].startswith("lower the relevance floor")
+    # never padded to its size with books that do not fit
+    assert len(report["shelf"]) < 30

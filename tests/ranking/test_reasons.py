@@ -1,5 +1,7 @@
 """Why a book is on its shelf: typed reasons, said in the brief's language without internal notation."""
 
+from dataclasses import replace
+
 import pytest
 
 from config.vocabulary import get_vocabulary
@@ -95,8 +97,8 @@ def test_a_row_says_it_meets_a_number_the_brief_only_prefers():
     q = ThemeQuery((), (), "q", 0.8, "rules", "en", preferred_numbers=(recent,))
     assert explained(entry(BILLY, "vector"), q, Understanding(Intent.THEME_SHELF)) == (MeetsPreferred(recent),)
     assert why_text((MeetsPreferred(recent),), "zh") == "1920 年以后出版"
-    # a book without a year does not meet it: its row says what else it has
-    assert explained(entry(MOBY, "vector"), q, Understanding(Intent.THEME_SHELF)) == (CloseToBrief(),)
+    # a book without a year does not meet it: its row says what else it has (here nothing: no summary, no heading)
+    assert explained(entry(MOBY, "vector"), q, Understanding(Intent.THEME_SHELF)) == ()
 
 
 def test_conditions_a_row_meets_are_said_in_the_briefs_language_and_exclusions_never():
@@ -109,12 +111,18 @@ def test_conditions_a_row_meets_are_said_in_the_briefs_language_and_exclusions_n
     assert why_text(reasons, "en") == "Melancholy tone"
     night = explained(entry(BILLY, "bm25"), q, Understanding(Intent.THEME_SHELF))
     assert why_text(night, "en") == "Its summary mentions 'night'"
-    assert explained(entry(MOBY, "vector"), q, Understanding(Intent.THEME_SHELF)) == (CloseToBrief(),)
+    assert explained(entry(MOBY, "vector"), q, Understanding(Intent.THEME_SHELF)) == ()
     # a derived value counts as surely as a MUST would take it: 0.9 does, a 0.6 guess does not
     nostalgic = query(FilterCondition("emotional_tone", ("孤独疏离", "怀旧乡愁"), "SHOULD"))
     assert explained(entry(HULAN, "vector"), nostalgic, Understanding(Intent.THEME_SHELF)) == \
         (Meets("emotional_tone", ("孤独疏离",)),)
-    assert why_text((CloseToBrief(),), "zh") == "与主题意思相近"
+    # "close in meaning" is said only beside the sentence that is close
+    close = explain_shelf([replace(entry(MOBY, "vector"), candidate=Candidate("en-1", ["vector"],
+                                                                            evidence="Call me Ishmael."))],
+                          q, Understanding(Intent.THEME_SHELF), BOOKS, GRAPH, facet_confidence=0.85)[0].reasons
+    assert close == (CloseToBrief("Call me Ishmael."),)
+    assert why_text(close, "zh") == "这句与主题意思相近：「Call me Ishmael.」"
+    assert why_text(close, "en") == "Close in meaning to the brief: 'Call me Ishmael.'"
 
 
 def test_words_match_at_a_word_start_in_english_and_anywhere_in_chinese():
@@ -176,11 +184,10 @@ def test_a_row_asks_the_curator_to_check_a_book_a_calibrated_guess_says_may_be_e
         return explained(entry(BookRecord("x", "Plainsong", facets=facets), "vector"), q, theme)
     warm = guessed(Facet("emotional_tone", "温暖治愈", 0.42, "reference"), Facet("emotional_tone", "沉重压抑", 0.31,
                                                                                 "reference"))
-    assert warm == (CloseToBrief(), MayBeExcluded("emotional_tone", "温暖治愈", 0.42))  # the likelier one
-    assert why_text(warm, "en") == ("Close in meaning to the brief; check: may be what the brief excludes, "
-                                    "heartwarming tone (a guess, about 42%)")
-    assert why_text(warm, "zh") == "与主题意思相近；请核对：可能是基调温暖治愈（推测，约 42%）"
+    assert warm == (MayBeExcluded("emotional_tone", "温暖治愈", 0.42),)  # the likelier one
+    assert why_text(warm, "en") == "Check: may be what the brief excludes, heartwarming tone (a guess, about 42%)"
+    assert why_text(warm, "zh") == "请核对：可能是基调温暖治愈（推测，约 42%）"
     # an uncalibrated guess says nothing; a calibrated one below CHECK_CHANCE is not worth a look
-    assert guessed(Facet("emotional_tone", "温暖治愈", 0.45, "zero-shot")) == (CloseToBrief(),)
-    assert guessed(Facet("emotional_tone", "温暖治愈", 0.2, "reference")) == (CloseToBrief(),)
+    assert guessed(Facet("emotional_tone", "温暖治愈", 0.45, "zero-shot")) == ()
+    assert guessed(Facet("emotional_tone", "温暖治愈", 0.2, "reference")) == ()
     assert guessed(Facet("emotional_tone", "温暖治愈", 0.7, "neighbours"))[-1].chance == 0.7

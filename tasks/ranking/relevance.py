@@ -1,0 +1,316 @@
+"""Relevance: how likely each candidate fits the brief's topic, from the evidence the paths already have.
+
+A fused score only orders books: the 30th book of a list is there whatever it scores, and a shelf padded to its
+size with books that share one stray word with the brief, or sit near it in vector space, had said "done". Here
+each candidate gets a probability, fitted by logistic regression on judged briefs (benchmarks/fit_relevance.py
+writes config/relevance.yaml), one set of weights per catalog kind: a catalog whose books carry our vocabulary's
+tags, and one whose tags are guesses. The evidence, one number each:
+
+- `vector_z`: the book's similarity to the brief against the brief's similarity to every book of the catalog (a
+  z-score): a raw cosine of 0.4 is near for one brief and far for another;
+- `sentence`: its summary sentence closest to the brief;
+- `cover`: the share of the brief's content words (BM25's tokens, IDF-weighted) its indexed text holds, so that
+  one stray word of a long brief counts for little;
+- `heading`: the share of them its subject headings, tags and class captions hold;
+- `facet`: how surely it holds the vocabulary values the brief wishes for (0 where the brief wishes for none);
+- `bm25_rank`, `vector_rank`: its place on each path's own list;
+- `fused`: its fused score against the best candidate's, and `position`: its place in the order the shelf
+  takes them (after the wishes, the doubts and the reranks);
+- `narrowed`: how far the brief's hard conditions narrowed the catalog (-log10 of the share of books meeting
+  them): among the few short non-fiction books or the few plays of a catalog, most candidates fit;
+- `named`: an intent path found it for what the brief names (the author, the series, new arrivals), and
+  `linked`: for the book the brief names (its neighbours, the books it shares authors or tags with).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
+from storage.index_store import IndexSnapshot
+from tasks.model.books import BookRecord
+from tasks.language.text_analysis import bm25_tokens
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.recall.dense_scores import dense_scores
+from tasks.model.constraints import TERM_FIELDS
+
+RELEVANCE_FILE = CONFIG_DIR / "relevance.yaml"
+FEATURES = ("vector_z", "sentence", "cover", "heading", "facet", "bm25_rank", "vector_rank", "named", "linked",
+            "fused", "position", "narrowed")
+KINDS = ("tagged", "tag_blind")
+NAMED_PATHS = ("entity", "recent")  # books asked for by name or by date
+LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
+MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
+TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
+TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
+LIKELY = 0.5  # a book at least this likely to fit counts as fitting when the catalog's fitting books are counted
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One candidate's evidence, each a number (see the module's docstring)."""
+
+    vector_z: float = 0.0
+    sentence: float = 0.0
+    cover: float = 0.0
+    heading: float = 0.0
+    facet: float = 0.0
+    bm25_rank: float = 0.0
+    vector_rank: float = 0.0
+    named: float = 0.0
+    linked: float = 0.0
+    fused: float = 0.0
+    position: float = 0.0
+    narrowed: float = 0.0
+
+    def as_array(self) -> np.ndarray:
+        return np.array([getattr(self, name) for name in FEATURES], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class SimilarityDistribution:
+    """The mean and covariance of the catalog's unit book vectors: a brief's mean similarity to the catalog is
+    q·mean and its variance qᵀCq, without scoring every book for every brief."""
+
+    mean: np.ndarray
+    covariance: np.ndarray
+
+    @classmethod
+    def of(cls, matrix: np.ndarray) -> SimilarityDistribution:
+        """Estimated on up to MOMENT_ROWS evenly spaced books."""
+        rows = np.asarray(matrix[::max(1, len(matrix) // MOMENT_ROWS)], dtype=np.float64)
+        if not len(rows):
+            return cls(np.zeros(matrix.shape[1]), np.eye(matrix.shape[1]))
+        rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+        return cls(rows.mean(axis=0), np.cov(rows, rowvar=False, bias=True).reshape(rows.shape[1], rows.shape[1]))
+
+    def z(self, query_vector: np.ndarray, similarities: np.ndarray) -> np.ndarray:
+        """How many of the brief's standard deviations over the catalog each similarity stands above its mean."""
+        q = np.asarray(query_vector, dtype=np.float64)
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+        spread = math.sqrt(max(float(q @ self.covariance @ q), 1e-12))
+        return (np.asarray(similarities, dtype=np.float64) - float(q @ self.mean)) / spread
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Logistic weights per catalog kind: P(fit) = 1 / (1 + exp(-(intercept + weights · evidence)))."""
+
+    weights: Mapping[str, Mapping[str, float]]  # kind -> feature -> weight
+    intercepts: Mapping[str, float]
+    source: str = ""  # what it was fitted on
+
+    def probability(self, evidence: Sequence[Evidence], kind: str) -> np.ndarray:
+        if not evidence:
+            return np.zeros(0)
+        w = np.array([self.weights[kind].get(name, 0.0) for name in FEATURES])
+        logits = np.vstack([e.as_array() for e in evidence]) @ w + self.intercepts[kind]
+        return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+
+
+def read_calibration(path: Path) -> Calibration:
+    data = read_yaml(path) or {}
+    kinds = data.get("kinds", {})
+    missing = [k for k in KINDS if k not in kinds]
+    if missing:
+        raise ValueError(f"{path}: no calibration for catalog kind {', '.join(missing)}")
+    return Calibration({k: {f: float(v) for f, v in kinds[k]["weights"].items()} for k in KINDS},
+                       {k: float(kinds[k]["intercept"]) for k in KINDS}, str(data.get("fitted_on", "")))
+
+
+@lru_cache(maxsize=1)
+def load_calibration() -> Calibration:
+    return read_calibration(RELEVANCE_FILE)
+
+
+def catalog_kind(books: Sequence[BookRecord]) -> str:
+    """tagged where the source gave our vocabulary's tags to at least TAGGED_SHARE of the books."""
+    tagged = sum(1 for b in books if b.tag_origin == "source")
+    return "tagged" if books and tagged >= TAGGED_SHARE * len(books) else "tag_blind"
+
+
+def rank_weight(rank: int | None) -> float:
+    """1 for the first book of a path's list, falling as 1/log2(rank + 1); 0 where the path did not list it."""
+    return 1.0 / math.log2(rank + 1) if rank else 0.0
+
+
+def heading_text(book: BookRecord) -> str:
+    """What a curator recognises as the book's topic: its subject headings, tags and class-derived values."""
+    tags = [v for values in book.tags.values() for v in values]
+    return " ; ".join([*book.subjects, *tags, *(f.because for f in book.facets if f.because)])
+
+
+def token_cover(tokens: Sequence[str], weights: Mapping[str, float], held: set[str]) -> float:
+    """The share of the tokens' weight the held tokens make up."""
+    total = sum(weights.get(t, 0.0) for t in dict.fromkeys(tokens))
+    return sum(weights.get(t, 0.0) for t in dict.fromkeys(tokens) if t in held) / total if total else 0.0
+
+
+def facet_evidence(book: BookRecord, query: ThemeQuery) -> float:
+    """How surely the book holds the values the brief wishes for (a SHOULD, or a MUST of several values), the
+    mean over those conditions of its best value's confidence, less a half: 0 where the brief wishes for none."""
+    wished = [c for c in query.filter_conditions
+              if c.field not in TERM_FIELDS
+              and (c.operator == "SHOULD" or (c.operator == "MUST" and len(c.values) > 1))]
+    if not wished:
+        return 0.0
+    return float(np.mean([max(book.confidence(c.field, v) for v in c.values) for c in wished])) - 0.5
+
+
+def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
+                    tokens: Sequence[str], token_weights: Mapping[str, float], cover: Mapping[str, float],
+                    similarities: Mapping[str, float], sentences: Mapping[str, float], vector_z: Mapping[str, float],
+                    stem: bool, narrowed: float = 0.0) -> list[Evidence]:
+    """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
+    share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
+    `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog."""
+    out = []
+    best = max((c.fused_score for c in candidates), default=0.0)
+    for place, cand in enumerate(candidates, start=1):
+        book = books[cand.book_id]
+        held = set(bm25_tokens(heading_text(book), book.language or query.language, stem)) if tokens else set()
+        out.append(Evidence(
+            vector_z=vector_z.get(cand.book_id, 0.0),
+            sentence=sentences.get(cand.book_id, similarities.get(cand.book_id, 0.0)),
+            cover=cover.get(cand.book_id, 0.0),
+            heading=token_cover(tokens, token_weights, held),
+            facet=facet_evidence(book, query),
+            bm25_rank=rank_weight(cand.ranks.get("bm25")),
+            vector_rank=rank_weight(cand.ranks.get("vector")),
+            named=float(bool(set(cand.sources) & set(NAMED_PATHS))),
+            linked=float(bool(set(cand.sources) & set(LINKED_PATHS))),
+            fused=cand.fused_score / best if best > 0 else 0.0,
+            position=rank_weight(place),
+            narrowed=narrowed))
+    return out
+
+
+def narrowing(allowed: int | None, catalog: int) -> float:
+    """-log10 of the share of the catalog that meets the hard conditions: 0 where all do."""
+    return 0.0 if allowed is None or not catalog else -math.log10(max(allowed, 1) / catalog)
+
+
+def with_relevance(candidates: Sequence[Candidate], probabilities: Sequence[float]) -> list[Candidate]:
+    return [replace(c, relevance=float(p)) for c, p in zip(candidates, probabilities)]
+
+
+def fitting(candidates: Sequence[Candidate], floor: float) -> list[Candidate]:
+    """The candidates at or above the floor, in their order; a candidate never scored counts as fitting."""
+    return [c for c in candidates if c.relevance is None or c.relevance >= floor]
+
+
+def expected_fit_share(relevances: Sequence[float | None]) -> float:
+    """The share of a shelf expected to fit: the mean of its books' probabilities (1.0 for an empty shelf)."""
+    known = [r for r in relevances if r is not None]
+    return float(np.mean(known)) if known else 1.0
+
+
+def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1.0,
+                 sample_weights: np.ndarray | None = None, iterations: int = 50) -> tuple[np.ndarray, float]:
+    """Weights and intercept of an L2-penalised logistic regression (the intercept unpenalised), by Newton's
+    method: a few dozen features and a few thousand judged books converge in a handful of steps."""
+    x = np.hstack([np.asarray(features, dtype=np.float64), np.ones((len(features), 1))])
+    y = np.asarray(labels, dtype=np.float64)
+    s = np.ones(len(y)) if sample_weights is None else np.asarray(sample_weights, dtype=np.float64)
+    penalty = np.full(x.shape[1], l2)
+    penalty[-1] = 0.0
+    beta = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -30, 30)))
+        gradient = x.T @ (s * (p - y)) + penalty * beta
+        hessian = (x * (s * p * (1 - p))[:, None]).T @ x + np.diag(penalty) + 1e-9 * np.eye(x.shape[1])
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return beta[:-1], float(beta[-1])
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    """What a run needs to score relevance: the catalog's similarity distribution, its kind, the calibration."""
+
+    distribution: SimilarityDistribution
+    kind: str
+    calibration: Calibration
+    topics: Mapping[tuple[str, str], int]  # every topic of the catalog, (field, value), with its count of books
+
+    @classmethod
+    def build(cls, snapshot: IndexSnapshot, books: Sequence[BookRecord],
+              calibration: Calibration | None = None) -> RelevanceModel:
+        return cls(SimilarityDistribution.of(snapshot.vector_matrix()), catalog_kind(books),
+                   calibration or load_calibration(), topic_counts(books))
+
+    def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
+                 snapshot: IndexSnapshot, tokens: Sequence[str], query_vector: np.ndarray,
+                 allowed: int | None = None) -> list[Evidence]:
+        """Each candidate's evidence against the brief's BM25 `tokens` and its vector; `allowed` is how many books
+        of the catalog meet the brief's hard conditions (None: all)."""
+        ids = [c.book_id for c in candidates]
+        dense = dense_scores(query_vector, ids, snapshot, sentence_weight=1.0)
+        similarities = {b: d.document for b, d in dense.items()}
+        z = dict(zip(similarities, self.distribution.z(query_vector, np.array(list(similarities.values())))))
+        weights = snapshot.bm25.token_weights(tokens) if tokens else {}
+        cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
+        return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
+                               {b: d.sentence for b, d in dense.items()}, z, snapshot.bm25.settings.english_stemming,
+                               narrowing(allowed, len(books)))
+
+    def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence]) -> list[Candidate]:
+        """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by
+        date (the named author's, the series', a new arrival under the brief's conditions) fits it by definition."""
+        probabilities = self.calibration.probability(evidence, self.kind)
+        return with_relevance(candidates, [1.0 if e.named else p for e, p in zip(evidence, probabilities)])
+
+
+def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord]) -> int:
+    """How many works among the candidates are more likely than not to fit (one per work, editions aside)."""
+    return len({books[c.book_id].work_id or c.book_id for c in candidates
+                if c.relevance is not None and c.relevance >= LIKELY and c.book_id in books})
+
+
+def content_words(keywords: Sequence[str], tokens: Sequence[str], language: str, stem: bool) -> list[str]:
+    """The brief's keywords that carry its content: those with a token among the brief's BM25 tokens (no
+    stopword, no word the catalog lacks or most of its books hold) and without a numeral (a count, a year, a day
+    of the year, 三本, is never what a book is about)."""
+    telling = set(tokens)
+    return [k for k in dict.fromkeys(keywords)
+            if not any(ch.isnumeric() for ch in k) and any(t in telling for t in bm25_tokens(k, language, stem))]
+
+
+def book_topics(book: BookRecord) -> list[tuple[str, str]]:
+    """The topics a book is filed under, as (field, value): its subject headings and its source's genres (a mood, a
+    reading situation or a reading load is no topic a curator widens a shelf to)."""
+    return list(dict.fromkeys([*(("subject", s) for s in book.subjects),
+                               *((TOPIC_DIMENSION, g) for g in book.tags.get(TOPIC_DIMENSION, ()))]))
+
+
+def topic_counts(books: Sequence[BookRecord]) -> dict[tuple[str, str], int]:
+    """Every topic of the catalog with its count of books."""
+    counts: dict[tuple[str, str], int] = {}
+    for book in books:
+        for topic in book_topics(book):
+            counts[topic] = counts.get(topic, 0) + 1
+    return counts
+
+
+def nearest_topics(candidates: Sequence[Candidate], books: Mapping[str, BookRecord],
+                   counts: Mapping[tuple[str, str], int], fitting: int, k: int = 3,
+                   head: int = 30) -> tuple[tuple[str, str, int], ...]:
+    """The topics (field, value, count of books) the catalog holds that the brief's nearest books are filed under
+    most, each book weighing its probability of fitting; broader than what fits: held by more books than fit, and
+    by fewer than half of all."""
+    weight: dict[tuple[str, str], float] = {}
+    for cand in candidates[:head]:
+        for topic in book_topics(books[cand.book_id]) if cand.book_id in books else ():
+            weight[topic] = weight.get(topic, 0.0) + (cand.relevance if cand.relevance is not None else 1.0)
+    most = max(1, len(books) // 2)
+    broader = [t for t in weight if fitting < counts.get(t, 0) <= most]
+    return tuple((*t, counts[t]) for t in sorted(broader, key=lambda t: (-weight[t], -counts[t], t))[:k])

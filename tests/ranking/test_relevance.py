@@ -1,0 +1,148 @@
+"""Relevance: the calibration fit, the floor, language as a tie-breaker, and the why's words."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from config.settings import GatingSettings
+from tasks.export.wording import option_texts, question_text
+from tasks.model.books import BookRecord
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.ranking.gating import Fit, ShelfLimits, gate
+from tasks.ranking.language import LanguageChoice, prefer_language
+from tasks.ranking.relevance import (
+    FEATURES,
+    KINDS,
+    Calibration,
+    Evidence,
+    SimilarityDistribution,
+    content_words,
+    expected_fit_share,
+    fit_logistic,
+    fitting,
+    nearest_topics,
+    read_calibration,
+    token_cover,
+    topic_counts,
+)
+
+
+def test_the_fit_recovers_the_weights_that_made_the_labels():
+    rng = np.random.default_rng(29)
+    x = rng.normal(size=(4000, 3))
+    truth, intercept = np.array([2.0, -1.0, 0.0]), -0.5
+    y = (rng.random(4000) < 1 / (1 + np.exp(-(x @ truth + intercept)))).astype(float)
+    weights, fitted = fit_logistic(x, y, l2=0.1)
+    assert np.allclose(weights, truth, atol=0.2) and abs(fitted - intercept) < 0.2
+    # the penalty pulls weights toward 0, never the intercept
+    heavy, _ = fit_logistic(x, y, l2=5000.0)
+    assert np.all(np.abs(heavy) < np.abs(weights))
+
+
+def test_a_calibration_gives_probabilities_per_catalog_kind(tmp_path):
+    calibration = Calibration({"tagged": {"cover": 4.0}, "tag_blind": {"cover": 1.0}},
+                              {"tagged": -2.0, "tag_blind": -2.0})
+    covered, bare = Evidence(cover=1.0), Evidence(cover=0.0)
+    tagged = calibration.probability([covered, bare], "tagged")
+    blind = calibration.probability([covered, bare], "tag_blind")
+    assert tagged[0] == pytest.approx(1 / (1 + np.exp(-2.0))) and tagged[1] == pytest.approx(1 / (1 + np.exp(2.0)))
+    assert blind[0] < tagged[0]  # the same evidence is weaker where the tags are guesses
+    missing = tmp_path / "relevance.yaml"
+    missing.write_text("kinds:\n  tagged: {intercept: 0, weights: {}}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="tag_blind"):
+        read_calibration(missing)
+
+
+def test_the_shipped_calibration_weighs_every_feature_for_both_kinds():
+    from tasks.ranking.relevance import RELEVANCE_FILE
+
+    calibration = read_calibration(RELEVANCE_FILE)
+    for kind in KINDS:
+        assert set(calibration.weights[kind]) == set(FEATURES)
+
+
+def test_a_similarity_is_read_against_the_briefs_distribution_over_the_catalog():
+    rng = np.random.default_rng(7)
+    books = rng.normal(size=(500, 16))
+    books /= np.linalg.norm(books, axis=1, keepdims=True)
+    query = books[0] + 0.1 * rng.normal(size=16)
+    query /= np.linalg.norm(query)
+    similarities = books @ query
+    z = SimilarityDistribution.of(books).z(query, similarities)
+    assert z.mean() == pytest.approx(0.0, abs=1e-6) and z.std() == pytest.approx(1.0, abs=1e-6)
+    assert int(np.argmax(z)) == 0
+
+
+def test_one_stray_word_of_a_long_brief_covers_little():
+    weights = {"beekeeping": 5.0, "bees": 4.0, "honey": 4.0, "crowd": 1.0}
+    assert token_cover(list(weights), weights, {"crowd"}) == pytest.approx(1 / 14)
+    assert token_cover(list(weights), weights, {"beekeeping", "bees", "honey"}) == pytest.approx(13 / 14)
+
+
+def test_the_floor_keeps_only_books_likely_to_fit():
+    scored = [Candidate("a", relevance=0.9), Candidate("b", relevance=0.1), Candidate("c", relevance=0.3)]
+    assert [c.book_id for c in fitting(scored, 0.2)] == ["a", "c"]
+    assert expected_fit_share([0.9, 0.3]) == pytest.approx(0.6)
+
+
+ZH = BookRecord("zh-1", "某书", language="zh")
+ZH_OFF = BookRecord("zh-2", "别的书", language="zh")
+EN = BookRecord("en-1", "A Book", language="en")
+EN_TOO = BookRecord("en-2", "Another Book", language="en")
+BOOKS = {b.book_id: b for b in (ZH, ZH_OFF, EN, EN_TOO)}
+
+
+def test_language_breaks_ties_among_fitting_books_and_never_shelves_one_that_does_not_fit():
+    chinese_first = LanguageChoice("zh", "first")
+    ranked = [Candidate("en-1", relevance=0.95), Candidate("zh-1", relevance=0.91),
+              Candidate("en-2", relevance=0.62), Candidate("zh-2", relevance=0.05)]
+    ordered = prefer_language(fitting(ranked, 0.2), BOOKS, chinese_first, by_relevance=True)
+    # within one band (0.9-1.0) the brief's language first; a likelier English book before a less likely Chinese
+    # one; the off-topic Chinese book is on no shelf
+    assert [c.book_id for c in ordered] == ["zh-1", "en-1", "en-2"]
+    # without relevance the preference orders as it always did
+    assert [c.book_id for c in prefer_language(ranked, BOOKS, chinese_first)] == ["zh-1", "zh-2", "en-1", "en-2"]
+
+
+def test_the_why_cites_content_words_never_a_filler_or_a_count():
+    # "something" and "day" are no BM25 token of the brief (a stopword, a word most books hold); 三本 and 2024 count
+    words = content_words(["beekeeping", "something", "三本", "2024", "honey", "day"], ["beekeep", "honey"], "en",
+                          stem=True)
+    assert words == ["beekeeping", "honey"]
+
+
+def short_fit(share: float, likely: int = 4) -> Fit:
+    return Fit(likely, share, allowed=300, topic=("whales", "sea"),
+               topics=(("genre", "科普", 23), ("subject", "Whaling -- Fiction", 5)))
+
+
+def test_done_promises_ninety_percent_of_the_shelf_fits():
+    query = ThemeQuery((), ("whales", "sea"), "q", 0.8, "rules", "en")
+    settings = GatingSettings()
+    assert gate(query, 30, ShelfLimits(), [], settings, fit=short_fit(0.95)).status == "done"
+    verdict = gate(query, 30, ShelfLimits(), [], settings, fit=short_fit(0.6))
+    assert verdict.status == "needs_review" and verdict.question.kind == "few_fit"
+    # a short shelf whose catalog holds enough books meeting its conditions: too few fit, said with the count
+    short = gate(query, 4, ShelfLimits(), [], settings, fit=short_fit(0.7))
+    assert short.limited_by == "few_fit"
+    assert question_text(short.question, "en") == ("Only 4 books in this catalog are about 'whales', 'sea': widen to "
+                                                   "a nearby topic, or lower the relevance floor?")
+    assert question_text(short.question, "zh") == "本馆只有 4 种关于「whales」、「sea」的书，要围绕相近的主题，还是降低相关度门槛？"
+    options = option_texts(short.question, "en")
+    assert options[:2] == ("about: popular science (23 books)", "about: 'Whaling -- Fiction' (5 books)")
+    assert options[-1].startswith("lower the relevance floor")
+
+
+def test_the_nearest_topics_are_broader_than_what_fits():
+    sea = BookRecord("s", "Sea", subjects=("Whaling -- Fiction", "Sea stories"), tags={"genre": ("小说",)})
+    other = BookRecord("o", "Other", subjects=("Sea stories",), tags={"genre": ("小说",)})
+    third = BookRecord("t", "Third", subjects=("Sea stories",))
+    books = {b.book_id: b for b in (sea, other, third)}
+    counts = topic_counts(list(books.values()))
+    topics = nearest_topics([replace(Candidate("s"), relevance=0.8)], books, counts, fitting=1)
+    # "Sea stories" holds three books, more than half of the catalog: too broad; the novel form two of three too
+    assert topics == ()
+    assert nearest_topics([Candidate("s", relevance=0.8)], books | {f"x{i}": BookRecord(f"x{i}", "x")
+                                                                      for i in range(10)},
+                          counts, fitting=1) == (("subject", "Sea stories", 3), ("genre", "小说", 2))
