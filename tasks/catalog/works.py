@@ -11,12 +11,10 @@ characters, names with aliases folded into their catalog form (config/aliases.ya
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 
-from hanziconv.charmap import simplified_charmap, traditional_charmap
-
 from storage.models import BookRecord
+from tasks.catalog.names import fold, name_key
 
 _EDITION_WORDS = (r"版|本|印|修订|增订|典藏|珍藏|纪念|插图|插画|图文|全译|精装|平装|注释|评注|编年|合集|新译|套装|"
                   r"全[一二三四五六七八九十两\d]+[册冊卷部]|"  # a complete set ("全三册"); "第三册" is a volume
@@ -30,24 +28,11 @@ _GENERIC_SUBTITLE = re.compile(r"\s*[:：—-]\s*(?:an?\s+)?(?:novel|memoir|stor
                                r"中篇小说|诗集|散文集)\s*$", re.IGNORECASE)
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an|le|la|les|l'|der|die|das|el|los|las|il)\s*(?<=\s|')", re.IGNORECASE)
 _NOT_WORD = re.compile(r"[\W_]+")
-_DATES = re.compile(r"[,，]?\s*\(?(?:ca\.\s*)?\d{3,4}\??\s*-\s*(?:\d{3,4})?\??\)?\.?$")
-
-
-# hanziconv's own table as one translation: its toSimplified looks each character up in a 3,000-character
-# string (8 s of a 100k-book build); the first traditional form listed wins, as there.
-_TO_SIMPLIFIED: dict[int, str] = {}
-for _traditional, _simplified in zip(traditional_charmap, simplified_charmap, strict=True):
-    _TO_SIMPLIFIED.setdefault(ord(_traditional), _simplified)
-
-
-def _fold(text: str) -> str:
-    """Width, case and traditional characters folded away."""
-    return unicodedata.normalize("NFKC", text).translate(_TO_SIMPLIFIED).lower()
 
 
 def normalize_title(title: str) -> str:
     """The title as a work key: no edition or format marks, no leading article, no punctuation or spaces."""
-    text = _fold(title)
+    text = fold(title)
     text = _EDITION_BRACKET.sub("", text)
     text = _GENERIC_SUBTITLE.sub("", text)
     text = _LEADING_ARTICLE.sub("", text.strip())
@@ -55,13 +40,10 @@ def normalize_title(title: str) -> str:
 
 
 def normalize_author(name: str, canonical: Mapping[str, str] = {}) -> str:
-    """An author as a work key: dates dropped, "Last, First" turned round, aliases folded into one name."""
-    text = _DATES.sub("", unicodedata.normalize("NFKC", name).strip())
-    text = canonical.get(text, text)
-    if "," in text and not re.search(r"[\u3400-\u9fff]", text):
-        last, _, first = text.partition(",")
-        text = f"{first.strip()} {last.strip()}"
-    return _NOT_WORD.sub("", _fold(text))
+    """An author as a work key: marks, roles and dates dropped, "Last, First" turned round (names.name_key), aliases
+    folded into one name (`canonical`: an alias's key -> its catalog name's key)."""
+    key = name_key(name)
+    return canonical.get(key, key)
 
 
 def isbn13(isbn: str | None) -> str | None:
@@ -87,7 +69,7 @@ def work_key(book: BookRecord, canonical: Mapping[str, str] = {}) -> str:
 
 def group_works(books: Iterable[BookRecord], aliases: Mapping[str, tuple[str, ...]] = {}) -> dict[str, str]:
     """book id -> work id (the smallest book id of its work), joining books by work key or by ISBN."""
-    canonical = {alias: name for name, others in aliases.items() for alias in others}
+    canonical = {name_key(alias): name_key(name) for name, others in aliases.items() for alias in others}
     parent: dict[str, str] = {}
 
     def find(item: str) -> str:

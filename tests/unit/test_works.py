@@ -16,7 +16,7 @@ def test_folding_to_simplified_characters_matches_hanziconv_character_for_charac
     from hanziconv import HanziConv
     from hanziconv.charmap import traditional_charmap
 
-    from tasks.catalog.works import _fold
+    from tasks.catalog.names import fold as _fold
 
     # every character hanziconv converts, and text around them: the translation table is its table
     texts = [traditional_charmap, "乾隆年間的頭髮與發展：臺灣歷史", "Ｆｕｌｌ ｗｉｄｔｈ 後來", "著名的麵包 Stoner"]
