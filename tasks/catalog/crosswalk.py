@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from config.class_ranges import ClassRange, class_ranges
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
-from storage.models import BookRecord, Facet
+from storage.models import BookRecord, Facet, shared_facet, subject_words
+from tasks.catalog.names import name_marks, read_credits
 
 CROSSWALK_FILE = CONFIG_DIR / "crosswalk.yaml"
 _RULE_KEYS = {"prefix", "pattern", "terms", "unless", "confidence"}
@@ -50,10 +52,16 @@ class Rule:
         return any(u in text for u in self.unless)
 
 
+LITERATURE = "literature"  # the facet of a book's literature: the nation it was written in
+LITERATURE_CONFIDENCE = {"author": 0.95, "class": 0.95, "language": 0.9, "subject": 0.9, "bare": 0.6}
+_SUBDIVISION = re.compile(r"\s*(?:--|—|－)\s*")
+
+
 @dataclass(frozen=True)
 class Crosswalk:
     schemes: dict[str, tuple[Rule, ...]]  # classification scheme -> rules
     subjects: tuple[Rule, ...]
+    literature_words: tuple[str, ...] = ()  # kinds of writing a heading pairs with a nation (subject_words form)
 
     def facets(self, book: BookRecord) -> list[Facet]:
         """The values the book's classification codes and subject headings give, each from its winning rule."""
@@ -69,7 +77,58 @@ class Crosswalk:
             rule = _winner(self.subjects, text, is_code=False)
             if rule:
                 found += _facets(rule, f"subject {heading}")
+        return found + self.literatures(book)
+
+    def literatures(self, book: BookRecord) -> list[Facet]:
+        """The nations the record says the book was written in (see config/crosswalk.yaml `literature_words`): its
+        author's nationality mark, its original language, its class range, its subject words."""
+        found = [shared_facet(LITERATURE, credit.nation, LITERATURE_CONFIDENCE["author"], "crosswalk",
+                              f"author {credit.written}")
+                 for credit in read_credits(book.credits) if credit.by and credit.nation]
+        if nation := name_marks().nation_of_language(book.original_language):
+            found.append(shared_facet(LITERATURE, nation, LITERATURE_CONFIDENCE["language"], "crosswalk",
+                                      f"original language {book.original_language}"))
+        codes = [(code, _as_prefix(code)) for code in book.classification]
+        for entry in class_ranges().entries:
+            if entry.kind != "literatures":
+                continue
+            held = next((code for code, number in codes if any(number.startswith(_as_prefix(c)) for c in entry.codes)),
+                        None)
+            if held:
+                found.append(shared_facet(LITERATURE, entry.key, LITERATURE_CONFIDENCE["class"], "crosswalk",
+                                          held.replace(":", " ", 1)))
+            for heading in book.subjects:
+                if how := self._names_literature(heading, entry):
+                    found.append(shared_facet(LITERATURE, entry.key, LITERATURE_CONFIDENCE[how], "crosswalk",
+                                              f"subject {heading}"))
         return found
+
+    def _names_literature(self, heading: str, entry: ClassRange) -> str | None:
+        """How a heading says the literature: "subject" (its subject words, or its nation beside a kind of
+        writing: "长篇小说—日本—现代", "日本推理"), "bare" (the nation alone: a reader tag), or None."""
+        words = subject_words(heading)
+        if any(_has_words(words, term) for term in entry.subjects):
+            return "subject"
+        nations = {subject_words(q) for q in (*entry.qualifiers, *entry.names)}
+        parts = [subject_words(p) for p in _SUBDIVISION.split(heading)]
+        if len(parts) > 1 and nations & set(parts) and any(_has_words(p, w) for p in parts for w in self.literature_words):
+            return "subject"
+        if any(words.startswith(n) and words != n and _has_words(words[len(n):].strip(), w)
+               for n in nations for w in self.literature_words):
+            return "subject"
+        return "bare" if words in nations else None
+
+
+def _has_words(text: str, term: str) -> bool:
+    """A term in a text, both in subject_words form: Latin words whole, Chinese anywhere."""
+    term = subject_words(term)
+    return bool(term) and (f" {term} " in f" {text} " if term.isascii() else term in text)
+
+
+def _as_prefix(code: str) -> str:
+    """A code as BookRecord.class_prefixes writes its prefixes: "clc:i313.45" is "clc:I313.45", "lcc:PL 856" "lcc:PL856"."""
+    scheme, _, number = code.partition(":")
+    return f"{scheme.lower()}:{number.replace(' ', '').upper()}"
 
 
 def _winner(rules: Iterable[Rule], text: str, is_code: bool) -> Rule | None:
@@ -113,7 +172,8 @@ def load_crosswalk(vocabulary: Vocabulary, path: Path | None = None) -> Crosswal
                for scheme, rules in (raw.get("classification") or {}).items()}
     subjects = tuple(_rule(r, vocabulary, f"{path}: subjects rule {i + 1}", False)
                      for i, r in enumerate(raw.get("subjects") or ()))
-    return Crosswalk(schemes, subjects)
+    words = raw.get("literature_words") or {}
+    return Crosswalk(schemes, subjects, tuple(str(w) for language in words.values() for w in language))
 
 
 @lru_cache(maxsize=1)
