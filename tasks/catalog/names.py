@@ -34,8 +34,10 @@ _MIN_GLUED_MARK = 2
 _CJK = r"\u3400-\u9fff"
 _HARD_SEPARATOR = re.compile(r"\s*(?:[;；|\n]|\s/\s)\s*")
 _SOFT_SEPARATOR = re.compile(rf"\s*(?:、|，|(?<=[{_CJK}])\s*,\s*|\s*,\s*(?=[{_CJK}\[(（〔【])|\s+&\s+|\s+and\s+(?=\S+\s+\S))\s*")
-_DATES = re.compile(r"[\s,，]*[(（]?\s*(?:(?<![A-Za-z])(?:b|d|fl|ca|approximately)\.?\s*)?-?\d{3,4}\s*\??\s*(?:[-–—~至]+\s*(?:\d{3,4}\s*\??)?)?"
-                    r"\s*[)）]?\.?\s*$", re.IGNORECASE)
+# Life dates after a name: "1950-", "1899-1986", "（1881—1936）", "b. 1950", "ca. 1400-1450", "750 BCE-650 BCE"
+_YEAR = r"(?:\d{1,4}\s*\??\s*(?:BCE|BC|CE|AD|B\.C\.|A\.D\.)|\d{3,4}\s*\??)"
+_DATES = re.compile(rf"[\s,，]*[(（]?\s*(?:(?<![A-Za-z])(?:b|d|fl|ca|approximately)\.?\s*)?-?{_YEAR}\s*"
+                    rf"(?:[-–—~至]+\s*(?:{_YEAR})?)?\s*[)）]?\.?\s*$", re.IGNORECASE)
 _CENTURY = re.compile(r"[\s,]*(?:\d{1,2}(?:st|nd|rd|th)\s+cent\.?|active\s+.*)$", re.IGNORECASE)
 _FULLER_FORM = re.compile(r"\s*\((?:[A-Za-z][A-Za-z.'\s-]*)\)")  # MARC $q: "Tolkien, J. R. R. (John Ronald Reuel)"
 _SUFFIX = re.compile(r"^(?:jr|sr|[ivx]+)\.?$", re.IGNORECASE)
