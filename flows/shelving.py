@@ -16,6 +16,7 @@ from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, IndexSnapshot, NoIn
 from storage.models import BookRecord, HistoryShelf, StageSwitches, Theme
 from tasks.catalog.embedders import create_embedder
 from tasks.catalog.embedders.base import Embedder
+from tasks.catalog.works import overlapping_works
 from tasks.models import ThemeQuery
 from tasks.progress import limit_blas_threads, logger, long_lived_objects, timed
 from tasks.ranking.dedupe import find_exclusions
@@ -92,6 +93,7 @@ class ShelvingContext:
     graph: Callable[[], BookGraph] = lambda: NO_GRAPH
     switches: StageSwitches = StageSwitches()
     editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
+    overlapping: Mapping[str, frozenset[str]] = field(default_factory=dict)  # a set's works and its volumes'
     held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
     numbered: frozenset[str] | None = None  # the number fields some book has a value of; None: all
     searches: Mapping[str, VectorSearch] = field(default_factory=dict)  # dense table -> its vector search
@@ -232,7 +234,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         selection = select_shelf(ordered, ctx.books, exclusions.book_ids | excluded_books(understanding),
                                  query, settings.shelf.size, settings.shelf.max_per_author,
                                  uncapped_authors(understanding, ctx.books), ctx.editions,
-                                 lambda book: evaluate(constraints, book))
+                                 lambda book: evaluate(constraints, book), ctx.overlapping)
         checked = check_shelf(selection.entries, constraints)
         for bad in checked.dropped:
             # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.
@@ -303,6 +305,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             graph=cache(partial(BookGraph.build, list(books.values()))),
             switches=switches,
             editions=editions_by_work(books),
+            overlapping=overlapping_works(books.values()),
             held=surely_held(books.values(), snapshot.filter_confidence, facet_rows),
             numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
             searches={t: create_vector_search(snapshot, t, columns, settings.index.brute_force_max_rows)

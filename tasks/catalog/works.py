@@ -62,9 +62,18 @@ def isbn13(isbn: str | None) -> str | None:
 
 def work_key(book: BookRecord, canonical: Mapping[str, str] = {}) -> str:
     """Normalised (original) title and first author: what editions and translations of a work share."""
-    title = normalize_title(book.original_title or book.title)
+    return work_keys(book, canonical)[0]
+
+
+def work_keys(book: BookRecord, canonical: Mapping[str, str] = {}) -> tuple[str, ...]:
+    """Every key an edition of the work may share with another: its (original) title, its title as this edition
+    writes it (one translation gives the original title, another not), and its title with its subtitle (one
+    catalog writes "三体：地球往事" as the title, another "三体" with a subtitle); each with the first author."""
     author = normalize_author(book.authors[0], canonical) if book.authors else ""
-    return f"{title}|{author}"
+    titles = [book.original_title or book.title, book.title]
+    if book.subtitle:
+        titles.append(f"{book.title}: {book.subtitle}")
+    return tuple(dict.fromkeys(f"{t}|{author}" for t in map(normalize_title, titles) if t))
 
 
 def group_works(books: Iterable[BookRecord], aliases: Mapping[str, tuple[str, ...]] = {}) -> dict[str, str]:
@@ -86,10 +95,47 @@ def group_works(books: Iterable[BookRecord], aliases: Mapping[str, tuple[str, ..
     ids = []
     for book in books:
         ids.append(book.book_id)
-        union("book:" + book.book_id, "key:" + work_key(book, canonical))
+        for key in work_keys(book, canonical):
+            union("book:" + book.book_id, "key:" + key)
         if number := isbn13(book.isbn):
             union("book:" + book.book_id, "isbn:" + number)
     members: dict[str, list[str]] = {}
     for book_id in ids:
         members.setdefault(find("book:" + book_id), []).append(book_id)
     return {book_id: min(group) for group in members.values() for book_id in group}
+
+
+# A complete set or box set in one book: "哈利·波特（全七册）", "三体三部曲", "The Complete Sherlock Holmes",
+# "(Harry Potter, #1-7)"
+_SET = re.compile(r"全集|全[一二三四五六七八九十两\d]+[册冊卷部本]|套装|合集|[三四五六七]部曲|\b(?:box(?:ed)?[\s-]*set|"
+                  r"complete\s+(?:works|series|novels|stories|collection|saga)|the\s+complete|omnibus|trilogy|"
+                  r"quartet|collection)\b|#\s*\d+\s*[-–]\s*\d+", re.IGNORECASE)
+_SERIES_NOTE = re.compile(r"\(([^()#]+?),?\s*#\s*\d[^()]*\)")
+# What follows a set's title in the title of one of its volumes (normalised): 三体II, 平凡的世界第二部, 上, book 2
+_VOLUME_MARK = re.compile(r"(?:\d+|[ivx]+|[ⅰ-ⅻⅠ-Ⅻ]+|第?[一二三四五六七八九十\d]+[部卷册冊集]|[上中下]|"
+                          r"(?:part|volume|vol|book)\d+)(?!\d)")
+
+
+def overlapping_works(books: Iterable[BookRecord]) -> dict[str, frozenset[str]]:
+    """work id -> the works that must not stand beside it on a shelf: a complete set and its own volumes (same
+    author; a volume's title is the set's followed by a volume mark, or names it as its series)."""
+    books = [b for b in books if b.authors]
+    sets: dict[str, list[tuple[str, str]]] = {}  # author key -> (set title, set work)
+    for book in books:
+        if _SET.search(book.title) or _SET.search(book.subtitle or ""):
+            note = _SERIES_NOTE.search(book.title)
+            base = normalize_title(note.group(1) if note else _SET.sub("", book.title))
+            if base:
+                sets.setdefault(normalize_author(book.authors[0]), []).append((base, book.work_id or book.book_id))
+    overlapping: dict[str, set[str]] = {}
+    for book in books:
+        work = book.work_id or book.book_id
+        title = normalize_title(_SERIES_NOTE.sub("", book.title))
+        series = {normalize_title(_SET.sub("", n)) for n in (*_SERIES_NOTE.findall(book.title),
+                                                             (book.series or "").split(";")[0])} - {""}
+        for base, whole in sets.get(normalize_author(book.authors[0]), ()):
+            if whole != work and (base in series or (title.startswith(base)
+                                                     and _VOLUME_MARK.match(title, len(base)) is not None)):
+                overlapping.setdefault(whole, set()).add(work)
+                overlapping.setdefault(work, set()).add(whole)
+    return {work: frozenset(others) for work, others in overlapping.items()}
