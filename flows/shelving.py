@@ -63,6 +63,7 @@ from tasks.understanding.intent import (
     Intent,
     Understanding,
     excluded_books,
+    keeping_named_kind,
     raise_confidence,
     settle_intent,
     uncapped_authors,
@@ -218,6 +219,7 @@ def shelve_theme(theme: Theme, history: list[HistoryShelf], ctx: ShelvingContext
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: most_together(catalog_words, ctx.snapshot))
         query = without_named_words(raise_confidence(query, understanding), understanding)
+        query = keeping_named_kind(query, understanding, ctx.books, ctx.snapshot.filter_confidence)
         query, unchecked = as_wishes(query, ctx.held, ctx.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
