@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -54,7 +54,7 @@ class Rule:
 
 LITERATURE = "literature"  # the facet of a book's literature: the nation it was written in
 LITERATURE_CONFIDENCE = {"author": 0.95, "class": 0.95, "language": 0.9, "subject": 0.9, "bare": 0.6}
-_SUBDIVISION = re.compile(r"\s*(?:--|—|－)\s*")
+_PARTS = re.compile(r"\s*(?:--|—|－|,)\s*")  # a heading's subdivisions, and the inverted part of "Ghost stories, English"
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ class Crosswalk:
     schemes: dict[str, tuple[Rule, ...]]  # classification scheme -> rules
     subjects: tuple[Rule, ...]
     literature_words: tuple[str, ...] = ()  # kinds of writing a heading pairs with a nation (subject_words form)
+    _nation_words: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     def facets(self, book: BookRecord) -> list[Facet]:
         """The values the book's classification codes and subject headings give, each from its winning rule."""
@@ -104,19 +105,32 @@ class Crosswalk:
         return found
 
     def _names_literature(self, heading: str, entry: ClassRange) -> str | None:
-        """How a heading says the literature: "subject" (its subject words, or its nation beside a kind of
-        writing: "长篇小说—日本—现代", "日本推理"), "bare" (the nation alone: a reader tag), or None."""
+        """How a heading says the literature: "subject" (its subject words; its nation after a kind of writing:
+        "长篇小说—日本—现代", "日本推理", "English drama", "Horror tales, American"), "bare" (the nation alone: a
+        reader tag), or None."""
         words = subject_words(heading)
         if any(_has_words(words, term) for term in entry.subjects):
             return "subject"
-        nations = {subject_words(q) for q in (*entry.qualifiers, *entry.names)}
-        parts = [subject_words(p) for p in _SUBDIVISION.split(heading)]
-        if len(parts) > 1 and nations & set(parts) and any(_has_words(p, w) for p in parts for w in self.literature_words):
+        nations = self._nations(entry)
+        # the kind of writing first, the nation after it; "British -- France -- Fiction", "Germany -- Drama" are
+        # fiction and drama about the British and set in Germany
+        first, *rest = [subject_words(p) for p in _PARTS.split(heading)]
+        if nations & set(rest) and any(_has_words(first, w) for w in self.literature_words):
             return "subject"
-        if any(words.startswith(n) and words != n and _has_words(words[len(n):].strip(), w)
+        if any(first.startswith(n) and first != n and _has_words(first[len(n):].strip(), w)
                for n in nations for w in self.literature_words):
-            return "subject"
+            return "subject"  # "日本推理", "English drama -- 17th century"
         return "bare" if words in nations else None
+
+    def _nations(self, entry: ClassRange) -> frozenset[str]:
+        """The words a heading names the entry's nation with: its qualifiers and names, and the adjective of its
+        subject words ("English" of "English fiction")."""
+        if entry.key not in self._nation_words:
+            adjectives = {subject_words(term)[:-len(subject_words(w))].strip() for term in entry.subjects
+                          for w in self.literature_words if subject_words(term).endswith(f" {subject_words(w)}")}
+            self._nation_words[entry.key] = frozenset(
+                {subject_words(q) for q in (*entry.qualifiers, *entry.names)} | adjectives) - {""}
+        return self._nation_words[entry.key]
 
 
 def _has_words(text: str, term: str) -> bool:

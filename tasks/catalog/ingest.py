@@ -448,7 +448,8 @@ def validate_row(raw: dict[str, Any], mapping: ColumnMapping, vocabulary: Vocabu
         language=language,
         authors=by_names(credits),
         # kept as written where the marks say more than the names: a nation, a role other than author
-        credits=tuple(c.written for c in credits) if any(c.role != "author" or c.nation for c in credits) else (),
+        credits=(tuple(dict.fromkeys(c.written for c in credits)) if any(c.role != "author" or c.nation for c in credits)
+                 else ()),
         subjects=tuple(dict.fromkeys(subjects + reader_tags)),
         classification=_classification(row, language, texts["call_no"]),
         tags=tags,

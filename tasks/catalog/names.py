@@ -33,14 +33,13 @@ BY_ROLES = ("author", "editor", "illustrator", "contributor")
 _MIN_GLUED_MARK = 2
 _CJK = r"\u3400-\u9fff"
 _HARD_SEPARATOR = re.compile(r"\s*(?:[;；|\n]|\s/\s)\s*")
-_SOFT_SEPARATOR = re.compile(rf"\s*(?:、|，|(?<=[{_CJK}])\s*,\s*|\s*,\s*(?=[{_CJK}\[(（〔【])|\s+&\s+|\s+and\s+(?=\S+\s+\S))\s*")
+_SOFT_SEPARATOR = re.compile(rf"\s*(?:、|，|(?<=[{_CJK}])\s*,\s*|(?<=[{_CJK}])\s+(?=[{_CJK}])|\s*,\s*(?=[{_CJK}\[(（〔【])|\s+&\s+|\s+and\s+(?=\S+\s+\S))\s*")
 # Life dates after a name: "1950-", "1899-1986", "（1881—1936）", "b. 1950", "ca. 1400-1450", "750 BCE-650 BCE"
 _YEAR = r"(?:\d{1,4}\s*\??\s*(?:BCE|BC|CE|AD|B\.C\.|A\.D\.)|\d{3,4}\s*\??)"
 _DATES = re.compile(rf"[\s,，]*[(（]?\s*(?:(?<![A-Za-z])(?:b|d|fl|ca|approximately)\.?\s*)?-?{_YEAR}\s*"
                     rf"(?:[-–—~至]+\s*(?:{_YEAR})?)?\s*[)）]?\.?\s*$", re.IGNORECASE)
 _CENTURY = re.compile(r"[\s,]*(?:\d{1,2}(?:st|nd|rd|th)\s+cent\.?|active\s+.*)$", re.IGNORECASE)
 _FULLER_FORM = re.compile(r"\s*\((?:[A-Za-z][A-Za-z.'\s-]*)\)")  # MARC $q: "Tolkien, J. R. R. (John Ronald Reuel)"
-_SUFFIX = re.compile(r"^(?:jr|sr|[ivx]+)\.?$", re.IGNORECASE)
 _EDGE = re.compile(r"^[\s,.:：;/，。、]+|[\s,:：;/，、]+$")
 _NOT_KEY = re.compile(r"[\W_]+")
 
@@ -64,7 +63,7 @@ class Credit:
     name: str  # "东野圭吾", "John Smith"
     role: str  # one of ROLES
     nation: str | None  # the literature they write in, from a nationality or dynasty mark: "japanese"
-    written: str  # the statement as the record wrote it
+    written: str  # the statement it was read from, as the record wrote it (several persons may share one)
 
     @property
     def by(self) -> bool:
@@ -80,6 +79,8 @@ class NameMarks:
     before: tuple[tuple[str, str], ...]
     codes: dict[str, str]  # MARC relator code -> role
     glued: frozenset[str]  # one-character marks that count written straight after a name
+    titles: frozenset[str]  # "Sir", "Mrs": before the name once it is turned round (lower case, no dot)
+    generations: frozenset[str]  # "Jr", "III": after it
     more: tuple[str, ...]
     nations: dict[str, str]  # mark -> nation
     languages: dict[str, str]  # language code -> nation
@@ -103,7 +104,11 @@ class NameMarks:
                      for c in cs}
         brackets = [str(b) for b in raw.get("brackets") or ()]
         codes = {str(c).lower(): role for role in ROLES for c in (roles.get(role) or {}).get("codes") or ()}
-        return cls(marks("after"), marks("before"), codes, frozenset(str(g) for g in raw.get("glued") or ()), tuple(str(m).lower() for m in raw.get("more") or ()),
+        def words(key: str) -> frozenset[str]:
+            return frozenset(str(w).lower().rstrip(".") for w in raw.get(key) or ())
+
+        return cls(marks("after"), marks("before"), codes, frozenset(str(g) for g in raw.get("glued") or ()),
+                   words("titles"), words("generations"), tuple(str(m).lower() for m in raw.get("more") or ()),
                    nations, languages, "".join(b[0] for b in brackets), "".join(b[-1] for b in brackets))
 
     @cached_property
@@ -113,21 +118,6 @@ class NameMarks:
         alternatives = "|".join(re.escape(m) + (r"\.?" if m.isascii() and m[-1].isalpha() else "")
                                 for m, _ in self.after)
         return re.compile(rf"[\s,，:：]*[(\[（〔【]?\s*(?P<mark>{alternatives})[)\]）〕】]?\s*[.。]?\s*$", re.IGNORECASE)
-
-    @cached_property
-    def _statement_end(self) -> re.Pattern[str]:
-        """Where a Chinese role mark ends one statement and a space starts the next: "东野圭吾著 王蕴洁译"."""
-        marks = "|".join(re.escape(m) for m, _ in self.after
-                         if re.fullmatch(rf"[{_CJK}·]+", m) and (len(m) >= _MIN_GLUED_MARK or m in self.glued))
-        return re.compile(rf"(?:{marks})(?=\s+\S)") if marks else re.compile(r"$^")
-
-    def _pieces(self, statement: str) -> list[str]:
-        """The statement cut after each Chinese role mark that a space and more text follow."""
-        pieces, start = [], 0
-        for found in self._statement_end.finditer(statement):
-            pieces.append(statement[start:found.end()])
-            start = found.end()
-        return [*pieces, statement[start:]]
 
     @cached_property
     def _roles_after(self) -> dict[str, str]:
@@ -169,10 +159,24 @@ class NameMarks:
             text = _EDGE.sub("", _CENTURY.sub("", _DATES.sub("", text)))
             if text == before:
                 break
-        name = _turned(_FULLER_FORM.sub("", text).strip())
+        name = self._turned(_FULLER_FORM.sub("", text).strip())
         if not name or not re.search(rf"[^\W\d_]", name):
             return None
         return name, role, nation
+
+    def _turned(self, name: str) -> str:
+        """"Ishiguro, Kazuo" as "Kazuo Ishiguro" (a Latin name entered under the surname); "Darwin, Francis, Sir" as
+        "Sir Francis Darwin", "Smith, John, Jr." as "John Smith Jr."."""
+        if re.search(rf"[{_CJK}]", name) or "," not in name:
+            return name
+        parts = [p.strip() for p in name.split(",") if p.strip()]
+        if len(parts) == 2:
+            return f"{parts[1]} {parts[0]}"
+        if len(parts) == 3 and parts[2].lower().rstrip(".") in self.generations:
+            return f"{parts[1]} {parts[0]} {parts[2]}"
+        if len(parts) == 3 and parts[2].lower().rstrip(".") in self.titles:
+            return f"{parts[2]} {parts[1]} {parts[0]}"
+        return name
 
     def _strip_brackets(self, text: str) -> tuple[str, str | None]:
         """A bracketed mark before or after the name, and what it said ("[日]", "（清）", "[著]")."""
@@ -224,32 +228,25 @@ class NameMarks:
         out: list[Credit] = []
         for part in parts:
             for statement in _HARD_SEPARATOR.split(part):
-                for piece in self._pieces(statement):
-                    out += self._statement(piece, role)
+                out += self._statement(statement, role)
         return tuple(out)
 
     def _statement(self, statement: str, role: str | None) -> list[Credit]:
-        """Names listed together, each with its own role mark, else the one written after a later name."""
-        written = [n.strip() for n in _SOFT_SEPARATOR.split(statement.strip()) if n and n.strip()]
-        read = [(w, self._read(w)) for w in written]
-        read = [(w, r) for w, r in read if r is not None]
+        """Names listed together ("、", "，", a space between Chinese names), each with its own role mark, else the
+        one written after a later name: "刘慈欣 王晋康 何夕 著", "鲁迅 著，卢沉 绘"."""
+        read: list[tuple[str, str | None, str | None, str | None]] = []  # (written, name, role, nation)
+        for written in (w.strip() for w in _SOFT_SEPARATOR.split(statement.strip()) if w and w.strip()):
+            bare = written.lower().rstrip(".")
+            if bare in self._roles_after:  # a mark standing apart: "金祎 徐丽松 缪咏华 译"
+                read.append((written, None, self._roles_after[bare], None))
+            elif bare not in self.more and (person := self._read(written)) is not None:
+                read.append((written, *person))
         out = []
-        for i, (w, (name, own, nation)) in enumerate(read):
-            shared = own or next((r[1] for _, r in read[i + 1:] if r[1]), None)
-            out.append(Credit(name, shared or role or "author", nation, w))
+        for i, (written, name, own, nation) in enumerate(read):
+            if name is not None:
+                shared = own or next((later[2] for later in read[i + 1:] if later[2]), None)
+                out.append(Credit(name, shared or role or "author", nation, statement.strip()))
         return out
-
-
-def _turned(name: str) -> str:
-    """"Ishiguro, Kazuo" as "Kazuo Ishiguro" (a Latin name entered under the surname); "Smith, John, Jr." too."""
-    if re.search(rf"[{_CJK}]", name) or "," not in name:
-        return name
-    parts = [p.strip() for p in name.split(",") if p.strip()]
-    if len(parts) == 2:
-        return f"{parts[1]} {parts[0]}"
-    if len(parts) == 3 and _SUFFIX.match(parts[2]):
-        return f"{parts[1]} {parts[0]} {parts[2]}"
-    return name
 
 
 @lru_cache(maxsize=1)
