@@ -4,12 +4,13 @@ the catalog makes of them (who a book is by, its literature, its work, the autho
 import pytest
 
 from config.vocabulary import get_vocabulary
-from storage.models import BookRecord, FilterCondition
+from storage.models import BookRecord, Facet, FilterCondition
 from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.ingest import ColumnMapping, validate_row
 from tasks.catalog.names import by_names, name_key, read_credits
 from tasks.catalog.works import group_works
-from tasks.recall.filters import evaluate, hard_constraints
+from tasks.models import ThemeQuery
+from tasks.recall.filters import as_wishes, evaluate, hard_constraints, surely_held
 from tasks.understanding.entities import EntityIndex, understand
 
 
@@ -152,3 +153,14 @@ def test_a_shared_surname_is_not_a_shared_author():
     assert index.name_spans("no Shelley please") == []
     assert [s[3] for s in index.name_spans("More like Frankenstein by Mary Shelley")] == ["Mary Wollstonecraft Shelley"]
     assert index.name_spans("日本的东野") == []  # a surname alone only where a person is meant
+
+
+def test_a_literature_asked_for_is_a_condition_on_the_record_and_a_wish_where_no_record_says_one():
+    wanted = ThemeQuery((FilterCondition("literature", ("japanese",), "MUST"),), (), "", 1.0, "rules")
+    japanese = BookRecord("1", "白夜行", facets=(Facet("literature", "japanese", 0.95, "crosswalk", "author [日]东野圭吾"),))
+    unsaid = BookRecord("2", "The Remains of the Day")
+    required = hard_constraints(wanted.filter_conditions, facet_confidence=0.85)
+    assert evaluate(required, japanese) and not evaluate(required, unsaid)
+    assert as_wishes(wanted, surely_held([japanese, unsaid], 0.85), None)[0] == wanted
+    loose, unchecked = as_wishes(wanted, surely_held([unsaid], 0.85), None)  # no record of the catalog says one
+    assert [c.operator for c in loose.filter_conditions] == ["SHOULD"] and unchecked == list(wanted.filter_conditions)
