@@ -18,8 +18,9 @@ from config.class_ranges import ClassRange, class_ranges
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
-from storage.models import BookRecord, Facet, shared_facet, subject_words
 from tasks.catalog.names import name_marks, read_credits
+from tasks.model.books import BookRecord, Facet, shared_facet
+from tasks.model.conditions import subject_words
 
 CROSSWALK_FILE = CONFIG_DIR / "crosswalk.yaml"
 _RULE_KEYS = {"prefix", "pattern", "terms", "unless", "confidence"}

@@ -16,8 +16,8 @@ from functools import cached_property
 
 from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
-from storage.models import BookRecord
-from tasks.understanding.intent import Intent, Understanding
+from tasks.model.books import BookRecord
+from tasks.model.intent import Intent, Understanding
 from tasks.understanding.reading import ALLOWED, Reading
 from tasks.understanding.spans import longest_apart
 

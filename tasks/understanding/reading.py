@@ -25,8 +25,8 @@ from config.class_ranges import ClassRange, class_ranges
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
-from storage.models import NumericCondition
-from tasks.catalog.text_analysis import book_words, brief_stopwords, cut, stopwords, tokenize
+from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords, tokenize
+from tasks.model.conditions import NumericCondition
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.spans import longest_apart, regex
