@@ -19,7 +19,7 @@ UNIMARC  001 id, 010 ISBN, 101 language, 200 title/subtitle, 205 edition, 210 pu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ import pymarc
 
 from tasks.catalog.fields import read_pages
 from tasks.catalog.formats import CatalogFileError
-from tasks.catalog.names import name_marks
+from tasks.catalog.names import name_key, name_marks, read_credits
 
 # Non-filing markers around leading articles ("℗L'℗altra faccia") and other C1 controls MARC-8 leaves.
 _NON_FILING = re.compile(r"[\u0080-\u009f\u2117]")
@@ -63,12 +63,14 @@ def _control(record: pymarc.Record, tag: str) -> str | None:
     return fields[0].data.strip() if fields and fields[0].is_control_field() and fields[0].data.strip() else None
 
 
-def _person(field: pymarc.Field, unimarc: bool, role: str = "author") -> str | None:
+def _person(field: pymarc.Field, unimarc: bool, role: str = "author", stated: Mapping[str, str] = {}) -> str | None:
     """A person's statement as tasks/catalog/names.py reads it: "Ishiguro, Kazuo, 1954-", "Someone, Ann, [translator]",
-    "[日]东野圭吾". The role comes from the relator term ($e) or code ($4), else `role`."""
+    "[日]东野圭吾". The role comes from the relator term ($e) or code ($4), else from what the statement of
+    responsibility says of that name (`stated`: name key -> role; "illustrations by Mary GrandPré"), else `role`."""
     marks = name_marks()
     said = [marks.role_of(r) for r in field.get_subfields("e", "4")]
-    role = next((r for r in said if r), role)
+    key = name_key(" ".join(v.strip() for v in field.get_subfields("a", "q", "b")))
+    role = next((r for r in said if r), stated.get(key, role))
     if unimarc:
         surname, forename = _clean(field.get("a")), _clean((field.get("b") or "").lstrip(", "))
         name = surname if not forename else f"{surname}{forename}" if re.search(r"[\u3400-\u9fff]", surname or "") \
@@ -111,7 +113,9 @@ def marc21_row(record: pymarc.Record) -> dict[str, Any]:
     """A MARC21 bibliographic record as catalog fields."""
     fixed = _control(record, "008") or ""
     title = " ".join(v for v in (_first(record, "245", c) for c in ("a", "n", "p")) if v)
-    authors = [_person(f, unimarc=False) for f in record.get_fields("100", "700")]
+    # 245 $c says what a 700 without a relator did: "by J.K. Rowling ; illustrations by Mary GrandPré"
+    stated = {name_key(c.name): c.role for f in record.get_fields("245") for c in read_credits(f.get_subfields("c"))}
+    authors = [_person(f, unimarc=False, stated=stated) for f in record.get_fields("100", "700")]
     coded = record.get_fields("041")
     publication = record.get_fields("264") or record.get_fields("260")
     publisher = next((_clean(f.get("b")) for f in publication if f.get("b")), None)

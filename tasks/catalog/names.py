@@ -81,6 +81,8 @@ class NameMarks:
     glued: frozenset[str]  # one-character marks that count written straight after a name
     titles: frozenset[str]  # "Sir", "Mrs": before the name once it is turned round (lower case, no dot)
     generations: frozenset[str]  # "Jr", "III": after it
+    surname_first: frozenset[str]  # romanised Chinese surnames ("luo"): "Luo, Guanzhong" keeps its order
+    given_pinyin: re.Pattern[str]  # a given name of pinyin syllables ("guanzhong", "cheng'en")
     more: tuple[str, ...]
     nations: dict[str, str]  # mark -> nation
     languages: dict[str, str]  # language code -> nation
@@ -107,8 +109,11 @@ class NameMarks:
         def words(key: str) -> frozenset[str]:
             return frozenset(str(w).lower().rstrip(".") for w in raw.get(key) or ())
 
+        chinese = raw.get("surname_first") or {}
         return cls(marks("after"), marks("before"), codes, frozenset(str(g) for g in raw.get("glued") or ()),
-                   words("titles"), words("generations"), tuple(str(m).lower() for m in raw.get("more") or ()),
+                   words("titles"), words("generations"),
+                   frozenset(str(n).lower() for n in chinese.get("surnames") or ()),
+                   re.compile(str(chinese.get("given") or "$^"), re.IGNORECASE), tuple(str(m).lower() for m in raw.get("more") or ()),
                    nations, languages, "".join(b[0] for b in brackets), "".join(b[-1] for b in brackets))
 
     @cached_property
@@ -166,10 +171,13 @@ class NameMarks:
 
     def _turned(self, name: str) -> str:
         """"Ishiguro, Kazuo" as "Kazuo Ishiguro" (a Latin name entered under the surname); "Darwin, Francis, Sir" as
-        "Sir Francis Darwin", "Smith, John, Jr." as "John Smith Jr."."""
+        "Sir Francis Darwin", "Smith, John, Jr." as "John Smith Jr."; a romanised Chinese name keeps its order
+        ("Luo, Guanzhong" is Luo Guanzhong)."""
         if re.search(rf"[{_CJK}]", name) or "," not in name:
             return name
         parts = [p.strip() for p in name.split(",") if p.strip()]
+        if len(parts) == 2 and parts[0].lower() in self.surname_first and self.given_pinyin.fullmatch(parts[1]):
+            return f"{parts[0]} {parts[1]}"  # "Luo Guanzhong"
         if len(parts) == 2:
             return f"{parts[1]} {parts[0]}"
         if len(parts) == 3 and parts[2].lower().rstrip(".") in self.generations:

@@ -65,3 +65,21 @@ def test_cnmarc_translations_keep_their_author_his_nation_and_no_translator(tmp_
         db.import_books(list(books.values()), [], str(source))
         stored = {b.book_id: b for b in db.load_books()}["1"]
     assert (stored.credits, stored.original_language) == (books["1"].credits, "jpn")
+
+
+def test_a_statement_of_responsibility_says_what_a_name_without_relator_did(tmp_path, vocabulary):
+    record = Record(force_utf8=True)
+    record.add_field(
+        Field(tag="001", data="hp1"),
+        Field(tag="100", indicators=Indicators("1", " "), subfields=[Subfield("a", "Rowling, J. K.")]),
+        Field(tag="245", indicators=Indicators("1", "0"), subfields=[
+            Subfield("a", "Harry Potter and the sorcerer's stone /"),
+            Subfield("c", "by J.K. Rowling ; illustrations by Mary GrandPré.")]),
+        Field(tag="700", indicators=Indicators("1", " "), subfields=[Subfield("a", "GrandPré, Mary.")]),
+        Field(tag="700", indicators=Indicators("1", " "), subfields=[Subfield("a", "Someone, Else.")]))
+    source = tmp_path / "hp.mrc"
+    with open(source, "wb") as fh:
+        MARCWriter(fh).write(record)
+    [book] = validate_file(source, ColumnMapping(), vocabulary, "marc21").books
+    assert book.authors == ("J. K. Rowling", "Else Someone")  # a name the statement does not give stays an author
+    assert "GrandPré, Mary [illustrator]" in book.credits
