@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from config.class_ranges import ClassRange, class_ranges
+from config.class_ranges import class_ranges
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
@@ -59,14 +59,102 @@ _PARTS = re.compile(r"\s*(?:--|—|－|,)\s*")  # a heading's subdivisions, and 
 
 
 @dataclass(frozen=True)
+class NationOfLiterature:
+    """How records name one literature of config/class_ranges.yaml, in subject_words form."""
+
+    key: str
+    subjects: tuple[str, ...]  # "japanese fiction", "日本文学"
+    nations: frozenset[str]  # "japanese", "日本", and the adjective of its subject words ("english" of "english fiction")
+
+
+@dataclass(frozen=True)
+class Literatures:
+    """What a record says of the literature a book was written in (config/crosswalk.yaml `literature_words`), read
+    once for a catalog: class prefixes, the nations' words, the kinds of writing; each heading read once."""
+
+    by_prefix: dict[str, str]  # a class range's code as BookRecord.class_prefixes writes it -> the literature
+    nations: tuple[NationOfLiterature, ...]
+    words: tuple[str, ...]  # kinds of writing a heading pairs with a nation: "fiction", "小说"
+    _read: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, words: Iterable[str]) -> Literatures:
+        words = tuple(dict.fromkeys(w for w in map(subject_words, words) if w))
+        entries = [e for e in class_ranges().entries if e.kind == "literatures"]
+        nations = []
+        for entry in entries:
+            subjects = tuple(subject_words(t) for t in entry.subjects)
+            adjectives = {t[:-len(w)].strip() for t in subjects for w in words if t.endswith(f" {w}")}
+            nations.append(NationOfLiterature(entry.key, subjects, frozenset(
+                {subject_words(q) for q in (*entry.qualifiers, *entry.names)} | adjectives) - {""}))
+        return cls({_as_prefix(code): e.key for e in entries for code in e.codes}, tuple(nations), words)
+
+    def facets(self, book: BookRecord) -> list[Facet]:
+        """The nations the record says the book was written in: its author's nationality mark, its original
+        language, its class range, its subject words."""
+        found = [shared_facet(LITERATURE, credit.nation, LITERATURE_CONFIDENCE["author"], "crosswalk",
+                              f"author {credit.written}")
+                 for credit in read_credits(book.credits) if credit.by and credit.nation]
+        if nation := name_marks().nation_of_language(book.original_language):
+            found.append(shared_facet(LITERATURE, nation, LITERATURE_CONFIDENCE["language"], "crosswalk",
+                                      f"original language {book.original_language}"))
+        for code in book.classification:
+            number = _as_prefix(code)
+            key = next((self.by_prefix[number[:n]] for n in range(len(number), 0, -1) if number[:n] in self.by_prefix),
+                       None)
+            if key:
+                found.append(shared_facet(LITERATURE, key, LITERATURE_CONFIDENCE["class"], "crosswalk",
+                                          code.replace(":", " ", 1)))
+        for heading in book.subjects:
+            found += [shared_facet(LITERATURE, key, LITERATURE_CONFIDENCE[how], "crosswalk", f"subject {heading}")
+                      for key, how in self._heading(heading)]
+        return found
+
+    def _heading(self, heading: str) -> tuple[tuple[str, str], ...]:
+        """(literature, how) a heading names: "subject" (its subject words; its nation after a kind of writing:
+        "长篇小说—日本—现代", "日本推理", "English drama", "Horror tales, American"), "bare" (the nation alone: a
+        reader tag). Headings repeat across a catalog: each is read once."""
+        if heading not in self._read:
+            words = subject_words(heading)
+            # the kind of writing first, the nation after it; "British -- France -- Fiction", "Germany -- Drama" are
+            # fiction and drama about the British and set in Germany
+            first, *rest = [subject_words(p) for p in _PARTS.split(heading)]
+            written = any(_has_words(first, w) for w in self.words)
+            found = []
+            for nation in self.nations:
+                if (any(_has_words(words, t) for t in nation.subjects) or (written and nation.nations & set(rest))
+                        or any(first.startswith(n) and first != n and self._kind_of_writing(first[len(n):])
+                               for n in nation.nations)):
+                    found.append((nation.key, "subject"))  # "日本推理", "English drama -- 17th century"
+                elif words in nation.nations:
+                    found.append((nation.key, "bare"))
+            self._read[heading] = tuple(found)
+        return self._read[heading]
+
+    def _kind_of_writing(self, text: str) -> bool:
+        return any(_has_words(text.strip(), w) for w in self.words)
+
+
+def _has_words(text: str, term: str) -> bool:
+    """A term in a text, both in subject_words form: Latin words whole, Chinese anywhere."""
+    return bool(term) and (f" {term} " in f" {text} " if term.isascii() else term in text)
+
+
+def _as_prefix(code: str) -> str:
+    """A code as BookRecord.class_prefixes writes its prefixes: "clc:i313.45" is "clc:I313.45", "lcc:PL 856" "lcc:PL856"."""
+    scheme, _, number = code.partition(":")
+    return f"{scheme.lower()}:{number.replace(' ', '').upper()}"
+
+
+@dataclass(frozen=True)
 class Crosswalk:
     schemes: dict[str, tuple[Rule, ...]]  # classification scheme -> rules
     subjects: tuple[Rule, ...]
-    literature_words: tuple[str, ...] = ()  # kinds of writing a heading pairs with a nation (subject_words form)
-    _nation_words: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    literatures: Literatures = field(default_factory=lambda: Literatures({}, (), ()))
 
     def facets(self, book: BookRecord) -> list[Facet]:
-        """The values the book's classification codes and subject headings give, each from its winning rule."""
+        """The values the book's classification codes and subject headings give, each from its winning rule, and
+        the literature its record says."""
         found = []
         for code in book.classification:
             scheme, _, number = code.partition(":")
@@ -79,71 +167,7 @@ class Crosswalk:
             rule = _winner(self.subjects, text, is_code=False)
             if rule:
                 found += _facets(rule, f"subject {heading}")
-        return found + self.literatures(book)
-
-    def literatures(self, book: BookRecord) -> list[Facet]:
-        """The nations the record says the book was written in (see config/crosswalk.yaml `literature_words`): its
-        author's nationality mark, its original language, its class range, its subject words."""
-        found = [shared_facet(LITERATURE, credit.nation, LITERATURE_CONFIDENCE["author"], "crosswalk",
-                              f"author {credit.written}")
-                 for credit in read_credits(book.credits) if credit.by and credit.nation]
-        if nation := name_marks().nation_of_language(book.original_language):
-            found.append(shared_facet(LITERATURE, nation, LITERATURE_CONFIDENCE["language"], "crosswalk",
-                                      f"original language {book.original_language}"))
-        codes = [(code, _as_prefix(code)) for code in book.classification]
-        for entry in class_ranges().entries:
-            if entry.kind != "literatures":
-                continue
-            held = next((code for code, number in codes if any(number.startswith(_as_prefix(c)) for c in entry.codes)),
-                        None)
-            if held:
-                found.append(shared_facet(LITERATURE, entry.key, LITERATURE_CONFIDENCE["class"], "crosswalk",
-                                          held.replace(":", " ", 1)))
-            for heading in book.subjects:
-                if how := self._names_literature(heading, entry):
-                    found.append(shared_facet(LITERATURE, entry.key, LITERATURE_CONFIDENCE[how], "crosswalk",
-                                              f"subject {heading}"))
-        return found
-
-    def _names_literature(self, heading: str, entry: ClassRange) -> str | None:
-        """How a heading says the literature: "subject" (its subject words; its nation after a kind of writing:
-        "长篇小说—日本—现代", "日本推理", "English drama", "Horror tales, American"), "bare" (the nation alone: a
-        reader tag), or None."""
-        words = subject_words(heading)
-        if any(_has_words(words, term) for term in entry.subjects):
-            return "subject"
-        nations = self._nations(entry)
-        # the kind of writing first, the nation after it; "British -- France -- Fiction", "Germany -- Drama" are
-        # fiction and drama about the British and set in Germany
-        first, *rest = [subject_words(p) for p in _PARTS.split(heading)]
-        if nations & set(rest) and any(_has_words(first, w) for w in self.literature_words):
-            return "subject"
-        if any(first.startswith(n) and first != n and _has_words(first[len(n):].strip(), w)
-               for n in nations for w in self.literature_words):
-            return "subject"  # "日本推理", "English drama -- 17th century"
-        return "bare" if words in nations else None
-
-    def _nations(self, entry: ClassRange) -> frozenset[str]:
-        """The words a heading names the entry's nation with: its qualifiers and names, and the adjective of its
-        subject words ("English" of "English fiction")."""
-        if entry.key not in self._nation_words:
-            adjectives = {subject_words(term)[:-len(subject_words(w))].strip() for term in entry.subjects
-                          for w in self.literature_words if subject_words(term).endswith(f" {subject_words(w)}")}
-            self._nation_words[entry.key] = frozenset(
-                {subject_words(q) for q in (*entry.qualifiers, *entry.names)} | adjectives) - {""}
-        return self._nation_words[entry.key]
-
-
-def _has_words(text: str, term: str) -> bool:
-    """A term in a text, both in subject_words form: Latin words whole, Chinese anywhere."""
-    term = subject_words(term)
-    return bool(term) and (f" {term} " in f" {text} " if term.isascii() else term in text)
-
-
-def _as_prefix(code: str) -> str:
-    """A code as BookRecord.class_prefixes writes its prefixes: "clc:i313.45" is "clc:I313.45", "lcc:PL 856" "lcc:PL856"."""
-    scheme, _, number = code.partition(":")
-    return f"{scheme.lower()}:{number.replace(' ', '').upper()}"
+        return found + self.literatures.facets(book)
 
 
 def _winner(rules: Iterable[Rule], text: str, is_code: bool) -> Rule | None:
@@ -188,7 +212,7 @@ def load_crosswalk(vocabulary: Vocabulary, path: Path | None = None) -> Crosswal
     subjects = tuple(_rule(r, vocabulary, f"{path}: subjects rule {i + 1}", False)
                      for i, r in enumerate(raw.get("subjects") or ()))
     words = raw.get("literature_words") or {}
-    return Crosswalk(schemes, subjects, tuple(str(w) for language in words.values() for w in language))
+    return Crosswalk(schemes, subjects, Literatures.of(str(w) for language in words.values() for w in language))
 
 
 @lru_cache(maxsize=1)

@@ -58,7 +58,7 @@ def test_cnmarc_translations_keep_their_author_his_nation_and_no_translator(tmp_
     assert {i: b.authors for i, b in books.items()} == {"1": ("东野圭吾",), "2": ("陀思妥耶夫斯基",), "3": ("圣埃克苏佩里",)}
     assert books["1"].original_language == "jpn" and books["1"].credits == ("[日]东野圭吾", "刘姿君 [translator]")
     crosswalk = default_crosswalk(vocabulary)
-    said = {i: {(f.value, f.because.split(" ")[0]) for f in crosswalk.literatures(b)} for i, b in books.items()}
+    said = {i: {(f.value, f.because.split(" ")[0]) for f in crosswalk.literatures.facets(b)} for i, b in books.items()}
     assert said == {"1": {("japanese", "author"), ("japanese", "original")},
                     "2": {("russian", "author"), ("russian", "clc")}, "3": {("french", "author")}}
     with open_catalog(tmp_path / "catalog.duckdb") as db:  # the credits and the original language are kept
