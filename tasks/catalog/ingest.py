@@ -39,7 +39,7 @@ from tasks.model.books import BookRecord
 
 TEXT_FIELDS = ("book_id", "isbn", "title", "subtitle", "publisher", "language", "call_no",
                "summary", "author_intro", "toc", "edition", "series", "original_title", "original_language")
-LIST_FIELDS = ("authors", "subjects")
+LIST_FIELDS = ("authors", "translators", "subjects")  # translators: a column of their own (Douban, Gutendex)
 NUMBER_FIELDS = ("pub_year", "rating", "rating_count", "pages", "copies_available")
 CATALOG_FIELDS = TEXT_FIELDS + LIST_FIELDS + NUMBER_FIELDS + ("tags", "classification")
 MAPPING_KEYS = ("columns", "split", "defaults", "id_prefix", "ignore", "classification_scheme")
@@ -418,13 +418,22 @@ def _classification(row: _Row, language: str | None, call_no: str | None) -> tup
 
 
 def _credits(row: _Row) -> tuple[Credit, ...]:
-    """The persons of the authors field: a list, or text that tasks/catalog/names.py splits into statements itself
-    (a role written after several names is theirs: "王蕴洁、李某 译"), unless the mapping names a separator."""
-    value = row.mapping.value(row.raw, "authors")
-    separator = row.mapping.split.get("authors")
-    if separator or not isinstance(value, str):
-        return read_credits(row.take("authors", read_list(value, separator), value) or ())
-    return read_credits(row.take("authors", read_text(value), value))
+    """The persons of the authors field, then of a translators field where the export has one: a list, or text that
+    tasks/catalog/names.py splits into statements itself (a role written after several names is theirs: "王蕴洁、
+    李某 译"), unless the mapping names a separator. A person of the translators field is a translator unless the
+    statement says otherwise."""
+    found: list[Credit] = []
+    for name, role in (("authors", None), ("translators", "translator")):
+        value = row.mapping.value(row.raw, name)
+        separator = row.mapping.split.get(name)
+        if separator or not isinstance(value, str):
+            statements = row.take(name, read_list(value, separator), value) or ()
+        else:
+            statements = row.take(name, read_text(value), value)
+        # kept as credits, a statement must say its role itself: "李继宏" from the translators column is "李继宏 [translator]"
+        found += [c if role is None or read_credits(c.written)[0].role == c.role
+                  else replace(c, written=f"{c.written} [{c.role}]") for c in read_credits(statements, role)]
+    return tuple(found)
 
 
 def validate_row(raw: dict[str, Any], mapping: ColumnMapping, vocabulary: Vocabulary

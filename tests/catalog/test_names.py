@@ -165,3 +165,11 @@ def test_a_literature_asked_for_is_a_condition_on_the_record_and_a_wish_where_no
     assert as_wishes(wanted, surely_held([japanese, unsaid], 0.85), None)[0] == wanted
     loose, unchecked = as_wishes(wanted, surely_held([unsaid], 0.85), None)  # no record of the catalog says one
     assert [c.operator for c in loose.filter_conditions] == ["SHOULD"] and unchecked == list(wanted.filter_conditions)
+
+
+def test_a_translators_column_gives_translators_kept_with_their_role(vocabulary):
+    book, warnings = validate_row({"book_id": "b1", "title": "追风筝的人", "authors": ["[美] 卡勒德·胡赛尼"],
+                                   "translators": ["李继宏"]}, ColumnMapping(), vocabulary)
+    assert book.authors == ("卡勒德·胡赛尼",) and warnings == []
+    assert [(c.name, c.role, c.nation) for c in read_credits(book.credits)] == [
+        ("卡勒德·胡赛尼", "author", "american"), ("李继宏", "translator", None)]
