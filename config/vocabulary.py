@@ -53,6 +53,9 @@ class Kind:
 
 
 FACETS_BEYOND_DIMENSIONS = ("form", "audience")
+# Facets only a record says, never tagged by a source nor guessed from similar books: the literature a book was
+# written in (config/class_ranges.yaml keys, read by tasks/catalog/crosswalk.py)
+RECORD_FACTS = ("literature",)
 
 
 @dataclass(frozen=True)
@@ -62,8 +65,9 @@ class Vocabulary:
 
     @property
     def facet_names(self) -> tuple[str, ...]:
-        """Every dimension a book's facets and a filter condition can name: the dimensions, form, audience."""
-        return self.dimension_names + FACETS_BEYOND_DIMENSIONS
+        """Every dimension a book's facets and a filter condition can name: the dimensions, form, audience, and the
+        record's facts."""
+        return self.dimension_names + FACETS_BEYOND_DIMENSIONS + RECORD_FACTS
 
     def kinds_of(self, facet: str) -> tuple[Kind, ...]:
         return tuple(k for k in self.kinds if k.facet == facet)

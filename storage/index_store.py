@@ -54,7 +54,8 @@ BOOKS_TABLE = "books"
 BOOKS_E5_TABLE = "books_e5"  # the optional third path: the same books embedded by multilingual-e5
 VERSION_FILE = "version.json"
 # Bump when the files of a version folder change: a folder of another format is rebuilt, never misread.
-FOLDER_FORMAT = 3  # 2: a book's facets are ids into facets.parquet, no longer JSON; 3: the subject index
+FOLDER_FORMAT = 4  # 2: a book's facets are ids into facets.parquet, no longer JSON; 3: the subject index;
+#                   4: books carry their credits
 BOOKS_FILE = "books.parquet"
 BOOK_OBJECTS_FILE = "books.marshal"
 FACETS_FILE = "facets.parquet"

@@ -11,6 +11,7 @@ from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, NoIndexError, open_current
 from storage.subject_store import read_subjects
+from tasks.catalog.works import overlapping_works
 from tasks.language.embedders import create_embedder
 from tasks.model.constraints import NUMERIC_FIELDS, surely_held
 from tasks.model.shelf import ThemeShelf
@@ -84,6 +85,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             available_only=available_only,
             subjects=SubjectVocabulary(*read_subjects(snapshot.path)),
             min_books=settings.gating.min_books,
+            books=books,
         )
         recall = RecallContext(
             snapshot=snapshot, books=books, embedder=embedder, settings=settings, switches=switches,
@@ -98,6 +100,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             available_only=available_only, editions=editions_by_work(books), graph=graph,
             relevance=RelevanceModel.build(snapshot, list(books.values())),
             allowed=lambda expr: int(mask(expr, columns).sum()),
+            overlapping=overlapping_works(books.values()),
         )
         return ShelvingContext(tools, recall, ranking)
 

@@ -32,13 +32,14 @@ from tasks.catalog.fields import (
 )
 from tasks.catalog.formats import FORMAT_OF_SUFFIX, CatalogFileError
 from tasks.catalog.marc import read_marc
+from tasks.catalog.names import Credit, by_names, read_credits
 from tasks.intake.yaml_input import read_yaml_file
 from tasks.language.text_analysis import normalize_language
 from tasks.model.books import BookRecord
 
 TEXT_FIELDS = ("book_id", "isbn", "title", "subtitle", "publisher", "language", "call_no",
-               "summary", "author_intro", "toc", "edition", "series", "original_title")
-LIST_FIELDS = ("authors", "subjects")
+               "summary", "author_intro", "toc", "edition", "series", "original_title", "original_language")
+LIST_FIELDS = ("authors", "translators", "subjects")  # translators: a column of their own (Douban, Gutendex)
 NUMBER_FIELDS = ("pub_year", "rating", "rating_count", "pages", "copies_available")
 CATALOG_FIELDS = TEXT_FIELDS + LIST_FIELDS + NUMBER_FIELDS + ("tags", "classification")
 MAPPING_KEYS = ("columns", "split", "defaults", "id_prefix", "ignore", "classification_scheme")
@@ -416,6 +417,25 @@ def _classification(row: _Row, language: str | None, call_no: str | None) -> tup
     return classification_codes(by_scheme, language, row.mapping.classification_scheme)
 
 
+def _credits(row: _Row) -> tuple[Credit, ...]:
+    """The persons of the authors field, then of a translators field where the export has one: a list, or text that
+    tasks/catalog/names.py splits into statements itself (a role written after several names is theirs: "王蕴洁、
+    李某 译"), unless the mapping names a separator. A person of the translators field is a translator unless the
+    statement says otherwise."""
+    found: list[Credit] = []
+    for name, role in (("authors", None), ("translators", "translator")):
+        value = row.mapping.value(row.raw, name)
+        separator = row.mapping.split.get(name)
+        if separator or not isinstance(value, str):
+            statements = row.take(name, read_list(value, separator), value) or ()
+        else:
+            statements = row.take(name, read_text(value), value)
+        # kept as credits, a statement must say its role itself: "李继宏" from the translators column is "李继宏 [translator]"
+        found += [c if role is None or read_credits(c.written)[0].role == c.role
+                  else replace(c, written=f"{c.written} [{c.role}]") for c in read_credits(statements, role)]
+    return tuple(found)
+
+
 def validate_row(raw: dict[str, Any], mapping: ColumnMapping, vocabulary: Vocabulary
                  ) -> tuple[BookRecord, list[tuple[str, str, str]]]:
     """One source row as a BookRecord with the warnings of its values; RowError when it has no id or title."""
@@ -428,8 +448,7 @@ def validate_row(raw: dict[str, Any], mapping: ColumnMapping, vocabulary: Vocabu
         raise RowError("title", "missing")
     numbers = {name: row.take(name, _NUMBER_READERS[name](mapping.value(raw, name)), mapping.value(raw, name))
                for name in NUMBER_FIELDS}
-    authors = row.take("authors", read_list(mapping.value(raw, "authors"), mapping.split.get("authors")),
-                       mapping.value(raw, "authors")) or ()
+    credits = _credits(row)
     subjects = row.take("subjects", read_list(mapping.value(raw, "subjects"), mapping.split.get("subjects")),
                         mapping.value(raw, "subjects")) or ()
     tags, reader_tags = _tags_and_subjects(row, vocabulary)
@@ -437,7 +456,10 @@ def validate_row(raw: dict[str, Any], mapping: ColumnMapping, vocabulary: Vocabu
     book = BookRecord(
         **{**texts, "book_id": mapping.id_prefix + texts["book_id"]},
         language=language,
-        authors=authors,
+        authors=by_names(credits),
+        # kept as written where the marks say more than the names: a nation, a role other than author
+        credits=(tuple(dict.fromkeys(c.written for c in credits)) if any(c.role != "author" or c.nation for c in credits)
+                 else ()),
         subjects=tuple(dict.fromkeys(subjects + reader_tags)),
         classification=_classification(row, language, texts["call_no"]),
         tags=tags,

@@ -4,20 +4,22 @@ Each record becomes a row keyed by catalog field names, so that the usual valida
 without a control number (001) or a title is rejected with its reason, a record pymarc cannot parse is
 rejected with pymarc's reason, and the others are read field by field:
 
-MARC21   001 id, 020 ISBN, 008/041 language, 050 LCC, 082 DDC, 084 (with $2 clc) CLC, 100/700 authors,
+MARC21   001 id, 020 ISBN, 008/041 language, 041 $h original language, 050 LCC, 082 DDC, 084 (with $2 clc) CLC,
+         100/700 persons with their relator ($e, $4: a translator or illustrator is no author),
          240 original title, 245 title/subtitle, 250 edition, 260/264 publisher and year, 300 pages,
          490 series, 505 contents, 520 summary, 545 author note, 600-655 subjects ("Heading -- Subdivision"),
          653 uncontrolled terms (reader tags) as subjects, 852 $h $i call number, 952 items (Koha's
          holdings export) counted as copies available unless on loan, lost, withdrawn or not for loan.
 UNIMARC  001 id, 010 ISBN, 101 language, 200 title/subtitle, 205 edition, 210 publisher and year,
          215 pages, 225 series, 327 contents, 330 summary, 454/500 original title, 600-610 subjects,
-         690 CLC, 676 DDC, 680 LCC, 700/701 authors (702 only as author, never a translator).
+         690 CLC, 676 DDC, 680 LCC, 101 $c original language, 700/701/702 persons with their nationality ($c)
+         and relator code ($4; 702 is no author unless its code says so), else 200 $f/$g.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ import pymarc
 
 from tasks.catalog.fields import read_pages
 from tasks.catalog.formats import CatalogFileError
+from tasks.catalog.names import name_key, name_marks, read_credits
 
 # Non-filing markers around leading articles ("℗L'℗altra faccia") and other C1 controls MARC-8 leaves.
 _NON_FILING = re.compile(r"[\u0080-\u009f\u2117]")
@@ -32,8 +35,6 @@ _TRAILING = re.compile(r"[\s/:;,=]+$")
 # A final period is ISBD punctuation, except after an abbreviation or an initial ("2nd ed.", "Jr.", "J.").
 _ABBREVIATED = re.compile(r"(?:\b(?:ed|eds|rev|enl|p|pp|v|vol|vols|no|nos|inc|ltd|co|jr|sr|st|dr|ca|cm)|\b\w)\.$",
                           re.IGNORECASE)
-_DATES = re.compile(r",?\s*(?:ca\.\s*)?\d{3,4}\??-(?:\d{3,4}\??)?\.?$|,?\s*\d{3,4}-\s*$|,?\s*\(?\d{4}-\d{0,4}\)?$")
-_TRANSLATOR = {"trl", "translator", "730", "tr.", "translated by"}
 _SUBJECT_TAGS_MARC21 = ("600", "610", "611", "630", "650", "651", "653", "655")
 # Koha's item subfields that keep an item off the shelf: $q due date, $7 not for loan, $1 lost, $0 withdrawn.
 _ITEM_UNAVAILABLE = ("7", "1", "0")
@@ -62,19 +63,23 @@ def _control(record: pymarc.Record, tag: str) -> str | None:
     return fields[0].data.strip() if fields and fields[0].is_control_field() and fields[0].data.strip() else None
 
 
-def _person(field: pymarc.Field, unimarc: bool) -> str | None:
-    """A personal name as it is shelved and searched: "Kazuo Ishiguro" from "Ishiguro, Kazuo, 1954-"."""
-    relators = {r.strip(" .").lower() for r in field.get_subfields("e", "4")}
-    if relators & _TRANSLATOR:
-        return None
+def _person(field: pymarc.Field, unimarc: bool, role: str = "author", stated: Mapping[str, str] = {}) -> str | None:
+    """A person's statement as tasks/catalog/names.py reads it: "Ishiguro, Kazuo, 1954-", "Someone, Ann, [translator]",
+    "[日]东野圭吾". The role comes from the relator term ($e) or code ($4), else from what the statement of
+    responsibility says of that name (`stated`: name key -> role; "illustrations by Mary GrandPré"), else `role`."""
+    marks = name_marks()
+    said = [marks.role_of(r) for r in field.get_subfields("e", "4")]
+    key = name_key(" ".join(v.strip() for v in field.get_subfields("a", "q", "b")))
+    role = next((r for r in said if r), stated.get(key, role))
     if unimarc:
         surname, forename = _clean(field.get("a")), _clean((field.get("b") or "").lstrip(", "))
-        return f"{forename} {surname}" if surname and forename else surname
-    name = _clean(_DATES.sub("", (field.get("a") or "").strip()))
-    if name and field.indicator1 == "1" and "," in name:  # entered under the surname: "Last, First"
-        last, _, first = name.partition(",")
-        name = f"{first.strip()} {last.strip()}"
-    return name
+        name = surname if not forename else f"{surname}{forename}" if re.search(r"[\u3400-\u9fff]", surname or "") \
+            else f"{surname}, {forename}"
+        nation = (field.get("c") or "").strip(" ()（）[]［］〔〕")
+        name = f"[{nation}]{name}" if name and nation else name
+    else:
+        name = _clean(" ".join(v.strip() for v in field.get_subfields("a", "q", "d")))
+    return None if not name else name if role == "author" else f"{name} [{role}]"
 
 
 def _subject(field: pymarc.Field, separator: str) -> str | None:
@@ -108,7 +113,10 @@ def marc21_row(record: pymarc.Record) -> dict[str, Any]:
     """A MARC21 bibliographic record as catalog fields."""
     fixed = _control(record, "008") or ""
     title = " ".join(v for v in (_first(record, "245", c) for c in ("a", "n", "p")) if v)
-    authors = [_person(f, unimarc=False) for f in record.get_fields("100", "700")]
+    # 245 $c says what a 700 without a relator did: "by J.K. Rowling ; illustrations by Mary GrandPré"
+    stated = {name_key(c.name): c.role for f in record.get_fields("245") for c in read_credits(f.get_subfields("c"))}
+    authors = [_person(f, unimarc=False, stated=stated) for f in record.get_fields("100", "700")]
+    coded = record.get_fields("041")
     publication = record.get_fields("264") or record.get_fields("260")
     publisher = next((_clean(f.get("b")) for f in publication if f.get("b")), None)
     year = fixed[7:11] if fixed[7:11].isdigit() else next((_year(f.get("c")) for f in publication if f.get("c")), None)
@@ -126,6 +134,7 @@ def marc21_row(record: pymarc.Record) -> dict[str, Any]:
         "publisher": publisher,
         "pub_year": year,
         "language": fixed[35:38] if fixed[35:38].isalpha() else _first(record, "041", "a"),
+        "original_language": next((_clean(f.get("h")) for f in coded if f.get("h")), None),
         "pages": read_pages(_first(record, "300", "a")).value,  # "xii, 300 p." is MARC's normal form
         "edition": _first(record, "250", "a"),
         "series": series or None,
@@ -144,8 +153,10 @@ def marc21_row(record: pymarc.Record) -> dict[str, Any]:
 def unimarc_row(record: pymarc.Record) -> dict[str, Any]:
     """A UNIMARC / CNMARC bibliographic record as catalog fields."""
     authors = [_person(f, unimarc=True) for f in record.get_fields("700", "701")]
-    authors += [_person(f, unimarc=True) for f in record.get_fields("702")
-                if (f.get("4") or "").strip() == "070"]  # 702 is secondary responsibility: only an author counts
+    # 702 is secondary responsibility (translators, illustrators): only its relator code can make one an author
+    authors += [_person(f, unimarc=True, role="contributor") for f in record.get_fields("702")]
+    if not any(authors):  # no access points: the statement of responsibility, "（日）东野圭吾著", "王蕴洁译"
+        authors = [v for f in record.get_fields("200") for v in f.get_subfields("f", "g")]
     coded = _first(record, "100", "a") or ""
     series = next((" ; ".join(_clean(v) for v in f.get_subfields("a", "v") if _clean(v))
                    for f in record.get_fields("225")), None)
@@ -158,6 +169,7 @@ def unimarc_row(record: pymarc.Record) -> dict[str, Any]:
         "publisher": _first(record, "210", "c"),
         "pub_year": _year(_first(record, "210", "d")) or (coded[9:13] if coded[9:13].isdigit() else None),
         "language": _first(record, "101", "a"),
+        "original_language": _first(record, "101", "c"),
         "pages": read_pages(_first(record, "215", "a")).value,
         "edition": _first(record, "205", "a"),
         "series": series or None,

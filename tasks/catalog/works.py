@@ -11,11 +11,9 @@ characters, names with aliases folded into their catalog form (config/aliases.ya
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 
-from hanziconv.charmap import simplified_charmap, traditional_charmap
-
+from tasks.catalog.names import fold, name_key
 from tasks.model.books import BookRecord
 
 _EDITION_WORDS = (r"版|本|印|修订|增订|典藏|珍藏|纪念|插图|插画|图文|全译|精装|平装|注释|评注|编年|合集|新译|套装|"
@@ -30,24 +28,11 @@ _GENERIC_SUBTITLE = re.compile(r"\s*[:：—-]\s*(?:an?\s+)?(?:novel|memoir|stor
                                r"中篇小说|诗集|散文集)\s*$", re.IGNORECASE)
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an|le|la|les|l'|der|die|das|el|los|las|il)\s*(?<=\s|')", re.IGNORECASE)
 _NOT_WORD = re.compile(r"[\W_]+")
-_DATES = re.compile(r"[,，]?\s*\(?(?:ca\.\s*)?\d{3,4}\??\s*-\s*(?:\d{3,4})?\??\)?\.?$")
-
-
-# hanziconv's own table as one translation: its toSimplified looks each character up in a 3,000-character
-# string (8 s of a 100k-book build); the first traditional form listed wins, as there.
-_TO_SIMPLIFIED: dict[int, str] = {}
-for _traditional, _simplified in zip(traditional_charmap, simplified_charmap, strict=True):
-    _TO_SIMPLIFIED.setdefault(ord(_traditional), _simplified)
-
-
-def _fold(text: str) -> str:
-    """Width, case and traditional characters folded away."""
-    return unicodedata.normalize("NFKC", text).translate(_TO_SIMPLIFIED).lower()
 
 
 def normalize_title(title: str) -> str:
     """The title as a work key: no edition or format marks, no leading article, no punctuation or spaces."""
-    text = _fold(title)
+    text = fold(title)
     text = _EDITION_BRACKET.sub("", text)
     text = _GENERIC_SUBTITLE.sub("", text)
     text = _LEADING_ARTICLE.sub("", text.strip())
@@ -55,13 +40,10 @@ def normalize_title(title: str) -> str:
 
 
 def normalize_author(name: str, canonical: Mapping[str, str] = {}) -> str:
-    """An author as a work key: dates dropped, "Last, First" turned round, aliases folded into one name."""
-    text = _DATES.sub("", unicodedata.normalize("NFKC", name).strip())
-    text = canonical.get(text, text)
-    if "," in text and not re.search(r"[\u3400-\u9fff]", text):
-        last, _, first = text.partition(",")
-        text = f"{first.strip()} {last.strip()}"
-    return _NOT_WORD.sub("", _fold(text))
+    """An author as a work key: marks, roles and dates dropped, "Last, First" turned round (names.name_key), aliases
+    folded into one name (`canonical`: an alias's key -> its catalog name's key)."""
+    key = name_key(name)
+    return canonical.get(key, key)
 
 
 def isbn13(isbn: str | None) -> str | None:
@@ -80,14 +62,23 @@ def isbn13(isbn: str | None) -> str | None:
 
 def work_key(book: BookRecord, canonical: Mapping[str, str] = {}) -> str:
     """Normalised (original) title and first author: what editions and translations of a work share."""
-    title = normalize_title(book.original_title or book.title)
+    return work_keys(book, canonical)[0]
+
+
+def work_keys(book: BookRecord, canonical: Mapping[str, str] = {}) -> tuple[str, ...]:
+    """Every key an edition of the work may share with another: its (original) title, its title as this edition
+    writes it (one translation gives the original title, another not), and its title with its subtitle (one
+    catalog writes "三体：地球往事" as the title, another "三体" with a subtitle); each with the first author."""
     author = normalize_author(book.authors[0], canonical) if book.authors else ""
-    return f"{title}|{author}"
+    titles = [book.original_title or book.title, book.title]
+    if book.subtitle:
+        titles.append(f"{book.title}: {book.subtitle}")
+    return tuple(dict.fromkeys(f"{t}|{author}" for t in map(normalize_title, titles) if t))
 
 
 def group_works(books: Iterable[BookRecord], aliases: Mapping[str, tuple[str, ...]] = {}) -> dict[str, str]:
     """book id -> work id (the smallest book id of its work), joining books by work key or by ISBN."""
-    canonical = {alias: name for name, others in aliases.items() for alias in others}
+    canonical = {name_key(alias): name_key(name) for name, others in aliases.items() for alias in others}
     parent: dict[str, str] = {}
 
     def find(item: str) -> str:
@@ -104,10 +95,47 @@ def group_works(books: Iterable[BookRecord], aliases: Mapping[str, tuple[str, ..
     ids = []
     for book in books:
         ids.append(book.book_id)
-        union("book:" + book.book_id, "key:" + work_key(book, canonical))
+        for key in work_keys(book, canonical):
+            union("book:" + book.book_id, "key:" + key)
         if number := isbn13(book.isbn):
             union("book:" + book.book_id, "isbn:" + number)
     members: dict[str, list[str]] = {}
     for book_id in ids:
         members.setdefault(find("book:" + book_id), []).append(book_id)
     return {book_id: min(group) for group in members.values() for book_id in group}
+
+
+# A complete set or box set in one book: "哈利·波特（全七册）", "三体三部曲", "The Complete Sherlock Holmes",
+# "(Harry Potter, #1-7)"
+_SET = re.compile(r"全集|全[一二三四五六七八九十两\d]+[册冊卷部本]|套装|合集|[三四五六七]部曲|\b(?:box(?:ed)?[\s-]*set|"
+                  r"complete\s+(?:works|series|novels|stories|collection|saga)|the\s+complete|omnibus|trilogy|"
+                  r"quartet|collection)\b|#\s*\d+\s*[-–]\s*\d+", re.IGNORECASE)
+_SERIES_NOTE = re.compile(r"\(([^()#]+?),?\s*#\s*\d[^()]*\)")
+# What follows a set's title in the title of one of its volumes (normalised): 三体II, 平凡的世界第二部, 上, book 2
+_VOLUME_MARK = re.compile(r"(?:\d+|[ivx]+|[ⅰ-ⅻⅠ-Ⅻ]+|第?[一二三四五六七八九十\d]+[部卷册冊集]|[上中下]|"
+                          r"(?:part|volume|vol|book)\d+)(?!\d)")
+
+
+def overlapping_works(books: Iterable[BookRecord]) -> dict[str, frozenset[str]]:
+    """work id -> the works that must not stand beside it on a shelf: a complete set and its own volumes (same
+    author; a volume's title is the set's followed by a volume mark, or names it as its series)."""
+    books = [b for b in books if b.authors]
+    sets: dict[str, list[tuple[str, str]]] = {}  # author key -> (set title, set work)
+    for book in books:
+        if _SET.search(book.title) or _SET.search(book.subtitle or ""):
+            note = _SERIES_NOTE.search(book.title)
+            base = normalize_title(note.group(1) if note else _SET.sub("", book.title))
+            if base:
+                sets.setdefault(normalize_author(book.authors[0]), []).append((base, book.work_id or book.book_id))
+    overlapping: dict[str, set[str]] = {}
+    for book in books:
+        work = book.work_id or book.book_id
+        title = normalize_title(_SERIES_NOTE.sub("", book.title))
+        series = {normalize_title(_SET.sub("", n)) for n in (*_SERIES_NOTE.findall(book.title),
+                                                             (book.series or "").split(";")[0])} - {""}
+        for base, whole in sets.get(normalize_author(book.authors[0]), ()):
+            if whole != work and (base in series or (title.startswith(base)
+                                                     and _VOLUME_MARK.match(title, len(base)) is not None)):
+                overlapping.setdefault(whole, set()).add(work)
+                overlapping.setdefault(work, set()).add(whole)
+    return {work: frozenset(others) for work, others in overlapping.items()}

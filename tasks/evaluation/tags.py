@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from config.vocabulary import Vocabulary
+from config.vocabulary import RECORD_FACTS, Vocabulary
 from tasks.model.books import BookRecord
 
 
@@ -46,7 +46,7 @@ def score_tags(truth: Mapping[str, BookRecord], derived: Iterable[BookRecord], v
     for book in derived:
         if book.book_id not in truth:
             continue
-        for dim in vocabulary.facet_names:
+        for dim in (d for d in vocabulary.facet_names if d not in RECORD_FACTS):  # no tags to score them against
             real = true_values(truth[book.book_id], dim, vocabulary)
             found = book.values_at(dim, confidence)
             for value in real | found:

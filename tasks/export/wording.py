@@ -198,6 +198,8 @@ def value_text(field: str, value: str, language: str, vocabulary: Vocabulary, wo
             value = vocabulary.value(field, value).english_label
         except KeyError:
             pass
+    elif field == "literature":
+        value = next((e.label[language] for e in class_ranges().entries if e.key == value), value)
     elif field in FACETS_BEYOND_DIMENSIONS:
         kind = next((k for k in vocabulary.kinds_of(field) if k.name == value), None)
         value = (kind.name_zh if language == "zh" else kind.name_en) if kind else value

@@ -15,7 +15,11 @@ SOURCE_FIELDS = (
     "book_id", "isbn", "title", "subtitle", "authors", "publisher", "pub_year", "language",
     "call_no", "summary", "author_intro", "toc", "tags", "rating", "rating_count", "pages",
     "copies_available", "subjects", "classification", "edition", "series", "original_title",
+    "credits", "original_language",
 )
+# Source fields added after catalogs were first imported: they join the content hash only where a record has
+# them, so that a catalog without them is not all "updated" on its next import.
+_LATER_FIELDS = ("credits", "original_language")
 
 
 FACET_ORIGINS = ("source", "crosswalk", "neighbours", "reference", "zero-shot")
@@ -72,6 +76,10 @@ class BookRecord:
     edition: str | None = None  # the edition statement: "第2版", "25th anniversary edition"
     series: str | None = None  # the series statement: "企鹅经典 ; 12"
     original_title: str | None = None  # a translation's original (uniform) title
+    # the persons of the record as it wrote them, where that says more than `authors` (who the book is by, names
+    # only): "[日]东野圭吾 著", "王蕴洁 译", "Sendak, Maurice, illustrator" (tasks/catalog/names.py reads them)
+    credits: tuple[str, ...] = ()
+    original_language: str | None = None  # a translation's original language (MARC 041 $h, CNMARC 101 $c): "jpn"
     # Set by storage / enrichment, not by sources:
     tag_origin: str | None = None  # "source" | "enriched" | None
     facets: tuple[Facet, ...] = ()  # every derived value with its confidence and origin (source tags included)
@@ -86,6 +94,10 @@ class BookRecord:
         out["authors"] = list(self.authors)
         out["subjects"] = list(self.subjects)
         out["classification"] = list(self.classification)
+        out["credits"] = list(self.credits)
+        for name in _LATER_FIELDS:
+            if not out[name]:
+                del out[name]
         out["tags"] = {dim: list(vals) for dim, vals in sorted(self.tags.items())}
         return out
 

@@ -64,6 +64,7 @@ class RankingContext:
     switches: StageSwitches = StageSwitches()
     available_only: bool = True  # books with no copies on the shelf are left out
     editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
+    overlapping: Mapping[str, frozenset[str]] = field(default_factory=dict)  # a set's works and its volumes'
     graph: Callable[[], BookGraph] = lambda: NO_GRAPH
     relevance: RelevanceModel | None = None  # None: every candidate counts as fitting (nothing calibrated)
     allowed: Callable[[Expr], int] | None = None  # how many books of the catalog meet a constraint tree
@@ -112,7 +113,7 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
                                  query, max(settings.shelf.size - len(pinned), 0),
                                  review.per_author(settings.shelf.max_per_author),
                                  uncapped_authors(understanding, ctx.books), ctx.editions,
-                                 lambda book: evaluate(constraints, book))
+                                 lambda book: evaluate(constraints, book), ctx.overlapping)
         checked = check_shelf(selection.entries, constraints)
         for bad in checked.dropped:
             # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.

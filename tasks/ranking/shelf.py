@@ -32,8 +32,10 @@ class Selection:
 def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], excluded: frozenset[str],
                  query: ThemeQuery, size: int, max_per_author: int,
                  exempt_authors: frozenset[str] = frozenset(), editions: Mapping[str, tuple[str, ...]] = {},
-                 allowed: Callable[[BookRecord], bool] = lambda book: True) -> Selection:
-    """Walk the ranked candidates: one place per work, no excluded work, at most N books per author.
+                 allowed: Callable[[BookRecord], bool] = lambda book: True,
+                 overlapping: Mapping[str, frozenset[str]] = {}) -> Selection:
+    """Walk the ranked candidates: one place per work, no excluded work, at most N books per author; never a
+    complete set beside one of its own volumes (`overlapping`, tasks/catalog/works.py).
 
     Excluding a book excludes its work: last week's shelf in one edition is not this week's in another.
     """
@@ -50,7 +52,7 @@ def select_shelf(candidates: Sequence[Candidate], books: Mapping[str, BookRecord
         if work in excluded_works:
             held_back += 1
             continue
-        if work in shelved_works:
+        if work in shelved_works or not overlapping.get(work, frozenset()).isdisjoint(shelved_works):
             continue
         authors = book.authors or ("",)
         if any(a and a not in exempt_authors and per_author.get(a, 0) >= max_per_author for a in authors):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from config.vocabulary import load_aliases
+from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
 from tasks.understanding.reading import ALLOWED, Reading
@@ -41,6 +42,10 @@ _ANY_SERIES_NOTE = re.compile(r"\s*\([^()]*#\s*\d[\d.]*(?:\s*[-–]\s*\d[\d.]*)?
 _VOLUME = re.compile(r"\s*([:：].*|第[一二三四五六七八九十\d]+[部卷册]|\d+|[IVX]+|[一二三四五六七八九十]+)$")
 _AUTHOR_AFTER = re.compile(r"(的书|的作品|作品|的小说|小说集|的散文|散文集|的诗|诗集|诗选|文集|全集|专题|笔下|写的)")
 _AUTHOR_BEFORE = re.compile(r"(作家|作者|诗人|小说家)$")
+# a surname alone is a person right after an exclusion and at its clause's end: "不要村上的", "除了东野以外"
+_EXCLUDING_BEFORE = re.compile(r"(?:不要|别放|别要|不含|除了|排除|去掉|除去)\s*$")
+_CJK_NAME = r"[\u3400-\u9fff·・.]+"
+_SURNAME_END = re.compile(r"\s*(?:以外|之外|的?\s*(?:[，,。；;！!？?]|$))")
 # Typo tolerance only for names long enough that one edit cannot turn one real word into another.
 MIN_FUZZY_CJK = 3
 MIN_FUZZY_LATIN = 5
@@ -167,6 +172,7 @@ class EntityIndex:
             by_series.setdefault(note.group(1).strip() if note else series_key(book.title), []).append(book)
         title_works = {title: tuple(works) for title, works in works_of.items()}
         names = {a: a for a in author_books}
+        names.update((other, a) for a, other in _other_forms(author_books) if other not in author_books)
         for canonical, others in aliases.items():
             if canonical in author_books:
                 names.update({alias: canonical for alias in others if alias not in author_books})
@@ -214,10 +220,20 @@ class EntityIndex:
         """Surname -> author, for Latin-script authors whose surname no other catalog author shares."""
         owners: dict[str, set[str]] = {}
         for author in self.author_books:
-            words = re.findall(r"[A-Za-z][A-Za-z'-]+", author)
-            if len(words) >= 2 and author.isascii() and len(words[-1]) >= 4:
-                owners.setdefault(words[-1], set()).add(author)
-        return {name: next(iter(authors)) for name, authors in owners.items() if len(authors) == 1}
+            if surname := _latin_surname(author):
+                owners.setdefault(surname, set()).add(author)
+        return {name: next(iter(held)) for name, held in owners.items() if len(held) == 1}
+
+    @cached_property
+    def cjk_surnames(self) -> dict[str, str]:
+        """Surname -> author, for Chinese-script authors whose surname no other catalog author shares: the last part
+        of a transliteration ("乔治·奥威尔": 奥威尔), the first two characters of a four-character name (东野圭吾:
+        东野; a one-character Chinese surname is never one person)."""
+        authors = [a for a in self.author_books if re.fullmatch(_CJK_NAME, a)]
+        owners: dict[str, set[str]] = {}
+        for surname in filter(None, map(_cjk_surname, authors)):
+            owners[surname] = {a for a in authors if a.startswith(surname) or re.split(r"[·・.]", a)[-1] == surname}
+        return {surname: next(iter(held)) for surname, held in owners.items() if len(held) == 1}
 
     def name_spans(self, text: str) -> list[tuple[int, int, str, str]]:
         """(start, end, field, value) of the catalog authors (their catalog name) and quoted works (《活着》: ids).
@@ -233,9 +249,24 @@ class EntityIndex:
                 continue
             if author and match.start() > 0 and not any(a <= match.start() < b for a, b, _, _ in spans):
                 spans.append((match.start(), match.end(), "author", author))
+        spans += [(a, b, "author", author) for a, b, author in self.cjk_surname_spans(text)
+                  if not any(x <= a < y for x, y, _, _ in spans)]
         quoted = {(m.start(1), m.end(1)) for m in _QUOTED_TITLE.finditer(text)}
         return spans + [(a, b, "work", self.title_works[title][0]) for a, b, title in self.title_lookup.spans(text, 2)
                         if (a, b) in quoted and self.title_works.get(title)]
+
+    def cjk_surname_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, author) of a Chinese-script surname written alone where only a person can be meant: before
+        "的书", "的作品" ..., or after "不要", "除了" ... at its clause's end ("不要村上的", "除了东野以外")."""
+        found = []
+        lengths = sorted({len(s) for s in self.cjk_surnames}, reverse=True)
+        for a, b in ((i, i + n) for i in range(len(text)) for n in lengths):
+            author = self.cjk_surnames.get(text[a:b])
+            if author is None or author in text[max(0, a - 4):b + 4]:  # the whole name is found as the name
+                continue
+            if _AUTHOR_AFTER.match(text, b) or (_EXCLUDING_BEFORE.search(text, 0, a) and _SURNAME_END.match(text, b)):
+                found.append((a, b, author))
+        return found
 
     def whole_names(self, text: str) -> list[tuple[int, int]]:
         """(start, end) of every catalog author, title or series in the text, the longer winning overlaps: words a
@@ -258,6 +289,39 @@ class EntityIndex:
         """Names within one edit of `text` (not text itself), closest spelling first."""
         found = {n for variant in _deletions(text) for n in fuzzy.get(variant, ())}
         return sorted((n for n in found if n.lower() != text.lower() and within_one_edit(n, text)), key=len)
+
+
+def _latin_surname(author: str) -> str | None:
+    words = re.findall(r"[A-Za-z][A-Za-z'-]+", author)
+    return words[-1] if len(words) >= 2 and author.isascii() and len(words[-1]) >= 4 else None
+
+
+def _cjk_surname(author: str) -> str | None:
+    if not re.fullmatch(_CJK_NAME, author):
+        return None
+    parts = [p for p in re.split(r"[·・.]", author) if p]
+    if len(parts) > 1:
+        return parts[-1] if len(parts[-1]) >= 2 else None
+    return author[:2] if len(author) == 4 else None
+
+
+
+
+def _other_forms(authors: Iterable[str]) -> Iterable[tuple[str, str]]:
+    """(author, another form a brief may write): the name without the marks a catalog wrote around it ("[日]东野圭吾
+    著" is 东野圭吾), and a Latin name of three words or more without its middle ones ("Mary Wollstonecraft
+    Shelley" is Mary Shelley) where no other catalog author has that short form."""
+    authors = list(authors)
+    for author in authors:
+        credit = name_marks().credit(author)
+        if credit is not None and credit.name != author:
+            yield author, credit.name
+    short: dict[str, set[str]] = {}
+    for author in authors:
+        words = author.split()
+        if author.isascii() and len(words) >= 3:
+            short.setdefault(f"{words[0]} {words[-1]}", set()).add(author)
+    yield from ((next(iter(held)), form) for form, held in short.items() if len(held) == 1)
 
 
 def _resolve(brief: str, corrections: list[tuple[str, str]]) -> str:
@@ -295,6 +359,7 @@ def _authors(brief: str, index: EntityIndex) -> tuple[list[str], list[tuple[str,
     by_surname = [author for m in _BY_SURNAME.finditer(brief)
                   if (author := index.surnames.get(m.group(m.lastindex)))
                   and not _other_given_name(brief[:m.start(m.lastindex)], author)]
+    by_surname += [author for _, _, author in index.cjk_surname_spans(brief)]
     if by_surname:
         return list(dict.fromkeys(by_surname)), []
     corrections = []

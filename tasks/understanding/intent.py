@@ -8,10 +8,12 @@ the later steps do differently, so that no step compares intent names.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from tasks.language.text_analysis import brief_stopwords, tokenize
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition
 from tasks.model.intent import POLICIES, Intent, Understanding
 from tasks.model.query import ThemeQuery
 
@@ -49,3 +51,29 @@ def without_named_words(query: ThemeQuery, understanding: Understanding) -> Them
     filler = brief_stopwords()
     keywords = tuple(k for k in query.search_keywords if k.lower() not in named and k.lower() not in filler)
     return replace(query, search_keywords=keywords) if keywords != query.search_keywords else query
+
+
+def keeping_named_kind(query: ThemeQuery, understanding: Understanding, books: Mapping[str, BookRecord],
+                       confidence: float) -> ThemeQuery:
+    """A read-alike keeps its book's form and audience where the brief says neither: "like 白夜行" is novels,
+    not essays or religion that sit near it in meaning; "like The Secret History" no children's books. The form
+    is one the record holds surely (`confidence`: the filters'), for most of the works named (a "for fans of"
+    names an author's books)."""
+    if understanding.intent is not Intent.SIMILAR_TO_BOOK:
+        return query
+    named = list({(b.work_id or b.book_id): b for b in (books[i] for i in understanding.book_ids if i in books)}.values())
+    if not named:
+        return query
+    asked = {c.field for c in query.filter_conditions}
+    added = []
+    if not asked & {"form", "genre"}:
+        held = [book.values_at("form", confidence) for book in named]
+        forms = sorted({f for forms in held for f in forms if sum(f in h for h in held) * 2 > len(held)})
+        added += [FilterCondition("form", tuple(forms), "MUST")] if forms else []
+    if "audience" not in asked:
+        children = [bool(b.values_at("audience", confidence)) for b in named]
+        if not any(children):
+            added.append(FilterCondition("audience", ("children",), "MUST_NOT"))
+        elif all(children):
+            added.append(FilterCondition("audience", ("children",), "MUST"))
+    return replace(query, filter_conditions=(*query.filter_conditions, *added)) if added else query

@@ -3,11 +3,12 @@ settled, into a query and the hard constraints every later stage holds to."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from config.vocabulary import Vocabulary
 from tasks.language.embedders.base import Embedder
+from tasks.model.books import BookRecord
 from tasks.model.constraints import as_wishes, hard_constraints
 from tasks.model.intent import POLICIES, THEME_SHELF
 from tasks.model.query import ThemeQuery
@@ -16,7 +17,7 @@ from tasks.model.stages import Understood
 from tasks.model.themes import HistoryShelf, Theme
 from tasks.progress import timed
 from tasks.understanding.entities import EntityIndex, understand_reading
-from tasks.understanding.intent import raise_confidence, settle_intent, without_named_words
+from tasks.understanding.intent import keeping_named_kind, raise_confidence, settle_intent, without_named_words
 from tasks.understanding.reading import load_cues, read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
 from tasks.understanding.subjects import NO_SUBJECTS, SubjectVocabulary, subjects_of_brief
@@ -40,6 +41,7 @@ class UnderstandingTools:
     available_only: bool = True  # books with no copies on the shelf are left out
     subjects: SubjectVocabulary = NO_SUBJECTS  # the catalog's own subjects, as the index version holds them
     min_books: int = 10  # gating.min_books: how many books must carry a head noun's subject for it to be required
+    books: Mapping[str, BookRecord] = field(default_factory=dict)  # the catalog's: a read-alike keeps its book's kind
 
 
 def understand(theme: Theme, history: Sequence[HistoryShelf], tools: UnderstandingTools,
@@ -59,7 +61,8 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: tools.together(catalog_words))
         query = without_named_words(raise_confidence(query, understanding), understanding)
-        query, unchecked = as_wishes(review.amend(query), tools.held, tools.numbered)
+        query = keeping_named_kind(review.amend(query), understanding, tools.books, tools.filter_confidence)
+        query, unchecked = as_wishes(query, tools.held, tools.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, tools.available_only,

@@ -1,6 +1,6 @@
 """Works, not editions: grouping keys, ISBN equivalence, and a shelf that holds a work once."""
 
-from tasks.catalog.works import group_works, isbn13, normalize_title
+from tasks.catalog.works import group_works, isbn13, normalize_title, overlapping_works
 from tasks.model.books import BookRecord
 from tasks.model.query import Candidate, ThemeQuery
 from tasks.ranking.shelf import editions_by_work, select_shelf
@@ -16,7 +16,7 @@ def test_folding_to_simplified_characters_matches_hanziconv_character_for_charac
     from hanziconv import HanziConv
     from hanziconv.charmap import traditional_charmap
 
-    from tasks.catalog.works import _fold
+    from tasks.catalog.names import fold as _fold
 
     # every character hanziconv converts, and text around them: the translation table is its table
     texts = [traditional_charmap, "乾隆年間的頭髮與發展：臺灣歷史", "Ｆｕｌｌ ｗｉｄｔｈ 後來", "著名的麵包 Stoner"]
@@ -68,3 +68,25 @@ def test_a_shelf_holds_a_work_once_showing_an_edition_with_copies():
     # excluding one edition (last week's shelf) excludes the work
     held = select_shelf(candidates, books, frozenset({"b"}), query, 30, 2)
     assert [e.book.book_id for e in held.entries] == ["c", "d"] and held.held_back == 2
+
+
+def test_a_complete_set_never_stands_beside_its_own_volumes():
+    books = [book("a", "三体II：黑暗森林", ("刘慈欣",)), book("b", "三体三部曲", ("刘慈欣",)),
+             book("c", "Harry Potter Boxset (Harry Potter, #1-7)", ("J.K. Rowling",)),
+             book("d", "Harry Potter and the Sorcerer's Stone (Harry Potter, #1)", ("J.K. Rowling",)),
+             book("e", "撒哈拉的故事", ("三毛",), series="三毛全集"), book("f", "三毛全集", ("三毛",)),
+             book("g", "鲁迅散文", ("鲁迅",)), book("h", "鲁迅全集", ("鲁迅",)), book("i", "三体II", ("别人",))]
+    overlapping = overlapping_works(books)
+    assert overlapping["b"] == {"a"} and overlapping["c"] == {"d"} and overlapping["f"] == {"e"}
+    assert "g" not in overlapping and "i" not in overlapping  # a set's volumes say so; another author's book is none
+    by_id = {b.book_id: b for b in books}
+    shelf = select_shelf([Candidate(b) for b in "abcdefgh"], by_id, frozenset(), ThemeQuery((), (), "", 1.0, "rules"),
+                         size=30, max_per_author=5, overlapping=overlapping).entries
+    assert [e.book.book_id for e in shelf] == ["a", "c", "e", "g", "h"]
+
+
+def test_one_work_under_its_original_title_its_translated_title_or_a_subtitle():
+    works = group_works([book("a", "小王子", ("圣埃克苏佩里",), original_title="Le Petit Prince"),
+                         book("b", "小王子", ("圣埃克苏佩里",)),
+                         book("c", "三体", ("刘慈欣",), subtitle="地球往事"), book("d", "三体：地球往事", ("刘慈欣",))])
+    assert works["a"] == works["b"] and works["c"] == works["d"]

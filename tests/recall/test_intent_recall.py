@@ -3,15 +3,15 @@
 from dataclasses import replace
 from datetime import datetime
 
-from tasks.model.books import BookRecord
+from tasks.model.books import BookRecord, Facet
 from tasks.model.conditions import FilterCondition
 from tasks.model.constraints import All, Compare, hard_constraints
-from tasks.model.intent import THEME_SHELF, Intent
+from tasks.model.intent import THEME_SHELF, Intent, Understanding
 from tasks.model.query import ThemeQuery
 from tasks.recall.book_graph import BookGraph
 from tasks.recall.paths.intent import graph_neighbours, newest_books
 from tasks.understanding.entities import EntityIndex, understand
-from tasks.understanding.intent import settle_intent
+from tasks.understanding.intent import keeping_named_kind, settle_intent
 
 BOOKS = {b.book_id: b for b in [
     BookRecord("a1", "边城", authors=("沈从文",), pub_year=1934, tags={"genre": ("小说",), "mood": ("乡愁",)}),
@@ -94,3 +94,21 @@ def test_a_read_alike_searches_for_none_of_the_words_of_the_book_it_names():
     zh = ThemeQuery((), ("边城", "湘西", "小镇"), "q", 0.5, "rules", "zh")
     assert without_named_words(zh, Understanding(Intent.SIMILAR_TO_BOOK, titles=("边城",))).search_keywords == (
         "湘西", "小镇")
+
+
+def test_a_read_alike_keeps_its_book_s_form_and_audience():
+    novel = BookRecord("n", "白夜行", facets=(Facet("form", "fiction", 0.95, "crosswalk"),))
+    picture = BookRecord("p", "Frog and Toad", facets=(Facet("form", "fiction", 0.95, "crosswalk"),
+                                                      Facet("audience", "children", 0.95, "crosswalk")))
+    books = {"n": novel, "p": picture}
+    query = ThemeQuery((), (), "", 1.0, "rules")
+    alike = Understanding(Intent.SIMILAR_TO_BOOK, book_ids=("n",))
+    kept = keeping_named_kind(query, alike, books, 0.85).filter_conditions
+    assert set(kept) == {FilterCondition("form", ("fiction",), "MUST"),
+                         FilterCondition("audience", ("children",), "MUST_NOT")}
+    for_children = keeping_named_kind(query, Understanding(Intent.SIMILAR_TO_BOOK, book_ids=("p",)), books, 0.85)
+    assert FilterCondition("audience", ("children",), "MUST") in for_children.filter_conditions
+    # what the brief says of the kind stands; a theme shelf is no read-alike
+    asked = ThemeQuery((FilterCondition("form", ("essays",), "MUST"),), (), "", 1.0, "rules")
+    assert [c.field for c in keeping_named_kind(asked, alike, books, 0.85).filter_conditions] == ["form", "audience"]
+    assert keeping_named_kind(query, Understanding(Intent.THEME_SHELF), books, 0.85) == query

@@ -8,8 +8,11 @@ What each kind of mention becomes:
   then each is a wish; a form excluded while a wanted genre belongs to it excludes only the form's
   general genre ("短篇和随笔，不要长篇小说" keeps short stories);
 - an audience or language asked for: MUST; excluded: MUST_NOT ("给大人看的" excludes children's books);
-- a nation's literature or a period of Chinese history (config/class_ranges.yaml): asked, a wish on its
-  classification codes; excluded, MUST_NOT on them and on its subject words, for a record without a code;
+- a nation's literature (config/class_ranges.yaml): MUST (MUST_NOT when excluded) on the record's fact of it, the
+  `literature` facet (its class range, subject words, the author's nationality mark, the original language:
+  tasks/catalog/crosswalk.py); a wish where it is only allowed, and where no book of the catalog says any;
+- a period of Chinese history (config/class_ranges.yaml): asked, a wish on its classification codes; excluded,
+  MUST_NOT on them and on its subject words, for a record without a code;
 - an author or work excluded: MUST_NOT; an author required ("只要刘慈欣的"): MUST, either under every name
   config/aliases.yaml gives the author; named otherwise, the intent takes it (an author spotlight, "more like
   this book");
@@ -55,6 +58,8 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     conditions = list(one_of)
     asked_words = {reading.text[m.start:m.end].lower() for m in reading.mentions if m.polarity in (WANTED, REQUIRED)}
     for mention in _narrowed_exclusions(reading.mentions, reading.text):
+        if _literature(mention) and mention.polarity != EXCLUDED:
+            continue  # asked literatures are read together (_asked_literatures)
         operator = _operator(mention, alternatives or bool(one_of))
         if operator:
             # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945";
@@ -67,7 +72,38 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
                 conditions += _class_conditions(mention.value, operator)
             else:
                 conditions.append(FilterCondition(mention.field, values, operator))
+    conditions += _asked_literatures(reading)
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
+
+
+def _literature(mention: Mention) -> bool:
+    return mention.field == "classification" and class_ranges().entry(mention.value).kind == "literatures"
+
+
+_CLAUSE_MARKS = "，,。；;！!？?：:\n"
+
+
+def _asked_literatures(reading: Reading) -> list[FilterCondition]:
+    """The literatures a brief asks for, on the record's fact of each (the `literature` facet): the shelf holds one
+    of them ("Russian novels", "法国小说或者德国小说都可以"); only a literature merely allowed alone ("日本的也可以") or
+    preferred ("俄国的最好", "ideally Russian") is a wish. Over a catalog whose records never say a literature,
+    as_wishes (tasks/recall/filters.py) makes the condition a wish."""
+    asked = [m for m in reading.mentions if _literature(m) and m.polarity in (WANTED, REQUIRED, ALLOWED)]
+    prefer = load_cues().prefer
+    preferred = [m for m in asked if _in_clause_with(reading.text, m, prefer)]
+    firm = [m for m in asked if m not in preferred]
+    values = tuple(dict.fromkeys(m.value for m in firm))
+    required = any(m.polarity != ALLOWED for m in firm) or len(values) > 1
+    out = [FilterCondition("literature", values, "MUST" if required else "SHOULD")] if values else []
+    return out + [FilterCondition("literature", (m.value,), "SHOULD") for m in preferred]
+
+
+def _in_clause_with(text: str, mention: Mention, cues: Iterable[str]) -> bool:
+    """Whether one of the cues stands in the mention's clause."""
+    start = max(text.rfind(mark, 0, mention.start) for mark in _CLAUSE_MARKS) + 1
+    end = min((i for i in (text.find(mark, mention.end) for mark in _CLAUSE_MARKS) if i >= 0), default=len(text))
+    clause = text[start:end].lower()
+    return any(cue.lower() in clause for cue in cues)
 
 
 def _narrowed_exclusions(mentions: Sequence[Mention], text: str) -> list[Mention]:
@@ -91,6 +127,8 @@ def _class_conditions(key: str, operator: str) -> list[FilterCondition]:
     """A literature or period on its class codes; excluded, on its subject words too: a wish on them would
     rank apart from the codes, so only an exclusion reaches the records that have no class code."""
     entry = class_ranges().entry(key)
+    if entry.kind == "literatures":
+        return [FilterCondition("literature", (key,), operator)]
     conditions = [FilterCondition("classification", entry.codes, operator)]
     if operator == "MUST_NOT" and entry.subjects:
         conditions.append(FilterCondition("subject", entry.subjects, operator))
