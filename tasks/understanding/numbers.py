@@ -1,18 +1,29 @@
 """Time and number constraints in a brief: "1980年代以后", "近五年", "before 1950", "21世纪", "评分8分以上",
-"三百页以内", "over 400 pages" become numeric conditions on pub_year, rating and pages.
+"三百页以内", "over 400 pages", "rated 4 or higher", "read in an afternoon" become numeric conditions on pub_year,
+rating and pages.
+
+The grammar is compositional, its words in the language packs (tasks/understanding/lang/<code>/numbers.yaml): a
+number, the quantity it counts (a unit after it, "页", "pages", "stars"; a field word before it, "评分", "rated"; a
+year when it is one and nothing else says), and a comparator on either side ("不超过 250 页", "2005 or later", "2012
+年起"). The bound's inclusion is the comparator's: Chinese 以上 / 以内 / 以后 include it; "over", "under", "after"
+do not, "at least", "since" and "or more" do. How long a read takes ("一个下午读完", "read in a few hours") is a
+page count at most. Decades, centuries and relative periods are still written below as patterns.
 
 Each phrase is returned with its span, so that a negation around it ("nothing published before 1950",
-"1950年以前出版的不要") can turn it round. Chinese 以上 / 以内 / 以后 include the bound; English "over",
-"under", "after", "above" do not, "at least", "since" and "or more" do.
+"1950年以前出版的不要") can turn it round.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property, lru_cache
+from pathlib import Path
 
 from storage.models import NumericCondition
+from tasks.understanding.lang import PACKS_DIR, load_packs
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
@@ -29,6 +40,133 @@ BEFORE = r"(?:以前|之前|前)"
 # Turning a bound round: what "not (x op v)" means.
 _APPOSED = re.compile(r"[\s,，、:：(（)）]*")  # what may stand between a period's name and its years
 _OPPOSITE = {">=": "<", "<": ">=", ">": "<=", "<=": ">", "=": "!=", "!=": "="}
+
+
+@dataclass(frozen=True)
+class NumberGrammar:
+    """numbers.yaml of every language pack."""
+
+    digits: dict[str, int]  # number words: "三", "two"
+    multipliers: dict[str, int]  # "十", "百"
+    units: dict[str, tuple[str, ...]]  # quantity (a NumericCondition field) -> words after a number
+    field_words: dict[str, tuple[str, ...]]  # quantity -> words before a number that say what it counts
+    before: dict[str, str]  # comparator before a number -> operator
+    after: dict[str, str]  # comparator after a number and its unit -> operator
+    reading_times: dict[str, int]  # how long a read takes -> pages at most
+    reading_verbs: tuple[str, ...]
+    not_content: frozenset[str]  # count words and time units: never a keyword
+
+    @cached_property
+    def number(self) -> re.Pattern:
+        glyphs = "".join(re.escape(w) for w in (*self.digits, *self.multipliers) if len(w) == 1 and not w.isascii())
+        words = _words(tuple(w for w in self.digits if w.isascii()))
+        return re.compile(rf"(?<![A-Za-z\d.])\d+(?:\.\d+)?(?!\d|\.\d)|[{glyphs}]+|{words}" if glyphs else
+                          rf"(?<![A-Za-z\d.])\d+(?:\.\d+)?(?!\d|\.\d)|{words}", re.IGNORECASE)
+
+    @cached_property
+    def unit(self) -> re.Pattern:
+        return _table_pattern({w: q for q, words in self.units.items() for w in words}, r"\s*")
+
+    @cached_property
+    def after_comparator(self) -> re.Pattern:
+        return _table_pattern(self.after, r"\s*")
+
+    @cached_property
+    def before_comparator(self) -> re.Pattern:
+        return re.compile(rf"(?:{_words(tuple(self.before))})\s*$", re.IGNORECASE)
+
+    @cached_property
+    def field_word(self) -> re.Pattern:
+        return _table_pattern({w: q for q, words in self.field_words.items() for w in words}, "")
+
+    def value(self, said: str) -> float:
+        """A number as written: "8.5", "三百", "two"."""
+        if said[0].isdigit():
+            return float(said)
+        if said.lower() in self.digits:
+            return float(self.digits[said.lower()])
+        total, current = 0, 0
+        for ch in said:
+            if ch in self.digits:
+                current = self.digits[ch]
+            elif ch in self.multipliers:
+                total += (current or 1) * self.multipliers[ch]
+                current = 0
+        return float(total + current)
+
+
+def _words(words: tuple[str, ...]) -> str:
+    """An alternation of words, longest first; a Latin word whole ("on" is not in "novel")."""
+    def one(w: str) -> str:
+        edge = r"(?<![\w-])" if w[:1].isalnum() and w.isascii() else ""
+        end = r"(?![\w-])" if w[-1:].isalnum() and w.isascii() else ""
+        return edge + re.escape(w) + end
+    return "|".join(one(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
+
+
+def _table_pattern(table: dict[str, str], lead: str) -> re.Pattern:
+    """A pattern matching any word of the table at a position (after `lead`), its word in the group "w"."""
+    return re.compile(rf"{lead}(?P<w>{_words(tuple(table))})", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
+def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
+    packs = load_packs(root)
+    table = lambda key: {str(k): v for k, v in packs.table("numbers.yaml", key).items()}  # noqa: E731
+    return NumberGrammar({k: int(v) for k, v in table("digits").items()},
+                         {k: int(v) for k, v in table("multipliers").items()},
+                         packs.groups("numbers.yaml", "units"), packs.groups("numbers.yaml", "field_words"),
+                         {k: str(v) for k, v in table("before").items()}, {k: str(v) for k, v in table("after").items()},
+                         {k: int(v) for k, v in table("reading_times").items()},
+                         packs.words("numbers.yaml", "reading_verbs"),
+                         frozenset(w.lower() for w in packs.words("numbers.yaml", "not_content")))
+
+
+def _lookup(table: dict[str, str], word: str) -> str:
+    return table.get(word, table.get(word.lower(), next((v for k, v in table.items() if k.lower() == word.lower()), "")))
+
+
+_YEARS = (1000, 2100)  # a number alone is a year only in these: "2005 or later", not "3 or more"
+_SCALE = {"rating": 10}  # the highest number a quantity may take: "rated 4" is a rating, "rated 40" none
+
+
+def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int]) -> Iterator[NumericMention]:
+    """Every number with a quantity and a comparator: "不超过250页", "评分8.5以上", "2005 or later", "après 2000"."""
+    for m in grammar.number.finditer(text):
+        value, start, end = grammar.value(m.group(0)), m.start(), m.end()
+        quantity, op = "", ""
+        unit = grammar.unit.match(text, end)
+        if unit:
+            quantity, end = _lookup({w: q for q, ws in grammar.units.items() for w in ws}, unit.group("w")), unit.end()
+        after = grammar.after_comparator.match(text, end)
+        if after:
+            op, end = _lookup(grammar.after, after.group("w")), after.end()
+        clause = clause_start(start)
+        before = grammar.before_comparator.search(text, clause, start)
+        if before and not text[before.end():start].strip():
+            op, start = op or _lookup(grammar.before, before.group(0).strip()), before.start()
+        named = [f for f in grammar.field_word.finditer(text, clause, start)]
+        if named:
+            field = named[-1]
+            quantity = quantity or _lookup({w: q for q, ws in grammar.field_words.items() for w in ws}, field.group("w"))
+            if not text[field.end():start].strip():  # "评分8分以上", "rated 4 or higher": the field word is the phrase's
+                start = field.start()
+        if not quantity and value.is_integer() and _YEARS[0] <= value <= _YEARS[1] and m.group(0).isdigit():
+            quantity = "pub_year"
+        if not op or not quantity or value > _SCALE.get(quantity, value) or (
+                quantity == "pub_year" and not _YEARS[0] <= value <= _YEARS[1]):
+            continue
+        yield NumericMention(start, end, (NumericCondition(quantity, op, value),))
+
+
+def _reading_times(text: str, grammar: NumberGrammar, clause_of: Callable[[int], tuple[int, int]]
+                   ) -> Iterator[NumericMention]:
+    """"一个下午就能读完", "fiction you can read in a few hours": a read that short is a page count at most."""
+    for said, pages in grammar.reading_times.items():
+        for m in re.finditer(_words((said,)), text, re.IGNORECASE):
+            a, b = clause_of(m.start())
+            if re.search(_words(grammar.reading_verbs), text[a:b], re.IGNORECASE):
+                yield NumericMention(m.start(), m.end(), (NumericCondition("pages", "<=", float(pages)),))
 
 
 def cn_number(text: str) -> int:
@@ -78,9 +216,16 @@ def _apposed(text: str, one: tuple[int, int], other: tuple[int, int]) -> bool:
     return first_end <= second_start and _APPOSED.fullmatch(text[first_end:second_start]) is not None
 
 
-def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
-    """Every numeric phrase of the brief, in order, without overlaps (the longer phrase wins)."""
+def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar | None = None,
+                 clause_end: re.Pattern | None = None) -> list[NumericMention]:
+    """Every numeric phrase of the brief, in order, without overlaps (the longer phrase wins); `clause_end` is where
+    the brief's clauses end (a comparator or field word never reaches across one)."""
+    grammar = grammar or number_grammar()
     year = (today or date.today()).year
+    ends = [m.start() for m in clause_end.finditer(brief)] if clause_end is not None else []
+
+    def clause_of(at: int) -> tuple[int, int]:
+        return (max((e + 1 for e in ends if e < at), default=0), min((e for e in ends if e >= at), default=len(brief)))
     found: list[NumericMention] = []
 
     def add(match: re.Match, *conditions: tuple[str, str, float]) -> None:
@@ -91,6 +236,8 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
                                     tuple(NumericCondition(f, op, float(v)) for f, op, v in kept or conditions)))
 
     text = brief
+    found += _stated(text, grammar, lambda at: clause_of(at)[0])
+    found += _reading_times(text, grammar, clause_of)
     for m in re.finditer(r"(\d{4})\s*年?\s*(?:到|至|-|–|—|~|～)\s*(\d{4})\s*年?", text):
         add(m, ("pub_year", ">=", int(m.group(1))), ("pub_year", "<=", int(m.group(2))))
     # a dash too: "from 1920–1940" had lost to "from 1920", as long and earlier, and read as since 1920
@@ -113,8 +260,6 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
             add(m, ("pub_year", "<", first))
         else:
             add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
-    for m in re.finditer(rf"(\d{{4}})\s*年\s*({AFTER}|{BEFORE})", text):
-        add(m, ("pub_year", ">=" if re.fullmatch(AFTER, m.group(2)) else "<", int(m.group(1))))
     for m in re.finditer(rf"(?:近|最近|过去)\s*{_N}\s*年", text):
         add(m, ("pub_year", ">=", year - cn_number(m.group(1))))
     for m in re.finditer(r"(二十一|二十|十九|21|20|19)\s*世纪", text):
@@ -125,14 +270,6 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
                          rf"({'|'.join(_EN_ORDINALS)}))[\s-]+century\b", text, flags=re.IGNORECASE):
         century = int(m.group(1)) if m.group(1) else _EN_ORDINALS[m.group(2).lower()]
         add(m, ("pub_year", ">=", (century - 1) * 100 + 1), ("pub_year", "<=", century * 100))
-    for m in re.finditer(r"\b(before|after|since|from)\s+(\d{4})\b", text, flags=re.IGNORECASE):
-        word = m.group(1).lower()
-        add(m, ("pub_year", {"before": "<", "after": ">", "since": ">=", "from": ">="}[word], int(m.group(2))))
-    for m in re.finditer(r"\b(older|earlier|newer|later|more recent|younger)\s+than\s+(\d{4})\b", text,
-                         flags=re.IGNORECASE):
-        add(m, ("pub_year", "<" if m.group(1).lower() in ("older", "earlier") else ">", int(m.group(2))))
-    for m in re.finditer(r"\b(pre|post)-(\d{4})\b", text, flags=re.IGNORECASE):
-        add(m, ("pub_year", "<" if m.group(1).lower() == "pre" else ">", int(m.group(2))))
     # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last
     for m in re.finditer(r"\b(?:in |from )?(?:the )?(\d{3})0s\b(?:\s*(?:or|and|to|through|-|–)\s*(?:the )?"
                          r"(?:(\d{3})|'?(\d))0s\b)?", text, flags=re.IGNORECASE):
@@ -167,20 +304,6 @@ def find_numbers(brief: str, today: date | None = None) -> list[NumericMention]:
         add(m, ("pub_year", ">=", year - count * (10 if m.group(2).lower().startswith("decade") else 1)))
     for m in re.finditer(r"\b(?:the\s+)?(?:last|past)\s+decade\b", text, flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", year - 10))
-    for m in re.finditer(r"评分\s*(\d+(?:\.\d+)?)\s*分?\s*(以上|以下)", text):
-        add(m, ("rating", ">=" if m.group(2) == "以上" else "<=", float(m.group(1))))
-    for m in re.finditer(r"\brated\s+(above|over|at least|below|under)\s+(\d+(?:\.\d+)?)", text, flags=re.IGNORECASE):
-        op = {"above": ">", "over": ">", "at least": ">=", "below": "<", "under": "<"}[m.group(1).lower()]
-        add(m, ("rating", op, float(m.group(2))))
-    for m in re.finditer(rf"{_N}\s*页\s*(以内|以下|以上)", text):
-        add(m, ("pages", "<=" if m.group(2) != "以上" else ">=", cn_number(m.group(1))))
-    for m in re.finditer(r"\b(under|over|fewer than|less than|more than|longer than|shorter than|at least|at most)"
-                         r"\s+(\d+)\s+pages\b", text, flags=re.IGNORECASE):
-        op = {"under": "<", "fewer than": "<", "less than": "<", "shorter than": "<", "at most": "<=",
-              "over": ">", "more than": ">", "longer than": ">", "at least": ">="}[m.group(1).lower()]
-        add(m, ("pages", op, int(m.group(2))))
-    for m in re.finditer(r"\b(\d+)\s+pages\s+or\s+(more|less|fewer)\b", text, flags=re.IGNORECASE):
-        add(m, ("pages", ">=" if m.group(2).lower() == "more" else "<=", int(m.group(1))))
     found.sort(key=lambda n: (-(n.end - n.start), n.start))
     kept: list[NumericMention] = []
     for mention in found:

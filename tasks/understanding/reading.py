@@ -2,7 +2,7 @@
 
 A brief names vocabulary values, forms ("小说", "poetry"), audiences ("童书", "for grown-ups"), catalog
 authors and titles, languages, years and page counts, and (when excluded) plain topics ("战争", "gore").
-Cue words (config/translation.yaml) decide each mention's polarity:
+Cue words (the language packs, tasks/understanding/lang/<code>/cues.yaml) decide each mention's polarity:
 
 - a negation scopes over what follows it up to the next comma, clause end or contrast word ("不要温暖治愈
   的", "no poetry"); one at the end of a clause negates what came before it ("东野圭吾的除外");
@@ -17,17 +17,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import date
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
+from pathlib import Path
 
 from config.class_ranges import ClassRange, class_ranges
-from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
-from config.yaml_files import read_yaml
 from storage.models import NumericCondition
 from tasks.catalog.text_analysis import book_words, brief_stopwords, cut, stopwords, tokenize
-from tasks.understanding.numbers import find_numbers
+from tasks.understanding.lang import PACKS_DIR, load_packs
+from tasks.understanding.numbers import NumberGrammar, find_numbers, number_grammar
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.spans import longest_apart, regex
 
@@ -35,101 +35,211 @@ WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "
 REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
 # Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
 _PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
-# A dash between clauses ends one ("no time to read — under 200 pages" had read as at least 200 pages); an en
-# dash only between spaces: "1920–1940" is a range.
-_CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n—]|\.(?=\s|$)|\s–\s")
-# "too" before a word is a degree ("nothing too long or too dark"), not the hedge of "fantasy too"
-_DEGREE_TOO = re.compile(r"too\s+[A-Za-z]", re.IGNORECASE)
 # A negation followed by a degree word qualifies one quality up to its 的: "不要太学术的", "别那么沉重的"
 # "除了科幻，还想要推理", "除了后续的读本，日本还出了哪些": 除了 … 还 / 也 adds to X, it does not exclude it
 # ("除了科幻都可以" does): the first of 都 / 还 / 也 / 另外 in the rest of the sentence decides.
-_QUESTION_END = re.compile(r"[?？]\s*$")
-_ADDITIVE = re.compile(r"[^。？！?!.都还也另]*(?:还|也|另外)")
-_DEGREE_THEN_DE = re.compile(r"\s*(?:太|过于|过分|那么|这么|很|特别)[^，,。；;！!？?的]{1,8}?的")
 # "not too sentimental novels", "nothing overly academic about it": the degree is excluded, the word after it ends
 # the exclusion; the books it describes stay asked for
-_DEGREES = r"(?:\s*(?:,|\bor\b|\band\b)\s*(?:too\s+|overly\s+)?[A-Za-z][\w-]*)*"  # "too long or too dark"
-_DEGREE_THEN_WORD = re.compile(rf"\s+(?:too|overly|excessively)\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)
-_ENDS_IN_DEGREE = re.compile(r"\b(?:too|overly)$", re.IGNORECASE)  # a cue that is its own degree: "not too"
-_WORD_AFTER_DEGREE = re.compile(rf"\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)  # after "not too", "nothing too"
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
-_JOINERS = frozenset({"or", "and", "nor", "或", "或者", "和", "及", "与", "以及"})  # between two excluded topics
 
 
 @dataclass(frozen=True)
 class Cues:
-    """config/translation.yaml: cue words of both languages, and the lexicons a reading needs."""
+    """What the language packs (tasks/understanding/lang/<code>/) say a brief's words do, every language at once:
+    cue words by kind, clause ends, and the everyday readings. Built by `load_cues`, one kind to a field."""
 
-    negation: tuple[str, ...]
+    negation_before: tuple[str, ...]
     negation_after: tuple[str, ...]
     negation_before_value: tuple[str, ...]  # a negation only right before a value or name: "不烧脑", "不太沉重"
-    negation_after_contrast: tuple[str, ...]  # a bare 不 after a contrast, where no other cue starts: "但不血腥"
-    except_open: tuple[str, ...]
-    except_close: tuple[str, ...]
-    must: tuple[str, ...]
+    negation_after_contrast: tuple[str, ...]  # a bare 不 after a termination, where no other cue starts: "但不血腥"
+    exception_open: tuple[str, ...]
+    exception_close: tuple[str, ...]
+    pseudo_negation: tuple[str, ...]
+    termination: tuple[str, ...]
+    requirement: tuple[str, ...]
     hedge: tuple[str, ...]
     hedge_if_several: tuple[str, ...]
+    preference: tuple[str, ...]  # a number in the same clause is only preferred: "最好是近十年的"
     reader_before: tuple[str, ...]
     reader_after: tuple[str, ...]
+    reader_end: tuple[str, ...]
     statement_before: tuple[str, ...]
-    asks_about: tuple[str, ...]
-    not_cues: tuple[str, ...]
-    contrast: tuple[str, ...]
-    adult: tuple[str, ...]
+    statement_negation: tuple[str, ...]
+    question: tuple[str, ...]
+    degree: tuple[str, ...]
+    degree_end: tuple[str, ...]
+    additive: tuple[str, ...]
+    for_whom: tuple[str, ...]
+    person: tuple[str, ...]
+    wanting: frozenset[str]  # a value's alias that is also a verb of wanting after a person: "we'd love"
+    filler: frozenset[str]
+    not_a_topic: frozenset[str]
+    pronouns: frozenset[str]
+    readings: Readings
+    clauses: Clauses
+    numbers: NumberGrammar
+
+    @cached_property  # asked for every word of every excluded phrase
+    def all_words(self) -> frozenset[str]:
+        """Every cue word: none of them is ever a search keyword."""
+        return frozenset(w.lower() for w in (*self.negation_before, *self.negation_after,
+                                              *self.negation_after_contrast, *self.exception_open,
+                                              *self.exception_close, *self.requirement, *self.hedge,
+                                              *self.hedge_if_several, *self.termination, *self.preference))
+
+    @cached_property
+    def leading_cues(self) -> tuple[str, ...]:
+        """The cue words of unspaced scripts, longest first: what an excluded phrase may open with."""
+        return tuple(sorted((w for w in self.all_words if not w.isascii()), key=len, reverse=True))
+
+    @cached_property
+    def glued(self) -> tuple[str, ...]:
+        """The cue and filler words of unspaced scripts, longest first: what jieba may glue to a word's front."""
+        return tuple(sorted((w for w in (*self.all_words, *self.filler) if not w.isascii()), key=len,
+                            reverse=True))
+
+    @cached_property
+    def person_before(self) -> re.Pattern:
+        """Who wants, before a verb of wanting: "we'd love" (love is then no value)."""
+        return re.compile(rf"(?:{_alternation(self.person)})\s+$", re.IGNORECASE)
+
+    @cached_property
+    def cued_word(self) -> re.Pattern:
+        """A negation or requirement and one word, ending the text: "nothing Japanese"."""
+        words = tuple(w for w in (*self.negation_before, *self.requirement) if w.isascii())
+        return re.compile(rf"(?:{_alternation(words)})\s+[A-Za-z-]+$", re.IGNORECASE)
+
+    @cached_property
+    def by_people(self) -> re.Pattern:
+        """What makes a nation's people its writers, before them: "by Americans", "no Russians"."""
+        words = (*self.readings.authorship_before, *(w for w in self.negation_before if w.isascii()))
+        return re.compile(rf"(?:{_alternation(words)})\s+$", re.IGNORECASE)
+
+    @cached_property
+    def written_by(self) -> re.Pattern:
+        return re.compile(rf"\s*(?:{_alternation(self.readings.authorship_after)})")
+
+    @cached_property
+    def ones(self) -> re.Pattern:
+        """A qualifier standing for books: "日本的", "Japanese ones"."""
+        return re.compile("|".join(rf"\s*{re.escape(w)}\s*" if not w.isascii() else rf"\s+{term_pattern(w, True)}"
+                                   for w in self.readings.ones) or "(?!)", re.IGNORECASE)
+
+    @cached_property
+    def for_whom_before(self) -> re.Pattern:
+        return re.compile(rf"(?:{_alternation(self.for_whom)})\s*$", re.IGNORECASE)
+
+    @cached_property
+    def reader_stop(self) -> re.Pattern:
+        return re.compile(_alternation(self.reader_end))
+
+    @cached_property
+    def additive_ahead(self) -> re.Pattern:
+        """An additive word before the sentence ends or an any-of-these word decides: "以外的也要有"."""
+        stops = "".join(re.escape(w[0]) for w in (*self.clauses.sentence_ends, *self.hedge_if_several,
+                                                  *self.additive) if not w.isascii() or not w.isalpha())
+        return re.compile(rf"[^{stops}]*(?:{_alternation(self.additive)})")
+
+    @cached_property
+    def word_after_degree(self) -> re.Pattern:
+        """The word after a cue that is its own degree ("not too long"), and the words joined to it."""
+        return _degree_pattern((), (), self.degree)
+
+    @cached_property
+    def degree_then_word(self) -> re.Pattern:
+        """A degree after a negation and the quality it qualifies: up to a degree_end ("太学术的"), or one word and
+        the words joined to it ("too long or too dark")."""
+        return _degree_pattern(self.degree, self.degree_end, self.degree)
+
+
+@dataclass(frozen=True)
+class Readings:
+    """readings.yaml of every pack: audiences, feelings, occasions, read-alikes, languages and literatures."""
+
+    adults: tuple[str, ...]
+    audiences: dict[str, tuple[str, ...]]  # a catalog audience, or "readers" (who reads: nothing of books)
+    values: dict[str, tuple[str, ...]]  # a vocabulary value's or kind's name -> everyday words for it
+    occasions: tuple[Occasion, ...]
+    read_alike: tuple[str, ...]
     languages: dict[str, tuple[str, ...]]  # language code -> words for it
     language_names: dict[str, tuple[str, ...]]  # language code -> its bare names, a request only before books
     language_nouns: tuple[str, ...]  # the words for books a bare language name may qualify
     literatures: dict[str, tuple[str, ...]]  # language code -> a nation's words, said before a kind of book
     literature_words: tuple[str, ...]  # the kinds of writing that may follow a nation's word
-    topic_filler: frozenset[str]
-    not_a_topic: frozenset[str]
-    pronouns: frozenset[str]
-    wanting: frozenset[str]  # a value's alias that is also a verb of wanting after a person: "we'd love"
-    prefer: tuple[str, ...]  # a number in the same clause is only preferred: "最好是近十年的"
-
-    @cached_property  # asked for every word of every excluded phrase
-    def all_words(self) -> frozenset[str]:
-        """Every cue word: none of them is ever a search keyword."""
-        return frozenset(w.lower() for w in (*self.negation, *self.negation_after, *self.negation_after_contrast,
-                                              *self.except_open, *self.except_close, *self.must, *self.hedge,
-                                              *self.hedge_if_several, *self.contrast, *self.prefer))
-
-    @cached_property
-    def leading_cues(self) -> tuple[str, ...]:
-        """The Chinese cue words, longest first: what an excluded phrase may open with."""
-        return tuple(sorted((w for w in self.all_words if not w.isascii()), key=len, reverse=True))
-
-    @cached_property
-    def glued(self) -> tuple[str, ...]:
-        """The Chinese cue and filler words, longest first: what jieba may glue to the front of a word."""
-        return tuple(sorted((w for w in (*self.all_words, *self.topic_filler) if not w.isascii()), key=len,
-                            reverse=True))
+    ones: tuple[str, ...]  # a qualifier standing for books of its own: "不要日本的", "no Japanese ones"
+    authorship_before: tuple[str, ...]  # a nation's people as writers: "by Americans"
+    authorship_after: tuple[str, ...]  # "美国人写的"
 
 
-@lru_cache(maxsize=1)
-def load_cues() -> Cues:
-    raw = read_yaml(CONFIG_DIR / "translation.yaml")
+@dataclass(frozen=True)
+class Occasion:
+    """A day or month a shelf is made for, and what such a shelf is about."""
 
-    def both(key: str) -> tuple[str, ...]:
-        return tuple(str(w) for lang in ("zh", "en") for w in (raw.get(key) or {}).get(lang, []))
+    name: str
+    words: tuple[str, ...]
+    topics: tuple[str, ...]
+    values: tuple[str, ...]
 
-    return Cues(both("negation"), both("negation_after"), both("negation_before_value"),
-                both("negation_after_contrast"), both("except_open"),
-                both("except_close"), both("must"),
-                both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"),
-                both("statement_before"), both("asks_about"), both("not_cues"), both("contrast"),
-                both("adult"),
-                *({code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
-                   for code, words in (raw.get(key) or {}).items()} for key in ("languages", "language_names")),
-                both("language_nouns"),
-                {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
-                 for code, words in (raw.get("literatures") or {}).items()},
-                both("literature_words"),
-                frozenset(str(w).lower() for w in both("topic_filler")),
-                frozenset(str(w).lower() for w in both("not_a_topic")),
-                frozenset(str(w).lower() for w in both("pronouns")),
-                frozenset(str(w).lower() for w in both("wanting")), both("prefer"))
+
+@dataclass(frozen=True)
+class Clauses:
+    """clauses.yaml of every pack: where a clause ends, what joins two parts, the particles a phrase ends in."""
+
+    end: re.Pattern
+    question_end: re.Pattern
+    sentence_ends: tuple[str, ...]
+    joiners: frozenset[str]
+    particles: str
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(term_pattern(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
+
+
+def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degree: tuple[str, ...]) -> re.Pattern:
+    """A degree word and what it qualifies: in an unspaced script up to the quality's end ("太学术的"), else the next
+    word and the words joined to it ("too long or too dark"); with no degree words before, only that word."""
+    spaced = tuple(w for w in before if w.isascii())
+    unspaced = tuple(w for w in before if not w.isascii())
+    word = r"[A-Za-z][\w-]*"
+    joined = rf"(?:\s*(?:,|\bor\b|\band\b)\s*(?:(?:{_alternation(tuple(w for w in joined_degree if w.isascii()))})\s+)?{word})*"
+    if not before:
+        return re.compile(rf"\s+{word}{joined}", re.IGNORECASE)
+    end = "".join(re.escape(e) for e in ends)
+    return re.compile(rf"\s*(?:(?:{_alternation(unspaced)})[^，,。；;！!？?{end}]{{1,8}}?[{end}]"
+                      rf"|(?:{_alternation(spaced)})\s+{word}{joined})", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
+def load_cues(root: Path = PACKS_DIR) -> Cues:
+    """The cues of every language pack under `root` (a test's own packs in a temp folder, else the product's)."""
+    packs = load_packs(root)
+    words = partial(packs.words, "cues.yaml")
+    said = partial(packs.words, "readings.yaml")
+    ends = packs.words("clauses.yaml", "ends")
+    end = "|".join([re.escape(e) for e in ends]
+                   + [rf"{re.escape(e)}(?=\s|$)" for e in packs.words("clauses.yaml", "ends_before_space")]
+                   + [rf"\s{re.escape(e)}\s" for e in packs.words("clauses.yaml", "ends_between_spaces")])
+    marks = "".join(re.escape(m) for m in packs.words("clauses.yaml", "question_marks"))
+    occasions = tuple(Occasion(name, tuple(map(str, row.get("words", ()))), tuple(map(str, row.get("topics", ()))),
+                               tuple(map(str, row.get("values", ()))))
+                      for name, row in packs.table("readings.yaml", "occasions").items())
+    readings = Readings(said("adults"), packs.groups("readings.yaml", "audiences"),
+                        {name: tuple(map(str, row)) for key in ("feelings", "kinds")
+                         for name, row in packs.table("readings.yaml", key).items()},
+                        occasions, said("read_alike"), packs.groups("readings.yaml", "languages"),
+                        packs.groups("readings.yaml", "language_names"), said("language_nouns"),
+                        packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
+                        said("authorship_before"), said("authorship_after"))
+    clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
+                      packs.words("clauses.yaml", "sentence_ends"),
+                      frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
+                      "".join(packs.words("clauses.yaml", "particles")))
+    kinds = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers"}
+    sets = {"wanting", "filler", "not_a_topic", "pronouns"}
+    return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root),
+                **{k: frozenset(w.lower() for w in words(k)) if k in sets else words(k) for k in kinds})
 
 
 @lru_cache(maxsize=8192)  # the vocabulary's and cue tables' terms, asked of every brief
@@ -141,7 +251,8 @@ def term_pattern(term: str, plural: bool = False) -> str:
     escaped = re.escape(term)
     if plural and term[-1:].isalpha():
         escaped = rf"(?:{escaped}(?:e?s)?|{re.escape(term[:-1])}ies)" if term.endswith("y") else rf"{escaped}(?:e?s)?"
-    return rf"(?<![\w-]){escaped}(?![\w-])"
+    # a term that starts or ends with a mark ("'d", "+") has no word edge there: "we'd"
+    return (r"(?<![\w-])" if term[:1].isalnum() else "") + escaped + (r"(?![\w-])" if term[-1:].isalnum() else "")
 
 
 @lru_cache(maxsize=256)
@@ -261,19 +372,19 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     found: list[tuple[int, int, str, str]] = []
     for kind in vocabulary.kinds:
         found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
-    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.adult, whole_words=True)]
+    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
     for dimension in vocabulary.dimensions:
         found += [(a, b, dimension.name, value.name) for value in dimension.values
                   for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)
-                  if not (text[a:b].lower() in cues.wanting and _PERSON_BEFORE.search(text, 0, a))]
-    for code, words in cues.languages.items():
+                  if not (text[a:b].lower() in cues.wanting and cues.person_before.search(text, 0, a))]
+    for code, words in cues.readings.languages.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
-    literary = {a for a, _, _ in find_terms(text, cues.literature_words)}
-    bookish = literary | {a for a, _, _ in find_terms(text, cues.language_nouns)}
-    for code, words in cues.language_names.items():
+    literary = {a for a, _, _ in find_terms(text, cues.readings.literature_words)}
+    bookish = literary | {a for a, _, _ in find_terms(text, cues.readings.language_nouns)}
+    for code, words in cues.readings.language_names.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
-                  if _names_books(text, _next_word_start(text, b, edition=True), bookish)]
-    for code, words in cues.literatures.items():
+                  if _names_books(text, _next_word_start(text, b, edition=True), bookish, cues)]
+    for code, words in cues.readings.literatures.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
                   if _next_word_start(text, b) in literary]
     historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
@@ -285,12 +396,6 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     return found
 
 
-_PERSON_BEFORE = re.compile(r"(?:\b(?:i|we|you|they|who|would|will|really|also)|'d|'ll)\s+$", re.IGNORECASE)
-_ONES = re.compile(r"\s*的\s*|\s+ones?\b", re.IGNORECASE)  # "不要日本的", "no Japanese ones"
-_CUED = re.compile(r"\b(?:no|not|nothing|without|only|except)\s+[A-Za-z-]+$", re.IGNORECASE)  # "nothing Japanese."
-# "nothing by Americans", "no Russians": the nation's writers
-_BY = re.compile(r"\b(?:by|no|not|nothing|without)\s+(?:the\s+)?$", re.IGNORECASE)
-_WRITTEN = re.compile(r"\s*(?:写|著|的作品)")  # "美国人写的"
 
 
 def _class_spans(text: str, entry: ClassRange, kind_starts: set[int], cues: Cues) -> Iterator[tuple[int, int]]:
@@ -301,22 +406,22 @@ def _class_spans(text: str, entry: ClassRange, kind_starts: set[int], cues: Cues
     yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
                 if _next_word_start(text, b) in kind_starts or _stands_for_books(text, b, cues))
     yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
-                if _BY.search(text, 0, a) or _WRITTEN.match(text, b))
+                if cues.by_people.search(text, 0, a) or cues.written_by.match(text, b))
 
 
 def _stands_for_books(text: str, end: int, cues: Cues) -> bool:
     """"no Japanese ones", an English qualifier ending its clause ("nothing Japanese."); "X的" ending its clause,
     a negation or a preference after it aside ("明清的就不要了", "俄国的最好"): not "日本的风景", "去日本"."""
-    found = _ONES.match(text, end)
+    found = cues.ones.match(text, end)
     if found is None:  # not "more common among Japanese." in a claim: the qualifier follows a cue at once
-        return (_CUED.search(text[:end]) is not None
-                and (not text[end:].strip() or _CLAUSE_END.match(text, end) is not None))
-    if "的" not in found.group(0):
+        return (cues.cued_word.search(text[:end]) is not None
+                and (not text[end:].strip() or cues.clauses.end.match(text, end) is not None))
+    if found.group(0).strip().isascii():
         return True
     rest = text[found.end():]
     # "明清的就不要了", "俄国的最好"
-    rest = rest[max((len(c) for c in (*cues.negation_after, *cues.prefer) if rest.startswith(c)), default=0):]
-    return not rest.strip() or _CLAUSE_END.match(rest) is not None
+    rest = rest[max((len(c) for c in (*cues.negation_after, *cues.preference) if rest.startswith(c)), default=0):]
+    return not rest.strip() or cues.clauses.end.match(rest) is not None
 
 
 def _next_word_start(text: str, end: int, edition: bool = False) -> int:
@@ -326,10 +431,10 @@ def _next_word_start(text: str, end: int, edition: bool = False) -> int:
     return match.end() if match else end
 
 
-def _names_books(text: str, start: int, bookish: set[int]) -> bool:
+def _names_books(text: str, start: int, bookish: set[int], cues: Cues) -> bool:
     """Whether a language's bare name ending before `start` qualifies books: a book word or kind of writing
     follows, or the clause ends ("只要英文的")."""
-    return start in bookish or start == len(text) or _CLAUSE_END.match(text, start) is not None
+    return start in bookish or start == len(text) or cues.clauses.end.match(text, start) is not None
 
 
 def _resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
@@ -350,13 +455,13 @@ def _cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: fro
     "不烧脑" excludes, "不错", "不同", "不安" do not."""
     before_value = [(a, b, "negation_value") for a, b, _ in find_terms(text, cues.negation_before_value)
                     if b in value_starts]
-    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.not_cues)]
-    kinds = {"negation": cues.negation, "after": cues.negation_after, "except_open": cues.except_open,
-             "except_close": cues.except_close, "must": cues.must, "hedge": cues.hedge,
-             "hedge_if_several": cues.hedge_if_several, "contrast": cues.contrast}
+    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
+    kinds = {"negation": cues.negation_before, "after": cues.negation_after, "except_open": cues.exception_open,
+             "except_close": cues.exception_close, "must": cues.requirement, "hedge": cues.hedge,
+             "hedge_if_several": cues.hedge_if_several, "contrast": cues.termination}
     found = [(a, b, kind) for kind, words in kinds.items() for a, b, _ in find_terms(text, words)
              if not any(x <= a and b <= y for x, y in taken)
-             and not (kind == "hedge" and _DEGREE_TOO.match(text, a))]
+             and not (kind == "hedge" and text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
     found += [cue for cue in before_value if not any(x <= cue[0] and cue[1] <= y for x, y in taken)]
     found += [(a, b, "negation") for a, b, _ in find_terms(text, cues.negation_after_contrast)
               if not any(x <= a and b <= y for x, y in taken)
@@ -364,9 +469,10 @@ def _cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: fro
     return [_Cue(a, b, kind) for a, b, kind in longest_apart(found)]
 
 
-def _clauses(text: str, cue_list: list[_Cue]) -> list[tuple[int, int]]:
+def _clauses(text: str, cue_list: list[_Cue], cues: Cues) -> list[tuple[int, int]]:
+    """The text cut at its clause ends and terminations: made once per brief."""
     bounds = {0, len(text)}
-    bounds |= {m.start() for m in _CLAUSE_END.finditer(text)}
+    bounds |= {m.start() for m in cues.clauses.end.finditer(text)}
     bounds |= {c.start for c in cue_list if c.kind == "contrast"}
     ordered = sorted(bounds)
     return [(a, b) for a, b in zip(ordered, ordered[1:]) if b > a]
@@ -383,14 +489,14 @@ def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
 def _states(text: str, cue: _Cue, cues: Cues) -> bool:
     """"X does not cause Y", "has no effect on": a negated claim about the world, not an exclusion."""
     before = text[max(0, cue.start - 12):cue.start].lower()
-    return text[cue.start:cue.end].lower() in ("not", "no") and any(regex(rf"\b{re.escape(w)}\s*$").search(before)
+    return text[cue.start:cue.end].lower() in cues.statement_negation and any(regex(rf"\b{re.escape(w)}\s*$").search(before)
                                                              for w in cues.statement_before)
 
 
 def _asks(text: str, cue: _Cue, cues: Cues) -> bool:
     """"为什么…不需要", "how not to": a negation inside a question about the world, not an exclusion."""
-    clause = text[max((m.end() for m in _CLAUSE_END.finditer(text, 0, cue.start)), default=0):cue.start]
-    return bool(find_terms(clause, cues.asks_about))
+    clause = text[max((m.end() for m in cues.clauses.end.finditer(text, 0, cue.start)), default=0):cue.start]
+    return bool(find_terms(clause, cues.question))
 
 
 def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues: Cues,
@@ -399,7 +505,7 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
     false for a text that names nothing of the catalog and has no word about books or reading (a claim)."""
     scopes: list[_Scope] = []
     several: list[tuple[_Cue, int, int]] = []  # "都可以" cues: decided once exclusions are known
-    clauses = _clauses(text, cue_list)
+    clauses = _clauses(text, cue_list, cues)
     for cue in cue_list:
         if cue.kind == "contrast":
             continue
@@ -410,9 +516,9 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
             continue
         a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
         if cue.kind == "except_close":
-            additive = _ADDITIVE.match(text, cue.end)  # "金庸古龙以外的也要有": others too, not instead
+            additive = cues.additive_ahead.match(text, cue.end)  # "金庸古龙以外的也要有": others too, not instead
             if not any(a <= c.start < cue.start and c.kind in ("except_open", "negation") for c in cue_list) and not (
-                    additive and not _CLAUSE_END.search(text, cue.end, additive.end())):
+                    additive and not cues.clauses.end.search(text, cue.end, additive.end())):
                 scopes.append(_Scope(a, cue.start, EXCLUDED))  # "鲁迅以外的民国作家": 除了 left unsaid
             continue
         # an "or" joins what an exclusion names ("nothing by Orwell or Huxley"), it does not end it
@@ -421,16 +527,16 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         stop = min([c.start for c in following] + [b])
         if cue.kind == "negation":
             # "不要太学术的哲学入门书", "not too academic philosophy": the degree is excluded, not the books it describes
-            word = _WORD_AFTER_DEGREE if _ENDS_IN_DEGREE.search(text, cue.start, cue.end) else _DEGREE_THEN_WORD
-            degree = _DEGREE_THEN_DE.match(text, cue.end) or word.match(text, cue.end)
+            own = text[cue.start:cue.end].lower().split()[-1:] in ([w] for w in cues.degree)  # "not too"
+            degree = (cues.word_after_degree if own else cues.degree_then_word).match(text, cue.end)
             if degree and degree.end() < stop:
                 stop = degree.end()
             # "不要二战题材的小说": the modifier before 的 is excluded, not the kind of book
             stop = next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"), stop)
         before_named = any(a <= s < cue.start for s, _ in spans)
-        after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" 的了吧啊呀"))
+        after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" " + cues.clauses.particles))
         if cue.kind == "hedge":
-            joined = _joined_by_or(text, cue, spans) if text[cue.start:cue.end].lower() == "or" else (a, b)
+            joined = _joined_by_or(text, cue, spans, cues) if text[cue.start:cue.end].lower() == "or" else (a, b)
             if joined:
                 scopes.append(_Scope(*joined, ALLOWED))
             continue
@@ -439,7 +545,7 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
             continue
         polarity = REQUIRED if cue.kind == "must" else EXCLUDED
         # "战争题材的不要": a cue that may also follow what it negates, ending its clause after a plain topic
-        topic_before = (text[cue.start:cue.end] in cues.negation_after and not text[cue.end:stop].strip(" 的了吧啊呀")
+        topic_before = (text[cue.start:cue.end] in cues.negation_after and not text[cue.end:stop].strip(" " + cues.clauses.particles)
                         and _has_topic(text[a:cue.start], cues))
         postfix = cue.kind == "after" or (cue.kind in ("negation", "must") and (before_named or topic_before)
                                           and not any(cue.end <= s < stop for s, _ in spans)
@@ -453,12 +559,12 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
             continue  # a claim's "does not", a question's "why … not": its words stay what the text is about
         if cue.kind == "negation" and _reader_scoped(text, cue, cues):
             # "不需要懂哲学也能读的好书": what the reader need not know ends where the book is spoken of again
-            end = re.search(r"[也就都还的]", text[cue.end:stop])
+            end = cues.reader_stop.search(text[cue.end:stop])
             scopes.append(_Scope(cue.start, cue.end + end.start() if end else stop, READER))
             continue
         close = next((c for c in cue_list if c.kind == "except_close" and cue.end <= c.start < stop), None)
         if cue.kind == "except_open":
-            if not _ADDITIVE.match(text, close.end if close else stop):
+            if not cues.additive_ahead.match(text, close.end if close else stop):
                 scopes.append(_Scope(cue.start, close.start if close else stop, EXCLUDED))
         elif cue.kind == "negation" and close is not None:
             # "不看刘慈欣以外的科幻": what stands before 以外 is the only thing wanted
@@ -486,7 +592,7 @@ def _without_leading_cues(word: str, cues: Cues) -> str:
     return word
 
 
-def _joined_by_or(text: str, cue: _Cue, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+def _joined_by_or(text: str, cue: _Cue, spans: list[tuple[int, int]], cues: Cues) -> tuple[int, int] | None:
     """What an "or" offers as alternatives: the names on either side of it, each within two words ("fiction or
     nonfiction", "poetry or maybe some essays"); None where it joins other words ("crime novels set in Scandinavia
     or anywhere cold" asks for crime novels, it offers no alternative to them)."""
@@ -494,7 +600,7 @@ def _joined_by_or(text: str, cue: _Cue, spans: list[tuple[int, int]]) -> tuple[i
     after = min((s for s in spans if s[0] >= cue.end), key=lambda s: s[0], default=None)
     if before is None or after is None:
         return None
-    near = all(len(text[x:y].split()) <= 2 and not _CLAUSE_END.search(text, x, y)
+    near = all(len(text[x:y].split()) <= 2 and not cues.clauses.end.search(text, x, y)
                for x, y in ((before[1], cue.start), (cue.end, after[0])))
     return (before[0], after[1]) if near else None
 
@@ -504,14 +610,14 @@ def _topic(text: str, cues: Cues) -> str:
     return " ".join(_topics(text, cues))
 
 
-def _joined_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def _joined_parts(text: str, start: int, end: int, cues: Cues) -> list[tuple[int, int]]:
     """The spans of text[start:end] between its joining words and commas ("工具书和励志书" -> 工具书, 励志书): words,
     not characters, so that 和平 stays one."""
     parts, at, offset = [], start, start
     words = cut(text[start:end]) if re.search(r"[\u3400-\u9fff]", text[start:end]) else re.split(r"(\s+|[,，、/])",
                                                                                             text[start:end])
     for word in words:
-        if word.strip().lower() in _JOINERS or word.strip() in (",", "，", "、", "/"):
+        if word.strip().lower() in cues.clauses.joiners or word.strip() in ("，", ","):
             parts.append((at, offset))
             at = offset + len(word)
         offset += len(word)
@@ -525,13 +631,13 @@ def _topics(text: str, cues: Cues) -> list[str]:
     # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
     text = text[len(next((w for w in cues.leading_cues if text.startswith(w)), "")):]
     groups = []
-    for a, b in _joined_parts(text, 0, len(text)):
+    for a, b in _joined_parts(text, 0, len(text), cues):
         words = []
         for token in cut(text[a:b]) if re.search(r"[\u3400-\u9fff]", text[a:b]) else text[a:b].split():
             word = _without_leading_cues(token.strip(" .;:!?'\"。；：！？").lower(), cues)
             if not word or not _TOPIC_WORD.fullmatch(word):
                 continue
-            if word in cues.topic_filler or word in cues.all_words or word in stopwords()["en"]:
+            if word in cues.filler or word in cues.all_words or word in stopwords()["en"]:
                 continue
             if word in cues.not_a_topic or any(w in cues.not_a_topic for w in re.findall(r"[\u3400-\u9fff]", word)
                                                if len(word) == 1):
@@ -659,7 +765,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     """The brief's mentions, each with the polarity its cues give it, and its numeric conditions."""
     cues = cues or load_cues()
     text = unicodedata.normalize("NFKC", text)
-    numbers = find_numbers(text, today)
+    numbers = find_numbers(text, today, cues.numbers, cues.clauses.end)
     number_spans = [(n.start, n.end) for n in numbers]
     # A book's title in 《》 is a name: its words are no mood or setting ("《百年孤独》" is not 孤独).
     titles = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)]
@@ -676,7 +782,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
     about_books = _about_books(text, found)
     scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
-    question = not about_books and _QUESTION_END.search(text) is not None
+    question = not about_books and cues.clauses.question_end.search(text) is not None
     if question:  # "…管辖了哪几个非都市区？", "成人礼指的是什么？": a question about the world excludes no books
         scopes = [s for s in scopes if s.polarity != EXCLUDED]
 
@@ -689,8 +795,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     def for_the_reader(start: int, end: int) -> bool:
         """"nothing too scary for the kids": an audience the excluded quality is for, not excluded itself."""
         scope = _exclusion_around(start, end, scopes)
-        return (scope is not None and re.search(r"(?:\bfor(?:\s+the|\s+our)?|给|适合)\s*$", text[scope.start:start],
-                                                 re.IGNORECASE) is not None
+        return (scope is not None and cues.for_whom_before.search(text[scope.start:start]) is not None
                 and any(scope.start <= f[0] < start for f in found))
 
     mentions = []
@@ -714,8 +819,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     notes = []
     numeric: list[NumericCondition] = []
     preferred: list[NumericCondition] = []
-    preferring = [a for a, _, _ in find_terms(text, cues.prefer)]
-    clauses = _clauses(text, cue_list) if preferring else []
+    preferring = [a for a, _, _ in find_terms(text, cues.preference)]
+    clauses = _clauses(text, cue_list, cues) if preferring else []
     for number in numbers:
         mood = polarity(number.start, number.end)
         if mood == READER:
@@ -744,7 +849,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if any(start <= a < end for a, _ in number_spans):
             continue
         if any(start <= m.start < end for m in mentions):  # "别放工具书和励志书": 励志 is a value, 工具书 a topic
-            mentions += [Mention(a, b, "subject", t, EXCLUDED) for a, b in _joined_parts(text, start, end)
+            mentions += [Mention(a, b, "subject", t, EXCLUDED) for a, b in _joined_parts(text, start, end, cues)
                          if not any(a <= m.start < b for m in mentions)
                          for t in _topics(text[a:b], cues) if t not in cues.pronouns]
         else:
