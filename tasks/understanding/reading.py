@@ -170,6 +170,7 @@ class Readings:
     ones: tuple[str, ...]  # a qualifier standing for books of its own: "不要日本的", "no Japanese ones"
     authorship_before: tuple[str, ...]  # a nation's people as writers: "by Americans"
     authorship_after: tuple[str, ...]  # "美国人写的"
+    topics: tuple[str, ...]  # topic phrases holding a value's word: "happy ending" is no wish for happy books
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         occasions, said("read_alike"), packs.groups("readings.yaml", "languages"),
                         packs.groups("readings.yaml", "language_names"), said("language_nouns"),
                         packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
-                        said("authorship_before"), said("authorship_after"))
+                        said("authorship_before"), said("authorship_after"), said("topics"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
@@ -308,6 +309,18 @@ class Mention:
 
 
 @dataclass(frozen=True)
+class Topic:
+    """A topic the brief names, not a vocabulary value: excluded ("不要战争题材" -> 战争) or read from an occasion
+    ("中秋" -> 团圆). tasks/understanding/subjects.py matches them to the catalog's subject headings."""
+
+    start: int
+    end: int
+    text: str
+    polarity: str
+    source: str  # "excluded" (a phrase a negation scopes over) | "occasion"
+
+
+@dataclass(frozen=True)
 class Reading:
     text: str
     mentions: tuple[Mention, ...]
@@ -321,6 +334,8 @@ class Reading:
     # claim or a question, whose "not" states a fact and whose "cold" is a temperature.
     about_books: bool = True
     preferred: tuple[NumericCondition, ...] = ()  # numbers in a clause that only prefers them ("最好是近十年的")
+    topics: tuple[Topic, ...] = ()  # topics named outside the vocabulary, with their polarity
+    said_spans: tuple[tuple[int, int], ...] = ()  # read whole into values or topics (occasions, audiences): no keyword
 
     def of(self, polarity: str) -> list[Mention]:
         return [m for m in self.mentions if m.polarity == polarity]
@@ -336,7 +351,8 @@ class Reading:
         """The searchable text in pieces, each with whether it is a catalog name (to keep whole); the numbers
         ("八九十年代", "300页以内") left out, since a year or a page count is a condition, never a keyword."""
         text, pieces, at = self.searchable_text, [], 0
-        text = "".join(" " if any(a <= i < b for a, b in self.number_spans) else ch for i, ch in enumerate(text))
+        blanks = self.number_spans + self.said_spans
+        text = "".join(" " if any(a <= i < b for a, b in blanks) else ch for i, ch in enumerate(text))
         for start, end in self.name_spans:
             if text[start:end].strip() == self.text[start:end]:  # not blanked as excluded or about the reader
                 pieces += [(text[at:start], False), (text[start:end], True)]
@@ -373,6 +389,12 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
     for kind in vocabulary.kinds:
         found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
     found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
+    # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
+    # or school grade ("fourth graders", "三年级")
+    for name, words in (*cues.readings.values.items(), *cues.readings.audiences.items()):
+        named = _named_value(name, vocabulary)
+        if named is not None:
+            found += [(a, b, *named) for a, b, _ in find_terms(text, words, plural=True)]
     for dimension in vocabulary.dimensions:
         found += [(a, b, dimension.name, value.name) for value in dimension.values
                   for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)
@@ -393,9 +415,36 @@ def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list
             text, entry, literary if entry.kind == "literatures" else historical, cues)]
     if entities is not None:
         found += entities.name_spans(text)
-    return found
+    # a topic phrase holding a value's word ("no happy ending") is a topic, not the value
+    phrases = [(a, b) for a, b, _ in find_terms(text, cues.readings.topics, plural=True)]
+    return [f for f in found if not any(a <= f[0] and f[1] <= b and (a, b) != (f[0], f[1]) for a, b in phrases)]
 
 
+
+
+def _named_value(name: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
+    """(field, value) of a readings row's name: a kind of book or audience, or a vocabulary value; None for the
+    audience rows that name only who reads ("readers")."""
+    kind = next((k for k in vocabulary.kinds if k.name == name), None)
+    if kind is not None:
+        return kind.facet, kind.name
+    return next(((v.dimension, v.name) for v in vocabulary.all_values() if v.name == name), None)
+
+
+def _everyday(text: str, cues: Cues, vocabulary: Vocabulary) -> tuple[list[tuple[int, int]], list[Topic],
+                                                                     list[tuple[int, int, str, str]]]:
+    """What the packs' everyday readings find beyond values: who reads, where no catalog audience is meant ("new
+    parents", "初中生": the reader's spans); occasions ("中秋", "Valentine's Day": the topics and values a shelf
+    for them is about; their own words are no keyword)."""
+    readers = [(a, b) for name, words in cues.readings.audiences.items() if _named_value(name, vocabulary) is None
+               for a, b, _ in find_terms(text, words, plural=True)]
+    topics: list[Topic] = []
+    values: list[tuple[int, int, str, str]] = []
+    for occasion in cues.readings.occasions:
+        for a, b, _ in find_terms(text, occasion.words):
+            topics += [Topic(a, b, t, WANTED, "occasion") for t in occasion.topics]
+            values += [(a, b, *named) for v in occasion.values if (named := _named_value(v, vocabulary))]
+    return readers, topics, values
 
 
 def _class_spans(text: str, entry: ClassRange, kind_starts: set[int], cues: Cues) -> Iterator[tuple[int, int]]:
@@ -769,7 +818,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     number_spans = [(n.start, n.end) for n in numbers]
     # A book's title in 《》 is a name: its words are no mood or setting ("《百年孤独》" is not 孤独).
     titles = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)]
-    found = [f for f in _resolve_overlaps(_candidates(text, vocabulary, cues, entities))
+    audience_readers, occasion_topics, occasion_values = _everyday(text, cues, vocabulary)
+    found = [f for f in _resolve_overlaps(_candidates(text, vocabulary, cues, entities) + occasion_values)
              if not any(a < f[1] and f[0] < b for a, b in number_spans)
              and (f[2] in ("author", "work") or not any(a <= f[0] and f[1] <= b for a, b in titles))]
     spans = [(f[0], f[1]) for f in found] + number_spans
@@ -863,7 +913,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}
                 mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]
-    readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
+    readers = [(s.start, s.end) for s in scopes if s.polarity == READER] + audience_readers
     # What excludes nothing stays searchable: a claim's "does not require", "mice without IFN-γ" (cut from the
     # dense query, they turned the claim around and lost its subject); a brief's exclusions are blanked, and so
     # is a brief's degree ("not too long", "别太长"), which names no topic to search for.
@@ -874,7 +924,12 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                  if c.kind != "negation" or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
     names = tuple(entities.whole_names(text)) if entities is not None else ()
+    topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions if m.field == "subject"]
+    # an everyday word read as a value or an audience ("cheerful", "fourth graders"), an occasion: no keyword
+    said = [(t.start, t.end) for t in occasion_topics] + [
+        (a, b) for words in (*cues.readings.values.values(), *cues.readings.audiences.values())
+        for a, b, _ in find_terms(text, words, plural=True)]
     return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
                    tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
-                   about_books, tuple(dict.fromkeys(preferred)))
+                   about_books, tuple(dict.fromkeys(preferred)), tuple(topics + occasion_topics), tuple(said))
 

@@ -45,7 +45,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
-                      "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS},
+                      "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 
@@ -91,15 +91,19 @@ class Packs:
         return {name: tuple(dict.fromkeys(words)) for name, words in out.items()}
 
     def table(self, file: str, key: str) -> dict[str, Any]:
-        """A table key over every pack; a later pack's row of the same name adds to an earlier one's lists."""
+        """A table key over every pack; a later pack's row of the same name adds to an earlier one's lists (a
+        plain value replaces)."""
         out: dict[str, Any] = {}
         for pack in self.packs:
             for name, row in (pack.get(file, key) or {}).items():
-                if isinstance(row, dict) and isinstance(out.get(str(name)), dict):
-                    merged = dict(out[str(name)])
+                earlier = out.get(str(name))
+                if isinstance(row, dict) and isinstance(earlier, dict):
+                    merged = dict(earlier)
                     for field, value in row.items():
                         merged[field] = [*merged.get(field, []), *value] if isinstance(value, list) else value
                     out[str(name)] = merged
+                elif isinstance(row, list) and isinstance(earlier, list):
+                    out[str(name)] = [*earlier, *row]
                 else:
                     out[str(name)] = row
         return out

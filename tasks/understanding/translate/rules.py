@@ -189,7 +189,8 @@ def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, 
     # what it is about. In a brief a number is a condition ("30本", "after 1980") and a lone letter is noise; in a
     # claim they are what it is about ("N-terminal", "1,000 genomes"). A brief's degree or length ("老一点的",
     # "short") says how, not what: 老 had found 老舍 and 老人与海.
-    filler = brief_stopwords() | cues.not_a_topic | cues.all_words if reading.about_books else frozenset()
+    filler = (brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content
+              if reading.about_books else frozenset())
     skip = reference_words() | filler | stopwords()["zh" if language == "zh" else "en"]
     if language == "zh":
         words = _chinese_keywords(reading.segments(), skip, reading.about_books)
