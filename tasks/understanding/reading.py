@@ -686,7 +686,7 @@ def _topics(text: str, cues: Cues) -> list[str]:
             word = _without_leading_cues(token.strip(" .;:!?'\"。；：！？").lower(), cues)
             if not word or not _TOPIC_WORD.fullmatch(word):
                 continue
-            if word in cues.filler or word in cues.all_words or word in stopwords()["en"]:
+            if word in cues.filler or word in cues.all_words or _stopword(word):
                 continue
             if word in cues.not_a_topic or any(w in cues.not_a_topic for w in re.findall(r"[\u3400-\u9fff]", word)
                                                if len(word) == 1):
@@ -697,6 +697,11 @@ def _topics(text: str, cues: Cues) -> list[str]:
         return []  # prose, not a list of topics: "mice without IFN-γ or its receptor are resistant to …"
     # Chinese words join as they were written: a subject is searched for as one string ("职场鸡汤", not "职场 鸡汤")
     return [("" if all(not w.isascii() for w in words) else " ").join(words) for words in groups if words]
+
+
+def _stopword(word: str) -> bool:
+    """A stopword of any language's list."""
+    return any(word in words for words in stopwords().values())
 
 
 def _about_books(text: str, found: list[tuple]) -> bool:
@@ -735,7 +740,7 @@ def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, 
         if scope is None:
             return False
         last = _word_before(text, scope.start, mention.start).lower()
-        described = (bool(last) and last not in brief_stopwords() and last not in stopwords()["zh"]
+        described = (bool(last) and last not in brief_stopwords() and not _stopword(last)
                      and bool(_topic(last, cues)))  # "epic" poetry, not "一本" 童书
         return described or any(other is not mention and other.polarity == EXCLUDED
                                 and scope.start <= other.start and other.end <= scope.end for other in mentions)

@@ -14,6 +14,7 @@ from config.yaml_files import read_yaml
 from storage.models import FilterCondition, HistoryShelf, Theme
 from tasks.catalog.text_analysis import brief_stopwords, detect_language, tokenize
 from tasks.models import ThemeQuery, merge_conditions
+from tasks.understanding.lang import load_packs
 from tasks.understanding.spans import regex
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
@@ -35,20 +36,21 @@ class ReferenceTables:
 
 @lru_cache(maxsize=1)
 def load_tables() -> ReferenceTables:
-    """config/references.yaml, both languages merged (words are matched whatever the language)."""
+    """The reference words of every language pack (cues.yaml `reference_*`; matched whatever the language), and
+    config/references.yaml's scopes and adjustments."""
     raw = read_yaml(CONFIG_DIR / "references.yaml")
-    both = lambda table: tuple(str(w) for lang in ("zh", "en") for w in table.get(lang, []))
+    packs = load_packs()
     scopes = raw["scopes"]
     return ReferenceTables(
-        temporal=both(raw["types"]["temporal"]),
-        referential=both(raw["types"]["referential"]),
-        stances={name: both(words) for name, words in raw["types"]["stance"].items()},
+        temporal=packs.words("cues.yaml", "reference_temporal"),
+        referential=packs.words("cues.yaml", "reference_referential"),
+        stances=packs.groups("cues.yaml", "reference_stances"),
         scope_words={name: tuple(str(w) for w in scope["words"]) for name, scope in scopes.items()},
         scope_sizes={"recent_themes": int(scopes["recent_themes"]["themes"]),
                      "recent_batches": int(scopes["recent_batches"]["batches"])},
         adjust={name: tuple(FilterCondition(c["field"], tuple(c["values"]), c["operator"]) for c in conds)
                 for name, conds in raw.get("adjust", {}).items()},
-        shelf_words=both(raw.get("shelf_words", {})),
+        shelf_words=packs.words("cues.yaml", "reference_shelf"),
     )
 
 
