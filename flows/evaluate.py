@@ -20,13 +20,13 @@ from tasks.catalog.text_analysis import detect_language
 from tasks.evaluation.beir import corpus_as_catalog, load_beir
 from tasks.evaluation.briefs import BriefScore, ShelfOutcome, load_benchmark, score_brief
 from tasks.evaluation.metrics import ModeScore, ndcg_at, recall_at
+from tasks.evaluation.queries import retrieval_query
 from tasks.evaluation.tags import TagScore, score_tags
 from tasks.evaluation.variants import TuneReport, Variant, choose_fusion, tune_variants
 from tasks.models import ThemeQuery
 from tasks.progress import Progress, logger
-from tasks.recall.filters import as_wishes, hard_constraints
+from tasks.recall.filters import hard_constraints
 from tasks.understanding.intent import Intent
-from tasks.understanding.reading import read_brief
 from tasks.understanding.themes import themes_from_form
 
 
@@ -111,9 +111,8 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
         ndcg = recall = 0.0
         for query_id, text in queries:
             theme = Theme("eval", query_id, text)  # the query once: as a name and a description it was read twice
-            if variant.translate:
-                query, _ = as_wishes(ctx.translator.translate(theme, read_brief(theme.brief, ctx.vocabulary,
-                                                                                ctx.entities)), ctx.held, ctx.numbered)
+            if variant.translate:  # the product's stages on a claim's own query: the brief grammar reads briefs
+                query = retrieval_query(text)
             else:
                 query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
             constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, ctx.available_only,

@@ -25,7 +25,7 @@ from pathlib import Path
 from config.class_ranges import ClassRange, class_ranges
 from config.vocabulary import Vocabulary
 from storage.models import NumericCondition
-from tasks.catalog.text_analysis import book_words, brief_stopwords, cut, stopwords, tokenize
+from tasks.catalog.text_analysis import brief_stopwords, cut, stopwords
 from tasks.understanding.lang import PACKS_DIR, load_packs
 from tasks.understanding.numbers import NumberGrammar, find_numbers, number_grammar
 from tasks.understanding.references import shelf_descriptions
@@ -64,8 +64,6 @@ class Cues:
     reader_before: tuple[str, ...]
     reader_after: tuple[str, ...]
     reader_end: tuple[str, ...]
-    statement_before: tuple[str, ...]
-    statement_negation: tuple[str, ...]
     question: tuple[str, ...]
     degree: tuple[str, ...]
     degree_end: tuple[str, ...]
@@ -330,9 +328,6 @@ class Reading:
     notes: tuple[str, ...] = ()
     number_spans: tuple[tuple[int, int], ...] = ()
     name_spans: tuple[tuple[int, int], ...] = ()  # catalog authors, titles and series: kept whole as keywords
-    # It names a form, genre, author or work, or uses a word about books and reading: a curator's brief, not a
-    # claim or a question, whose "not" states a fact and whose "cold" is a temperature.
-    about_books: bool = True
     preferred: tuple[NumericCondition, ...] = ()  # numbers in a clause that only prefers them ("最好是近十年的")
     topics: tuple[Topic, ...] = ()  # topics named outside the vocabulary, with their polarity
     said_spans: tuple[tuple[int, int], ...] = ()  # read whole into values or topics (occasions, audiences): no keyword
@@ -535,13 +530,6 @@ def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
     return any(after.startswith(w) for w in cues.reader_after)
 
 
-def _states(text: str, cue: _Cue, cues: Cues) -> bool:
-    """"X does not cause Y", "has no effect on": a negated claim about the world, not an exclusion."""
-    before = text[max(0, cue.start - 12):cue.start].lower()
-    return text[cue.start:cue.end].lower() in cues.statement_negation and any(regex(rf"\b{re.escape(w)}\s*$").search(before)
-                                                             for w in cues.statement_before)
-
-
 def _asks(text: str, cue: _Cue, cues: Cues) -> bool:
     """"为什么…不需要", "how not to": a negation inside a question about the world, not an exclusion."""
     clause = text[max((m.end() for m in cues.clauses.end.finditer(text, 0, cue.start)), default=0):cue.start]
@@ -549,9 +537,9 @@ def _asks(text: str, cue: _Cue, cues: Cues) -> bool:
 
 
 def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues: Cues,
-            kinds: list[tuple[int, int]], about_books: bool = True) -> list[_Scope]:
-    """Where each cue's polarity holds; `kinds` are the spans of forms and genres named; `about_books` is
-    false for a text that names nothing of the catalog and has no word about books or reading (a claim)."""
+            kinds: list[tuple[int, int]]) -> list[_Scope]:
+    """Where each cue's polarity holds (a cue opens a scope that runs to the next cue or the clause's end, or, after
+    what it negates, back to the clause's start); `kinds` are the spans of forms and genres named."""
     scopes: list[_Scope] = []
     several: list[tuple[_Cue, int, int]] = []  # "都可以" cues: decided once exclusions are known
     clauses = _clauses(text, cue_list, cues)
@@ -559,7 +547,7 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         if cue.kind == "contrast":
             continue
         if cue.kind == "negation_value":  # "不太沉重的历史书": the value after it, not the books it describes
-            if about_books and not _asks(text, cue, cues):  # a question's or a claim's 不 states a fact
+            if not _asks(text, cue, cues):  # a question's 不 states a fact
                 scopes.append(_Scope(cue.start, max((y for x, y in spans if x == cue.end), default=cue.end),
                                      EXCLUDED))
             continue
@@ -604,8 +592,8 @@ def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues:
         if postfix and cue.kind in ("negation", "must", "after"):
             scopes.append(_Scope(a, cue.start, polarity))
             continue
-        if cue.kind == "negation" and ((not about_books and _states(text, cue, cues)) or _asks(text, cue, cues)):
-            continue  # a claim's "does not", a question's "why … not": its words stay what the text is about
+        if cue.kind == "negation" and _asks(text, cue, cues):
+            continue  # a question's "why … not": its words stay what the text is about
         if cue.kind == "negation" and _reader_scoped(text, cue, cues):
             # "不需要懂哲学也能读的好书": what the reader need not know ends where the book is spoken of again
             end = cues.reader_stop.search(text[cue.end:stop])
@@ -702,17 +690,6 @@ def _topics(text: str, cues: Cues) -> list[str]:
 def _stopword(word: str) -> bool:
     """A stopword of any language's list."""
     return any(word in words for words in stopwords().values())
-
-
-def _about_books(text: str, found: list[tuple]) -> bool:
-    """Whether the text is a brief: it names a form, genre, author or work, is made mostly of vocabulary values
-    ("海洋与岛屿"), or uses a word about books and reading (the one test that tokenizes the whole text)."""
-    if any(f[2] in ("form", "genre", "author", "work") for f in found):
-        return True
-    if sum(f[1] - f[0] for f in found) * 2 >= len(re.sub(r"\W", "", text)):
-        return True
-    words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
-    return bool(words & book_words())
 
 
 def _exclusion_around(start: int, end: int, scopes: list[_Scope]) -> _Scope | None:
@@ -835,11 +812,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     cue_list = _cues(text, cues, spans + titled, frozenset(f[0] for f in found))
     # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
-    about_books = _about_books(text, found)
-    scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
-    question = not about_books and cues.clauses.question_end.search(text) is not None
-    if question:  # "…管辖了哪几个非都市区？", "成人礼指的是什么？": a question about the world excludes no books
-        scopes = [s for s in scopes if s.polarity != EXCLUDED]
+    scopes = _scopes(text, cue_list, spans, cues, kinds)
 
     def polarity(start: int, end: int) -> str:
         inside = [s for s in scopes if s.start <= start and end <= s.end and s.polarity != ALLOWED]
@@ -859,8 +832,6 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if field_name == "audience" and mood == EXCLUDED and for_the_reader(start, end):
             mood = WANTED
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
-            if question:  # "成人礼指的是什么？" names adults, it asks for no shelf
-                continue
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
     mentions = _narrowed_by_class(mentions, scopes, text)
@@ -919,12 +890,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 works = entities.title_works if entities is not None else {}
                 mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]
     readers = [(s.start, s.end) for s in scopes if s.polarity == READER] + audience_readers
-    # What excludes nothing stays searchable: a claim's "does not require", "mice without IFN-γ" (cut from the
-    # dense query, they turned the claim around and lost its subject); a brief's exclusions are blanked, and so
-    # is a brief's degree ("not too long", "别太长"), which names no topic to search for.
+    # An exclusion is blanked from the searchable text, and so is a degree ("not too long", "别太长"), which names
+    # no topic to search for.
     excluded = [(a, b) for a, b in excluded
                 if any(a <= m.start < b for m in mentions if m.polarity == EXCLUDED)
-                or any(a <= n.start < b for n in numbers) or (about_books and not _topic(text[a:b], cues))]
+                or any(a <= n.start < b for n in numbers) or not _topic(text[a:b], cues)]
     cue_spans = [(c.start, c.end) for c in cue_list
                  if c.kind != "negation" or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
@@ -936,5 +906,5 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         for a, b, _ in find_terms(text, words, plural=True)]
     return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
                    tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
-                   about_books, tuple(dict.fromkeys(preferred)), tuple(topics + occasion_topics), tuple(said))
+                   tuple(dict.fromkeys(preferred)), tuple(topics + occasion_topics), tuple(said))
 

@@ -33,7 +33,7 @@ SCHEMA: dict[str, dict[str, str]] = {
         "negation_after_contrast": WORDS, "exception_open": WORDS, "exception_close": WORDS,
         "pseudo_negation": WORDS, "termination": WORDS, "requirement": WORDS, "hedge": WORDS,
         "hedge_if_several": WORDS, "preference": WORDS, "reader_before": WORDS, "reader_after": WORDS,
-        "reader_end": WORDS, "statement_before": WORDS, "statement_negation": WORDS, "question": WORDS,
+        "reader_end": WORDS, "question": WORDS,
         "degree": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS,
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,

@@ -34,7 +34,7 @@ from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cue
 from tasks.understanding.references import reference_words
 from tasks.understanding.translate.base import Translator
 
-MAX_KEYWORDS = 20  # a claim-long brief keeps its words; filler never counts (config/stopwords.yaml)
+MAX_KEYWORDS = 20  # a long brief keeps its words; filler never counts (config/stopwords.yaml)
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
 _CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+")  # "三百页左右": a number, in a brief never a keyword
 _MODIFIES = re.compile(r"[\s-]*(?:的\s*)?")  # between a value and the kind it qualifies: "cozy mysteries", "温馨的推理"
@@ -183,20 +183,24 @@ def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], no
 
 
 def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, ...]:
-    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, nor in a brief a cue
-    word, a degree or a word about books, reading and wanting (config/stopwords.yaml)."""
-    # A claim or a question is not a brief: its "one" ("one-child"), "read" and "minus" ("the minus strand") are
-    # what it is about. In a brief a number is a condition ("30本", "after 1980") and a lone letter is noise; in a
-    # claim they are what it is about ("N-terminal", "1,000 genomes"). A brief's degree or length ("老一点的",
-    # "short") says how, not what: 老 had found 老舍 and 老人与海.
-    filler = (brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content
-              if reading.about_books else frozenset())
-    skip = reference_words() | filler | stopwords()["zh" if language == "zh" else "en"]
+    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, a cue word, a degree,
+    a count word or time unit, or a word about books, reading and wanting (config/stopwords.yaml). In a brief a
+    number is a condition ("30本", "after 1980") and a lone letter is noise. A brief's degree or length ("老一点的",
+    "short") says how, not what: 老 had found 老舍 and 老人与海."""
+    filler = brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content
+    return ranked_words(reading.segments(), language, reference_words() | filler, numbers_are_words=False)
+
+
+def ranked_words(segments: list[tuple[str, bool]], language: str, skip: frozenset[str] = frozenset(),
+                 numbers_are_words: bool = True) -> tuple[str, ...]:
+    """The words of text pieces (each with whether it is a name to keep whole), most telling first, without the
+    language's stopwords and `skip`: at most MAX_KEYWORDS."""
+    skip = skip | stopwords()["zh" if language == "zh" else "en"]
     if language == "zh":
-        words = _chinese_keywords(reading.segments(), skip, reading.about_books)
+        words = _chinese_keywords(segments, skip, not numbers_are_words)
     else:
-        tokens = [t for t in tokenize(" ".join(t for t, _ in reading.segments()), "en") if t not in skip
-                  and not (reading.about_books and (t.isdigit() or len(t) == 1))]
+        tokens = [t for t in tokenize(" ".join(t for t, _ in segments), "en") if t not in skip
+                  and (numbers_are_words or not (t.isdigit() or len(t) == 1))]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
     return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]
@@ -223,13 +227,12 @@ class RulesTranslator(Translator):
         conditions = conditions_of(reading, self.vocabulary)
         searchable = reading.searchable_text
         keywords = extract_keywords(reading, language, self.cues)
-        # A value's description tells the dense path what a mood or setting word means for a book; in a text
-        # that is not about books the word means what it says ("Cold exposure…"), and the description misleads.
+        # A value's description tells the dense path what a mood or setting word means for a book.
         descriptions = [
             value.description if language == "zh" else value.description_en
             for cond in conditions if cond.operator != "MUST_NOT" and cond.field in self.vocabulary.dimension_names
             for value in (self.vocabulary.value(cond.field, v) for v in cond.values)
-        ] if reading.about_books else []
+        ]
         synthetic = " ".join([re.sub(r"\s+", " ", searchable).strip(), *descriptions]).strip()
         return ThemeQuery(
             filter_conditions=conditions,
