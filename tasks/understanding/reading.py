@@ -674,7 +674,7 @@ def _topics(text: str, cues: Cues) -> list[str]:
             word = _without_leading_cues(token.strip(" .;:!?'\"。；：！？").lower(), cues)
             if not word or not _TOPIC_WORD.fullmatch(word):
                 continue
-            if word in cues.filler or word in cues.all_words or _stopword(word):
+            if word in cues.filler or word in cues.all_words or (_stopword(word) and word not in cues.pronouns):
                 continue
             if word in cues.not_a_topic or any(w in cues.not_a_topic for w in re.findall(r"[\u3400-\u9fff]", word)
                                                if len(word) == 1):
