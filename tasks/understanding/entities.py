@@ -17,7 +17,8 @@ from functools import cache, cached_property
 from config.vocabulary import load_aliases
 from storage.models import BookRecord
 from tasks.understanding.intent import Intent, Understanding
-from tasks.understanding.reading import ALLOWED, Reading, load_cues, term_pattern
+from tasks.understanding.reading import ALLOWED, Reading, load_cues
+from tasks.understanding.spans import term_pattern
 from tasks.understanding.spans import longest_apart
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")

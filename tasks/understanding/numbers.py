@@ -217,15 +217,13 @@ def _apposed(text: str, one: tuple[int, int], other: tuple[int, int]) -> bool:
 
 
 def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar | None = None,
-                 clause_end: re.Pattern | None = None) -> list[NumericMention]:
-    """Every numeric phrase of the brief, in order, without overlaps (the longer phrase wins); `clause_end` is where
-    the brief's clauses end (a comparator or field word never reaches across one)."""
+                 clause_of: Callable[[int], tuple[int, int]] | None = None) -> list[NumericMention]:
+    """Every numeric phrase of the brief, in order, without overlaps (the longer phrase wins); `clause_of` gives
+    the clause around a position (the brief's segments: a comparator or field word never reaches across a clause
+    end; without it the brief is one clause)."""
     grammar = grammar or number_grammar()
     year = (today or date.today()).year
-    ends = [m.start() for m in clause_end.finditer(brief)] if clause_end is not None else []
-
-    def clause_of(at: int) -> tuple[int, int]:
-        return (max((e + 1 for e in ends if e < at), default=0), min((e for e in ends if e >= at), default=len(brief)))
+    clause_of = clause_of or (lambda at: (0, len(brief)))
     found: list[NumericMention] = []
 
     def add(match: re.Match, *conditions: tuple[str, str, float]) -> None:

@@ -15,6 +15,7 @@ from storage.models import FilterCondition, HistoryShelf, Theme
 from tasks.catalog.text_analysis import brief_stopwords, detect_language, tokenize
 from tasks.models import ThemeQuery, merge_conditions
 from tasks.understanding.lang import load_packs
+from tasks.understanding.segments import segment
 from tasks.understanding.spans import regex
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
@@ -79,7 +80,7 @@ class Reference:
 def _temporal_in_shelf_context(brief: str, tables: ReferenceTables) -> list[str]:
     """Temporal words in a clause that also speaks of a shelf or a stance towards one."""
     context = (*tables.shelf_words, *(w for words in tables.stances.values() for w in words))
-    return list(dict.fromkeys(word for clause in re.split(r"[，,。.；;！!？?\n]", brief)
+    return list(dict.fromkeys(word for clause in segment(brief).clause_texts()
                               if _found(clause, context) for word in _found(clause, tables.temporal)))
 
 
@@ -88,11 +89,10 @@ def shelf_descriptions(brief: str, tables: ReferenceTables | None = None) -> lis
     rainy-night shelf"): from a temporal word to the shelf word it is said of, in one clause."""
     tables = tables or load_tables()
     shelf = "|".join(_term(w) for w in tables.shelf_words)
-    spans = []
-    for word in tables.temporal:
-        for match in regex(rf"{_term(word)}[^，,。.；;！!？?\n]{{0,16}}?(?:{shelf})", re.IGNORECASE).finditer(brief):
-            spans.append((match.start(), match.end()))
-    return spans
+    seg = segment(brief)
+    return [(match.start(), match.end()) for word in tables.temporal
+            for match in regex(rf"{_term(word)}.{{0,16}}?(?:{shelf})", re.IGNORECASE).finditer(brief)
+            if not seg.any_end(match.start() + 1, match.end())]
 
 
 @lru_cache(maxsize=4096)  # the same table words, escaped for every brief
