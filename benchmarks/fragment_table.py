@@ -16,7 +16,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.unit.test_brief_fragments import derived  # noqa: E402  (after the path: run as a script)
+from tests.understanding.test_brief_fragments import derived  # noqa: E402  (after the path: run as a script)
 
 
 def main(verbose: bool) -> None:

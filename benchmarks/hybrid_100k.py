@@ -81,27 +81,29 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["SHELFWISE__WORKSPACE"] = str(args.workspace)
     os.environ.setdefault("LANCE_LOG", "error")  # not a deprecation warning per hybrid query
-    from dataclasses import replace
 
     from config.settings import load_settings
     from config.vocabulary import get_vocabulary
-    from flows.shelving import build_context, rank_books
     from storage.index_store import NPROBES
-    from storage.models import Theme
-    from tasks.catalog.text_analysis import bm25_tokens
     from tasks.evaluation.metrics import ndcg_at
     from tasks.evaluation.variants import MODES
-    from tasks.models import ThemeQuery
-    from tasks.recall.filters import hard_constraints
+    from tasks.language.text_analysis import bm25_tokens
+    from tasks.model.constraints import hard_constraints
+    from tasks.model.query import ThemeQuery
+    from tasks.model.stages import Understood
+    from tasks.model.themes import Theme
+    from tasks.ranking.rank import rank
+    from tasks.recall.recall import recall
+    from tasks.shelving import build_context
 
     settings = load_settings()
     ctx = build_context(settings, get_vocabulary(), available_only=False)
     hybrid = MODES["hybrid"]
-    ctx = replace(ctx, settings=hybrid.settings(settings), switches=hybrid.switches)
-    queries = judged_queries(list(ctx.books), args.queries)
+    ctx = ctx.choosing(hybrid.settings(settings), hybrid.switches)
+    queries = judged_queries(list(ctx.recall.books), args.queries)
     start = time.perf_counter()
-    table = lance_hybrid_table(ctx.snapshot, ctx.books.values(), settings.bm25, args.workspace)
-    print(f"{len(ctx.books):,} books, {len(queries)} judged queries (about "
+    table = lance_hybrid_table(ctx.recall.snapshot, ctx.recall.books.values(), settings.bm25, args.workspace)
+    print(f"{len(ctx.recall.books):,} books, {len(queries)} judged queries (about "
           f"{statistics.mean(len(q[2]) for q in queries):.0f} relevant books each); "
           f"LanceDB comparison table ready in {time.perf_counter() - start:.1f} s")
     from lancedb.rerankers import RRFReranker
@@ -110,12 +112,12 @@ def main() -> None:
     results: dict[str, tuple[list[float], list[float]]] = {"ours": ([], []), "lancedb": ([], [])}
     def ours(n: int, language: str, text: str) -> list[str]:
         query = ThemeQuery((), (text,), text, 1.0, "bench", language)
-        return [c.book_id for c in rank_books(Theme("bench", f"q{n}", text), query, hard_constraints((), (), False),
-                                              ctx).candidates]
+        understood = Understood(Theme("bench", f"q{n}", text), query, hard_constraints((), (), False))
+        return list(rank(recall(understood, ctx.recall), understood, ctx.ranking).ranked)
 
     def lancedb(language: str, text: str) -> list[str]:
-        vector = ctx.embedder.embed_queries([text])[0]
-        terms = " ".join(bm25_tokens(text, language, ctx.snapshot.bm25.settings.english_stemming))
+        vector = ctx.recall.embedder.embed_queries([text])[0]
+        terms = " ".join(bm25_tokens(text, language, ctx.recall.snapshot.bm25.settings.english_stemming))
         found = (table.search(query_type="hybrid", vector_column_name="vector", fts_columns="text")
                  .vector(vector).text(terms).distance_type("cosine").nprobes(NPROBES).rerank(reranker)
                  .select(["book_id"]).limit(TOP_K).to_arrow())

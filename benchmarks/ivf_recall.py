@@ -33,7 +33,7 @@ def main() -> None:
     from config.vocabulary import get_vocabulary
     from storage.catalog_db import open_catalog
     from storage.index_store import NPROBES, open_index
-    from tasks.catalog.embedders import create_embedder
+    from tasks.language.embedders import create_embedder
 
     settings = load_settings()
     with open_catalog(settings.duckdb_path) as db:

@@ -11,7 +11,6 @@ the table it prints.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import statistics
 import sys
@@ -36,13 +35,13 @@ def demo_workspace(folder: Path) -> None:
 
 def shelve_batch(ctx, themes, preference: str) -> dict:
     """theme id -> its shelf, the batch shelved in order with in-batch history."""
-    from flows.shelving import shelve_theme
-    from storage.models import StageSwitches
+    from tasks.model.themes import StageSwitches
+    from tasks.shelving import shelve
 
-    ctx = dataclasses.replace(ctx, switches=StageSwitches(language_preference=preference))
+    ctx = ctx.choosing(ctx.ranking.settings, StageSwitches(language_preference=preference))
     shelves, history = {}, []
     for theme in themes:
-        shelf = shelve_theme(theme, list(history), ctx)
+        shelf = shelve(theme, list(history), ctx)
         shelves[theme.theme_id] = shelf
         history.append(shelf.as_history(None))
     return shelves
@@ -61,9 +60,9 @@ def main() -> int:
 
     from config.settings import load_settings
     from config.vocabulary import get_vocabulary
-    from flows.shelving import build_context
-    from tasks.catalog.text_analysis import detect_language
-    from tasks.understanding.themes import read_themes
+    from tasks.intake.themes import read_themes
+    from tasks.language.text_analysis import detect_language
+    from tasks.shelving import build_context
 
     settings = load_settings()
     themes = read_themes(PROJECT / "config/demo/themes.yaml").themes

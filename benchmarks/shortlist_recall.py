@@ -35,8 +35,9 @@ def main() -> None:
     from config.settings import load_settings
     from config.vocabulary import get_vocabulary
     from storage.index_store import open_current
-    from tasks.catalog.embedders import create_embedder
-    from tasks.recall.filters import EVERYTHING, FilterColumns
+    from tasks.language.embedders import create_embedder
+    from tasks.model.constraints import EVERYTHING
+    from tasks.recall.filters import FilterColumns
     from tasks.recall.vector_search import MemorySearch
     from tasks.understanding.expansion import expand_query
 

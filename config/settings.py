@@ -140,7 +140,7 @@ class ExpansionSettings(Section):
                                             "synonyms (config/term_mapping.yaml, config/synonyms.yaml).")
 
 
-# The paths an intent adds (tasks/recall/intent_paths.py) weigh the same whatever the query's length.
+# The paths an intent adds (tasks/recall/paths/intent.py) weigh the same whatever the query's length.
 _INTENT_WEIGHTS = {"entity": 2.0, "similar": 1.0, "related": 0.5, "recent": 2.0}
 
 

@@ -19,7 +19,7 @@ from storage.models import IndexVersion
 from tasks.catalog import bm25 as bm25_step
 from tasks.catalog import index_build
 from tasks.catalog.crosswalk import CROSSWALK_FILE
-from tasks.catalog.embedders import create_embedder
+from tasks.language.embedders import create_embedder
 from tasks.progress import logger, long_lived_objects, timed
 
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
 from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing
-from storage.models import LANGUAGE_PREFERENCES
 from storage.paths import NotWritable, UnsafePath
 from storage.workspace_lock import Holder, WorkspaceBusy
 from tasks.catalog.formats import SOURCE_FORMATS, CatalogFileError
 from tasks.errors import InputError
+from tasks.model.themes import LANGUAGE_PREFERENCES
 
 # A user's mistake or a busy workspace: one line and exit 2, never a traceback.
 USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, CatalogBusy, CatalogMissing, NotWritable,
@@ -167,7 +167,7 @@ def _print_status(status: dict) -> None:
 
 def _read_themes(args: argparse.Namespace):
     """The theme file, read and checked (nothing is written yet)."""
-    from tasks.understanding.themes import read_themes
+    from tasks.intake.themes import read_themes
 
     theme_file = read_themes(Path(args.file), args.batch)
     for row in theme_file.rejected:
@@ -349,7 +349,7 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 def _eval_briefs(args: argparse.Namespace, settings: Settings) -> int:
     """`eval --briefs FILE --catalog CATALOG [--tag-blind]`: the shelf benchmark, a line per brief, then means."""
-    from flows.evaluate import evaluate_briefs
+    from flows.evaluate import benchmark_settings, evaluate_briefs
     from flows.prefect_api import flow_api
     from tasks.catalog.ingest import CatalogFileError, ColumnMapping, load_mapping
     from tasks.evaluation.briefs import BenchmarkFileError, summary
@@ -360,11 +360,7 @@ def _eval_briefs(args: argparse.Namespace, settings: Settings) -> int:
     catalog, benchmark = Path(args.catalog).resolve(), Path(args.briefs).resolve()
     prefix = "briefs-blind-" if args.tag_blind else "briefs-"
     run_settings = _eval_settings(settings, args.workspace, catalog, prefix)
-    # The benchmark measures reading briefs: its batches run minutes apart, where a library's run weeks apart,
-    # so books of similar earlier batches are not held back (references to them still resolve).
-    run_settings = run_settings.model_copy(update={
-        "outputs_dir": run_settings.workspace / "outputs",
-        "history": run_settings.history.model_copy(update={"days": 0})})
+    run_settings = benchmark_settings(run_settings, run_settings.workspace)
     try:
         mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
         with _writing(run_settings, _command_line(args)), flow_api(run_settings):
@@ -448,11 +444,12 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     import yaml
 
     from config.vocabulary import get_vocabulary
-    from flows.shelving import build_context, shelve_theme
     from storage.index_store import NoIndexError
-    from storage.models import StageSwitches, Theme
+    from tasks.export.console import shelf_text
     from tasks.export.wording import option_texts, question_text, why_text
-    from tasks.understanding.themes import has_words
+    from tasks.intake.themes import has_words
+    from tasks.model.themes import StageSwitches, Theme
+    from tasks.shelving import build_context, shelve
 
     if not has_words(args.brief):
         raise InputError(f"try: the brief {args.brief!r} has no words (no letter or digit)")
@@ -463,7 +460,10 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     except NoIndexError as err:
         raise InputError(str(err)) from None
     theme = Theme("try", "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
-    shelf = shelve_theme(theme, [], ctx)  # no history is read or written
+    shelf = shelve(theme, [], ctx)  # no history is read or written
+    if not args.yaml:
+        print(shelf_text(shelf, args.show))
+        return 0
     query, asked = shelf.query, shelf.verdict.question
     report = {
         "theme_query": {
@@ -552,9 +552,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_stage_switches(run)
     run.set_defaults(handler=_cmd_run)
 
-    trial = commands.add_parser("try", help="translate, gate and shelve one brief now; prints YAML, writes nothing")
+    trial = commands.add_parser("try", help="translate, gate and shelve one brief now; prints a table, writes nothing")
     trial.add_argument("brief")
     trial.add_argument("--show", type=int, default=30, help="books to print (default 30)")
+    trial.add_argument("--yaml", action="store_true", help="print the full record as YAML: the query, the gate, "
+                                                          "the notes and each book's paths and scores")
     trial.add_argument("--include-unavailable", action="store_true", help="keep books with no copies available")
     _add_stage_switches(trial)
     trial.set_defaults(handler=_cmd_try)

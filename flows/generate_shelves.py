@@ -25,9 +25,8 @@ from config.settings import ExpansionSettings, SentenceRerankSettings, Settings,
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
 from flows.runs import NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
-from flows.shelving import build_context, shelve_theme
+from flows.shelving import shelve_theme
 from storage.catalog_db import open_catalog
-from storage.models import HistoryShelf, StageSwitches
 from storage.paths import NotWritable, UnsafePath, check_writable, workbook_path
 from storage.shelf_db import ShelfDB, ThemeOutcome, theme_history
 from storage.theme_inbox import import_waiting_themes, keep_themes
@@ -35,9 +34,11 @@ from storage.workspace_lock import WorkspaceBusy
 from tasks.errors import InputError
 from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
 from tasks.export.excel import write_workbook
+from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+from tasks.model.shelf import ThemeShelf, failed_shelf
+from tasks.model.themes import HistoryShelf, StageSwitches
 from tasks.progress import logger
-from tasks.ranking.shelf import ThemeShelf, failed_shelf
-from tasks.understanding.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+from tasks.shelving import build_context
 
 # What a run refuses with its reason as the state message: input, an unwritable or busy workspace.
 REFUSALS = (InputError, NotWritable, UnsafePath, WorkspaceBusy)
@@ -99,7 +100,6 @@ def _switch(title: str, section: type[BaseModel], key: str):
                              f"choice, else `{key}` in config/settings.yaml. Kept for the batch's reruns.")
 
 
-shelve = task(shelve_theme, name="shelve-theme", task_run_name="shelve-{theme.theme_id}", cache_policy=NONE)
 export = task(write_workbook, name="export-excel", cache_policy=NONE)
 
 
@@ -136,8 +136,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
             for theme in batch_themes:
                 history = theme_history(theme, other_batches, delivered)
                 try:
-                    # quoted: Prefect would otherwise walk the whole catalog in ctx on every call
-                    shelf = shelve(theme, quote(history), quote(ctx))
+                    shelf = shelve_theme(theme, history, ctx)
                 except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
                     logger.exception("theme %s failed", theme.theme_id)
                     shelf = failed_shelf(theme, err)

@@ -6,7 +6,7 @@ Each book becomes one bibliographic record: 001 id, 008 dates and language, 020 
 084 CLC, 100/700 authors (Western names inverted, as catalogued), 245 title, 250 edition, 264 publisher
 and year, 300 pages, 505 contents, 520 summary, 545 author note, 650 headings with their subdivisions,
 653 reader tags, 852 call number, and one 952 item per copy (a single item on loan where none is on the
-shelf). Ratings have no place in MARC and are left out. tests/integration/test_demo_marc.py keeps the
+shelf). Ratings have no place in MARC and are left out. tests/catalog/test_demo_marc.py keeps the
 committed file in step with the JSON catalog.
 """
 

@@ -22,16 +22,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from storage.models import (
-    BookRecord,
-    Facet,
-    ImportCounts,
-    ImportWarning,
-    IndexVersion,
-    RejectedRow,
-    shared_facet,
-)
+from storage.models import ImportCounts, ImportWarning, IndexVersion, RejectedRow
 from storage.workspace_lock import current_holder
+from tasks.model.books import BookRecord, Facet, shared_facet
 
 if TYPE_CHECKING:  # duckdb is imported by the commands that open the catalog, not by those that read an index
     import duckdb

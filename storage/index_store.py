@@ -42,8 +42,9 @@ import pyarrow.parquet as pq
 
 from storage.bm25_index import BM25Index
 from storage.catalog_db import book_to_row, row_to_book
-from storage.models import BookRecord, Facet, IndexVersion, shared_facet
+from storage.models import IndexVersion
 from storage.sql import sql_string, tag_column
+from tasks.model.books import BookRecord, Facet, shared_facet
 
 if TYPE_CHECKING:
     from lancedb.table import Table

@@ -10,7 +10,8 @@ from datetime import datetime, timedelta, timezone
 import duckdb
 import pyarrow as pa
 
-from storage.models import FilterCondition, HistoryShelf, NumericCondition, StageSwitches, Theme
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.themes import HistoryShelf, StageSwitches, Theme
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS themes (

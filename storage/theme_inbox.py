@@ -18,8 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from storage.catalog_db import CatalogDB
-from storage.models import RejectedRow, Theme
+from storage.models import RejectedRow
 from storage.shelf_db import ShelfDB
+from tasks.model.themes import Theme
 
 INBOX = "inbox"
 

@@ -1,5 +1,8 @@
-"""Shared fixtures. Tests are split by cost: unit (pure functions), integration (real DuckDB,
-LanceDB and embedder), flows (real Prefect flow runs, marked slow)."""
+"""Shared fixtures. Tests mirror the code: one folder per stage (catalog, intake, language, model,
+understanding, recall, ranking, export, evaluation, storage, config, flows) and faults; cost is a marker
+(`slow`: real Prefect runs, the demo index, an install), so `make test-fast` runs `-m "not slow"`.
+Every test builds what it needs (the demo index is shared read-only; a test that writes gets its own copy),
+so the suite passes in any order."""
 
 from __future__ import annotations
 
@@ -69,7 +72,7 @@ def demo_rows() -> list[dict]:
 
 @pytest.fixture(scope="session")
 def embedder():
-    from tasks.catalog.embedders import create_embedder
+    from tasks.language.embedders import create_embedder
 
     return create_embedder(load_settings().embedder)
 
@@ -102,14 +105,44 @@ def demo_workspace(prefect_server, tmp_path_factory):
             os.environ[key] = value
 
 
-@pytest.fixture
-def demo_copy(demo_workspace, tmp_path, monkeypatch):
-    """A copy of the indexed demo workspace (index paths are relative, so a copy works), made this test's."""
+def copy_workspace(settings, root: Path) -> dict[str, str]:
+    """A copy of a workspace and its outputs under root (index paths are relative, so a copy works): its env."""
     import shutil
 
-    shutil.copytree(demo_workspace.workspace, tmp_path / "var", ignore=shutil.ignore_patterns("prefect", "write.lock"))
-    monkeypatch.setenv("SHELFWISE__WORKSPACE", str(tmp_path / "var"))
-    monkeypatch.setenv("SHELFWISE__OUTPUTS_DIR", str(tmp_path / "outputs"))
+    shutil.copytree(settings.workspace, root / "var", ignore=shutil.ignore_patterns("prefect", "write.lock"))
+    if settings.outputs_dir.exists():
+        shutil.copytree(settings.outputs_dir, root / "outputs")
+    return {"SHELFWISE__WORKSPACE": str(root / "var"), "SHELFWISE__OUTPUTS_DIR": str(root / "outputs")}
+
+
+@pytest.fixture
+def demo_copy(demo_workspace, tmp_path, monkeypatch):
+    """A copy of the indexed demo workspace, made this test's: nothing it writes reaches another test."""
+    for key, value in copy_workspace(demo_workspace, tmp_path).items():
+        monkeypatch.setenv(key, value)
+    return load_settings()
+
+
+@pytest.fixture(scope="session")
+def demo_run(demo_workspace, tmp_path_factory):
+    """The demo batch shelved once, in a copy of the indexed demo workspace of its own: for tests that read it."""
+    from flows.cli import main as shelfwise
+
+    saved = dict(os.environ)
+    os.environ.update(copy_workspace(demo_workspace, tmp_path_factory.mktemp("demo-run")))
+    try:  # the session's other tests keep the demo workspace as theirs
+        assert shelfwise(["run", str(DEMO_THEMES)]) == 0
+        return load_settings()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.fixture
+def demo_run_copy(demo_run, tmp_path, monkeypatch):
+    """A copy of the workspace the demo batch was shelved in, made this test's: for tests that shelve more."""
+    for key, value in copy_workspace(demo_run, tmp_path).items():
+        monkeypatch.setenv(key, value)
     return load_settings()
 
 

@@ -9,9 +9,9 @@ from sys import intern
 from config.settings import Settings
 from storage.bm25_index import BM25Index
 from storage.catalog_db import CatalogDB
-from storage.models import BookRecord
 from tasks.catalog.index_text import bm25_document_tokens
-from tasks.catalog.text_analysis import ANALYZER_VERSION
+from tasks.language.text_analysis import ANALYZER_VERSION
+from tasks.model.books import BookRecord
 from tasks.progress import Progress
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
-from storage.models import BookRecord, Facet
+from tasks.model.books import BookRecord, Facet
 
 CROSSWALK_FILE = CONFIG_DIR / "crosswalk.yaml"
 _RULE_KEYS = {"prefix", "pattern", "terms", "unless", "confidence"}

@@ -27,9 +27,9 @@ import numpy as np
 
 from config.settings import EnrichmentSettings
 from config.vocabulary import Vocabulary
-from storage.models import BookRecord, Facet, shared_facet
 from tasks.catalog.crosswalk import Crosswalk
 from tasks.catalog.works import work_key
+from tasks.model.books import BookRecord, Facet, shared_facet
 
 ENRICHMENT_VERSION = 5  # in the index's snapshot hash: a build after a change of these rules derives the facets again
 UNCALIBRATED_CAP = 0.5  # the most an uncalibrated guess may claim: below any sensible filter confidence

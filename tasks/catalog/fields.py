@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Generic, TypeVar
 
-from tasks.catalog.text_analysis import has_control_characters, strip_control_characters
+from tasks.language.text_analysis import has_control_characters, strip_control_characters
 
 T = TypeVar("T")
 

@@ -22,11 +22,8 @@ from storage import index_store
 from storage.catalog_db import CatalogDB
 from storage.index_store import IndexSnapshot
 from storage.model_cache import cached_value
-from storage.models import BookRecord
 from storage.sql import tag_column
 from tasks.catalog.crosswalk import default_crosswalk
-from tasks.catalog.embedders.base import Embedder, normalize
-from tasks.catalog.embedding import EmbeddingChunks, embed_with_cache, text_hash
 from tasks.catalog.enrich import ENRICHMENT_VERSION, Reference, derive_facets
 from tasks.catalog.formats import CatalogFileError
 from tasks.catalog.index_text import (
@@ -36,8 +33,11 @@ from tasks.catalog.index_text import (
     head_parts,
 )
 from tasks.catalog.ingest import ColumnMapping, validate_file
-from tasks.catalog.text_analysis import ANALYZER_VERSION
 from tasks.catalog.works import group_works, work_key
+from tasks.language.embedders.base import Embedder, normalize
+from tasks.language.embedding import EmbeddingChunks, embed_with_cache, text_hash
+from tasks.language.text_analysis import ANALYZER_VERSION
+from tasks.model.books import BookRecord
 from tasks.progress import logger
 
 
@@ -410,7 +410,7 @@ def stale_vectors(carry: CarryOver, needed: Sequence[str], vocabulary: Vocabular
 def embed_books_e5(books: list[BookRecord], vocabulary: Vocabulary, db: CatalogDB, settings: Settings,
                    use_cache: bool = True) -> BookVectors:
     """The books' index texts embedded by multilingual-e5, for the optional third path."""
-    from tasks.catalog.embedders.e5 import E5Embedder
+    from tasks.language.embedders.e5 import E5Embedder
 
     texts = [compose_index_text(b, vocabulary, settings.index.text_sections) for b in books]
     result = embed_with_cache(texts, E5Embedder(threads=settings.embedder.threads), db, "book texts (e5)",

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from config.settings import TextSection
 from config.vocabulary import Vocabulary
-from storage.models import BookRecord
-from tasks.catalog.text_analysis import bm25_tokens, split_sentences
+from tasks.language.text_analysis import bm25_tokens, split_sentences
+from tasks.model.books import BookRecord
 
 # Bump when the composition of index texts changes, so that the next build is not skipped.
 INDEX_TEXT_VERSION = "3"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from config.vocabulary import Vocabulary
-from storage.models import BookRecord, ImportWarning, RejectedRow
+from storage.models import ImportWarning, RejectedRow
 from tasks.catalog.fields import (
     SCHEMES,
     Reading,
@@ -32,8 +32,9 @@ from tasks.catalog.fields import (
 )
 from tasks.catalog.formats import FORMAT_OF_SUFFIX, CatalogFileError
 from tasks.catalog.marc import read_marc
-from tasks.catalog.text_analysis import normalize_language
-from tasks.yaml_input import read_yaml_file
+from tasks.intake.yaml_input import read_yaml_file
+from tasks.language.text_analysis import normalize_language
+from tasks.model.books import BookRecord
 
 TEXT_FIELDS = ("book_id", "isbn", "title", "subtitle", "publisher", "language", "call_no",
                "summary", "author_intro", "toc", "edition", "series", "original_title")

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from hanziconv.charmap import simplified_charmap, traditional_charmap
 
-from storage.models import BookRecord
+from tasks.model.books import BookRecord
 
 _EDITION_WORDS = (r"版|本|印|修订|增订|典藏|珍藏|纪念|插图|插画|图文|全译|精装|平装|注释|评注|编年|合集|新译|套装|"
                   r"全[一二三四五六七八九十两\d]+[册冊卷部]|"  # a complete set ("全三册"); "第三册" is a volume

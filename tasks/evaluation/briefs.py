@@ -16,10 +16,11 @@ from pathlib import Path
 import yaml
 
 from config.vocabulary import Vocabulary
-from storage.models import BookRecord, FilterCondition
-from tasks.catalog.text_analysis import detect_language
 from tasks.evaluation.tags import true_values
-from tasks.understanding.themes import themes_from_text
+from tasks.intake.themes import themes_from_text
+from tasks.language.text_analysis import detect_language
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition
 
 PER_BOOK = ("authors_none", "authors_any", "year_min", "year_max", "pages_min", "pages_max", "rating_min",
             "language", "tags_any", "tags_none", "form", "form_none", "audience", "titles_none")

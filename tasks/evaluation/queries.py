@@ -9,8 +9,8 @@ own words, most telling first, and the text itself for the dense paths; no condi
 
 from __future__ import annotations
 
-from tasks.catalog.text_analysis import detect_language
-from tasks.models import ThemeQuery
+from tasks.language.text_analysis import detect_language
+from tasks.model.query import ThemeQuery
 from tasks.understanding.translate.rules import ranked_words
 
 TRANSLATOR = "retrieval query"

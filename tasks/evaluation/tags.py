@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from config.vocabulary import Vocabulary
-from storage.models import BookRecord
+from tasks.model.books import BookRecord
 
 
 @dataclass(frozen=True)

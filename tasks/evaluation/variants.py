@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from config.settings import Settings
-from storage.models import RECALL_PATHS, StageSwitches
 from tasks.evaluation.metrics import ModeScore
+from tasks.model.themes import RECALL_PATHS, StageSwitches
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tasks.export.wording import brief_language, option_texts, question_text, why_text
-from tasks.ranking.shelf import ThemeShelf
+from tasks.model.shelf import ThemeShelf
 
 
 def artifact_key(batch_id: str) -> str:
@@ -23,7 +23,7 @@ def shelf_table(shelves: Sequence[ThemeShelf]) -> list[dict]:
              "why": why_text(e.reasons, brief_language(s.theme.brief))} for s in shelves for e in s.entries]
 
 
-def _question(shelf: ThemeShelf) -> str:
+def review_question(shelf: ThemeShelf) -> str:
     """The gate's question and its options, in the brief's language."""
     asked, language = shelf.verdict.question, brief_language(shelf.theme.brief)
     return f"{question_text(asked, language)} ({' / '.join(option_texts(asked, language))})" if asked else ""
@@ -37,5 +37,5 @@ def batch_summary(batch_id: str, workbook: Path, shelves: Sequence[ThemeShelf]) 
     review = [s for s in shelves if s.status == "needs_review"]
     if review:
         lines += ["", "## Needs review", ""]
-        lines += [f"- **{s.theme.theme_name}**: {_question(s)}; {'; '.join(s.verdict.reasons)}" for s in review]
+        lines += [f"- **{s.theme.theme_name}**: {review_question(s)}; {'; '.join(s.verdict.reasons)}" for s in review]
     return "\n".join(lines)

@@ -49,8 +49,8 @@ from tasks.export.wording import (
     status_text,
     why_text,
 )
-from tasks.ranking.language import LanguageChoice
-from tasks.ranking.shelf import ShelfEntry, ThemeShelf
+from tasks.model.reasons import LanguageChoice
+from tasks.model.shelf import ShelfEntry, ThemeShelf
 
 
 class CellStyle:

@@ -12,16 +12,15 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from config.class_ranges import class_ranges
 from config.vocabulary import FACETS_BEYOND_DIMENSIONS, Vocabulary, get_vocabulary
-from storage.models import FilterCondition, NumericCondition, plain_number
-from tasks.catalog.text_analysis import detect_language
-from tasks.models import ThemeQuery
-from tasks.ranking.gating import Question
-from tasks.ranking.language import LanguageChoice
-from tasks.ranking.reasons import (
+from tasks.language.text_analysis import detect_language
+from tasks.model.conditions import FilterCondition, NumericCondition, plain_number
+from tasks.model.query import ThemeQuery
+from tasks.model.reasons import (
     ByNamedAuthor,
     CloseToBrief,
     CloseToNamedBook,
     InNamedSeries,
+    LanguageChoice,
     MayBeExcluded,
     Meets,
     MeetsPreferred,
@@ -35,6 +34,7 @@ from tasks.ranking.reasons import (
     UnavailableLeftOut,
     WorkTitles,
 )
+from tasks.model.shelf import Question
 
 # How a condition's values are said; {v} is the values, joined. Vocabulary dimensions, then the other fields.
 FIELD_PHRASES: dict[str, dict[str, str]] = {

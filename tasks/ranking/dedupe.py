@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from config.settings import HistorySettings
-from storage.models import FilterCondition, HistoryShelf
-from tasks.catalog.embedders.base import Embedder
+from tasks.language.embedders.base import Embedder
+from tasks.model.conditions import FilterCondition
+from tasks.model.themes import HistoryShelf
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ import numpy as np
 
 from config.settings import FusionSettings
 from config.vocabulary import Kind
-from storage.models import BookRecord
 from tasks.catalog.enrich import UNCALIBRATED_CAP
-from tasks.models import Candidate, PathHit, ThemeQuery
-from tasks.recall.filters import TERM_FIELDS, All, evaluate, numeric_expr
+from tasks.model.books import BookRecord
+from tasks.model.constraints import TERM_FIELDS, All, evaluate, numeric_expr
+from tasks.model.query import Candidate, PathHit, ThemeQuery
 from tasks.recall.scores import PathScoring
 
 MIN_KEPT_SHARE = 0.05  # a book all but sure to be excluded still moves down at most twentyfold

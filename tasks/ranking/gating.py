@@ -17,32 +17,12 @@ import numpy as np
 
 from config.settings import GatingSettings
 from config.vocabulary import Vocabulary, VocabularyValue
-from storage.models import FilterCondition, NumericCondition
-from tasks.catalog.embedders.base import Embedder
-from tasks.catalog.text_analysis import brief_stopwords
-from tasks.models import ThemeQuery
-from tasks.recall.filters import contradictions
-
-
-@dataclass(frozen=True)
-class Question:
-    """What a curator is asked about a theme under review, before it is put in words."""
-
-    kind: str  # contradiction | unrecognised | unchecked | history | author_cap | availability | likely_excluded
-    #            | conditions | catalog
-    count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf
-    clash: FilterCondition | None = None  # contradiction: the value both required and excluded
-    relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
-    #                                                            unchecked: the ones taken as wishes
-    closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
-
-
-@dataclass(frozen=True)
-class GateVerdict:
-    status: str  # "done" | "needs_review"
-    reasons: tuple[str, ...] = ()
-    question: Question | None = None
-    limited_by: str | None = None  # a Question kind from history to catalog, for a short shelf
+from tasks.language.embedders.base import Embedder
+from tasks.language.text_analysis import brief_stopwords
+from tasks.model.conditions import FilterCondition, NumericCondition
+from tasks.model.constraints import contradictions
+from tasks.model.query import ThemeQuery
+from tasks.model.shelf import GateVerdict, Question
 
 
 @dataclass(frozen=True)

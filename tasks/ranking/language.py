@@ -10,20 +10,12 @@ A language the brief itself asks for ("Chinese fiction", written in English) sta
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from storage.models import BookRecord
-from tasks.models import Candidate, ThemeQuery
+from tasks.model.books import BookRecord
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.model.reasons import LanguageChoice
 
 PLACED_BY_INTENT = ("entity", "recent")  # paths whose books are asked for by name or date, not by meaning
-
-
-@dataclass(frozen=True)
-class LanguageChoice:
-    """How a theme's shelf treats the language of its brief."""
-
-    language: str  # the brief's: zh | en
-    preference: str  # first | only | any
 
 
 def choose_preference(theme_choice: str, batch_choice: str | None, default: str) -> str:

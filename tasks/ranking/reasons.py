@@ -10,126 +10,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal, Union
+from dataclasses import replace
+from typing import Literal
 
-from storage.models import BookRecord, FilterCondition, HistoryShelf, NumericCondition
-from tasks.models import ThemeQuery
+from tasks.model.books import BookRecord
+from tasks.model.conditions import FilterCondition
+from tasks.model.constraints import evaluate, hard_constraints, numeric_expr
+from tasks.model.intent import Intent, Understanding
+from tasks.model.query import ThemeQuery
+from tasks.model.reasons import (
+    ByNamedAuthor,
+    CloseToBrief,
+    CloseToNamedBook,
+    InNamedSeries,
+    LanguageChoice,
+    MayBeExcluded,
+    Meets,
+    MeetsPreferred,
+    Mentions,
+    NamedBooksLeftOut,
+    NewArrival,
+    Reason,
+    SharesWithNamedBook,
+    ShelfFact,
+    SkippedForHistory,
+    UnavailableLeftOut,
+    WorkTitles,
+)
+from tasks.model.shelf import ShelfEntry
+from tasks.model.themes import HistoryShelf
 from tasks.ranking.fusion import calibrated_guess, excluded_values
-from tasks.ranking.language import LanguageChoice
 from tasks.recall.book_graph import BookGraph
-from tasks.recall.filters import evaluate, hard_constraints, numeric_expr
-from tasks.understanding.intent import Intent, Understanding
-
-if TYPE_CHECKING:  # shelf.py holds the entries and imports the reason types from here
-    from tasks.ranking.shelf import ShelfEntry
 
 MAX_WORDS = 3  # the brief's words named per row: more reads as a list, not a reason
 MIN_WORD = {True: 3, False: 2}  # a word shorter than this (Latin letters / Chinese characters) says nothing alone
 CHECK_CHANCE = 0.3  # a guess this likely that a shelved book has an excluded value is worth the curator's look
-
-
-@dataclass(frozen=True)
-class Meets:
-    """The book has these values of a condition the brief asks for."""
-
-    field: str
-    values: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class MeetsPreferred:
-    """The book meets a number the brief only prefers ("最好是近十年的"): why it stands before those that do not."""
-
-    condition: NumericCondition
-
-
-@dataclass(frozen=True)
-class Mentions:
-    """The brief's words found in the book's title, subject headings or summary."""
-
-    where: Literal["title", "subjects", "summary"]
-    words: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ByNamedAuthor:
-    author: str
-
-
-@dataclass(frozen=True)
-class InNamedSeries:
-    series: str
-    part: int  # 1-based place in reading order
-
-
-@dataclass(frozen=True)
-class CloseToNamedBook:
-    title: str
-
-
-@dataclass(frozen=True)
-class SharesWithNamedBook:
-    """What links a related book to a book the brief names (or to one of the spotlit author's books)."""
-
-    title: str
-    kind: str  # author | subject | tag
-    value: str
-    field: str = ""  # a tag's dimension
-
-
-@dataclass(frozen=True)
-class NewArrival:
-    year: int | None
-
-
-@dataclass(frozen=True)
-class CloseToBrief:
-    """Found by its meaning alone: the evidence column shows the sentence."""
-
-
-@dataclass(frozen=True)
-class MayBeExcluded:
-    """A calibrated guess, below the confidence a filter needs, says the book may have a value the brief
-    excludes: not a reason to shelve it, a line for the curator to check."""
-
-    field: str
-    value: str
-    chance: float
-
-
-Reason = Union[Meets, MeetsPreferred, Mentions, ByNamedAuthor, InNamedSeries, CloseToNamedBook, SharesWithNamedBook,
-               NewArrival, CloseToBrief, MayBeExcluded]
-
-
-@dataclass(frozen=True)
-class SkippedForHistory:
-    """Fitting books left out because recent shelves with a similar brief hold them."""
-
-    books: int
-    shelves: tuple[str, ...]  # those shelves' theme names
-
-
-@dataclass(frozen=True)
-class NamedBooksLeftOut:
-    """"Books like 《边城》" does not shelve 边城 itself."""
-
-    titles: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class UnavailableLeftOut:
-    """Books with no copy available are not shelved."""
-
-
-@dataclass(frozen=True)
-class WorkTitles:
-    """The titles of the works the brief's conditions name: a condition holds a work id, a curator reads a title."""
-
-    titles: tuple[tuple[str, str], ...]  # (work id, title)
-
-
-ShelfFact = Union[SkippedForHistory, NamedBooksLeftOut, UnavailableLeftOut, LanguageChoice, WorkTitles]
 
 
 def mentioned(words: Sequence[str], text: str) -> tuple[str, ...]:

@@ -3,54 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
-from storage.models import BookRecord, HistoryShelf, Theme
-from tasks.models import Candidate, ThemeQuery
-from tasks.ranking.gating import GateVerdict
-from tasks.recall.filters import Expr, evaluate, hard_constraints
-from tasks.understanding.intent import THEME_SHELF, Understanding
-
-if TYPE_CHECKING:  # reasons.py explains these entries
-    from tasks.ranking.reasons import Reason, ShelfFact
-
-
-@dataclass(frozen=True)
-class ShelfEntry:
-    rank: int
-    book: BookRecord  # the edition shelved: one with copies available where the work has one
-    candidate: Candidate
-    other_editions: tuple[str, ...] = ()  # book ids of the work's other editions in the catalog
-    reasons: tuple[Reason, ...] = ()  # why it is here (tasks/ranking/reasons.py); the workbook words them
-
-
-@dataclass
-class ThemeShelf:
-    """One theme's result: what the workbook, the history and the Prefect artifact show."""
-
-    theme: Theme
-    query: ThemeQuery
-    entries: list[ShelfEntry]
-    status: str  # done | needs_review | failed
-    notes: list[str] = field(default_factory=list)
-    stage_seconds: dict[str, float] = field(default_factory=dict)
-    verdict: GateVerdict = GateVerdict("done")
-    understanding: Understanding = THEME_SHELF  # the intent and the catalog entities the brief named
-    referenced: str | None = None  # "batch/theme" of the earlier shelf the brief referred to
-    facts: tuple[ShelfFact, ...] = ()  # what the sheet's header says once: what was left out, languages
-
-    @property
-    def error(self) -> str | None:
-        """Why the theme failed (first in a failed shelf's notes), or None."""
-        return self.notes[0] if self.status == "failed" else None
-
-    def as_history(self, batch_started: datetime | None) -> HistoryShelf:
-        """This shelf as the shelf history keeps it, and as the later themes of its batch see it."""
-        return HistoryShelf(self.theme.batch_id, self.theme.theme_id, self.theme.brief, self.query.filter_conditions,
-                            tuple(e.book.book_id for e in self.entries), self.query.numeric_conditions,
-                            self.theme.position, batch_started, recent=True)
+from tasks.model.books import BookRecord
+from tasks.model.constraints import Expr, evaluate, hard_constraints
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.model.shelf import ShelfEntry
 
 
 def shelved_edition(book: BookRecord, editions: Sequence[BookRecord],
@@ -137,9 +95,3 @@ def check_shelf(entries: Sequence[ShelfEntry], constraints: Expr) -> CheckedShel
     kept = [e for e in entries if evaluate(constraints, e.book)]
     dropped = [e for e in entries if e not in kept]
     return CheckedShelf([replace(e, rank=i) for i, e in enumerate(kept, start=1)], dropped)
-
-
-def failed_shelf(theme: Theme, error: Exception) -> ThemeShelf:
-    """The record of a theme whose shelving raised: no books, the error in its notes."""
-    empty = ThemeQuery((), (), "", 0.0, "none")
-    return ThemeShelf(theme, empty, [], "failed", [f"{type(error).__name__}: {error}"[:300]])

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from storage.models import BookRecord
+from tasks.model.books import BookRecord
 
 AUTHOR_BOOST = 2.0  # a shared author (or co-author) says more than a shared tag
 # A tag held by more than this share of a large catalog links nothing (idf already weighs it down;

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from storage.index_store import BOOKS_E5_TABLE, IndexSnapshot
-from tasks.models import PathHit
+from tasks.model.query import PathHit
 from tasks.recall.dense_scores import dense_scores
-from tasks.recall.paths import VectorRecall
 
 # Paths whose own scores are used as they are: books such a path did not reach get nothing from it.
 INTENT_SCORED_PATHS = ("similar", "related", "recent")
@@ -33,7 +34,7 @@ def candidate_ids(paths: Mapping[str, Sequence[PathHit]]) -> list[str]:
 
 
 def score_every_path(paths: Mapping[str, Sequence[PathHit]], query_tokens: Sequence[str],
-                     dense: Mapping[str, VectorRecall], snapshot: IndexSnapshot,
+                     query_vectors: Mapping[str, np.ndarray], snapshot: IndexSnapshot,
                      sentence_weight: float) -> PathScoring:
     """Scores of every found book on BM25, the dense paths and the intent paths that ran."""
     ids = candidate_ids(paths)
@@ -43,8 +44,8 @@ def score_every_path(paths: Mapping[str, Sequence[PathHit]], query_tokens: Seque
     if "bm25" in paths:
         scores["bm25"] = snapshot.bm25.scores_for(query_tokens, ids)
         references["bm25"] = [h.score for h in paths["bm25"]]
-    if "vector" in dense:
-        blended = dense_scores(dense["vector"].query_vector, ids, snapshot, sentence_weight)
+    if "vector" in query_vectors:
+        blended = dense_scores(query_vectors["vector"], ids, snapshot, sentence_weight)
         scores["vector"] = {b: d.score for b, d in blended.items()}
         references["vector"] = [blended[h.book_id].score for h in paths["vector"] if h.book_id in blended]
         evidence = {b: d.evidence for b, d in blended.items() if d.evidence is not None}
@@ -56,8 +57,8 @@ def score_every_path(paths: Mapping[str, Sequence[PathHit]], query_tokens: Seque
         if path in paths:
             scores[path] = {h.book_id: h.score for h in paths[path]}
             references[path] = list(scores[path].values())
-    if "e5" in dense:
+    if "e5" in query_vectors:
         vectors = snapshot.book_vectors(ids, BOOKS_E5_TABLE)
-        scores["e5"] = {b: float(v @ dense["e5"].query_vector) for b, v in vectors.items()}
+        scores["e5"] = {b: float(v @ query_vectors["e5"]) for b, v in vectors.items()}
         references["e5"] = [scores["e5"][h.book_id] for h in paths["e5"] if h.book_id in vectors]
     return PathScoring(scores, references, evidence)

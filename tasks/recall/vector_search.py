@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from storage.index_store import IndexSnapshot
-from tasks.recall.filters import Expr, FilterColumns, mask, to_lance_sql
+from tasks.model.constraints import Expr
+from tasks.recall.filters import FilterColumns, mask, to_lance_sql
 
 Hits = list[tuple[str, float]]  # (book id, cosine similarity), best first
 SEARCH_THREADS = 4

@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 
 from config.vocabulary import load_aliases
-from storage.models import BookRecord
-from tasks.understanding.intent import Intent, Understanding
+from tasks.model.books import BookRecord
+from tasks.model.intent import Intent, Understanding
 from tasks.understanding.reading import ALLOWED, Reading, load_cues
-from tasks.understanding.spans import term_pattern
-from tasks.understanding.spans import longest_apart
+from tasks.understanding.spans import longest_apart, term_pattern
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"

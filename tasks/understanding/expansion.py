@@ -16,8 +16,8 @@ from functools import lru_cache
 
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
-from tasks.catalog.text_analysis import detect_language
-from tasks.models import PathHit
+from tasks.language.text_analysis import detect_language
+from tasks.model.query import PathHit
 
 _CONNECTIVES = re.compile(r"^(这本书|这是一本|一本|本书|非常|特别|this book|a book|books?)\s*", re.IGNORECASE)
 _TARGET = re.compile(r"(适合|给|献给|for readers|for people|for anyone|for those|for when)", re.IGNORECASE)

@@ -22,7 +22,7 @@ from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from storage.models import NumericCondition
+from tasks.model.conditions import NumericCondition
 from tasks.understanding.lang import PACKS_DIR, load_packs
 
 # Turning a bound round: what "not (x op v)" means.

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from config.vocabulary import Vocabulary
-from storage.models import NumericCondition
-from tasks.catalog.text_analysis import brief_stopwords
+from tasks.model.conditions import NumericCondition
+from tasks.language.text_analysis import brief_stopwords
 from tasks.understanding.candidates import everyday_readings, find_candidates, resolve_overlaps
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.numbers import find_numbers

@@ -11,9 +11,10 @@ from functools import lru_cache
 
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
-from storage.models import FilterCondition, HistoryShelf, Theme
-from tasks.catalog.text_analysis import brief_stopwords, detect_language, tokenize
-from tasks.models import ThemeQuery, merge_conditions
+from tasks.language.text_analysis import brief_stopwords, detect_language, tokenize
+from tasks.model.conditions import FilterCondition, merge_conditions
+from tasks.model.query import ThemeQuery
+from tasks.model.themes import HistoryShelf, Theme
 from tasks.understanding.lang import load_packs
 from tasks.understanding.segments import segment
 from tasks.understanding.spans import regex

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
-from tasks.catalog.text_analysis import cut
+from tasks.language.text_analysis import cut
 
 Span = TypeVar("Span", bound=tuple)
 

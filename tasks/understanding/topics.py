@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.catalog.text_analysis import cut, stopwords
+from tasks.language.text_analysis import cut, stopwords
 from tasks.understanding.cues import Cues
 
 

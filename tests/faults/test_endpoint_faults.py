@@ -17,8 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from config.settings import EndpointSettings, TranslationSettings
-from storage.models import Theme
-from tasks.models import Candidate
+from tasks.model.query import Candidate
+from tasks.model.themes import Theme
 from tasks.ranking.rerank import rerank
 from tasks.ranking.rerank.http import HTTPReranker
 from tasks.understanding.reading import read_brief

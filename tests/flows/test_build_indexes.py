@@ -9,7 +9,7 @@ from flows.build_indexes import build_indexes
 from storage.catalog_db import CatalogDB, open_catalog
 from storage.index_store import open_current, open_index
 from tasks.catalog.ingest import ColumnMapping, validate_file
-from tasks.catalog.text_analysis import tokenize
+from tasks.language.text_analysis import tokenize
 
 pytestmark = pytest.mark.slow
 
@@ -181,10 +181,13 @@ def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
 
 def test_the_optional_e5_path_is_built_and_recalls(prefect_server, workspace, vocabulary, tmp_path, monkeypatch):
     from config.settings import load_settings
-    from flows.shelving import build_context, rank_books
-    from storage.models import Theme
-    from tasks.models import ThemeQuery
-    from tasks.recall.filters import EVERYTHING
+    from tasks.model.constraints import EVERYTHING
+    from tasks.model.query import ThemeQuery
+    from tasks.model.stages import Understood
+    from tasks.model.themes import Theme
+    from tasks.ranking.rank import order
+    from tasks.recall.recall import recall
+    from tasks.shelving import build_context
 
     monkeypatch.setenv("SHELFWISE__INDEX__E5_PATH", "true")
     settings = load_settings()
@@ -192,8 +195,9 @@ def test_the_optional_e5_path_is_built_and_recalls(prefect_server, workspace, vo
     report = build_indexes()
     assert "embed_books_e5" in report.stage_seconds
     ctx = build_context(settings, vocabulary)
-    assert ctx.snapshot.books_e5.count_rows() == 12 and ctx.e5_embedder is not None
+    assert ctx.recall.snapshot.books_e5.count_rows() == 12 and ctx.recall.e5_embedder is not None
     query = ThemeQuery((), ("whale",), "a whaling voyage on the ocean", 1.0, "test", "en")
-    ranking = rank_books(Theme("b", "t", "whales"), query, EVERYTHING, ctx)
+    understood = Understood(Theme("b", "t", "whales"), query, EVERYTHING)
+    ranking = order(recall(understood, ctx.recall), understood, ctx.ranking)
     top = ranking.candidates[0]
     assert top.book_id == "en-6" and {"vector", "bm25", "e5"} <= set(top.ranks)

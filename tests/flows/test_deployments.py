@@ -4,7 +4,7 @@ from config.settings import ExpansionSettings, SentenceRerankSettings, load_sett
 from flows.build_indexes import build_indexes
 from flows.deployments import deployments
 from flows.generate_shelves import generate_shelves
-from tasks.understanding.themes import ID_PATTERN
+from tasks.intake.themes import ID_PATTERN
 
 
 def test_nightly_runs_on_the_configured_cron_and_timezone_and_every_deployment_runs_one_at_a_time():

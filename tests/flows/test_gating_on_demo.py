@@ -9,11 +9,15 @@ from hypothesis import strategies as st
 
 from config.vocabulary import get_vocabulary
 from flows.cli import main as shelfwise
-from flows.shelving import build_context, rank_books, shelve_theme
 from storage.catalog_db import open_catalog
-from storage.models import FilterCondition, Theme
-from tasks.models import ThemeQuery
-from tasks.recall.filters import evaluate, hard_constraints
+from tasks.model.conditions import FilterCondition
+from tasks.model.constraints import evaluate, hard_constraints
+from tasks.model.query import ThemeQuery
+from tasks.model.stages import Understood
+from tasks.model.themes import Theme
+from tasks.ranking.rank import order
+from tasks.recall.recall import recall
+from tasks.shelving import build_context, shelve
 from tasks.understanding.translate.base import Translator
 
 pytestmark = pytest.mark.slow
@@ -21,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 def try_brief(capsys, brief: str) -> dict:
     capsys.readouterr()
-    assert shelfwise(["try", brief]) == 0
+    assert shelfwise(["try", "--yaml", brief]) == 0
     return yaml.safe_load(capsys.readouterr().out)
 
 
@@ -56,7 +60,7 @@ def test_try_reads_the_index_version_alone_while_another_process_holds_the_catal
     import subprocess
     import sys
 
-    from tasks.catalog.embedders.base import Embedder
+    from tasks.language.embedders.base import Embedder
 
     holder = subprocess.Popen(  # a build or an import: DuckDB then admits no other process at all
         [sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
@@ -117,14 +121,16 @@ def demo_context(demo_workspace):
     [("雨", "夜"), ("宇宙",), ("love", "sea"), ("鲁迅",)]))
 def test_no_shelved_book_ever_violates_a_must_not_or_misses_a_must(demo_context, conditions, keywords):
     query = ThemeQuery(tuple(conditions), keywords, " ".join(keywords), 0.9, "fixed", "zh")
-    ctx = dataclasses.replace(demo_context, translator=FixedTranslator(query))
+    ctx = dataclasses.replace(demo_context, tools=dataclasses.replace(demo_context.tools,
+                                                                      translator=FixedTranslator(query)))
     theme = Theme("prop", "t", "property", description=" ".join(keywords))
     constraints = hard_constraints(query.filter_conditions, available_only=True,
-                                   facet_confidence=demo_context.snapshot.filter_confidence)
+                                   facet_confidence=demo_context.recall.snapshot.filter_confidence)
     # Recall itself honours the tree (the final check before export is a second line, not the first).
-    ranking = rank_books(theme, query, constraints, ctx)
-    assert all(evaluate(constraints, ctx.books[c.book_id]) for c in ranking.candidates)
-    shelf = shelve_theme(theme, [], ctx)
+    understood = Understood(theme, query, constraints)
+    ranking = order(recall(understood, ctx.recall), understood, ctx.ranking)
+    assert all(evaluate(constraints, ctx.recall.books[c.book_id]) for c in ranking.candidates)
+    shelf = shelve(theme, [], ctx)
     for entry in shelf.entries:
         tags = entry.book.tags
         for cond in conditions:
@@ -165,7 +171,7 @@ def test_a_series_comes_first_in_reading_order_and_a_misspelt_author_is_still_fo
 def test_new_arrivals_are_the_newest_books_of_the_theme(demo_workspace, demo_context, capsys):
     report = try_brief(capsys, "本月新书：科幻")
     assert "intent new_arrivals" in report["notes"]
-    newest = sorted((b.pub_year for b in demo_context.books.values()
+    newest = sorted((b.pub_year for b in demo_context.recall.books.values()
                      if "科幻" in b.tags.get("genre", ()) and b.pub_year and b.copies_available != 0), reverse=True)
     head = report["shelf"][:5]
     assert all("recent" in b["sources"] for b in head)
@@ -182,8 +188,8 @@ def test_a_failing_expansion_and_rerank_still_shelve(demo_context, monkeypatch):
 
     monkeypatch.setattr(expansion, "load_expansion_tables", unreadable)
     dead = HTTPReranker(EndpointSettings(base_url="http://127.0.0.1:9/rerank", timeout_seconds=1), 2.0)
-    ctx = dataclasses.replace(demo_context, reranker=dead)
-    shelf = shelve_theme(Theme("fail", "t", "适合雨天窗前读的安静小说"), [], ctx)
+    ctx = dataclasses.replace(demo_context, ranking=dataclasses.replace(demo_context.ranking, reranker=dead))
+    shelf = shelve(Theme("fail", "t", "适合雨天窗前读的安静小说"), [], ctx)
     assert len(shelf.entries) >= 15
     notes = " | ".join(shelf.notes)
     assert "expansion failed" in notes and "fused order kept" in notes
@@ -201,16 +207,17 @@ def test_paths_run_at_once_or_one_by_one_give_the_same_ranking(demo_context, bri
     from tasks.understanding.reading import read_brief
 
     theme = Theme("par", "t", brief)
-    reading = read_brief(brief, demo_context.vocabulary, demo_context.entities)
-    query = demo_context.translator.translate(theme, reading)
+    tools = demo_context.tools
+    reading = read_brief(brief, tools.vocabulary, tools.entities)
+    query = tools.translator.translate(theme, reading)
     constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, available_only=True)
-    understanding = understand_reading(reading, demo_context.entities)
+    understood = Understood(theme, query, constraints, understand_reading(reading, tools.entities))
     rankings = []
     for parallel in (True, False):
-        settings = demo_context.settings.model_copy(update={"recall": demo_context.settings.recall.model_copy(
-            update={"parallel_paths": parallel})})
-        ranking = rank_books(theme, query, constraints, dataclasses.replace(demo_context, settings=settings),
-                             understanding=understanding)
+        recall_settings = demo_context.recall.settings.recall.model_copy(update={"parallel_paths": parallel})
+        ctx = demo_context.choosing(demo_context.recall.settings.model_copy(update={"recall": recall_settings}),
+                                    demo_context.recall.switches)
+        ranking = order(recall(understood, ctx.recall), understood, ctx.ranking)
         rankings.append([(c.book_id, round(c.fused_score, 9), tuple(c.sources)) for c in ranking.candidates])
     assert rankings[0] and rankings[0] == rankings[1]
 
@@ -221,5 +228,5 @@ def test_a_run_multiplies_on_the_blas_threads_its_settings_give(demo_workspace):
     threadpool_limits(2, user_api="blas")  # as a build, or a process's default on two cores, leaves it
     settings = demo_workspace.model_copy(update={"recall": demo_workspace.recall.model_copy(update={"blas_threads": 1})})
     ctx = build_context(settings, VOCABULARY)
-    ctx.embedder.embed_queries(["a query embedded on the run's threads"])  # the embedder limits them while it runs
+    ctx.tools.embedder.embed_queries(["a query embedded on the run's threads"])  # the embedder limits them while it runs
     assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}

@@ -25,9 +25,8 @@ def history_rows(settings) -> int:
         return ShelfDB(db.conn).history_count()
 
 
-def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, demo_rows):
-    assert shelfwise(["run", str(DEMO_THEMES)]) == 0
-    workbook = demo_workspace.outputs_dir / "demo-2026-11.xlsx"
+def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_run, demo_rows):
+    workbook = demo_run.outputs_dir / "demo-2026-11.xlsx"
     wb = BatchWorkbook(workbook)
     summary = wb.summary
     review = [t for t, row in summary.items() if row["status"] == "待审核"]
@@ -56,22 +55,18 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_workspace, 
     assert re.search(r"best by variant: .*original \d+", summary["rainy-night-quiet"]["notes"])
 
 
-def test_rerun_gives_identical_shelves_and_no_new_history(demo_workspace):
-    workbook = demo_workspace.outputs_dir / "demo-2026-11.xlsx"
-    if not workbook.exists():
-        shelfwise(["run", str(DEMO_THEMES)])
+def test_rerun_gives_identical_shelves_and_no_new_history(demo_run_copy):
+    workbook = demo_run_copy.outputs_dir / "demo-2026-11.xlsx"
     before = read_shelves(workbook)
-    rows_before = history_rows(demo_workspace)
+    rows_before = history_rows(demo_run_copy)
     assert shelfwise(["run", str(DEMO_THEMES)]) == 0
     after = read_shelves(workbook)
     assert {k: v for k, v in after.items() if k != "summary"} == {k: v for k, v in before.items() if k != "summary"}
-    assert history_rows(demo_workspace) == rows_before
+    assert history_rows(demo_run_copy) == rows_before
 
 
-def test_next_batch_avoids_books_shelved_for_a_similar_theme(demo_workspace, tmp_path):
-    first = demo_workspace.outputs_dir / "demo-2026-11.xlsx"
-    if not first.exists():
-        shelfwise(["run", str(DEMO_THEMES)])
+def test_next_batch_avoids_books_shelved_for_a_similar_theme(demo_run_copy, tmp_path):
+    first = demo_run_copy.outputs_dir / "demo-2026-11.xlsx"
     earlier = {row["title"] for row in BatchWorkbook(first).rows("rainy-night-quiet")}
     themes = tmp_path / "next.yaml"
     themes.write_text(
@@ -79,18 +74,16 @@ def test_next_batch_avoids_books_shelved_for_a_similar_theme(demo_workspace, tmp
         "    slogan: Nothing heart-warming, please\n    description: Quiet, restrained novels for a rainy night "
         "alone. Melancholy is welcome; avoid heart-warming, feel-good stories.\n", encoding="utf-8")
     assert shelfwise(["run", str(themes)]) == 0
-    wb = BatchWorkbook(demo_workspace.outputs_dir / "demo-next.xlsx")
+    wb = BatchWorkbook(demo_run_copy.outputs_dir / "demo-next.xlsx")
     later = {row["title"] for row in wb.rows("rainy-again")}
     assert later and not (later & earlier)
     assert "history: skipped books of demo-2026-11/rainy-night-quiet" in wb.summary["rainy-again"]["notes"]
     assert "on recent similar shelves (Quiet novels for a rainy night)" in wb.summary["rainy-again"]["left_out"]
 
 
-def test_each_batch_publishes_a_table_artifact(demo_workspace):
+def test_each_batch_publishes_a_table_artifact(demo_run):
     from prefect.artifacts import Artifact
 
-    if not (demo_workspace.outputs_dir / "demo-2026-11.xlsx").exists():
-        shelfwise(["run", str(DEMO_THEMES)])
     artifact = Artifact.get("shelves-demo-2026-11")
     assert artifact is not None and artifact.type == "table"
     import json
@@ -99,7 +92,7 @@ def test_each_batch_publishes_a_table_artifact(demo_workspace):
     assert rows[0]["theme"].startswith("大脑重启") and {"rank", "title", "why"} <= set(rows[0])
 
 
-def test_nightly_shelves_every_pending_batch_after_bringing_the_index_up_to_date(demo_workspace, tmp_path):
+def test_nightly_shelves_every_pending_batch_after_bringing_the_index_up_to_date(demo_copy, tmp_path):
     from flows.generate_shelves import nightly
 
     themes = tmp_path / "pending.yaml"
@@ -108,23 +101,21 @@ def test_nightly_shelves_every_pending_batch_after_bringing_the_index_up_to_date
     assert shelfwise(["themes", "import", str(themes)]) == 0
     state = nightly(return_state=True)
     assert state.is_completed() and "demo-nightly" in state.message.split("batches shelved: ")[1]
-    assert (demo_workspace.outputs_dir / "demo-nightly.xlsx").exists()
-    with open_catalog(demo_workspace.duckdb_path) as db:
+    assert (demo_copy.outputs_dir / "demo-nightly.xlsx").exists()
+    with open_catalog(demo_copy.duckdb_path) as db:
         assert "demo-nightly" not in ShelfDB(db.conn).pending_batches()
 
 
-def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_workspace, tmp_path):
-    if not (demo_workspace.outputs_dir / "demo-2026-11.xlsx").exists():
-        shelfwise(["run", str(DEMO_THEMES)])
+def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_run_copy, tmp_path):
     themes = tmp_path / "ref.yaml"
     themes.write_text("batch_id: demo-ref\nthemes:\n  - theme_id: again\n    theme_name: 延续上次的主题，但更轻松一些\n",
                       encoding="utf-8")
     assert shelfwise(["run", str(themes)]) == 0
-    summary = BatchWorkbook(demo_workspace.outputs_dir / "demo-ref.xlsx").summary["again"]
+    summary = BatchWorkbook(demo_run_copy.outputs_dir / "demo-ref.xlsx").summary["again"]
     conditions, notes = summary["query"], summary["notes"]
     assert "reference (上次) -> " in notes and "(continue, lighter)" in notes
     referenced = notes.split("-> ")[1].split(" ")[0]  # batch/theme
-    with open_catalog(demo_workspace.duckdb_path) as db:
+    with open_catalog(demo_run_copy.duckdb_path) as db:
         # every shelf so far, as a later batch would see them
         everything = ShelfDB(db.conn).earlier_batches_history("later", datetime(2100, 1, 1), 100_000, 100_000)
     shelf = next(h for h in everything if f"{h.batch_id}/{h.theme_id}" == referenced)
@@ -134,12 +125,12 @@ def test_a_brief_that_refers_to_last_time_takes_that_shelfs_conditions(demo_work
     assert "MUST_NOT emotional_tone=沉重压抑" in conditions
 
 
-def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, demo_rows, tmp_path):
+def test_a_batch_can_switch_on_the_sentence_rerank(demo_copy, demo_rows, tmp_path):
     themes = tmp_path / "sentences.yaml"
     themes.write_text("batch_id: demo-sentences\nthemes:\n  - theme_id: rain\n    theme_name: 适合雨天窗前读的安静小说\n",
                       encoding="utf-8")
     assert shelfwise(["run", str(themes), "--sentence-rerank", "--no-expansion"]) == 0
-    wb = BatchWorkbook(demo_workspace.outputs_dir / "demo-sentences.xlsx")
+    wb = BatchWorkbook(demo_copy.outputs_dir / "demo-sentences.xlsx")
     notes = wb.summary["rain"]["notes"]
     assert "sentence rerank: top" in notes and "best by variant: original" in notes
     assert "translation" not in notes and "synonyms" not in notes  # expansion was switched off for this batch
@@ -152,6 +143,6 @@ def test_a_batch_can_switch_on_the_sentence_rerank(demo_workspace, demo_rows, tm
     assert all(row["evidence"] for row in rows if row["title"] in summarised)  # evidence wherever there is a summary
     # a rerun without the switches (the nightly job's) keeps the batch's choice, and its shelf
     assert shelfwise(["run", str(themes)]) == 0
-    again = BatchWorkbook(demo_workspace.outputs_dir / "demo-sentences.xlsx")
+    again = BatchWorkbook(demo_copy.outputs_dir / "demo-sentences.xlsx")
     assert "sentence rerank: top" in again.summary["rain"]["notes"] and "synonyms" not in again.summary["rain"]["notes"]
     assert again.rows("rain") == rows

@@ -10,9 +10,9 @@ from prefect import get_client
 from flows.cli import main as shelfwise
 from flows.generate_shelves import ThemeBrief, generate_shelves
 from storage.catalog_db import open_catalog
-from storage.models import Theme
 from storage.shelf_db import ShelfDB
 from storage.theme_inbox import waiting_themes
+from tasks.model.themes import Theme
 
 pytestmark = pytest.mark.slow
 

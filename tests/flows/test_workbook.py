@@ -7,9 +7,8 @@ import pytest
 
 from config.vocabulary import get_vocabulary
 from flows.cli import main as shelfwise
-from tasks.catalog.text_analysis import cjk_share, detect_language
 from tasks.export.excel import SHELF_COLUMNS, TABLE_ROW, linked_sheet, read_answers
-from tests.conftest import DEMO_THEMES
+from tasks.language.text_analysis import cjk_share, detect_language
 from tests.flows.workbook_reading import BatchWorkbook
 
 pytestmark = pytest.mark.slow
@@ -20,11 +19,8 @@ NOTATION = re.compile("|".join([r"\bSHOULD\b", r"\bMUST(_NOT)?\b", "=", "≠", *
 
 
 @pytest.fixture(scope="module")
-def demo_workbook(demo_workspace):
-    path = demo_workspace.outputs_dir / "demo-2026-11.xlsx"
-    if not path.exists():
-        assert shelfwise(["run", str(DEMO_THEMES)]) == 0
-    return path
+def demo_workbook(demo_run):
+    return demo_run.outputs_dir / "demo-2026-11.xlsx"
 
 
 @pytest.fixture(scope="module")
@@ -124,14 +120,14 @@ def test_a_reviewed_demo_workbook_reads_back(demo_workbook, workbook, tmp_path):
         ("rainy-night-quiet", second, "drop", "on last month's shelf")]
 
 
-def test_a_theme_and_a_batch_choose_their_language_preference(demo_workspace, demo_rows, tmp_path):
+def test_a_theme_and_a_batch_choose_their_language_preference(demo_copy, demo_rows, tmp_path):
     themes = tmp_path / "languages.yaml"
     themes.write_text("batch_id: demo-languages\nthemes:\n"
                       "  - {theme_id: any, theme_name: 'Quiet novels for a rainy night', description: melancholy}\n"
                       "  - {theme_id: only, theme_name: 宇宙与星空, description: 关于宇宙和星空的书, "
                       "language_preference: only}\n", encoding="utf-8")
     assert shelfwise(["run", str(themes), "--language-preference", "any"]) == 0
-    wb = BatchWorkbook(demo_workspace.outputs_dir / "demo-languages.xlsx")
+    wb = BatchWorkbook(demo_copy.outputs_dir / "demo-languages.xlsx")
     language_of = {r["book_id"]: r["language"] for r in demo_rows}
     mixed = {language_of[row["book_id"]] for row in wb.rows("any")}
     assert mixed == {"zh", "en"}  # the batch's "any": no preference

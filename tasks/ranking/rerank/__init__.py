@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from config.settings import RerankSettings
-from storage.models import BookRecord
-from tasks.models import Candidate
+from tasks.model.books import BookRecord
+from tasks.model.query import Candidate
 from tasks.ranking.rerank.base import Reranker
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tasks.models import Candidate
+from tasks.model.query import Candidate
 from tasks.recall.dense_scores import best_sentences
 
 SentenceSource = Callable[[Sequence[str]], tuple[list[str], list[str], np.ndarray]]  # ids -> owners, texts, vectors

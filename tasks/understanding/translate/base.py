@@ -5,8 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from config.vocabulary import Vocabulary
-from storage.models import OPERATORS, FilterCondition, Theme
-from tasks.models import ThemeQuery, merge_conditions
+from tasks.model.conditions import OPERATORS, FilterCondition, merge_conditions
+from tasks.model.query import ThemeQuery
+from tasks.model.themes import Theme
 from tasks.understanding.reading import Reading
 
 

@@ -13,9 +13,10 @@ import yaml
 
 from config.settings import TranslationSettings
 from config.vocabulary import Vocabulary
-from storage.models import Theme
-from tasks.catalog.text_analysis import detect_language
-from tasks.models import ThemeQuery, merge_conditions
+from tasks.language.text_analysis import detect_language
+from tasks.model.conditions import merge_conditions
+from tasks.model.query import ThemeQuery
+from tasks.model.themes import Theme
 from tasks.understanding.prompt_data import yaml_data_block
 from tasks.understanding.reading import Reading
 from tasks.understanding.translate.base import TranslationError, Translator, validate_conditions

@@ -26,9 +26,10 @@ from itertools import combinations
 
 from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary, load_aliases
-from storage.models import FilterCondition, Theme
-from tasks.catalog.text_analysis import brief_stopwords, cut, detect_language, idf, stopwords, tokenize
-from tasks.models import ThemeQuery, merge_conditions
+from tasks.language.text_analysis import brief_stopwords, cut, detect_language, idf, stopwords, tokenize
+from tasks.model.conditions import FilterCondition, merge_conditions
+from tasks.model.query import ThemeQuery
+from tasks.model.themes import Theme
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
 from tasks.understanding.references import reference_words

@@ -1,0 +1,162 @@
+"""Ranking: recall's hits fused with provenance, reranked, ordered by what the brief wishes and excludes, then
+shelved (at most N per author, one place per work, the preferred language first), explained and gated."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from config.settings import Settings
+from config.vocabulary import Vocabulary
+from storage.index_store import IndexSnapshot
+from tasks.language.embedders.base import Embedder
+from tasks.model.books import BookRecord
+from tasks.model.constraints import evaluate
+from tasks.model.intent import POLICIES, Intent, excluded_books, uncapped_authors
+from tasks.model.query import Candidate
+from tasks.model.shelf import ThemeShelf
+from tasks.model.stages import Hits, Understood
+from tasks.model.themes import StageSwitches
+from tasks.progress import logger, timed
+from tasks.ranking.dedupe import find_exclusions
+from tasks.ranking.fusion import (
+    adults_first,
+    fuse,
+    path_first,
+    preferred_first,
+    promote_wished,
+    screen_unsure_exclusions,
+)
+from tasks.ranking.gating import ShelfLimits, VocabularyVectors, gate
+from tasks.ranking.language import choose_language, choose_preference, prefer_language
+from tasks.ranking.reasons import explain_shelf, shelf_facts
+from tasks.ranking.rerank import Reranker, document_text, rerank
+from tasks.ranking.rerank.sentence import sentence_rerank
+from tasks.ranking.shelf import check_shelf, count_unavailable, select_shelf
+from tasks.recall.book_graph import NO_GRAPH, BookGraph
+from tasks.recall.keywords import bm25_query_tokens
+from tasks.recall.scores import score_every_path
+
+
+@dataclass(frozen=True)
+class RankingContext:
+    snapshot: IndexSnapshot
+    books: Mapping[str, BookRecord]
+    vocabulary: Vocabulary
+    embedder: Embedder
+    vocabulary_vectors: VocabularyVectors
+    settings: Settings
+    reranker: Reranker | None = None
+    switches: StageSwitches = StageSwitches()
+    available_only: bool = True  # books with no copies on the shelf are left out
+    editions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # work id -> its editions' book ids
+    graph: Callable[[], BookGraph] = lambda: NO_GRAPH
+
+    @property
+    def sentence_rerank(self) -> bool:
+        """The sentence rerank: the run's switch, else the setting."""
+        chosen = self.switches.sentence_rerank
+        return self.settings.rerank.sentence.enabled if chosen is None else chosen
+
+
+@dataclass
+class Ranking:
+    candidates: list[Candidate]
+    notes: list[str] = field(default_factory=list)
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    likely_excluded: int = 0  # candidates left out: a guess says they likely hold a value the brief excludes
+
+
+def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
+    """The theme's shelf, gated, every shelved book checked against the constraints."""
+    theme, query, constraints, understanding = (understood.theme, understood.query, understood.constraints,
+                                                understood.understanding)
+    settings = ctx.settings
+    ranking = order(hits, understood, ctx)
+    timings: dict[str, float] = {}
+    with timed(timings, "history"):
+        exclusions = find_exclusions(theme.brief, query.filter_conditions, understood.history, ctx.embedder,
+                                     settings.history)
+    with timed(timings, "shelf"):
+        language = choose_language(query, choose_preference(
+            theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
+        ordered = prefer_language(ranking.candidates, ctx.books, language)
+        selection = select_shelf(ordered, ctx.books, exclusions.book_ids | excluded_books(understanding),
+                                 query, settings.shelf.size, settings.shelf.max_per_author,
+                                 uncapped_authors(understanding, ctx.books), ctx.editions,
+                                 lambda book: evaluate(constraints, book))
+        checked = check_shelf(selection.entries, constraints)
+        for bad in checked.dropped:
+            # Recall applies the same tree, so this means a bug in a path: log it, never shelve it.
+            logger.error("BUG: %s (%s) violates the constraints of theme %s; dropped",
+                         bad.book.book_id, bad.book.title, theme.theme_id)
+        # a theme shelf's books come from no intent path, so no reason of theirs walks the graph
+        graph = ctx.graph() if POLICIES[understanding.intent].paths else NO_GRAPH
+        explained = explain_shelf(checked.entries, query, understanding, ctx.books, graph,
+                                  ctx.snapshot.filter_confidence)
+    with timed(timings, "gating"):
+        short = len(checked.entries) < settings.gating.min_books
+        unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
+                       if short and ctx.available_only else 0)
+        limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
+        closest = ctx.vocabulary_vectors.closest(ctx.embedder.embed_queries([theme.brief])[0],
+                                                 floor=settings.gating.option_similarity)
+        verdict = gate(query, len(checked.entries), limits, closest, settings.gating,
+                       recognised=understanding.intent is not Intent.UNKNOWN, unchecked=understood.unchecked,
+                       theme_shelf=understanding.intent is Intent.THEME_SHELF)
+    notes = [*understood.notes, *hits.notes, *ranking.notes]
+    if exclusions.because_of:
+        notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
+    skipped = sum(1 for c in ranking.candidates if c.book_id in exclusions.book_ids)
+    facts = shelf_facts(query, skipped, exclusions.shelves, sorted(excluded_books(understanding)), ctx.books,
+                        ctx.available_only, language)
+    stage_seconds = {**understood.stage_seconds, **hits.stage_seconds, **ranking.stage_seconds, **timings}
+    return ThemeShelf(theme, query, explained, verdict.status, notes, stage_seconds, verdict, understanding,
+                      understood.referenced, facts, tuple(c.book_id for c in ranking.candidates))
+
+
+def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
+    """Every recalled book in the order the shelf takes them: fusion with provenance, the optional reranks, then
+    what the brief wishes first and what it likely excludes last."""
+    query, understanding = understood.query, understood.understanding
+    settings, policy = ctx.settings, POLICIES[understanding.intent]
+    ranking = Ranking([])
+    timings = ranking.stage_seconds
+    with timed(timings, "fusion"):
+        tokens = bm25_query_tokens(query, ctx.snapshot, settings.recall.max_keyword_share)
+        scoring = (score_every_path(hits.paths, tokens, hits.query_vectors, ctx.snapshot,
+                                    settings.fusion.sentence_weight)
+                   if settings.fusion.method != "rrf" else None)
+        cover = ctx.snapshot.bm25.best_cover(tokens) if "bm25" in hits.paths and tokens else 1.0
+        candidates = fuse(hits.paths, scoring, settings.fusion, len(tokens), cover, named=bool(policy.paths))
+        if policy.ordered_by:
+            candidates = path_first(candidates, policy.ordered_by)
+    sentence = settings.rerank.sentence
+    if ctx.sentence_rerank:
+        if not policy.sentence_rerank:
+            ranking.notes.append(f"sentence rerank: not for intent {understanding.intent}")
+        else:
+            with timed(timings, "sentence_rerank"):
+                query_vector = (hits.query_vectors["vector"] if "vector" in hits.query_vectors
+                                else ctx.embedder.embed_queries([query.synthetic_query])[0])
+                outcome = sentence_rerank(candidates, query_vector, ctx.snapshot.sentences_of, sentence.top_n,
+                                          sentence.budget_seconds, sentence.weight)
+            candidates = outcome.candidates
+            ranking.notes.append(outcome.note)
+    if ctx.switches.rerank and ctx.reranker is not None:
+        with timed(timings, "rerank"):
+            reranked = rerank(candidates, query.synthetic_query, lambda b: document_text(ctx.books[b]),
+                              ctx.reranker, settings.rerank.top_n)
+        candidates = reranked.candidates
+        ranking.notes.append(f"rerank: {reranked.note}")
+    wished = preferred_first(promote_wished(candidates, query, ctx.books), query, ctx.books)
+    screened = screen_unsure_exclusions(wished, query, ctx.books)
+    candidates, ranking.likely_excluded = screened.candidates, screened.left_out
+    if screened.left_out:
+        ranking.notes.append(f"left out {screened.left_out} books a guess says likely hold a value the brief excludes")
+    children = ctx.vocabulary.kind("audience", "children")
+    if children:
+        candidates = adults_first(candidates, query, ctx.books, children, ctx.snapshot.filter_confidence,
+                                  understanding.book_ids)
+    ranking.candidates = candidates
+    return ranking

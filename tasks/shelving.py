@@ -1,0 +1,101 @@
+"""What every theme of a run shares, opened once: the index version, its books, the models, the settings and the
+switches, as each stage's context (understanding's tools, recall's and ranking's contexts)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache, partial
+
+from config.settings import Settings
+from config.vocabulary import Vocabulary, load_aliases
+from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, NoIndexError, open_current
+from tasks.language.embedders import create_embedder
+from tasks.model.constraints import NUMERIC_FIELDS, surely_held
+from tasks.model.shelf import ThemeShelf
+from tasks.model.themes import HistoryShelf, StageSwitches, Theme
+from tasks.progress import limit_blas_threads, long_lived_objects
+from tasks.ranking.gating import VocabularyVectors
+from tasks.ranking.rank import RankingContext, rank
+from tasks.ranking.rerank import create_reranker
+from tasks.ranking.shelf import editions_by_work
+from tasks.recall.book_graph import BookGraph
+from tasks.recall.context import RecallContext
+from tasks.recall.filters import FilterColumns
+from tasks.recall.keywords import bm25_query_tokens, most_together
+from tasks.recall.recall import recall
+from tasks.recall.vector_search import create_vector_search
+from tasks.understanding.entities import EntityIndex
+from tasks.understanding.translate import create_translator
+from tasks.understanding.understand import UnderstandingTools, understand
+
+
+@dataclass(frozen=True)
+class ShelvingContext:
+    tools: UnderstandingTools
+    recall: RecallContext
+    ranking: RankingContext
+
+    def choosing(self, settings: Settings, switches: StageSwitches) -> ShelvingContext:
+        """The same index, books and models under other settings and switches (evaluation's variants)."""
+        return replace(self, recall=replace(self.recall, settings=settings, switches=switches),
+                       ranking=replace(self.ranking, settings=settings, switches=switches))
+
+
+def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bool = True,
+                  switches: StageSwitches = StageSwitches()) -> ShelvingContext:
+    """Open the current index version and load what a run needs from it alone.
+
+    The version holds the books it was built from and the vocabulary's vectors: no DuckDB is opened
+    (so this works while a build holds the catalog) and nothing is embedded but a value edited since.
+    """
+    snapshot = open_current(settings.indexes_dir)
+    limit_blas_threads(settings.recall.blas_threads)
+    # a query is a few short texts: the embedder's own threads are set for the build's batches
+    embedder = create_embedder(settings.embedder.model_copy(update={"threads": settings.recall.blas_threads}))
+    if snapshot.version.embedder != embedder.model_id:
+        raise NoIndexError(f"index {snapshot.version_id} was built with embedder {snapshot.version.embedder}, the "
+                           f"settings name {embedder.model_id}: run `shelfwise index build`")
+    with long_lived_objects():  # the books and everything built on them last the whole run
+        books = {b.book_id: b for b in snapshot.load_books()}
+        facet_rows = snapshot.facet_rows()
+        columns = FilterColumns.build(list(books.values()), facet_rows)  # in the version's book order
+        tables = [BOOKS_TABLE]
+        e5_embedder = None
+        if snapshot.has_e5:
+            from tasks.language.embedders.e5 import E5Embedder
+
+            e5_embedder = E5Embedder(threads=settings.embedder.threads)
+            tables.append(BOOKS_E5_TABLE)
+        graph = cache(partial(BookGraph.build, list(books.values())))
+        tools = UnderstandingTools(
+            vocabulary=vocabulary,
+            translator=create_translator(settings.translation, vocabulary),
+            embedder=embedder,
+            catalog_words=partial(bm25_query_tokens, snapshot=snapshot, max_share=settings.recall.max_keyword_share),
+            together=partial(most_together, snapshot=snapshot),
+            filter_confidence=snapshot.filter_confidence,
+            entities=EntityIndex.build(books.values(), load_aliases()),
+            held=surely_held(books.values(), snapshot.filter_confidence, facet_rows),
+            numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
+            available_only=available_only,
+        )
+        recall = RecallContext(
+            snapshot=snapshot, books=books, embedder=embedder, settings=settings, switches=switches,
+            e5_embedder=e5_embedder, graph=graph,
+            searches={t: create_vector_search(snapshot, t, columns, settings.index.brute_force_max_rows)
+                      for t in tables},
+        )
+        ranking = RankingContext(
+            snapshot=snapshot, books=books, vocabulary=vocabulary, embedder=embedder,
+            vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder, snapshot.vocabulary_vectors()),
+            settings=settings, reranker=create_reranker(settings.rerank), switches=switches,
+            available_only=available_only, editions=editions_by_work(books), graph=graph,
+        )
+        return ShelvingContext(tools, recall, ranking)
+
+
+def shelve(theme: Theme, history: Sequence[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
+    """One theme from brief to shelf, outside a flow run (`shelfwise try`, evaluation, benchmarks)."""
+    understood = understand(theme, history, ctx.tools)
+    return rank(recall(understood, ctx.recall), understood, ctx.ranking)

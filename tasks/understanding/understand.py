@@ -1,0 +1,77 @@
+"""Understanding: a theme's brief read, translated, its references and named entities resolved, its intent
+settled, into a query and the hard constraints every later stage holds to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from config.vocabulary import Vocabulary
+from tasks.language.embedders.base import Embedder
+from tasks.model.constraints import as_wishes, hard_constraints
+from tasks.model.intent import POLICIES, THEME_SHELF
+from tasks.model.query import ThemeQuery
+from tasks.model.stages import Understood
+from tasks.model.themes import HistoryShelf, Theme
+from tasks.progress import timed
+from tasks.understanding.entities import EntityIndex, understand_reading
+from tasks.understanding.intent import raise_confidence, settle_intent, without_named_words
+from tasks.understanding.reading import read_brief
+from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
+from tasks.understanding.translate.base import Translator
+
+
+@dataclass(frozen=True)
+class UnderstandingTools:
+    """What understanding asks of the run: the vocabulary, the translator, the embedder, the catalog's names,
+    and what the catalog holds."""
+
+    vocabulary: Vocabulary
+    translator: Translator
+    embedder: Embedder
+    catalog_words: Callable[[ThemeQuery], list[str]]  # the query's keywords some book holds (as the index reads them)
+    together: Callable[[Sequence[str]], int]  # how many of these words the book that holds most of them holds
+    filter_confidence: float  # a facet counts held at this confidence
+    entities: EntityIndex | None = None  # the catalog's authors and titles
+    held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
+    numbered: frozenset[str] | None = None  # the number fields some book has a value of; None: all
+    available_only: bool = True  # books with no copies on the shelf are left out
+
+
+def understand(theme: Theme, history: Sequence[HistoryShelf], tools: UnderstandingTools) -> Understood:
+    """The brief as a query with its hard constraints, its intent and the earlier shelf it refers to."""
+    timings: dict[str, float] = {}
+    with timed(timings, "translate"):
+        reading = read_brief(theme.brief, tools.vocabulary, tools.entities)
+        reference = apply_reference(tools.translator.translate(theme, reading), theme, history,
+                                    shelf_likeness(theme.brief, tools.embedder))
+        query = reference.query
+        notes = [*reading.notes, *([reference.note] if reference.note else [])]
+        understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
+        catalog_words = tools.catalog_words(query)
+        understanding = settle_intent(understanding, query, len(catalog_words),
+                                      lambda: tools.together(catalog_words))
+        query = without_named_words(raise_confidence(query, understanding), understanding)
+        query, unchecked = as_wishes(query, tools.held, tools.numbered)
+        if POLICIES[understanding.intent].announced:
+            notes.append(understanding.describe())
+    constraints = hard_constraints(query.filter_conditions, query.numeric_conditions, tools.available_only,
+                                   tools.filter_confidence)
+    target = reference.target
+    return Understood(theme, query, constraints, understanding, tuple(history), tuple(unchecked),
+                      f"{target.batch_id}/{target.theme_id}" if target else None, tuple(notes), timings)
+
+
+def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShelf]], list[float]]:
+    """How close each earlier shelf's brief is to what this brief says of the shelf it refers to: by meaning,
+    plus the share of its words the earlier brief uses."""
+    described = described_shelf(brief)
+
+    def likeness(shelves: list[HistoryShelf]) -> list[float]:
+        if not described:  # "the previous shelf" names none: the latest is meant
+            return []
+        briefs = [without_reference_words(s.brief) or s.brief for s in shelves]
+        vectors = embedder.embed_queries([described, *briefs])
+        return [float(similarity) + shared_words(described, brief)
+                for similarity, brief in zip(vectors[1:] @ vectors[0], briefs)]
+    return likeness

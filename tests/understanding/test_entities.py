@@ -1,0 +1,105 @@
+"""Authors and titles named in a brief, on a tiny catalog."""
+
+from tasks.model.books import BookRecord
+from tasks.understanding.entities import EntityIndex, understand
+
+BOOKS = [BookRecord("z1", "呐喊", authors=("鲁迅",)), BookRecord("z2", "野草", authors=("鲁迅",)),
+         BookRecord("z3", "边城", authors=("沈从文",)), BookRecord("z4", "三体", authors=("刘慈欣",)),
+         BookRecord("z5", "三体II", authors=("刘慈欣",)), BookRecord("e1", "Stoner", authors=("John Williams",))]
+INDEX = EntityIndex.build(BOOKS, {"鲁迅": ("周树人", "Lu Xun"), "不在目录里": ("x",)})
+
+
+def test_an_author_or_an_alias_makes_a_spotlight():
+    for brief in ("鲁迅作品专题", "周树人的书", "the works of Lu Xun"):
+        found = understand(brief, INDEX)
+        assert found.intent == "author_spotlight" and found.authors == ("鲁迅",) and found.book_ids == ("z1", "z2")
+
+
+def test_a_named_book_with_a_likeness_cue_asks_for_similar_books():
+    found = understand("像《边城》那样的书", INDEX)
+    assert (found.intent, found.titles, found.book_ids) == ("similar_to_book", ("边城",), ("z3",))
+    assert understand("books like Stoner", INDEX).book_ids == ("e1",)
+    assert understand("像三体II那样的科幻", INDEX).titles == ("三体II",)  # the longer title wins
+
+
+def test_a_plain_theme_is_a_theme_shelf():
+    assert understand("适合雨天读的安静小说", INDEX).intent == "theme_shelf"
+
+
+def test_a_surname_alone_makes_a_spotlight_only_where_a_person_is_meant():
+    ishiguro = EntityIndex.build(BOOKS + [BookRecord("e2", "Klara and the Sun", authors=("Kazuo Ishiguro",)),
+                                          BookRecord("e3", "Postwar", authors=("Tony Judt",))], {})
+    for brief in ("More books by Ishiguro", "Ishiguro's novels, please"):
+        found = understand(brief, ishiguro)
+        assert (found.intent, found.authors, found.book_ids) == ("author_spotlight", ("Kazuo Ishiguro",), ("e2",))
+    # a surname that is a word, or another person's: no spotlight
+    for brief in ("Books on the Ishiguro question", "A shelf of books by Dan Williams", "Books by Williams Carlos"):
+        assert understand(brief, ishiguro).intent == "theme_shelf"
+
+
+SERIES = BOOKS + [BookRecord("z6", "三体III", authors=("刘慈欣",), pub_year=2010),
+                  BookRecord("z7", "长安的荔枝", authors=("马伯庸",)), BookRecord("e2", "Klara and the Sun",
+                                                                              authors=("Kazuo Ishiguro",))]
+SERIES_INDEX = EntityIndex.build(SERIES, {"鲁迅": ("周树人",)})
+
+
+def test_a_misspelt_author_is_found_in_an_authors_context_and_shown_corrected():
+    for brief, written in (("沈从纹的书", "沈从纹"), ("作家沈从纹", "沈从纹")):
+        found = understand(brief, SERIES_INDEX)
+        assert (found.intent, found.authors, found.corrections) == ("author_spotlight", ("沈从文",),
+                                                                    ((written, "沈从文"),))
+        assert "沈从文" in found.resolved_query and found.confidence == 0.75
+    latin = understand("novels by Kazuo Ishiguru", SERIES_INDEX)
+    assert latin.authors == ("Kazuo Ishiguro",) and "Kazuo Ishiguru -> Kazuo Ishiguro" in latin.describe()
+
+
+def test_one_wrong_character_elsewhere_is_not_an_author():
+    # "工作人员" is one character from 周作人, "司马晏" from 司马光: no author context, no spotlight
+    index = EntityIndex.build([*SERIES, BookRecord("z8", "知堂回想录", authors=("周作人",)),
+                               BookRecord("z9", "资治通鉴", authors=("司马光",))], {})
+    assert understand("景点要在工作人员的陪同下参观", index).intent == "theme_shelf"
+    assert understand("司马晏是谁的儿子", index).intent == "theme_shelf"
+    assert understand("像《边诚》那样的书", SERIES_INDEX).intent == "theme_shelf"  # two characters: too short
+
+
+def test_aliases_and_exact_names_say_how_sure_they_are():
+    assert understand("鲁迅作品专题", SERIES_INDEX).confidence == 1.0
+    alias = understand("周树人的书", SERIES_INDEX)
+    assert alias.confidence == 0.9 and alias.resolved_query == "鲁迅的书"
+
+
+def test_a_series_is_its_books_in_reading_order():
+    for brief in ("三体系列", "《三体》三部曲", "the 三体 trilogy", "三体", "《三体》。"):  # or its name alone
+        found = understand(brief, SERIES_INDEX)
+        assert (found.intent, found.series, found.book_ids) == ("series", "三体", ("z4", "z5", "z6"))
+    assert understand("长安的荔枝", SERIES_INDEX).intent == "theme_shelf"  # one book is not a series
+    assert understand("三体的读者还会喜欢什么", SERIES_INDEX).intent == "theme_shelf"  # more than the name
+
+
+def test_a_goodreads_series_note_names_the_series_and_its_order_and_the_title_is_found_without_it():
+    books = [BookRecord("h2", "Catching Fire (The Hunger Games, #2)", pub_year=2009),
+             BookRecord("h1", "The Hunger Games (The Hunger Games, #1)", pub_year=2012),
+             BookRecord("h3", "Mockingjay (The Hunger Games, #3)", pub_year=2010),
+             BookRecord("box", "The Hunger Games Trilogy Boxset (The Hunger Games, #1-3)", pub_year=2004),
+             BookRecord("g", "Hunger (Gone, #2)", pub_year=2009)]
+    index = EntityIndex.build(books, {}, {})
+    assert index.series_books["The Hunger Games"] == ("h1", "h2", "h3")  # by number, not year; no box set
+    found = understand("Books like The Hunger Games", index)
+    assert (found.intent, found.book_ids) == ("similar_to_book", ("h1",))
+    # a read-alike is another series: Mockingjay had stood first on "Books like The Hunger Games"
+    from tasks.model.intent import excluded_books
+    assert found.series_mates == ("h2", "h3") and excluded_books(found) == {"h1", "h2", "h3"}
+    assert understand("The Hunger Games series", index).book_ids == ("h1", "h2", "h3")
+
+
+def test_fans_of_an_author_ask_for_books_like_the_authors_not_the_authors_own():
+    from tasks.model.intent import excluded_books
+
+    for brief in ("喜欢刘慈欣的读者还会喜欢什么", "For fans of 刘慈欣", "Books like 刘慈欣's"):
+        found = understand(brief, SERIES_INDEX)
+        assert (found.intent, found.authors) == ("similar_to_book", ("刘慈欣",)), brief
+        assert excluded_books(found) >= {"z4", "z5", "z6"}  # his own books are not read-alikes
+    assert understand("刘慈欣作品专题", SERIES_INDEX).intent == "author_spotlight"
+    # a title inside the author's name is none ("For fans of Stephen King" had found a book called "King")
+    kings = EntityIndex.build([BookRecord("k", "King"), BookRecord("s1", "Carrie", authors=("Stephen King",))], {}, {})
+    assert understand("For fans of Stephen King", kings).book_ids == ("s1",)

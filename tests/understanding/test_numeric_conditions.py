@@ -1,0 +1,67 @@
+"""Time and number constraints read from briefs."""
+
+from datetime import date
+
+import pytest
+
+from tasks.model.conditions import NumericCondition as N
+from tasks.understanding.numbers import parse_numeric_conditions
+
+TODAY = date(2026, 11, 22)
+
+
+@pytest.mark.parametrize("brief, expected", [
+    ("1980年代以后出版的科幻小说", [N("pub_year", ">=", 1980)]),
+    ("出版于1980年代", [N("pub_year", ">=", 1980), N("pub_year", "<", 1990)]),
+    ("1949年以前的散文", [N("pub_year", "<", 1949)]),
+    ("近五年的新书", [N("pub_year", ">=", 2021)]),
+    ("21世纪的小说", [N("pub_year", ">=", 2001)]),  # no book is published after this year
+    ("nothing from the twenty-first century", [N("pub_year", ">=", 2001)]),
+    ("novels written before 1950", [N("pub_year", "<", 1950)]),
+    ("crime novels in the 1990s", [N("pub_year", ">=", 1990), N("pub_year", "<", 2000)]),
+    ("评分8分以上，300页以内", [N("rating", ">=", 8), N("pages", "<=", 300)]),
+    ("quiet novels under 200 pages", [N("pages", "<", 200)]),
+    ("nothing over 400 pages or published after 1980", [N("pages", ">", 400), N("pub_year", ">", 1980)]),
+    ("三百页以内，近十年", [N("pages", "<=", 300), N("pub_year", ">=", 2016)]),
+    ("fiction from the 1960s, at least 400 pages", [N("pub_year", ">=", 1960), N("pub_year", "<", 1970),
+                                                   N("pages", ">=", 400)]),
+    ("适合雨天读的小说", []),
+    ("民国时期（1912到1949年）出版的散文", [N("pub_year", ">=", 1912), N("pub_year", "<=", 1949)]),
+    ("Fiction from between the wars, 1919 to 1939.", [N("pub_year", ">=", 1919), N("pub_year", "<=", 1939)]),
+    ("八九十年代的中国小说", [N("pub_year", ">=", 1980), N("pub_year", "<", 2000)]),
+    ("七十年代的诗", [N("pub_year", ">=", 1970), N("pub_year", "<", 1980)]),
+    ("Highly rated books from the last five years", [N("pub_year", ">=", 2021)]),
+    ("memoirs of the past two decades", [N("pub_year", ">=", 2006)]),
+    ("science fiction from the last decade", [N("pub_year", ">=", 2016)]),
+    ("novels from 1920–1940", [N("pub_year", ">=", 1920), N("pub_year", "<=", 1940)]),
+    # a comparator on either side of a quantity, the quantity by its unit, a field word, or a year's shape
+    ("science fiction published 2005 or later", [N("pub_year", ">=", 2005)]),
+    ("mysteries rated 4 or higher", [N("rating", ">=", 4)]),
+    ("poetry rated at least 8", [N("rating", ">=", 8)]),
+    ("essays of 250 pages at most", [N("pages", "<=", 250)]),
+    ("篇幅不超过250页的散文", [N("pages", "<=", 250)]),
+    ("豆瓣评分不低于8.5的小说", [N("rating", ">=", 8.5)]),
+    ("四星以上的科幻", [N("rating", ">=", 4)]),
+    ("2012年起出版的推理小说", [N("pub_year", ">=", 2012)]),
+    # a rating past the scale, a count of years ago, a bare count are no condition
+    ("rated 40 or higher", []),
+    ("三年前读过的书", []),
+    ("30 books or more", []),
+    # how long a read takes, with a verb of reading in its clause, is a length
+    ("一个下午就能读完的小说", [N("pages", "<=", 200)]),
+    ("fiction you can read in a few hours", [N("pages", "<=", 200)]),
+    ("a few hours of music", []),
+])
+def test_briefs_become_numeric_conditions(brief, expected):
+    assert list(parse_numeric_conditions(brief, TODAY)) == expected
+
+
+def test_rules_translator_carries_them_into_the_query(vocabulary):
+    from tasks.model.themes import Theme
+    from tasks.understanding.reading import read_brief
+    from tasks.understanding.translate.rules import RulesTranslator
+
+    brief = "1980年代以后出版的科幻小说"
+    query = RulesTranslator(vocabulary).translate(Theme("b", "t", brief), read_brief(brief, vocabulary))
+    assert query.numeric_conditions == (N("pub_year", ">=", 1980),)
+    assert "MUST pub_year>=1980" in query.describe_conditions()
