@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tasks.language.text_analysis import detect_language
 from tasks.model.query import ThemeQuery
-from tasks.understanding.translate.rules import ranked_words
+from tasks.understanding.topics import ranked_words
 
 TRANSLATOR = "retrieval query"
 

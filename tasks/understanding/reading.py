@@ -21,7 +21,7 @@ from datetime import date
 
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
-from tasks.language.text_analysis import brief_stopwords
+from tasks.language.text_analysis import brief_stopwords, detect_language
 from tasks.understanding.candidates import everyday_readings, find_candidates, resolve_overlaps
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.numbers import find_numbers
@@ -30,7 +30,8 @@ from tasks.understanding.scopes import (ALLOWED, EXCLUDED, READER, REQUIRED, WAN
                                         exclusion_around, find_cues, find_scopes)
 from tasks.understanding.segments import segment
 from tasks.understanding.spans import find_terms, word_bounds
-from tasks.understanding.topics import Topic, is_stopword, joined_parts, last_word, phrase_topic, phrase_topics
+from tasks.understanding.topics import (Topic, brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
+                                        phrase_topics)
 
 __all__ = ["ALLOWED", "EXCLUDED", "READER", "REFERRED", "REQUIRED", "WANTED", "Cues", "Mention", "Reading", "Topic",
            "load_cues", "read_brief"]
@@ -295,7 +296,16 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     said = [(t.start, t.end) for t in occasion_topics] + [
         (a, b) for words in (*cues.readings.values.values(), *cues.readings.audiences.values())
         for a, b, _ in find_terms(text, words, plural=True)]
-    return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
-                   tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
-                   tuple(dict.fromkeys(preferred)), tuple(topics + occasion_topics), tuple(said))
+    reading = Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
+                      tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
+                      tuple(dict.fromkeys(preferred)), tuple(topics + occasion_topics), tuple(said))
+    return replace(reading, topics=_asked_topics(reading, cues) + reading.topics)
+
+
+def _asked_topics(reading: Reading, cues: Cues) -> tuple[Topic, ...]:
+    """The content words of what the brief asks for, where each is first written."""
+    lowered = reading.text.lower()
+    return tuple(Topic(at, at + len(word) if at >= 0 else -1, word, WANTED, "asked")
+                 for word in brief_keywords(reading.segments(), detect_language(reading.text), cues)
+                 for at in (lowered.find(word.lower()),))
 

@@ -1,28 +1,35 @@
-"""What an excluded phrase is about: its words without cue words, filler and stopwords, a topic for each part it
-joins ("不要战争题材" -> 战争, "no textbooks or sheet music" -> textbook, sheet music)."""
+"""A brief's topics: what an excluded phrase is about, its words without cue words, filler and stopwords, a topic
+for each part it joins ("不要战争题材" -> 战争, "no textbooks or sheet music" -> textbook, sheet music); and the content
+words of what it asks for (its keywords: no stopword, cue word, degree, count word or time unit, no word about books
+and reading)."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
-from tasks.language.text_analysis import cut, stopwords
+from tasks.language.text_analysis import brief_stopwords, cut, idf, stopwords, tokenize
 from tasks.understanding.cues import Cues
+from tasks.understanding.references import reference_words
 
-
+MAX_KEYWORDS = 20  # a long brief keeps its words; filler never counts (config/stopwords.yaml)
+_CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+")  # "三百页左右": a number, in a brief never a keyword
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
 
 
 @dataclass(frozen=True)
 class Topic:
-    """A topic the brief names, not a vocabulary value: excluded ("不要战争题材" -> 战争) or read from an occasion
-    ("中秋" -> 团圆). tasks/understanding/subjects.py matches them to the catalog's subject headings."""
+    """A topic the brief names, not a vocabulary value: asked for ("cookbooks for beginners" -> cookbooks),
+    excluded ("不要战争题材" -> 战争) or read from an occasion ("中秋" -> 团圆); subject headings are matched to
+    them. `start` is -1 where the word is not written as such (an occasion's topic is at the occasion's span)."""
 
     start: int
     end: int
     text: str
     polarity: str
-    source: str  # "excluded" (a phrase a negation scopes over) | "occasion"
+    source: str  # "asked" (a content word of what the brief asks for) | "excluded" (a phrase a negation scopes
+    #              over) | "occasion" (a topic of the day or month named)
 
 
 def has_topic(text: str, cues: Cues) -> bool:
@@ -93,3 +100,37 @@ def last_word(text: str, start: int, end: int) -> str:
     before = text[start:end]
     words = cut(before) if re.search(r"[\u3400-\u9fff]", before) else before.split()
     return words[-1].strip() if words else ""
+
+
+def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], no_numbers: bool) -> list[str]:
+    """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
+    is one word, however jieba would cut it."""
+    words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
+    words = [w for w in words if w.strip() and not (no_numbers and (w.isdigit() or _CN_NUMBER.fullmatch(w)))
+             and re.search(r"\w", w) and w.lower() not in skip]
+    counts = Counter(words)
+    return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
+
+
+def brief_keywords(segments: list[tuple[str, bool]], language: str, cues: Cues) -> tuple[str, ...]:
+    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, a cue word, a degree,
+    a count word or time unit, or a word about books, reading and wanting (config/stopwords.yaml). In a brief a
+    number is a condition ("30本", "after 1980") and a lone letter is noise. A brief's degree or length ("老一点的",
+    "short") says how, not what: 老 had found 老舍 and 老人与海."""
+    filler = brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content
+    return ranked_words(segments, language, reference_words() | filler, numbers_are_words=False)
+
+
+def ranked_words(segments: list[tuple[str, bool]], language: str, skip: frozenset[str] = frozenset(),
+                 numbers_are_words: bool = True) -> tuple[str, ...]:
+    """The words of text pieces (each with whether it is a name to keep whole), most telling first, without the
+    language's stopwords and `skip`: at most MAX_KEYWORDS."""
+    skip = skip | stopwords()["zh" if language == "zh" else "en"]
+    if language == "zh":
+        words = _chinese_keywords(segments, skip, not numbers_are_words)
+    else:
+        tokens = [t for t in tokenize(" ".join(t for t, _ in segments), "en") if t not in skip
+                  and (numbers_are_words or not (t.isdigit() or len(t) == 1))]
+        counts = Counter(tokens)
+        words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
+    return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]

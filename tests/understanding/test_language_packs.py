@@ -99,3 +99,11 @@ def test_every_pack_holds_the_same_files_and_only_known_keys():
         for file, keys in pack.files.items():
             assert set(keys) <= set(SCHEMA[file]), (pack.code, file)
 
+
+
+def test_a_reading_lists_its_topics_with_their_polarity():
+    """What subject headings are matched to: asked-for content words, excluded topics, an occasion's topics."""
+    reading = read_brief("cookbooks for beginners, no war stories, a 中秋 shelf", get_vocabulary())
+    topics = {(t.text, t.polarity, t.source) for t in reading.topics}
+    assert {("cookbooks", "wanted", "asked"), ("war", EXCLUDED, "excluded"), ("团圆", "wanted", "occasion")} <= topics
+    assert not {t for t in topics if t[0] in ("shelf", "中秋", "no", "stories")}

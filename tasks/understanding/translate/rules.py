@@ -19,25 +19,22 @@ What each kind of mention becomes:
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations
 
 from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary, load_aliases
-from tasks.language.text_analysis import brief_stopwords, cut, detect_language, idf, stopwords, tokenize
+from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
-from tasks.understanding.references import reference_words
+from tasks.understanding.topics import brief_keywords
 from tasks.understanding.translate.base import Translator
 
-MAX_KEYWORDS = 20  # a long brief keeps its words; filler never counts (config/stopwords.yaml)
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
-_CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+")  # "三百页左右": a number, in a brief never a keyword
 _MODIFIES = re.compile(r"[\s-]*(?:的\s*)?")  # between a value and the kind it qualifies: "cozy mysteries", "温馨的推理"
 
 
@@ -173,38 +170,9 @@ def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[Fi
     return tuple(kept)
 
 
-def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], no_numbers: bool) -> list[str]:
-    """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
-    is one word, however jieba would cut it."""
-    words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
-    words = [w for w in words if w.strip() and not (no_numbers and (w.isdigit() or _CN_NUMBER.fullmatch(w)))
-             and re.search(r"\w", w) and w.lower() not in skip]
-    counts = Counter(words)
-    return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
-
-
 def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, ...]:
-    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, a cue word, a degree,
-    a count word or time unit, or a word about books, reading and wanting (config/stopwords.yaml). In a brief a
-    number is a condition ("30本", "after 1980") and a lone letter is noise. A brief's degree or length ("老一点的",
-    "short") says how, not what: 老 had found 老舍 and 老人与海."""
-    filler = brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content
-    return ranked_words(reading.segments(), language, reference_words() | filler, numbers_are_words=False)
-
-
-def ranked_words(segments: list[tuple[str, bool]], language: str, skip: frozenset[str] = frozenset(),
-                 numbers_are_words: bool = True) -> tuple[str, ...]:
-    """The words of text pieces (each with whether it is a name to keep whole), most telling first, without the
-    language's stopwords and `skip`: at most MAX_KEYWORDS."""
-    skip = skip | stopwords()["zh" if language == "zh" else "en"]
-    if language == "zh":
-        words = _chinese_keywords(segments, skip, not numbers_are_words)
-    else:
-        tokens = [t for t in tokenize(" ".join(t for t, _ in segments), "en") if t not in skip
-                  and (numbers_are_words or not (t.isdigit() or len(t) == 1))]
-        counts = Counter(tokens)
-        words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
-    return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]
+    """BM25 keywords from the brief's searchable text: its content words (tasks/understanding/topics.py)."""
+    return brief_keywords(reading.segments(), language, cues)
 
 
 def confidence_of(conditions: tuple[FilterCondition, ...], reading: Reading) -> float:
