@@ -17,6 +17,7 @@ from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.evaluation.beir import corpus_as_catalog, load_beir
 from tasks.evaluation.briefs import BriefScore, ShelfOutcome, load_benchmark, score_brief
 from tasks.evaluation.metrics import ModeScore, ndcg_at, recall_at
+from tasks.evaluation.queries import retrieval_query
 from tasks.evaluation.tags import TagScore, score_tags
 from tasks.evaluation.variants import TuneReport, Variant, choose_fusion, tune_variants
 from tasks.intake.themes import themes_from_form
@@ -32,7 +33,7 @@ from tasks.model.shelf import ThemeShelf
 from tasks.ranking.rank import rank
 from tasks.recall.recall import recall
 from tasks.shelving import build_context
-from tasks.understanding.understand import UnderstandingTools, understand
+from tasks.understanding.understand import UnderstandingTools
 
 
 @flow(name="index-catalog", validate_parameters=False)
@@ -139,8 +140,9 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
         ndcg = recall_score = 0.0
         for query_id, text in queries:
             theme = Theme("eval", query_id, text)  # the query once: as a name and a description it was read twice
-            understood = (understand(theme, (), run_ctx.tools) if variant.translate
-                          else as_is(theme, run_ctx.tools))
+            # full: the product's stages on a claim's own query (tasks/evaluation/queries.py); the brief grammar
+            # reads briefs, not claims
+            understood = as_is(theme, run_ctx.tools, retrieval_query(text) if variant.translate else None)
             ranked_ids = list(rank(recall(understood, run_ctx.recall), understood, run_ctx.ranking).ranked)
             ndcg += ndcg_at(ranked_ids, beir.qrels[query_id], 10)
             recall_score += recall_at(ranked_ids, beir.qrels[query_id], 100)
@@ -152,10 +154,11 @@ def evaluate(dataset: Path, variants: list[Variant], settings: Settings, limit: 
     return scores
 
 
-def as_is(theme: Theme, tools: UnderstandingTools) -> Understood:
-    """A labelled query searched as it is written: no reading, no translation, no intent."""
+def as_is(theme: Theme, tools: UnderstandingTools, query: ThemeQuery | None = None) -> Understood:
+    """A labelled query searched as it is written, or as `query` (a claim's own words): no brief reading, no
+    intent."""
     text = theme.brief
-    query = ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
+    query = query or ThemeQuery((), (text,), text, 1.0, "eval", detect_language(text))
     return Understood(theme, query, hard_constraints((), (), tools.available_only, tools.filter_confidence))
 
 

@@ -1,7 +1,8 @@
 """The ways `shelfwise eval` runs the recall path, and the grid `shelfwise tune` searches.
 
 A variant is a set of stage switches plus settings overrides; bm25 and vector run one path alone,
-hybrid fuses them, full is the product's path (rules translation of the query, random BM25 share).
+hybrid fuses them, full is the product's stages (random BM25 share, reranker) on the query's own words
+(tasks/evaluation/queries.py: a claim is no brief, the brief grammar does not read it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class Variant:
     switches: StageSwitches
     fusion: dict = field(default_factory=dict)  # overrides of settings.fusion
     sentence: dict = field(default_factory=dict)  # overrides of settings.rerank.sentence
-    translate: bool = False
+    translate: bool = False  # the query as tasks/evaluation/queries.py builds it, else the plain text
 
     def settings(self, base: Settings) -> Settings:
         """The base settings with this variant's overrides."""

@@ -12,20 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 
 from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
-from tasks.understanding.reading import ALLOWED, Reading
-from tasks.understanding.spans import longest_apart
+from tasks.understanding.reading import ALLOWED, Reading, load_cues
+from tasks.understanding.spans import longest_apart, term_pattern
 
-_SIMILAR_CUES = re.compile(r"(像|类似|相似|似的|那样|一样|风格的|more like|books like|something like|anything like|"
-                           r"similar to|in the vein of|in the spirit of|along the lines of|reminiscent of|"
-                           r"for (?:fans|readers|lovers) of|if you (?:liked|loved|enjoyed|like|love|enjoy)|"
-                           r"\b(?:who|that) (?:loved|liked|enjoyed|adored)\b)",
-                           re.IGNORECASE)
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
                                r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
@@ -391,6 +386,16 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
     return found
 
 
+@cache
+def _read_alike() -> re.Pattern:
+    """The language packs' read-alike forms (readings.yaml `read_alike`), X the book named: "看完X还想看" is
+    "看完", a short stretch, then "还想看"."""
+    def form(said: str) -> str:
+        return r".{1,40}?".join(term_pattern(part.strip()) for part in said.split("X") if part.strip())
+    return re.compile("|".join(form(f) for f in sorted(load_cues().readings.read_alike, key=len, reverse=True)),
+                      re.IGNORECASE)
+
+
 def understand(brief: str, index: EntityIndex) -> Understanding:
     """The brief's intent, and the catalog authors, series or titles it names."""
     quoted, corrections = _quoted_titles(brief, index)
@@ -402,7 +407,7 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         series = next((k for k in keys if k in index.series_books), None)
         if series:
             return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
-    alike = _SIMILAR_CUES.search(brief)
+    alike = _read_alike().search(brief)
     # an unquoted title inside an author's name is none: "For fans of Stephen King" is not about a book "King"
     in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)] if alike and not quoted else []
     titles = quoted or ([t for a, b, t in index.title_lookup.spans(brief, 2)

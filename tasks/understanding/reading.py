@@ -2,7 +2,7 @@
 
 A brief names vocabulary values, forms ("小说", "poetry"), audiences ("童书", "for grown-ups"), catalog
 authors and titles, languages, years and page counts, and (when excluded) plain topics ("战争", "gore").
-Cue words (config/translation.yaml) decide each mention's polarity:
+Cue words (the language packs, tasks/understanding/lang/<code>/cues.yaml) decide each mention's polarity:
 
 - a negation scopes over what follows it up to the next comma, clause end or contrast word ("不要温暖治愈
   的", "no poetry"); one at the end of a clause negates what came before it ("东野圭吾的除外");
@@ -16,173 +16,27 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date
-from functools import cached_property, lru_cache
 
-from config.class_ranges import ClassRange, class_ranges
-from config.settings import CONFIG_DIR
 from config.vocabulary import Vocabulary
-from config.yaml_files import read_yaml
-from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords, tokenize
 from tasks.model.conditions import NumericCondition
+from tasks.language.text_analysis import brief_stopwords, detect_language
+from tasks.understanding.candidates import everyday_readings, find_candidates, resolve_overlaps
+from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
-from tasks.understanding.spans import longest_apart, regex
+from tasks.understanding.scopes import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Scope, clause_spans,
+                                        exclusion_around, find_cues, find_scopes)
+from tasks.understanding.segments import segment
+from tasks.understanding.spans import find_terms, word_bounds
+from tasks.understanding.topics import (Topic, brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
+                                        phrase_topics)
 
-WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
+__all__ = ["ALLOWED", "EXCLUDED", "READER", "REFERRED", "REQUIRED", "WANTED", "Cues", "Mention", "Reading", "Topic",
+           "load_cues", "read_brief"]
 REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
-# Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
-_PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
-# A dash between clauses ends one ("no time to read — under 200 pages" had read as at least 200 pages); an en
-# dash only between spaces: "1920–1940" is a range.
-_CLAUSE_END = re.compile(r"[，,。；;！!？?：:\n—]|\.(?=\s|$)|\s–\s")
-# "too" before a word is a degree ("nothing too long or too dark"), not the hedge of "fantasy too"
-_DEGREE_TOO = re.compile(r"too\s+[A-Za-z]", re.IGNORECASE)
-# A negation followed by a degree word qualifies one quality up to its 的: "不要太学术的", "别那么沉重的"
-# "除了科幻，还想要推理", "除了后续的读本，日本还出了哪些": 除了 … 还 / 也 adds to X, it does not exclude it
-# ("除了科幻都可以" does): the first of 都 / 还 / 也 / 另外 in the rest of the sentence decides.
-_QUESTION_END = re.compile(r"[?？]\s*$")
-_ADDITIVE = re.compile(r"[^。？！?!.都还也另]*(?:还|也|另外)")
-_DEGREE_THEN_DE = re.compile(r"\s*(?:太|过于|过分|那么|这么|很|特别)[^，,。；;！!？?的]{1,8}?的")
-# "not too sentimental novels", "nothing overly academic about it": the degree is excluded, the word after it ends
-# the exclusion; the books it describes stay asked for
-_DEGREES = r"(?:\s*(?:,|\bor\b|\band\b)\s*(?:too\s+|overly\s+)?[A-Za-z][\w-]*)*"  # "too long or too dark"
-_DEGREE_THEN_WORD = re.compile(rf"\s+(?:too|overly|excessively)\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)
-_ENDS_IN_DEGREE = re.compile(r"\b(?:too|overly)$", re.IGNORECASE)  # a cue that is its own degree: "not too"
-_WORD_AFTER_DEGREE = re.compile(rf"\s+[A-Za-z][\w-]*{_DEGREES}", re.IGNORECASE)  # after "not too", "nothing too"
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
-_TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
-_JOINERS = frozenset({"or", "and", "nor", "或", "或者", "和", "及", "与", "以及"})  # between two excluded topics
-
-
-@dataclass(frozen=True)
-class Cues:
-    """config/translation.yaml: cue words of both languages, and the lexicons a reading needs."""
-
-    negation: tuple[str, ...]
-    negation_after: tuple[str, ...]
-    negation_before_value: tuple[str, ...]  # a negation only right before a value or name: "不烧脑", "不太沉重"
-    negation_after_contrast: tuple[str, ...]  # a bare 不 after a contrast, where no other cue starts: "但不血腥"
-    except_open: tuple[str, ...]
-    except_close: tuple[str, ...]
-    must: tuple[str, ...]
-    hedge: tuple[str, ...]
-    hedge_if_several: tuple[str, ...]
-    reader_before: tuple[str, ...]
-    reader_after: tuple[str, ...]
-    statement_before: tuple[str, ...]
-    asks_about: tuple[str, ...]
-    not_cues: tuple[str, ...]
-    contrast: tuple[str, ...]
-    adult: tuple[str, ...]
-    languages: dict[str, tuple[str, ...]]  # language code -> words for it
-    language_names: dict[str, tuple[str, ...]]  # language code -> its bare names, a request only before books
-    language_nouns: tuple[str, ...]  # the words for books a bare language name may qualify
-    literatures: dict[str, tuple[str, ...]]  # language code -> a nation's words, said before a kind of book
-    literature_words: tuple[str, ...]  # the kinds of writing that may follow a nation's word
-    topic_filler: frozenset[str]
-    not_a_topic: frozenset[str]
-    pronouns: frozenset[str]
-    wanting: frozenset[str]  # a value's alias that is also a verb of wanting after a person: "we'd love"
-    prefer: tuple[str, ...]  # a number in the same clause is only preferred: "最好是近十年的"
-
-    @cached_property  # asked for every word of every excluded phrase
-    def all_words(self) -> frozenset[str]:
-        """Every cue word: none of them is ever a search keyword."""
-        return frozenset(w.lower() for w in (*self.negation, *self.negation_after, *self.negation_after_contrast,
-                                              *self.except_open, *self.except_close, *self.must, *self.hedge,
-                                              *self.hedge_if_several, *self.contrast, *self.prefer))
-
-    @cached_property
-    def leading_cues(self) -> tuple[str, ...]:
-        """The Chinese cue words, longest first: what an excluded phrase may open with."""
-        return tuple(sorted((w for w in self.all_words if not w.isascii()), key=len, reverse=True))
-
-    @cached_property
-    def glued(self) -> tuple[str, ...]:
-        """The Chinese cue and filler words, longest first: what jieba may glue to the front of a word."""
-        return tuple(sorted((w for w in (*self.all_words, *self.topic_filler) if not w.isascii()), key=len,
-                            reverse=True))
-
-
-@lru_cache(maxsize=1)
-def load_cues() -> Cues:
-    raw = read_yaml(CONFIG_DIR / "translation.yaml")
-
-    def both(key: str) -> tuple[str, ...]:
-        return tuple(str(w) for lang in ("zh", "en") for w in (raw.get(key) or {}).get(lang, []))
-
-    return Cues(both("negation"), both("negation_after"), both("negation_before_value"),
-                both("negation_after_contrast"), both("except_open"),
-                both("except_close"), both("must"),
-                both("hedge"), both("hedge_if_several"), both("reader_before"), both("reader_after"),
-                both("statement_before"), both("asks_about"), both("not_cues"), both("contrast"),
-                both("adult"),
-                *({code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
-                   for code, words in (raw.get(key) or {}).items()} for key in ("languages", "language_names")),
-                both("language_nouns"),
-                {code: tuple(str(w) for lang in ("zh", "en") for w in words.get(lang, []))
-                 for code, words in (raw.get("literatures") or {}).items()},
-                both("literature_words"),
-                frozenset(str(w).lower() for w in both("topic_filler")),
-                frozenset(str(w).lower() for w in both("not_a_topic")),
-                frozenset(str(w).lower() for w in both("pronouns")),
-                frozenset(str(w).lower() for w in both("wanting")), both("prefer"))
-
-
-@lru_cache(maxsize=8192)  # the vocabulary's and cue tables' terms, asked of every brief
-def term_pattern(term: str, plural: bool = False) -> str:
-    """Latin terms match whole words ("no" is not in "novel"), with `plural` also their plural ("memoirs",
-    "mysteries"); Chinese terms anywhere."""
-    if not term.isascii():
-        return re.escape(term)
-    escaped = re.escape(term)
-    if plural and term[-1:].isalpha():
-        escaped = rf"(?:{escaped}(?:e?s)?|{re.escape(term[:-1])}ies)" if term.endswith("y") else rf"{escaped}(?:e?s)?"
-    return rf"(?<![\w-]){escaped}(?![\w-])"
-
-
-@lru_cache(maxsize=256)
-def word_bounds(text: str) -> frozenset[int]:
-    """Where jieba puts word boundaries in the text."""
-    bounds, position = {0}, 0
-    for word in cut(text):
-        position += len(word)
-        bounds.add(position)
-    return frozenset(bounds)
-
-
-def _straddles(text: str, start: int, end: int) -> bool:
-    """Whether a match runs across two of jieba's words ("成人" in "换成|人物")."""
-    return any(start < b < end for b in word_bounds(text))
-
-
-def find_terms(text: str, terms: tuple[str, ...] | list[str], plural: bool = False,
-               whole_words: bool = False) -> list[tuple[int, int, str]]:
-    """(start, end, term) of every occurrence, case aside; the longest wins where two overlap.
-
-    `whole_words` keeps a Chinese match from running across two words: for short, common-word terms
-    ("成人", "大人"). jieba splits too coarsely and too finely to ask it of every term ("别太烧|脑").
-    """
-    found = [(start, end, term) for term in terms if term for start, end in _occurrences(text, term, plural)
-             if not (whole_words and not term.isascii() and _straddles(text, start, end))]
-    return longest_apart(found)
-
-
-def _occurrences(text: str, term: str, plural: bool) -> Iterator[tuple[int, int]]:
-    """(start, end) of each occurrence of one term, not overlapping. A term with no cased letter and no
-    word bounds (most Chinese ones) is a plain substring: compiling a pattern for each of the vocabulary's
-    terms was a quarter of a second of every `shelfwise try`."""
-    if not term.isascii() and term.lower() == term.upper():
-        start = text.find(term)
-        while start >= 0:
-            yield start, start + len(term)
-            start = text.find(term, start + len(term))
-        return
-    for match in regex(term_pattern(term, plural), re.IGNORECASE).finditer(text):
-        yield match.start(), match.end()
 
 
 @dataclass(frozen=True)
@@ -206,10 +60,9 @@ class Reading:
     notes: tuple[str, ...] = ()
     number_spans: tuple[tuple[int, int], ...] = ()
     name_spans: tuple[tuple[int, int], ...] = ()  # catalog authors, titles and series: kept whole as keywords
-    # It names a form, genre, author or work, or uses a word about books and reading: a curator's brief, not a
-    # claim or a question, whose "not" states a fact and whose "cold" is a temperature.
-    about_books: bool = True
     preferred: tuple[NumericCondition, ...] = ()  # numbers in a clause that only prefers them ("最好是近十年的")
+    topics: tuple[Topic, ...] = ()  # topics named outside the vocabulary, with their polarity
+    said_spans: tuple[tuple[int, int], ...] = ()  # read whole into values or topics (occasions, audiences): no keyword
 
     def of(self, polarity: str) -> list[Mention]:
         return [m for m in self.mentions if m.polarity == polarity]
@@ -225,7 +78,8 @@ class Reading:
         """The searchable text in pieces, each with whether it is a catalog name (to keep whole); the numbers
         ("八九十年代", "300页以内") left out, since a year or a page count is a condition, never a keyword."""
         text, pieces, at = self.searchable_text, [], 0
-        text = "".join(" " if any(a <= i < b for a, b in self.number_spans) else ch for i, ch in enumerate(text))
+        blanks = self.number_spans + self.said_spans
+        text = "".join(" " if any(a <= i < b for a, b in blanks) else ch for i, ch in enumerate(text))
         for start, end in self.name_spans:
             if text[start:end].strip() == self.text[start:end]:  # not blanked as excluded or about the reader
                 pieces += [(text[at:start], False), (text[start:end], True)]
@@ -242,333 +96,7 @@ class Reading:
         return sum(1 for i in content if any(a <= i < b for a, b in spans)) / len(content)
 
 
-@dataclass
-class _Scope:
-    start: int
-    end: int
-    polarity: str
-
-
-@dataclass
-class _Cue:
-    start: int
-    end: int
-    kind: str  # negation | negation_value | after | except_open | except_close | must | hedge | contrast
-
-
-def _candidates(text: str, vocabulary: Vocabulary, cues: Cues, entities) -> list[tuple[int, int, str, str]]:
-    """(start, end, field, value) of every name and value in the text, overlaps not yet resolved."""
-    found: list[tuple[int, int, str, str]] = []
-    for kind in vocabulary.kinds:
-        found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
-    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.adult, whole_words=True)]
-    for dimension in vocabulary.dimensions:
-        found += [(a, b, dimension.name, value.name) for value in dimension.values
-                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)
-                  if not (text[a:b].lower() in cues.wanting and _PERSON_BEFORE.search(text, 0, a))]
-    for code, words in cues.languages.items():
-        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
-    literary = {a for a, _, _ in find_terms(text, cues.literature_words)}
-    bookish = literary | {a for a, _, _ in find_terms(text, cues.language_nouns)}
-    for code, words in cues.language_names.items():
-        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
-                  if _names_books(text, _next_word_start(text, b, edition=True), bookish)]
-    for code, words in cues.literatures.items():
-        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
-                  if _next_word_start(text, b) in literary]
-    historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
-    for entry in class_ranges().entries:
-        found += [(a, b, "classification", entry.key) for a, b in _class_spans(
-            text, entry, literary if entry.kind == "literatures" else historical, cues)]
-    if entities is not None:
-        found += entities.name_spans(text)
-    return found
-
-
-_PERSON_BEFORE = re.compile(r"(?:\b(?:i|we|you|they|who|would|will|really|also)|'d|'ll)\s+$", re.IGNORECASE)
-_ONES = re.compile(r"\s*的\s*|\s+ones?\b", re.IGNORECASE)  # "不要日本的", "no Japanese ones"
-_CUED = re.compile(r"\b(?:no|not|nothing|without|only|except)\s+[A-Za-z-]+$", re.IGNORECASE)  # "nothing Japanese."
-# "nothing by Americans", "no Russians": the nation's writers
-_BY = re.compile(r"\b(?:by|no|not|nothing|without)\s+(?:the\s+)?$", re.IGNORECASE)
-_WRITTEN = re.compile(r"\s*(?:写|著|的作品)")  # "美国人写的"
-
-
-def _class_spans(text: str, entry: ClassRange, kind_starts: set[int], cues: Cues) -> Iterator[tuple[int, int]]:
-    """Where the text names a literature or a period of config/class_ranges.yaml: a name anywhere; a qualifier
-    before a word of its kind or standing for books of its own ("日本推理", "唐代历史", "不要明清的", "no Japanese
-    ones"; not "去日本旅行", "三国演义"); the nation's people as writers ("by Americans", "美国人写的")."""
-    yield from ((a, b) for a, b, _ in find_terms(text, entry.names))
-    yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
-                if _next_word_start(text, b) in kind_starts or _stands_for_books(text, b, cues))
-    yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
-                if _BY.search(text, 0, a) or _WRITTEN.match(text, b))
-
-
-def _stands_for_books(text: str, end: int, cues: Cues) -> bool:
-    """"no Japanese ones", an English qualifier ending its clause ("nothing Japanese."); "X的" ending its clause,
-    a negation or a preference after it aside ("明清的就不要了", "俄国的最好"): not "日本的风景", "去日本"."""
-    found = _ONES.match(text, end)
-    if found is None:  # not "more common among Japanese." in a claim: the qualifier follows a cue at once
-        return (_CUED.search(text[:end]) is not None
-                and (not text[end:].strip() or _CLAUSE_END.match(text, end) is not None))
-    if "的" not in found.group(0):
-        return True
-    rest = text[found.end():]
-    # "明清的就不要了", "俄国的最好"
-    rest = rest[max((len(c) for c in (*cues.negation_after, *cues.prefer) if rest.startswith(c)), default=0):]
-    return not rest.strip() or _CLAUSE_END.match(rest) is not None
-
-
-def _next_word_start(text: str, end: int, edition: bool = False) -> int:
-    """Where the next word begins after `end`: past spaces and a possessive 的 (with `edition`, also past a 版:
-    "英文版的")."""
-    match = re.compile(r"\s*(?:版\s*)?(?:的\s*)?" if edition else r"\s*(?:的\s*)?").match(text, end)
-    return match.end() if match else end
-
-
-def _names_books(text: str, start: int, bookish: set[int]) -> bool:
-    """Whether a language's bare name ending before `start` qualifies books: a book word or kind of writing
-    follows, or the clause ends ("只要英文的")."""
-    return start in bookish or start == len(text) or _CLAUSE_END.match(text, start) is not None
-
-
-def _resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
-    found = sorted(found, key=lambda f: (-(f[1] - f[0]), _PRIORITY.get(f[2], 3), f[0]))
-    kept: list[tuple[int, int, str, str]] = []
-    for item in found:
-        if all(item[1] <= k[0] or item[0] >= k[1] or (item[0], item[1]) == (k[0], k[1]) and item[2] == k[2]
-               for k in kept):
-            if not any((item[0], item[1]) == (k[0], k[1]) for k in kept):
-                kept.append(item)
-    return sorted(kept)
-
-
-def _cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: frozenset[int] = frozenset()
-          ) -> list[_Cue]:
-    """Every cue outside the names and values found and outside the words that only contain one ("特别",
-    "分别", "非常"), the longest winning an overlap. A bare 不 negates only a value or name right after it:
-    "不烧脑" excludes, "不错", "不同", "不安" do not."""
-    before_value = [(a, b, "negation_value") for a, b, _ in find_terms(text, cues.negation_before_value)
-                    if b in value_starts]
-    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.not_cues)]
-    kinds = {"negation": cues.negation, "after": cues.negation_after, "except_open": cues.except_open,
-             "except_close": cues.except_close, "must": cues.must, "hedge": cues.hedge,
-             "hedge_if_several": cues.hedge_if_several, "contrast": cues.contrast}
-    found = [(a, b, kind) for kind, words in kinds.items() for a, b, _ in find_terms(text, words)
-             if not any(x <= a and b <= y for x, y in taken)
-             and not (kind == "hedge" and _DEGREE_TOO.match(text, a))]
-    found += [cue for cue in before_value if not any(x <= cue[0] and cue[1] <= y for x, y in taken)]
-    found += [(a, b, "negation") for a, b, _ in find_terms(text, cues.negation_after_contrast)
-              if not any(x <= a and b <= y for x, y in taken)
-              and not any(x < b and a < y and kind != "contrast" for x, y, kind in found)]
-    return [_Cue(a, b, kind) for a, b, kind in longest_apart(found)]
-
-
-def _clauses(text: str, cue_list: list[_Cue]) -> list[tuple[int, int]]:
-    bounds = {0, len(text)}
-    bounds |= {m.start() for m in _CLAUSE_END.finditer(text)}
-    bounds |= {c.start for c in cue_list if c.kind == "contrast"}
-    ordered = sorted(bounds)
-    return [(a, b) for a, b in zip(ordered, ordered[1:]) if b > a]
-
-
-def _reader_scoped(text: str, cue: _Cue, cues: Cues) -> bool:
-    before = text[max(0, cue.start - 25):cue.start].lower()
-    after = text[cue.end:cue.end + 3]
-    if any(regex(rf"\b{re.escape(w.lower())}\s*$").search(before) for w in cues.reader_before):
-        return True
-    return any(after.startswith(w) for w in cues.reader_after)
-
-
-def _states(text: str, cue: _Cue, cues: Cues) -> bool:
-    """"X does not cause Y", "has no effect on": a negated claim about the world, not an exclusion."""
-    before = text[max(0, cue.start - 12):cue.start].lower()
-    return text[cue.start:cue.end].lower() in ("not", "no") and any(regex(rf"\b{re.escape(w)}\s*$").search(before)
-                                                             for w in cues.statement_before)
-
-
-def _asks(text: str, cue: _Cue, cues: Cues) -> bool:
-    """"为什么…不需要", "how not to": a negation inside a question about the world, not an exclusion."""
-    clause = text[max((m.end() for m in _CLAUSE_END.finditer(text, 0, cue.start)), default=0):cue.start]
-    return bool(find_terms(clause, cues.asks_about))
-
-
-def _scopes(text: str, cue_list: list[_Cue], spans: list[tuple[int, int]], cues: Cues,
-            kinds: list[tuple[int, int]], about_books: bool = True) -> list[_Scope]:
-    """Where each cue's polarity holds; `kinds` are the spans of forms and genres named; `about_books` is
-    false for a text that names nothing of the catalog and has no word about books or reading (a claim)."""
-    scopes: list[_Scope] = []
-    several: list[tuple[_Cue, int, int]] = []  # "都可以" cues: decided once exclusions are known
-    clauses = _clauses(text, cue_list)
-    for cue in cue_list:
-        if cue.kind == "contrast":
-            continue
-        if cue.kind == "negation_value":  # "不太沉重的历史书": the value after it, not the books it describes
-            if about_books and not _asks(text, cue, cues):  # a question's or a claim's 不 states a fact
-                scopes.append(_Scope(cue.start, max((y for x, y in spans if x == cue.end), default=cue.end),
-                                     EXCLUDED))
-            continue
-        a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
-        if cue.kind == "except_close":
-            additive = _ADDITIVE.match(text, cue.end)  # "金庸古龙以外的也要有": others too, not instead
-            if not any(a <= c.start < cue.start and c.kind in ("except_open", "negation") for c in cue_list) and not (
-                    additive and not _CLAUSE_END.search(text, cue.end, additive.end())):
-                scopes.append(_Scope(a, cue.start, EXCLUDED))  # "鲁迅以外的民国作家": 除了 left unsaid
-            continue
-        # an "or" joins what an exclusion names ("nothing by Orwell or Huxley"), it does not end it
-        following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"
-                     and not (cue.kind == "negation" and text[c.start:c.end].lower() == "or")]
-        stop = min([c.start for c in following] + [b])
-        if cue.kind == "negation":
-            # "不要太学术的哲学入门书", "not too academic philosophy": the degree is excluded, not the books it describes
-            word = _WORD_AFTER_DEGREE if _ENDS_IN_DEGREE.search(text, cue.start, cue.end) else _DEGREE_THEN_WORD
-            degree = _DEGREE_THEN_DE.match(text, cue.end) or word.match(text, cue.end)
-            if degree and degree.end() < stop:
-                stop = degree.end()
-            # "不要二战题材的小说": the modifier before 的 is excluded, not the kind of book
-            stop = next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"), stop)
-        before_named = any(a <= s < cue.start for s, _ in spans)
-        after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" 的了吧啊呀"))
-        if cue.kind == "hedge":
-            joined = _joined_by_or(text, cue, spans) if text[cue.start:cue.end].lower() == "or" else (a, b)
-            if joined:
-                scopes.append(_Scope(*joined, ALLOWED))
-            continue
-        if cue.kind == "hedge_if_several":
-            several.append((cue, a, b))
-            continue
-        polarity = REQUIRED if cue.kind == "must" else EXCLUDED
-        # "战争题材的不要": a cue that may also follow what it negates, ending its clause after a plain topic
-        topic_before = (text[cue.start:cue.end] in cues.negation_after and not text[cue.end:stop].strip(" 的了吧啊呀")
-                        and _has_topic(text[a:cue.start], cues))
-        postfix = cue.kind == "after" or (cue.kind in ("negation", "must") and (before_named or topic_before)
-                                          and not any(cue.end <= s < stop for s, _ in spans)
-                                          and not _has_topic(text[cue.end:stop], cues))
-        if cue.kind == "after" and cue.start > a and after_named and any(cue.end <= s < stop for s, _ in spans):
-            postfix = False  # "不要" with something named after it negates that
-        if postfix and cue.kind in ("negation", "must", "after"):
-            scopes.append(_Scope(a, cue.start, polarity))
-            continue
-        if cue.kind == "negation" and ((not about_books and _states(text, cue, cues)) or _asks(text, cue, cues)):
-            continue  # a claim's "does not", a question's "why … not": its words stay what the text is about
-        if cue.kind == "negation" and _reader_scoped(text, cue, cues):
-            # "不需要懂哲学也能读的好书": what the reader need not know ends where the book is spoken of again
-            end = re.search(r"[也就都还的]", text[cue.end:stop])
-            scopes.append(_Scope(cue.start, cue.end + end.start() if end else stop, READER))
-            continue
-        close = next((c for c in cue_list if c.kind == "except_close" and cue.end <= c.start < stop), None)
-        if cue.kind == "except_open":
-            if not _ADDITIVE.match(text, close.end if close else stop):
-                scopes.append(_Scope(cue.start, close.start if close else stop, EXCLUDED))
-        elif cue.kind == "negation" and close is not None:
-            # "不看刘慈欣以外的科幻": what stands before 以外 is the only thing wanted
-            scopes.append(_Scope(cue.start, close.start, REQUIRED))
-        else:
-            scopes.append(_Scope(cue.start, stop, polarity))
-    for cue, a, b in several:  # alternatives only among the kinds not excluded
-        wanted = [k for k, e in kinds if a <= k < b and not any(s.start <= k and e <= s.end for s in scopes
-                                                                 if s.polarity == EXCLUDED)]
-        if len(wanted) > 1:
-            scopes.append(_Scope(a, b, ALLOWED))
-    return scopes
-
-
-def _has_topic(text: str, cues: Cues) -> bool:
-    return bool(_topic(text, cues))
-
-
-def _without_leading_cues(word: str, cues: Cues) -> str:
-    """A Chinese word without the cue and filler words jieba glued to its front: "别放太长" -> "长"."""
-    if word.isascii():
-        return word
-    while (front := next((w for w in cues.glued if word.startswith(w) and len(word) > len(w)), None)) is not None:
-        word = word[len(front):]
-    return word
-
-
-def _joined_by_or(text: str, cue: _Cue, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """What an "or" offers as alternatives: the names on either side of it, each within two words ("fiction or
-    nonfiction", "poetry or maybe some essays"); None where it joins other words ("crime novels set in Scandinavia
-    or anywhere cold" asks for crime novels, it offers no alternative to them)."""
-    before = max((s for s in spans if s[1] <= cue.start), key=lambda s: s[1], default=None)
-    after = min((s for s in spans if s[0] >= cue.end), key=lambda s: s[0], default=None)
-    if before is None or after is None:
-        return None
-    near = all(len(text[x:y].split()) <= 2 and not _CLAUSE_END.search(text, x, y)
-               for x, y in ((before[1], cue.start), (cue.end, after[0])))
-    return (before[0], after[1]) if near else None
-
-
-def _topic(text: str, cues: Cues) -> str:
-    """What an excluded phrase is about, its topics joined: "不要战争题材" -> 战争, "no war books" -> war."""
-    return " ".join(_topics(text, cues))
-
-
-def _joined_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The spans of text[start:end] between its joining words and commas ("工具书和励志书" -> 工具书, 励志书): words,
-    not characters, so that 和平 stays one."""
-    parts, at, offset = [], start, start
-    words = cut(text[start:end]) if re.search(r"[\u3400-\u9fff]", text[start:end]) else re.split(r"(\s+|[,，、/])",
-                                                                                            text[start:end])
-    for word in words:
-        if word.strip().lower() in _JOINERS or word.strip() in (",", "，", "、", "/"):
-            parts.append((at, offset))
-            at = offset + len(word)
-        offset += len(word)
-    return [(a, b) for a, b in [*parts, (at, end)] if b > a]
-
-
-def _topics(text: str, cues: Cues) -> list[str]:
-    """What an excluded phrase is about, without filler, a topic for each thing it joins: "不要战争题材" ->
-    [战争], "no textbooks or sheet music" -> [textbook, sheet music]. A part of more than three words makes none."""
-    text = text.strip()
-    # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
-    text = text[len(next((w for w in cues.leading_cues if text.startswith(w)), "")):]
-    groups = []
-    for a, b in _joined_parts(text, 0, len(text)):
-        words = []
-        for token in cut(text[a:b]) if re.search(r"[\u3400-\u9fff]", text[a:b]) else text[a:b].split():
-            word = _without_leading_cues(token.strip(" .;:!?'\"。；：！？").lower(), cues)
-            if not word or not _TOPIC_WORD.fullmatch(word):
-                continue
-            if word in cues.topic_filler or word in cues.all_words or word in stopwords()["en"]:
-                continue
-            if word in cues.not_a_topic or any(w in cues.not_a_topic for w in re.findall(r"[\u3400-\u9fff]", word)
-                                               if len(word) == 1):
-                return []  # a degree or length ("not too long", "别太长"), not a topic
-            words.append(re.sub(r"(?<=[a-z]{4})s$", "", word) if word.isascii() else word)
-        groups.append(words)
-    if any(len(words) > 3 for words in groups):
-        return []  # prose, not a list of topics: "mice without IFN-γ or its receptor are resistant to …"
-    # Chinese words join as they were written: a subject is searched for as one string ("职场鸡汤", not "职场 鸡汤")
-    return [("" if all(not w.isascii() for w in words) else " ").join(words) for words in groups if words]
-
-
-def _about_books(text: str, found: list[tuple]) -> bool:
-    """Whether the text is a brief: it names a form, genre, author or work, is made mostly of vocabulary values
-    ("海洋与岛屿"), or uses a word about books and reading (the one test that tokenizes the whole text)."""
-    if any(f[2] in ("form", "genre", "author", "work") for f in found):
-        return True
-    if sum(f[1] - f[0] for f in found) * 2 >= len(re.sub(r"\W", "", text)):
-        return True
-    words = {w.lower() for w in re.findall(r"\w+", text)} | set(tokenize(text, "zh"))
-    return bool(words & book_words())
-
-
-def _exclusion_around(start: int, end: int, scopes: list[_Scope]) -> _Scope | None:
-    """The innermost exclusion scope holding the span."""
-    return min((s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED),
-               key=lambda s: s.end - s.start, default=None)
-
-
-def _word_before(text: str, start: int, end: int) -> str:
-    """The last word of text[start:end] (jieba's for Chinese), stripped; "" where there is none."""
-    before = text[start:end]
-    words = cut(before) if re.search(r"[\u3400-\u9fff]", before) else before.split()
-    return words[-1].strip() if words else ""
-
-
-def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, cues: Cues) -> list[Mention]:
+def _asked_heads_kept(mentions: list[Mention], scopes: list[Scope], text: str, cues: Cues) -> list[Mention]:
     """"Crime novels …, just no cozy mysteries", "Poems about the sea, no epic poetry": an excluded value the brief
     also asks for is the head of the phrase excluded, and what modifies it there (cozy, epic) is the exclusion:
     the head stays asked for. Alone in its scope ("mysteries, but no mysteries") it stays a contradiction, which
@@ -576,18 +104,18 @@ def _asked_heads_kept(mentions: list[Mention], scopes: list[_Scope], text: str, 
     asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
 
     def modified(mention: Mention) -> bool:
-        scope = _exclusion_around(mention.start, mention.end, scopes)
+        scope = exclusion_around(mention.start, mention.end, scopes)
         if scope is None:
             return False
-        last = _word_before(text, scope.start, mention.start).lower()
-        described = (bool(last) and last not in brief_stopwords() and last not in stopwords()["zh"]
-                     and bool(_topic(last, cues)))  # "epic" poetry, not "一本" 童书
+        last = last_word(text, scope.start, mention.start).lower()
+        described = (bool(last) and last not in brief_stopwords() and not is_stopword(last)
+                     and bool(phrase_topic(last, cues)))  # "epic" poetry, not "一本" 童书
         return described or any(other is not mention and other.polarity == EXCLUDED
                                 and scope.start <= other.start and other.end <= scope.end for other in mentions)
     return [m for m in mentions if not (m.polarity == EXCLUDED and (m.field, m.value) in asked and modified(m))]
 
 
-def _narrowed_by_class(mentions: list[Mention], scopes: list[_Scope], text: str) -> list[Mention]:
+def _narrowed_by_class(mentions: list[Mention], scopes: list[Scope], text: str) -> list[Mention]:
     """"不要日本推理小说", "no American novels": the kinds of book excluded right after a nation's literature say
     which of its books are meant, and the nation is what is excluded: every mystery and novel had been."""
     kept: list[Mention] = []
@@ -595,8 +123,8 @@ def _narrowed_by_class(mentions: list[Mention], scopes: list[_Scope], text: str)
     for mention in mentions:
         if (chain is not None and mention.polarity == EXCLUDED and mention.field in ("form", "genre")
                 and not text[chain[1]:mention.start].strip(" 的")
-                and _exclusion_around(mention.start, mention.end, scopes)
-                is _exclusion_around(chain[0].start, chain[0].end, scopes)):
+                and exclusion_around(mention.start, mention.end, scopes)
+                is exclusion_around(chain[0].start, chain[0].end, scopes)):
             chain = (chain[0], mention.end)
             continue
         kept.append(mention)
@@ -604,7 +132,7 @@ def _narrowed_by_class(mentions: list[Mention], scopes: list[_Scope], text: str)
     return kept
 
 
-def _modified_forms(mentions: list[Mention], scopes: list[_Scope], text: str, cues: Cues,
+def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cues: Cues,
                     vocabulary: Vocabulary) -> list[Mention]:
     """"不要网络小说", "no graphic novels", "no romance novels", "不要推理小说": an excluded form with a word
     before it in its exclusion excludes that kind of it, not the form: every novel had been excluded.
@@ -616,9 +144,9 @@ def _modified_forms(mentions: list[Mention], scopes: list[_Scope], text: str, cu
     for m in mentions:
         if m.polarity != EXCLUDED or m.field != "form":
             continue
-        scope = _exclusion_around(m.start, m.end, scopes)
-        last = _word_before(text, scope.start, m.start) if scope is not None else ""
-        if not last or not _topic(last, cues) or last.lower() in brief_stopwords():
+        scope = exclusion_around(m.start, m.end, scopes)
+        last = last_word(text, scope.start, m.start) if scope is not None else ""
+        if not last or not phrase_topic(last, cues) or last.lower() in brief_stopwords():
             continue  # "不要小说", "no more novels", "no fiction or poetry"
         start = text.rindex(last, scope.start, m.start)
         modifier = next((o for o in out if o is not m and o.polarity == EXCLUDED and start <= o.start < m.start), None)
@@ -659,11 +187,13 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     """The brief's mentions, each with the polarity its cues give it, and its numeric conditions."""
     cues = cues or load_cues()
     text = unicodedata.normalize("NFKC", text)
-    numbers = find_numbers(text, today)
+    seg = segment(text, cues)  # the brief's clauses and words, made once: every reader below reads them
+    numbers = find_numbers(text, today, cues.numbers, seg.clause_of)
     number_spans = [(n.start, n.end) for n in numbers]
     # A book's title in 《》 is a name: its words are no mood or setting ("《百年孤独》" is not 孤独).
     titles = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)]
-    found = [f for f in _resolve_overlaps(_candidates(text, vocabulary, cues, entities))
+    audience_readers, occasion_topics, occasion_values = everyday_readings(text, cues, vocabulary)
+    found = [f for f in resolve_overlaps(find_candidates(seg, vocabulary, cues, entities) + occasion_values)
              if not any(a < f[1] and f[0] < b for a, b in number_spans)
              and (f[2] in ("author", "work") or not any(a <= f[0] and f[1] <= b for a, b in titles))]
     spans = [(f[0], f[1]) for f in found] + number_spans
@@ -671,14 +201,10 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
     # holding a book called "Nothing" had wished for heart-warming books)
     titled = [(a, b) for a, b, _ in entities.title_spans(text) if " " in text[a:b]] if entities is not None else []
-    cue_list = _cues(text, cues, spans + titled, frozenset(f[0] for f in found))
+    cue_list = find_cues(text, cues, spans + titled, frozenset(f[0] for f in found))
     # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
-    about_books = _about_books(text, found)
-    scopes = _scopes(text, cue_list, spans, cues, kinds, about_books)
-    question = not about_books and _QUESTION_END.search(text) is not None
-    if question:  # "…管辖了哪几个非都市区？", "成人礼指的是什么？": a question about the world excludes no books
-        scopes = [s for s in scopes if s.polarity != EXCLUDED]
+    scopes = find_scopes(seg, cue_list, spans, cues, kinds)
 
     def polarity(start: int, end: int) -> str:
         inside = [s for s in scopes if s.start <= start and end <= s.end and s.polarity != ALLOWED]
@@ -688,9 +214,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
 
     def for_the_reader(start: int, end: int) -> bool:
         """"nothing too scary for the kids": an audience the excluded quality is for, not excluded itself."""
-        scope = _exclusion_around(start, end, scopes)
-        return (scope is not None and re.search(r"(?:\bfor(?:\s+the|\s+our)?|给|适合)\s*$", text[scope.start:start],
-                                                 re.IGNORECASE) is not None
+        scope = exclusion_around(start, end, scopes)
+        return (scope is not None and cues.for_whom_before.search(text[scope.start:start]) is not None
                 and any(scope.start <= f[0] < start for f in found))
 
     mentions = []
@@ -699,8 +224,6 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if field_name == "audience" and mood == EXCLUDED and for_the_reader(start, end):
             mood = WANTED
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
-            if question:  # "成人礼指的是什么？" names adults, it asks for no shelf
-                continue
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
         mentions.append(Mention(start, end, field_name, value, mood))
     mentions = _narrowed_by_class(mentions, scopes, text)
@@ -714,8 +237,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     notes = []
     numeric: list[NumericCondition] = []
     preferred: list[NumericCondition] = []
-    preferring = [a for a, _, _ in find_terms(text, cues.prefer)]
-    clauses = _clauses(text, cue_list) if preferring else []
+    preferring = [a for a, _, _ in find_terms(text, cues.preference)]
+    clauses = clause_spans(seg, cue_list) if preferring else []
     for number in numbers:
         mood = polarity(number.start, number.end)
         if mood == READER:
@@ -744,11 +267,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if any(start <= a < end for a, _ in number_spans):
             continue
         if any(start <= m.start < end for m in mentions):  # "别放工具书和励志书": 励志 is a value, 工具书 a topic
-            mentions += [Mention(a, b, "subject", t, EXCLUDED) for a, b in _joined_parts(text, start, end)
+            mentions += [Mention(a, b, "subject", t, EXCLUDED) for a, b in joined_parts(text, start, end, cues)
                          if not any(a <= m.start < b for m in mentions)
-                         for t in _topics(text[a:b], cues) if t not in cues.pronouns]
+                         for t in phrase_topics(text[a:b], cues) if t not in cues.pronouns]
         else:
-            topics = _topics(text[start:end], cues)
+            topics = phrase_topics(text[start:end], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
             if " ".join(topics) in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
                 mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
@@ -758,18 +281,31 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}
                 mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]
-    readers = [(s.start, s.end) for s in scopes if s.polarity == READER]
-    # What excludes nothing stays searchable: a claim's "does not require", "mice without IFN-γ" (cut from the
-    # dense query, they turned the claim around and lost its subject); a brief's exclusions are blanked, and so
-    # is a brief's degree ("not too long", "别太长"), which names no topic to search for.
+    readers = [(s.start, s.end) for s in scopes if s.polarity == READER] + audience_readers
+    # An exclusion is blanked from the searchable text, and so is a degree ("not too long", "别太长"), which names
+    # no topic to search for.
     excluded = [(a, b) for a, b in excluded
                 if any(a <= m.start < b for m in mentions if m.polarity == EXCLUDED)
-                or any(a <= n.start < b for n in numbers) or (about_books and not _topic(text[a:b], cues))]
+                or any(a <= n.start < b for n in numbers) or not phrase_topic(text[a:b], cues)]
     cue_spans = [(c.start, c.end) for c in cue_list
                  if c.kind != "negation" or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
     names = tuple(entities.whole_names(text)) if entities is not None else ()
-    return Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
-                   tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
-                   about_books, tuple(dict.fromkeys(preferred)))
+    topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions if m.field == "subject"]
+    # an everyday word read as a value or an audience ("cheerful", "fourth graders"), an occasion: no keyword
+    said = [(t.start, t.end) for t in occasion_topics] + [
+        (a, b) for words in (*cues.readings.values.values(), *cues.readings.audiences.values())
+        for a, b, _ in find_terms(text, words, plural=True)]
+    reading = Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
+                      tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
+                      tuple(dict.fromkeys(preferred)), tuple(topics + occasion_topics), tuple(said))
+    return replace(reading, topics=_asked_topics(reading, cues) + reading.topics)
+
+
+def _asked_topics(reading: Reading, cues: Cues) -> tuple[Topic, ...]:
+    """The content words of what the brief asks for, where each is first written."""
+    lowered = reading.text.lower()
+    return tuple(Topic(at, at + len(word) if at >= 0 else -1, word, WANTED, "asked")
+                 for word in brief_keywords(reading.segments(), detect_language(reading.text), cues)
+                 for at in (lowered.find(word.lower()),))
 

@@ -15,6 +15,8 @@ from tasks.language.text_analysis import brief_stopwords, detect_language, token
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import HistoryShelf, Theme
+from tasks.understanding.lang import load_packs
+from tasks.understanding.segments import segment
 from tasks.understanding.spans import regex
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
@@ -36,20 +38,21 @@ class ReferenceTables:
 
 @lru_cache(maxsize=1)
 def load_tables() -> ReferenceTables:
-    """config/references.yaml, both languages merged (words are matched whatever the language)."""
+    """The reference words of every language pack (cues.yaml `reference_*`; matched whatever the language), and
+    config/references.yaml's scopes and adjustments."""
     raw = read_yaml(CONFIG_DIR / "references.yaml")
-    both = lambda table: tuple(str(w) for lang in ("zh", "en") for w in table.get(lang, []))
+    packs = load_packs()
     scopes = raw["scopes"]
     return ReferenceTables(
-        temporal=both(raw["types"]["temporal"]),
-        referential=both(raw["types"]["referential"]),
-        stances={name: both(words) for name, words in raw["types"]["stance"].items()},
+        temporal=packs.words("cues.yaml", "reference_temporal"),
+        referential=packs.words("cues.yaml", "reference_referential"),
+        stances=packs.groups("cues.yaml", "reference_stances"),
         scope_words={name: tuple(str(w) for w in scope["words"]) for name, scope in scopes.items()},
         scope_sizes={"recent_themes": int(scopes["recent_themes"]["themes"]),
                      "recent_batches": int(scopes["recent_batches"]["batches"])},
         adjust={name: tuple(FilterCondition(c["field"], tuple(c["values"]), c["operator"]) for c in conds)
                 for name, conds in raw.get("adjust", {}).items()},
-        shelf_words=both(raw.get("shelf_words", {})),
+        shelf_words=packs.words("cues.yaml", "reference_shelf"),
     )
 
 
@@ -78,7 +81,7 @@ class Reference:
 def _temporal_in_shelf_context(brief: str, tables: ReferenceTables) -> list[str]:
     """Temporal words in a clause that also speaks of a shelf or a stance towards one."""
     context = (*tables.shelf_words, *(w for words in tables.stances.values() for w in words))
-    return list(dict.fromkeys(word for clause in re.split(r"[，,。.；;！!？?\n]", brief)
+    return list(dict.fromkeys(word for clause in segment(brief).clause_texts()
                               if _found(clause, context) for word in _found(clause, tables.temporal)))
 
 
@@ -87,11 +90,10 @@ def shelf_descriptions(brief: str, tables: ReferenceTables | None = None) -> lis
     rainy-night shelf"): from a temporal word to the shelf word it is said of, in one clause."""
     tables = tables or load_tables()
     shelf = "|".join(_term(w) for w in tables.shelf_words)
-    spans = []
-    for word in tables.temporal:
-        for match in regex(rf"{_term(word)}[^，,。.；;！!？?\n]{{0,16}}?(?:{shelf})", re.IGNORECASE).finditer(brief):
-            spans.append((match.start(), match.end()))
-    return spans
+    seg = segment(brief)
+    return [(match.start(), match.end()) for word in tables.temporal
+            for match in regex(rf"{_term(word)}.{{0,16}}?(?:{shelf})", re.IGNORECASE).finditer(brief)
+            if not seg.any_end(match.start() + 1, match.end())]
 
 
 @lru_cache(maxsize=4096)  # the same table words, escaped for every brief

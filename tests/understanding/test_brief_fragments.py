@@ -1,4 +1,4 @@
-"""Brief fragments read as the curator meant them: the table in tests/data/brief_fragments.yaml gives, per
+"""Brief fragments read as the curator meant them: the tables in tests/data/brief_fragments_<lang>.yaml give, per
 fragment, what a correct reading derives (`expect`) and what would be a misreading (`forbid`)."""
 
 from dataclasses import replace
@@ -20,7 +20,9 @@ from tasks.understanding.references import apply_reference
 from tasks.understanding.translate.rules import RulesTranslator
 from tests.conftest import DEMO_CATALOG, PROJECT_ROOT
 
-FRAGMENTS = yaml.safe_load((PROJECT_ROOT / "tests" / "data" / "brief_fragments.yaml").read_text(encoding="utf-8"))
+# one table per language (tests/data/brief_fragments_<lang>.yaml); `probe: 30` marks issue 30's second probe set
+FRAGMENTS = [f for path in sorted((PROJECT_ROOT / "tests" / "data").glob("brief_fragments_*.yaml"))
+             for f in yaml.safe_load(path.read_text(encoding="utf-8"))]
 TODAY = date(2026, 11, 22)  # the table's relative years ("近十年") are counted from here
 
 
@@ -59,7 +61,8 @@ def derived(text: str) -> set[str]:
     out |= {n.describe().removeprefix("MUST ") for n in query.numeric_conditions}
     out |= {n.describe("SHOULD") for n in query.preferred_numbers}
     understanding = settle_intent(understand_reading(reading, index), query)
-    return out | {f"intent={understanding.intent}"}
+    # a keyword is what reaches the sheet as a reason: "keyword=week" in `forbid` says a filler word must not
+    return out | {f"intent={understanding.intent}"} | {f"keyword={k.lower()}" for k in query.search_keywords}
 
 
 @pytest.mark.parametrize("fragment", FRAGMENTS, ids=[f["text"][:40] for f in FRAGMENTS])

@@ -34,6 +34,23 @@ TODAY = date(2026, 11, 22)
     ("memoirs of the past two decades", [N("pub_year", ">=", 2006)]),
     ("science fiction from the last decade", [N("pub_year", ">=", 2016)]),
     ("novels from 1920–1940", [N("pub_year", ">=", 1920), N("pub_year", "<=", 1940)]),
+    # a comparator on either side of a quantity, the quantity by its unit, a field word, or a year's shape
+    ("science fiction published 2005 or later", [N("pub_year", ">=", 2005)]),
+    ("mysteries rated 4 or higher", [N("rating", ">=", 4)]),
+    ("poetry rated at least 8", [N("rating", ">=", 8)]),
+    ("essays of 250 pages at most", [N("pages", "<=", 250)]),
+    ("篇幅不超过250页的散文", [N("pages", "<=", 250)]),
+    ("豆瓣评分不低于8.5的小说", [N("rating", ">=", 8.5)]),
+    ("四星以上的科幻", [N("rating", ">=", 4)]),
+    ("2012年起出版的推理小说", [N("pub_year", ">=", 2012)]),
+    # a rating past the scale, a count of years ago, a bare count are no condition
+    ("rated 40 or higher", []),
+    ("三年前读过的书", []),
+    ("30 books or more", []),
+    # how long a read takes, with a verb of reading in its clause, is a length
+    ("一个下午就能读完的小说", [N("pages", "<=", 200)]),
+    ("fiction you can read in a few hours", [N("pages", "<=", 200)]),
+    ("a few hours of music", []),
 ])
 def test_briefs_become_numeric_conditions(brief, expected):
     assert list(parse_numeric_conditions(brief, TODAY)) == expected

@@ -22,25 +22,22 @@ What each kind of mention becomes:
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations
 
 from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary, load_aliases
-from tasks.language.text_analysis import brief_stopwords, cut, detect_language, idf, stopwords, tokenize
+from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
-from tasks.understanding.references import reference_words
+from tasks.understanding.topics import brief_keywords
 from tasks.understanding.translate.base import Translator
 
-MAX_KEYWORDS = 20  # a claim-long brief keeps its words; filler never counts (config/stopwords.yaml)
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
-_CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+")  # "三百页左右": a number, in a brief never a keyword
 _MODIFIES = re.compile(r"[\s-]*(?:的\s*)?")  # between a value and the kind it qualifies: "cozy mysteries", "温馨的推理"
 
 
@@ -211,33 +208,9 @@ def _drop_weaker_duplicates(conditions: tuple[FilterCondition, ...]) -> tuple[Fi
     return tuple(kept)
 
 
-def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], no_numbers: bool) -> list[str]:
-    """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
-    is one word, however jieba would cut it."""
-    words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
-    words = [w for w in words if w.strip() and not (no_numbers and (w.isdigit() or _CN_NUMBER.fullmatch(w)))
-             and re.search(r"\w", w) and w.lower() not in skip]
-    counts = Counter(words)
-    return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
-
-
 def extract_keywords(reading: Reading, language: str, cues: Cues) -> tuple[str, ...]:
-    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, nor in a brief a cue
-    word, a degree or a word about books, reading and wanting (config/stopwords.yaml)."""
-    # A claim or a question is not a brief: its "one" ("one-child"), "read" and "minus" ("the minus strand") are
-    # what it is about. In a brief a number is a condition ("30本", "after 1980") and a lone letter is noise; in a
-    # claim they are what it is about ("N-terminal", "1,000 genomes"). A brief's degree or length ("老一点的",
-    # "short") says how, not what: 老 had found 老舍 and 老人与海.
-    filler = brief_stopwords() | cues.not_a_topic | cues.all_words if reading.about_books else frozenset()
-    skip = reference_words() | filler | stopwords()["zh" if language == "zh" else "en"]
-    if language == "zh":
-        words = _chinese_keywords(reading.segments(), skip, reading.about_books)
-    else:
-        tokens = [t for t in tokenize(" ".join(t for t, _ in reading.segments()), "en") if t not in skip
-                  and not (reading.about_books and (t.isdigit() or len(t) == 1))]
-        counts = Counter(tokens)
-        words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
-    return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]
+    """BM25 keywords from the brief's searchable text: its content words (tasks/understanding/topics.py)."""
+    return brief_keywords(reading.segments(), language, cues)
 
 
 def confidence_of(conditions: tuple[FilterCondition, ...], reading: Reading) -> float:
@@ -261,13 +234,12 @@ class RulesTranslator(Translator):
         conditions = conditions_of(reading, self.vocabulary)
         searchable = reading.searchable_text
         keywords = extract_keywords(reading, language, self.cues)
-        # A value's description tells the dense path what a mood or setting word means for a book; in a text
-        # that is not about books the word means what it says ("Cold exposure…"), and the description misleads.
+        # A value's description tells the dense path what a mood or setting word means for a book.
         descriptions = [
             value.description if language == "zh" else value.description_en
             for cond in conditions if cond.operator != "MUST_NOT" and cond.field in self.vocabulary.dimension_names
             for value in (self.vocabulary.value(cond.field, v) for v in cond.values)
-        ] if reading.about_books else []
+        ]
         synthetic = " ".join([re.sub(r"\s+", " ", searchable).strip(), *descriptions]).strip()
         return ThemeQuery(
             filter_conditions=conditions,

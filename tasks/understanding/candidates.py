@@ -1,0 +1,134 @@
+"""What a brief names: vocabulary values, forms, audiences, languages, literatures and periods, catalog authors and
+titles, everyday words for them (the packs' readings), each with its span; overlaps resolved, the longest winning."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from config.class_ranges import ClassRange, class_ranges
+from config.vocabulary import Vocabulary
+from tasks.understanding.cues import Cues
+from tasks.understanding.scopes import WANTED
+from tasks.understanding.segments import Segmented
+from tasks.understanding.spans import find_terms
+from tasks.understanding.topics import Topic
+
+
+# Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
+_PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
+
+
+def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities) -> list[tuple[int, int, str, str]]:
+    """(start, end, field, value) of every name and value in the text, overlaps not yet resolved."""
+    text = seg.text
+    found: list[tuple[int, int, str, str]] = []
+    for kind in vocabulary.kinds:
+        found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
+    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
+    # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
+    # or school grade ("fourth graders", "三年级")
+    for name, words in (*cues.readings.values.items(), *cues.readings.audiences.items()):
+        named = named_value(name, vocabulary)
+        if named is not None:
+            found += [(a, b, *named) for a, b, _ in find_terms(text, words, plural=True)]
+    for dimension in vocabulary.dimensions:
+        found += [(a, b, dimension.name, value.name) for value in dimension.values
+                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)
+                  if not (text[a:b].lower() in cues.wanting and cues.person_before.search(text, 0, a))]
+    for code, words in cues.readings.languages.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
+    literary = {a for a, _, _ in find_terms(text, cues.readings.literature_words)}
+    bookish = literary | {a for a, _, _ in find_terms(text, cues.readings.language_nouns)}
+    for code, words in cues.readings.language_names.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
+                  if _names_books(seg, _next_word_start(text, b, edition=True), bookish)]
+    for code, words in cues.readings.literatures.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
+                  if _next_word_start(text, b) in literary]
+    historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
+    for entry in class_ranges().entries:
+        found += [(a, b, "classification", entry.key) for a, b in _class_spans(
+            seg, entry, literary if entry.kind == "literatures" else historical, cues)]
+    if entities is not None:
+        found += entities.name_spans(text)
+    # a topic phrase holding a value's word ("no happy ending") is a topic, not the value
+    phrases = [(a, b) for a, b, _ in find_terms(text, cues.readings.topics, plural=True)]
+    return [f for f in found if not any(a <= f[0] and f[1] <= b and (a, b) != (f[0], f[1]) for a, b in phrases)]
+
+
+def named_value(name: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
+    """(field, value) of a readings row's name: a kind of book or audience, or a vocabulary value; None for the
+    audience rows that name only who reads ("readers")."""
+    kind = next((k for k in vocabulary.kinds if k.name == name), None)
+    if kind is not None:
+        return kind.facet, kind.name
+    return next(((v.dimension, v.name) for v in vocabulary.all_values() if v.name == name), None)
+
+
+def everyday_readings(text: str, cues: Cues, vocabulary: Vocabulary) -> tuple[list[tuple[int, int]], list[Topic],
+                                                                     list[tuple[int, int, str, str]]]:
+    """What the packs' everyday readings find beyond values: who reads, where no catalog audience is meant ("new
+    parents", "初中生": the reader's spans); occasions ("中秋", "Valentine's Day": the topics and values a shelf
+    for them is about; their own words are no keyword)."""
+    readers = [(a, b) for name, words in cues.readings.audiences.items() if named_value(name, vocabulary) is None
+               for a, b, _ in find_terms(text, words, plural=True)]
+    topics: list[Topic] = []
+    values: list[tuple[int, int, str, str]] = []
+    for occasion in cues.readings.occasions:
+        for a, b, _ in find_terms(text, occasion.words):
+            topics += [Topic(a, b, t, WANTED, "occasion") for t in occasion.topics]
+            values += [(a, b, *named) for v in occasion.values if (named := named_value(v, vocabulary))]
+    return readers, topics, values
+
+
+def _class_spans(seg: Segmented, entry: ClassRange, kind_starts: set[int], cues: Cues) -> Iterator[tuple[int, int]]:
+    """Where the text names a literature or a period of config/class_ranges.yaml: a name anywhere; a qualifier
+    before a word of its kind or standing for books of its own ("日本推理", "唐代历史", "不要明清的", "no Japanese
+    ones"; not "去日本旅行", "三国演义"); the nation's people as writers ("by Americans", "美国人写的")."""
+    text = seg.text
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.names))
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
+                if _next_word_start(text, b) in kind_starts or _stands_for_books(seg, b, cues))
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
+                if cues.by_people.search(text, 0, a) or cues.written_by.match(text, b))
+
+
+def _stands_for_books(seg: Segmented, end: int, cues: Cues) -> bool:
+    """"no Japanese ones", an English qualifier ending its clause ("nothing Japanese."); "X的" ending its clause,
+    a negation or a preference after it aside ("明清的就不要了", "俄国的最好"): not "日本的风景", "去日本"."""
+    text = seg.text
+    found = cues.ones.match(text, end)
+    if found is None:  # the qualifier follows a cue at once: "nothing Japanese.", not "among Japanese."
+        return (cues.cued_word.search(text[:end]) is not None
+                and (not text[end:].strip() or seg.ends_at(end)))
+    if found.group(0).strip().isascii():
+        return True
+    rest = text[found.end():]
+    # "明清的就不要了", "俄国的最好"
+    rest = rest[max((len(c) for c in (*cues.negation_after, *cues.preference) if rest.startswith(c)), default=0):]
+    return not rest.strip() or seg.ends_at(len(text) - len(rest))
+
+
+def _next_word_start(text: str, end: int, edition: bool = False) -> int:
+    """Where the next word begins after `end`: past spaces and a possessive 的 (with `edition`, also past a 版:
+    "英文版的")."""
+    match = re.compile(r"\s*(?:版\s*)?(?:的\s*)?" if edition else r"\s*(?:的\s*)?").match(text, end)
+    return match.end() if match else end
+
+
+def _names_books(seg: Segmented, start: int, bookish: set[int]) -> bool:
+    """Whether a language's bare name ending before `start` qualifies books: a book word or kind of writing
+    follows, or the clause ends ("只要英文的")."""
+    return start in bookish or start == len(seg.text) or seg.ends_at(start)
+
+
+def resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    found = sorted(found, key=lambda f: (-(f[1] - f[0]), _PRIORITY.get(f[2], 3), f[0]))
+    kept: list[tuple[int, int, str, str]] = []
+    for item in found:
+        if all(item[1] <= k[0] or item[0] >= k[1] or (item[0], item[1]) == (k[0], k[1]) and item[2] == k[2]
+               for k in kept):
+            if not any((item[0], item[1]) == (k[0], k[1]) for k in kept):
+                kept.append(item)
+    return sorted(kept)

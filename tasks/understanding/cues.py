@@ -1,0 +1,210 @@
+"""The language packs compiled for the reader: every pack's cue words by kind, clause ends, number grammar and
+everyday readings (tasks/understanding/lang/<code>/*.yaml), with the patterns built from them once."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from functools import cached_property, lru_cache, partial
+from pathlib import Path
+
+from tasks.understanding.lang import PACKS_DIR, load_packs
+from tasks.understanding.numbers import NumberGrammar, number_grammar
+from tasks.understanding.spans import term_pattern
+
+
+@dataclass(frozen=True)
+class Cues:
+    """What the language packs (tasks/understanding/lang/<code>/) say a brief's words do, every language at once:
+    cue words by kind, clause ends, and the everyday readings. Built by `load_cues`, one kind to a field."""
+
+    negation_before: tuple[str, ...]
+    negation_after: tuple[str, ...]
+    negation_before_value: tuple[str, ...]  # a negation only right before a value or name: "不烧脑", "不太沉重"
+    negation_after_contrast: tuple[str, ...]  # a bare 不 after a termination, where no other cue starts: "但不血腥"
+    exception_open: tuple[str, ...]
+    exception_close: tuple[str, ...]
+    pseudo_negation: tuple[str, ...]
+    termination: tuple[str, ...]
+    requirement: tuple[str, ...]
+    hedge: tuple[str, ...]
+    hedge_if_several: tuple[str, ...]
+    preference: tuple[str, ...]  # a number in the same clause is only preferred: "最好是近十年的"
+    reader_before: tuple[str, ...]
+    reader_after: tuple[str, ...]
+    reader_end: tuple[str, ...]
+    question: tuple[str, ...]
+    degree: tuple[str, ...]
+    degree_end: tuple[str, ...]
+    additive: tuple[str, ...]
+    for_whom: tuple[str, ...]
+    person: tuple[str, ...]
+    wanting: frozenset[str]  # a value's alias that is also a verb of wanting after a person: "we'd love"
+    filler: frozenset[str]
+    not_a_topic: frozenset[str]
+    pronouns: frozenset[str]
+    readings: Readings
+    clauses: Clauses
+    numbers: NumberGrammar
+
+    @cached_property  # asked for every word of every excluded phrase
+    def all_words(self) -> frozenset[str]:
+        """Every cue word: none of them is ever a search keyword."""
+        return frozenset(w.lower() for w in (*self.negation_before, *self.negation_after,
+                                              *self.negation_after_contrast, *self.exception_open,
+                                              *self.exception_close, *self.requirement, *self.hedge,
+                                              *self.hedge_if_several, *self.termination, *self.preference))
+
+    @cached_property
+    def leading_cues(self) -> tuple[str, ...]:
+        """The cue words of unspaced scripts, longest first: what an excluded phrase may open with."""
+        return tuple(sorted((w for w in self.all_words if not w.isascii()), key=len, reverse=True))
+
+    @cached_property
+    def glued(self) -> tuple[str, ...]:
+        """The cue and filler words of unspaced scripts, longest first: what jieba may glue to a word's front."""
+        return tuple(sorted((w for w in (*self.all_words, *self.filler) if not w.isascii()), key=len,
+                            reverse=True))
+
+    @cached_property
+    def person_before(self) -> re.Pattern:
+        """Who wants, before a verb of wanting: "we'd love" (love is then no value)."""
+        return re.compile(rf"(?:{alternation(self.person)})\s+$", re.IGNORECASE)
+
+    @cached_property
+    def cued_word(self) -> re.Pattern:
+        """A negation or requirement and one word, ending the text: "nothing Japanese"."""
+        words = tuple(w for w in (*self.negation_before, *self.requirement) if w.isascii())
+        return re.compile(rf"(?:{alternation(words)})\s+[A-Za-z-]+$", re.IGNORECASE)
+
+    @cached_property
+    def by_people(self) -> re.Pattern:
+        """What makes a nation's people its writers, before them: "by Americans", "no Russians"."""
+        words = (*self.readings.authorship_before, *(w for w in self.negation_before if w.isascii()))
+        return re.compile(rf"(?:{alternation(words)})\s+$", re.IGNORECASE)
+
+    @cached_property
+    def written_by(self) -> re.Pattern:
+        return re.compile(rf"\s*(?:{alternation(self.readings.authorship_after)})")
+
+    @cached_property
+    def ones(self) -> re.Pattern:
+        """A qualifier standing for books: "日本的", "Japanese ones"."""
+        return re.compile("|".join(rf"\s*{re.escape(w)}\s*" if not w.isascii() else rf"\s+{term_pattern(w, True)}"
+                                   for w in self.readings.ones) or "(?!)", re.IGNORECASE)
+
+    @cached_property
+    def for_whom_before(self) -> re.Pattern:
+        return re.compile(rf"(?:{alternation(self.for_whom)})\s*$", re.IGNORECASE)
+
+    @cached_property
+    def reader_stop(self) -> re.Pattern:
+        return re.compile(alternation(self.reader_end))
+
+    @cached_property
+    def additive_ahead(self) -> re.Pattern:
+        """An additive word before the sentence ends or an any-of-these word decides: "以外的也要有"."""
+        stops = "".join(re.escape(w[0]) for w in (*self.clauses.sentence_ends, *self.hedge_if_several,
+                                                  *self.additive) if not w.isascii() or not w.isalpha())
+        return re.compile(rf"[^{stops}]*(?:{alternation(self.additive)})")
+
+    @cached_property
+    def word_after_degree(self) -> re.Pattern:
+        """The word after a cue that is its own degree ("not too long"), and the words joined to it."""
+        return _degree_pattern((), (), self.degree)
+
+    @cached_property
+    def degree_then_word(self) -> re.Pattern:
+        """A degree after a negation and the quality it qualifies: up to a degree_end ("太学术的"), or one word and
+        the words joined to it ("too long or too dark")."""
+        return _degree_pattern(self.degree, self.degree_end, self.degree)
+
+
+@dataclass(frozen=True)
+class Readings:
+    """readings.yaml of every pack: audiences, feelings, occasions, read-alikes, languages and literatures."""
+
+    adults: tuple[str, ...]
+    audiences: dict[str, tuple[str, ...]]  # a catalog audience, or "readers" (who reads: nothing of books)
+    values: dict[str, tuple[str, ...]]  # a vocabulary value's or kind's name -> everyday words for it
+    occasions: tuple[Occasion, ...]
+    read_alike: tuple[str, ...]
+    languages: dict[str, tuple[str, ...]]  # language code -> words for it
+    language_names: dict[str, tuple[str, ...]]  # language code -> its bare names, a request only before books
+    language_nouns: tuple[str, ...]  # the words for books a bare language name may qualify
+    literatures: dict[str, tuple[str, ...]]  # language code -> a nation's words, said before a kind of book
+    literature_words: tuple[str, ...]  # the kinds of writing that may follow a nation's word
+    ones: tuple[str, ...]  # a qualifier standing for books of its own: "不要日本的", "no Japanese ones"
+    authorship_before: tuple[str, ...]  # a nation's people as writers: "by Americans"
+    authorship_after: tuple[str, ...]  # "美国人写的"
+    topics: tuple[str, ...]  # topic phrases holding a value's word: "happy ending" is no wish for happy books
+
+
+@dataclass(frozen=True)
+class Occasion:
+    """A day or month a shelf is made for, and what such a shelf is about."""
+
+    name: str
+    words: tuple[str, ...]
+    topics: tuple[str, ...]
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Clauses:
+    """clauses.yaml of every pack: where a clause ends, what joins two parts, the particles a phrase ends in."""
+
+    end: re.Pattern
+    question_end: re.Pattern
+    sentence_ends: tuple[str, ...]
+    joiners: frozenset[str]
+    particles: str
+
+
+def alternation(words: tuple[str, ...]) -> str:
+    return "|".join(term_pattern(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
+
+
+def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degree: tuple[str, ...]) -> re.Pattern:
+    """A degree word and what it qualifies: in an unspaced script up to the quality's end ("太学术的"), else the next
+    word and the words joined to it ("too long or too dark"); with no degree words before, only that word."""
+    spaced = tuple(w for w in before if w.isascii())
+    unspaced = tuple(w for w in before if not w.isascii())
+    word = r"[A-Za-z][\w-]*"
+    joined = rf"(?:\s*(?:,|\bor\b|\band\b)\s*(?:(?:{alternation(tuple(w for w in joined_degree if w.isascii()))})\s+)?{word})*"
+    if not before:
+        return re.compile(rf"\s+{word}{joined}", re.IGNORECASE)
+    end = "".join(re.escape(e) for e in ends)
+    return re.compile(rf"\s*(?:(?:{alternation(unspaced)})[^，,。；;！!？?{end}]{{1,8}}?[{end}]"
+                      rf"|(?:{alternation(spaced)})\s+{word}{joined})", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
+def load_cues(root: Path = PACKS_DIR) -> Cues:
+    """The cues of every language pack under `root` (a test's own packs in a temp folder, else the product's)."""
+    packs = load_packs(root)
+    words = partial(packs.words, "cues.yaml")
+    said = partial(packs.words, "readings.yaml")
+    ends = packs.words("clauses.yaml", "ends")
+    end = "|".join([re.escape(e) for e in ends]
+                   + [rf"{re.escape(e)}(?=\s|$)" for e in packs.words("clauses.yaml", "ends_before_space")]
+                   + [rf"\s{re.escape(e)}\s" for e in packs.words("clauses.yaml", "ends_between_spaces")])
+    marks = "".join(re.escape(m) for m in packs.words("clauses.yaml", "question_marks"))
+    occasions = tuple(Occasion(name, tuple(map(str, row.get("words", ()))), tuple(map(str, row.get("topics", ()))),
+                               tuple(map(str, row.get("values", ()))))
+                      for name, row in packs.table("readings.yaml", "occasions").items())
+    readings = Readings(said("adults"), packs.groups("readings.yaml", "audiences"),
+                        {name: tuple(map(str, row)) for key in ("feelings", "kinds")
+                         for name, row in packs.table("readings.yaml", key).items()},
+                        occasions, said("read_alike"), packs.groups("readings.yaml", "languages"),
+                        packs.groups("readings.yaml", "language_names"), said("language_nouns"),
+                        packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
+                        said("authorship_before"), said("authorship_after"), said("topics"))
+    clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
+                      packs.words("clauses.yaml", "sentence_ends"),
+                      frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
+                      "".join(packs.words("clauses.yaml", "particles")))
+    kinds = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers"}
+    sets = {"wanting", "filler", "not_a_topic", "pronouns"}
+    return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root),
+                **{k: frozenset(w.lower() for w in words(k)) if k in sets else words(k) for k in kinds})

@@ -1,0 +1,177 @@
+"""Language packs: what the brief reader knows of a language, as data (one folder per language, the same files in
+each). The engine (tasks/understanding/reading.py, numbers.py) knows no language: it reads every pack present, so
+adding a cue word or a whole language is a YAML edit.
+
+Every file of a pack is checked against one schema: an unknown file, key or language code stops the load with one
+line naming the file and key (PackError is an InputError: the CLI prints it and exits 2).
+
+- cues.yaml: cue words by kind (NegEx-style: negation before and after what it negates, pseudo-negations that only
+  contain a cue, terminations, plus requirement, hedge, preference, the reader, questions, degree);
+- clauses.yaml: where a clause ends, the words that join two parts of a phrase, the particles a phrase may end in;
+- numbers.yaml: the number grammar's words (digits, units, comparators on either side, periods, reading times);
+- readings.yaml: everyday readings (audiences, feelings, read-alike forms, occasions, languages and literatures).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from config.yaml_files import read_yaml
+from tasks.errors import InputError
+
+PACKS_DIR = Path(__file__).parent
+WORDS, GROUPS, BY_LANGUAGE, TABLE = "words", "groups", "by_language", "table"
+# file -> key -> shape. words: a list of strings; groups: name -> words; by_language: language code -> words (the
+# code must be a pack's); table: name -> a mapping of plain values (numbers' quantities, readings' occasions).
+SCHEMA: dict[str, dict[str, str]] = {
+    "cues.yaml": {
+        "negation_before": WORDS, "negation_after": WORDS, "negation_before_value": WORDS,
+        "negation_after_contrast": WORDS, "exception_open": WORDS, "exception_close": WORDS,
+        "pseudo_negation": WORDS, "termination": WORDS, "requirement": WORDS, "hedge": WORDS,
+        "hedge_if_several": WORDS, "preference": WORDS, "reader_before": WORDS, "reader_after": WORDS,
+        "reader_end": WORDS, "question": WORDS,
+        "degree": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
+        "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS,
+        "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
+        "reference_stances": GROUPS,
+    },
+    "clauses.yaml": {"ends": WORDS, "sentence_ends": WORDS, "ends_before_space": WORDS, "ends_between_spaces": WORDS,
+                     "question_marks": WORDS, "joiners": WORDS, "particles": WORDS},
+    "numbers.yaml": {"digits": TABLE, "multipliers": TABLE, "units": GROUPS, "field_words": GROUPS, "before": TABLE,
+                     "after": TABLE, "ranges": WORDS, "reading_times": TABLE, "reading_verbs": WORDS,
+                     "not_content": WORDS, "relative": WORDS, "time_units": TABLE, "single_time_units": TABLE,
+                     "eras": TABLE, "setting": WORDS, "decade_words": TABLE, "ordinals": TABLE,
+                     "decade_units": WORDS, "century_units": WORDS, "range_open": WORDS},
+    "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
+                      "read_alike": WORDS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
+                      "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
+                      "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS},
+}
+_CODE = re.compile(r"[a-z]{2,3}")
+
+
+class PackError(InputError):
+    """A language pack that cannot be read as the schema says; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Pack:
+    """One language's files, checked: file name -> key -> its value."""
+
+    code: str
+    files: dict[str, dict[str, Any]]
+
+    def get(self, file: str, key: str) -> Any:
+        return self.files.get(file, {}).get(key)
+
+    def words(self, file: str, key: str) -> tuple[str, ...]:
+        return tuple(str(w) for w in self.get(file, key) or ())
+
+
+@dataclass(frozen=True)
+class Packs:
+    """Every language pack of one folder; `languages` is what the reader knows, in folder order."""
+
+    packs: tuple[Pack, ...]
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return tuple(p.code for p in self.packs)
+
+    def words(self, file: str, key: str) -> tuple[str, ...]:
+        """A key's words over every pack, duplicates dropped."""
+        return tuple(dict.fromkeys(w for p in self.packs for w in p.words(file, key)))
+
+    def groups(self, file: str, key: str) -> dict[str, tuple[str, ...]]:
+        """A groups or by_language key over every pack: name -> the words of all packs."""
+        out: dict[str, list[str]] = {}
+        for pack in self.packs:
+            for name, words in (pack.get(file, key) or {}).items():
+                out.setdefault(str(name), []).extend(str(w) for w in words or ())
+        return {name: tuple(dict.fromkeys(words)) for name, words in out.items()}
+
+    def table(self, file: str, key: str) -> dict[str, Any]:
+        """A table key over every pack; a later pack's row of the same name adds to an earlier one's lists (a
+        plain value replaces)."""
+        out: dict[str, Any] = {}
+        for pack in self.packs:
+            for name, row in (pack.get(file, key) or {}).items():
+                earlier = out.get(str(name))
+                if isinstance(row, dict) and isinstance(earlier, dict):
+                    merged = dict(earlier)
+                    for field, value in row.items():
+                        merged[field] = [*merged.get(field, []), *value] if isinstance(value, list) else value
+                    out[str(name)] = merged
+                elif isinstance(row, list) and isinstance(earlier, list):
+                    out[str(name)] = [*earlier, *row]
+                else:
+                    out[str(name)] = row
+        return out
+
+    def require(self, code: str) -> Pack:
+        """The pack of a language a setting or a caller names; a language with no pack is refused."""
+        found = next((p for p in self.packs if p.code == code), None)
+        if found is None:
+            raise PackError(f"language {code!r}: no language pack (have {', '.join(self.languages)})")
+        return found
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool)) or (isinstance(value, list) and all(map(_plain, value)))
+
+
+def _check(path: Path, key: str, shape: str, value: Any, codes: set[str]) -> None:
+    where = f"{path}: {key}"
+    if shape == WORDS:
+        if not isinstance(value, list) or not all(isinstance(w, (str, int)) for w in value):
+            raise PackError(f"{where}: must be a list of words")
+        return
+    if not isinstance(value, dict):
+        raise PackError(f"{where}: must be a mapping")
+    for name, row in value.items():
+        if shape in (GROUPS, BY_LANGUAGE) and not (isinstance(row, list) and all(isinstance(w, str) for w in row)):
+            raise PackError(f"{where}.{name}: must be a list of words")
+        if shape == BY_LANGUAGE and str(name) not in codes:
+            raise PackError(f"{where}.{name}: unknown language (the packs are {', '.join(sorted(codes))})")
+        if shape == TABLE and not (_plain(row) or isinstance(row, dict) and all(map(_plain, row.values()))):
+            raise PackError(f"{where}.{name}: must be a value, a list or a mapping of them")
+
+
+def _read(folder: Path, codes: set[str]) -> Pack:
+    files: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith((".", "_")):
+            continue
+        if path.name not in SCHEMA:
+            raise PackError(f"{path}: unknown file (a pack holds {', '.join(SCHEMA)})")
+        raw = read_yaml(path) or {}
+        if not isinstance(raw, dict):
+            raise PackError(f"{path}: must be a mapping of keys")
+        for key, value in raw.items():
+            if key not in SCHEMA[path.name]:
+                raise PackError(f"{path}: {key}: unknown key")
+            _check(path, key, SCHEMA[path.name][key], value, codes)
+        files[path.name] = raw
+    return Pack(folder.name, files)
+
+
+@lru_cache(maxsize=8)
+def load_packs(root: Path = PACKS_DIR) -> Packs:
+    """Every language pack under `root`, checked; the language list is the folders present."""
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    for folder in folders:
+        if not _CODE.fullmatch(folder.name):
+            raise PackError(f"{folder}: unknown language (a pack's folder is its ISO 639 code: zh, en, fr)")
+    if not folders:
+        raise PackError(f"{root}: no language pack")
+    codes = {f.name for f in folders}
+    return Packs(tuple(_read(f, codes) for f in folders))
+
+
+def languages() -> tuple[str, ...]:
+    """The languages the reader knows: the packs present."""
+    return load_packs().languages

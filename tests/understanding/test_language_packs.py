@@ -1,0 +1,109 @@
+"""Language packs (tasks/understanding/lang/): the reader's language knowledge is data under one checked schema, and
+a language is added with data only."""
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from config.vocabulary import get_vocabulary
+from tasks.understanding.lang import PACKS_DIR, SCHEMA, PackError, load_packs
+from tasks.understanding.reading import EXCLUDED, load_cues, read_brief
+
+FRENCH = {
+    "cues.yaml": """
+negation_before: ["pas de", "pas d'", sans, "aucun", "aucune", "sauf"]
+negation_after: [exclus, "à éviter"]
+termination: [mais, cependant]
+requirement: [uniquement, seulement]
+preference: [idéalement, "de préférence"]
+""",
+    "clauses.yaml": """
+ends: [",", ";", "!", "?", ":"]
+ends_before_space: ["."]
+joiners: [ou, et]
+""",
+    "numbers.yaml": """
+digits: {deux: 2, trois: 3, dix: 10}
+units:
+  pages: [pages]
+field_words:
+  pub_year: [publiés, parus, "publiés en"]
+before: {après: ">", avant: "<", depuis: ">=", "moins de": "<", "plus de": ">"}
+after: {"ou plus": ">=", "ou moins": "<=", "et après": ">="}
+not_content: [semaine]
+""",
+    "readings.yaml": """
+kinds:
+  推理悬疑: [romans policiers, roman policier, polars, polar]
+  fiction: [romans, roman]
+""",
+}
+
+
+def _with_french(tmp_path: Path) -> Path:
+    """The product's packs and a French one written here: no Python of the reader knows French."""
+    root = tmp_path / "lang"
+    shutil.copytree(PACKS_DIR, root, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    (root / "fr").mkdir()
+    for name, text in FRENCH.items():
+        (root / "fr" / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_third_language_is_read_from_data_alone(tmp_path):
+    root = _with_french(tmp_path)
+    assert load_packs(root).languages == ("en", "fr", "zh")
+    reading = read_brief("pas de romans policiers, publiés après 2000", get_vocabulary(), today=date(2026, 11, 22),
+                         cues=load_cues(root))
+    assert [(m.field, m.value, m.polarity) for m in reading.mentions] == [("genre", "推理悬疑", EXCLUDED)]
+    assert [n.describe() for n in reading.numeric] == ["MUST pub_year>2000"]
+    # the product's own packs know no French: the same brief asks for nothing there
+    assert not read_brief("pas de romans policiers, publiés après 2000", get_vocabulary()).mentions
+
+
+def test_a_negation_in_the_new_language_turns_its_numbers_round(tmp_path):
+    reading = read_brief("romans, sans les livres de plus de 400 pages", get_vocabulary(), cues=load_cues(
+        _with_french(tmp_path)))
+    assert [n.describe() for n in reading.numeric] == ["MUST pages<=400"]
+
+
+def _broken(tmp_path: Path, file: str, text: str, folder: str = "fr") -> Path:
+    root = _with_french(tmp_path)
+    (root / folder).mkdir(exist_ok=True)
+    (root / folder / file).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("folder, file, text, named", [
+    ("fr", "cues.yaml", "negation_befor: [pas]\n", "negation_befor: unknown key"),
+    ("fr", "readings.yaml", "languages:\n  de: [allemand]\n", "languages.de: unknown language"),
+    ("fr", "cues.yaml", "hedge: ou\n", "hedge: must be a list of words"),
+    ("fr", "notes.yaml", "x: [1]\n", "notes.yaml: unknown file"),
+    ("french", "cues.yaml", "hedge: [ou]\n", "french: unknown language"),
+])
+def test_a_pack_that_breaks_the_schema_is_refused_naming_file_and_key(tmp_path, folder, file, text, named):
+    root = _broken(tmp_path, file, text, folder)
+    with pytest.raises(PackError) as refused:
+        load_packs(root)
+    message = str(refused.value)
+    assert named in message and str(root) in message and "\n" not in message
+
+
+def test_every_pack_holds_the_same_files_and_only_known_keys():
+    packs = load_packs()
+    assert set(packs.languages) >= {"zh", "en"}
+    for pack in packs.packs:
+        assert set(pack.files) == set(SCHEMA), pack.code
+        for file, keys in pack.files.items():
+            assert set(keys) <= set(SCHEMA[file]), (pack.code, file)
+
+
+
+def test_a_reading_lists_its_topics_with_their_polarity():
+    """What subject headings are matched to: asked-for content words, excluded topics, an occasion's topics."""
+    reading = read_brief("cookbooks for beginners, no war stories, a 中秋 shelf", get_vocabulary())
+    topics = {(t.text, t.polarity, t.source) for t in reading.topics}
+    assert {("cookbooks", "wanted", "asked"), ("war", EXCLUDED, "excluded"), ("团圆", "wanted", "occasion")} <= topics
+    assert not {t for t in topics if t[0] in ("shelf", "中秋", "no", "stories")}
