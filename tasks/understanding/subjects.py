@@ -154,7 +154,7 @@ NO_SUBJECTS = SubjectVocabulary((), np.zeros((0, 0), dtype=np.float32))
 
 @dataclass(frozen=True)
 class KindWords:
-    """Words that say what kind of book a topic is the subject of (config/translation.yaml, config/stopwords.yaml,
+    """Words that say what kind of book a topic is the subject of (the language packs, config/stopwords.yaml,
     config/class_ranges.yaml): after a topic they make it the head noun ("psychology books", "二战历史")."""
 
     books: frozenset[str]  # "books", 书, 读物, "guide": never a topic
@@ -182,8 +182,8 @@ def _subjects_table() -> dict[str, tuple[str, ...]]:
 def kind_words(cues: Cues) -> KindWords:
     lower = lambda words: frozenset(w.lower() for w in words)  # noqa: E731
     table = _subjects_table()
-    books, people = lower((*cues.language_nouns, *table.get("kinds", ()))), lower(table.get("people", ()))
-    return KindWords(books, lower(cues.literature_words) - people, lower(class_ranges().history_words),
+    books, people = lower((*cues.readings.language_nouns, *table.get("kinds", ()))), lower(table.get("people", ()))
+    return KindWords(books, lower(cues.readings.literature_words) - people, lower(class_ranges().history_words),
                      lower((*book_words(), *table.get("occasions", ()), *people)) - books)
 
 
