@@ -126,7 +126,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
                              "or type them in the run form")
         first_run_at = shelf_db.start_batch(batch_id)
         ctx = build_context(settings, get_vocabulary(), available_only=not include_unavailable,
-                            switches=shelf_db.batch_switches(batch_id, switches))
+                            switches=shelf_db.batch_switches(batch_id, switches), withdrawn=db.withdrawn_ids())
         shelves: list[ThemeShelf] = []
         delivered: list[HistoryShelf] = []  # this run's shelves so far, as its later themes see them
         with db.transaction():  # the batch's history and statuses land together or not at all
