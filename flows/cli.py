@@ -380,7 +380,7 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 def _eval_briefs(args: argparse.Namespace, settings: Settings) -> int:
     """`eval --briefs FILE --catalog CATALOG [--tag-blind]`: the shelf benchmark, a line per brief, then means."""
-    from flows.evaluate import evaluate_briefs
+    from flows.evaluate import benchmark_settings, evaluate_briefs
     from flows.prefect_api import flow_api
     from tasks.catalog.ingest import CatalogFileError, ColumnMapping, load_mapping
     from tasks.evaluation.briefs import BenchmarkFileError, summary
@@ -391,11 +391,7 @@ def _eval_briefs(args: argparse.Namespace, settings: Settings) -> int:
     catalog, benchmark = Path(args.catalog).resolve(), Path(args.briefs).resolve()
     prefix = "briefs-blind-" if args.tag_blind else "briefs-"
     run_settings = _eval_settings(settings, args.workspace, catalog, prefix)
-    # The benchmark measures reading briefs: its batches run minutes apart, where a library's run weeks apart,
-    # so books of similar earlier batches are not held back (references to them still resolve).
-    run_settings = run_settings.model_copy(update={
-        "outputs_dir": run_settings.workspace / "outputs",
-        "history": run_settings.history.model_copy(update={"days": 0})})
+    run_settings = benchmark_settings(run_settings, run_settings.workspace)
     try:
         mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
         with _writing(run_settings, _command_line(args)), flow_api(run_settings):

@@ -24,6 +24,7 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.constraints import hard_constraints
 from tasks.model.intent import Intent
 from tasks.model.query import ThemeQuery
+from tasks.model.shelf import ThemeShelf
 from tasks.model.stages import Understood
 from tasks.model.themes import Theme
 from tasks.progress import Progress, logger
@@ -64,14 +65,37 @@ def evaluate_enrichment(catalog: Path, settings: Settings, mapping: ColumnMappin
     return score_tags(truth, derived, vocabulary, settings.enrichment.filter_confidence)
 
 
+def benchmark_settings(settings: Settings, workspace: Path) -> Settings:
+    """The settings a shelf benchmark runs with, in its own workspace. Its batches run minutes apart, where a
+    library's run weeks apart, so books of similar earlier batches are not held back (references still resolve)."""
+    return settings.model_copy(update={
+        "workspace": workspace, "outputs_dir": workspace / "outputs",
+        "history": settings.history.model_copy(update={"days": 0})})
+
+
+def index_for_briefs(settings: Settings, catalog: Path, tag_blind: bool = False,
+                     mapping: ColumnMapping = ColumnMapping(), fmt: str | None = None) -> dict[str, str]:
+    """Import the catalog (its tags hidden when tag_blind) and index it; each book id's work id."""
+    index_catalog(settings, catalog, without_tags(get_vocabulary(), mapping) if tag_blind else mapping, fmt)
+    with open_catalog(settings.duckdb_path) as db:
+        return {b.book_id: b.work_id or b.book_id for b in db.load_books()}
+
+
+@flow(name="shelve-judged-briefs", validate_parameters=False)
+def shelve_judged(batch_id: str, forms: list[dict[str, str]], catalog: Path, settings: Settings,
+                  tag_blind: bool = False) -> tuple[list[ThemeShelf], dict[str, str]]:
+    """Shelve judged briefs (theme forms) as one batch over a catalog; the shelves and each book's work id."""
+    works = index_for_briefs(settings, catalog, tag_blind)
+    result = shelve_batch(settings, batch_id, themes_from_form(batch_id, forms, source=batch_id))
+    return result.theme_shelves, works
+
+
 @flow(name="evaluate-briefs", validate_parameters=False)
 def evaluate_briefs(benchmark: Path, catalog: Path, settings: Settings, tag_blind: bool = False,
                     mapping: ColumnMapping = ColumnMapping(), fmt: str | None = None) -> list[BriefScore]:
     """Shelve every batch of a benchmark file over a catalog (its tags hidden when tag_blind) and score each brief."""
     vocabulary = get_vocabulary()
-    index_catalog(settings, catalog, without_tags(vocabulary, mapping) if tag_blind else mapping, fmt)
-    with open_catalog(settings.duckdb_path) as db:
-        works = {b.book_id: b.work_id for b in db.load_books()}
+    works = index_for_briefs(settings, catalog, tag_blind, mapping, fmt)
     truth = {b.book_id: replace(b, work_id=works.get(b.book_id, b.book_id))
              for b in validate_file(catalog, mapping, vocabulary, fmt).books}
     scores, theme_of = [], {}
