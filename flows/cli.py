@@ -71,12 +71,12 @@ def _cmd_catalog_import(args: argparse.Namespace, settings: Settings) -> int:
                 "book_id")]).strip() for r in rows.rejected}
             withdraw += sorted(db.book_ids() - present)
         counts = db.import_books(rows.books, rows.rejected, str(Path(args.file)), rows.warnings, withdraw)
-    if rows.encoding:
-        print(f"{args.file}: read as {rows.encoding}")
     overwritten = f" ({counts.overwritten} of them first imported from another file)" if counts.overwritten else ""
     print(f"{args.file}: read {rows.read}: inserted {counts.inserted}, updated {counts.updated}{overwritten}, "
-          f"unchanged {counts.unchanged}, withdrawn {len(rows.withdrawn)}, rejected {counts.rejected}; "
+          f"unchanged {counts.unchanged}, rejected {counts.rejected}, withdrawn {len(rows.withdrawn)}, "
           f"warnings {counts.warnings}")
+    if rows.encoding and rows.encoding != "UTF-8":
+        print(f"  encoding: read as {rows.encoding}")
     if counts.withdrawn:
         print(f"  withdrawn from the catalog: {counts.withdrawn} books (off every later shelf; the next index build "
               "drops them)")

@@ -32,7 +32,8 @@ class Encoding:
     how: str
 
     def describe(self) -> str:
-        return f"{display_name(self.codec)} ({self.how})"
+        """"GB18030 (detected)"; plain UTF-8 is just "UTF-8"."""
+        return "UTF-8" if self.how == "UTF-8" else f"{display_name(self.codec)} ({self.how})"
 
 
 def display_name(codec: str) -> str:
