@@ -201,6 +201,8 @@ def _read_themes(args: argparse.Namespace):
     from tasks.intake.themes import read_themes
 
     theme_file = read_themes(Path(args.file), args.batch)
+    if theme_file.made_batch_id:
+        print(f"{args.file}: names no batch, so it is batch {theme_file.batch_id} (choose one with --batch)")
     for row in theme_file.rejected:
         print(f"  rejected row {row.row_number}: {row.field}: {row.reason}")
     return theme_file

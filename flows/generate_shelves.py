@@ -8,7 +8,6 @@ the run waits for the workspace, so a run that never starts loses none of them.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -34,7 +33,7 @@ from storage.workspace_lock import WorkspaceBusy
 from tasks.errors import InputError
 from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
 from tasks.export.excel import write_workbook
-from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, new_batch_id, themes_from_form
 from tasks.model.shelf import ThemeShelf, failed_shelf
 from tasks.model.themes import HistoryShelf, StageSwitches
 from tasks.progress import logger
@@ -164,11 +163,6 @@ def batch_state(result: BatchResult) -> State:
     if result.errors:
         return Failed(message=result.describe(), data=ShelvingFailed(result))
     return Completed(message=result.describe(), data=result)
-
-
-def new_batch_id(now: datetime | None = None) -> str:
-    """A dated id for a batch typed in the run form without one: 2026-11-23-1405-3f2a."""
-    return f"{(now or datetime.now()):%Y-%m-%d-%H%M}-{uuid.uuid4().hex[:4]}"
 
 
 @flow(name="generate-shelves", flow_run_name="shelves-{batch_id}",

@@ -4,7 +4,8 @@ misspelt name is answered."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from difflib import get_close_matches
+
+from config.settings import nearest_name
 
 
 class InputError(ValueError):
@@ -12,7 +13,5 @@ class InputError(ValueError):
 
 
 def nearest(word: str, known: Iterable[str]) -> str:
-    """", did you mean 'description'?" for a typo of a known name, else "" (difflib's closest match)."""
-    names = {k.casefold(): k for k in known}
-    close = get_close_matches(word.casefold(), list(names), n=1, cutoff=0.6)
-    return f", did you mean {names[close[0]]!r}?" if close else ""
+    """", did you mean 'description'?" for a typo of a known name, else ""."""
+    return nearest_name(word, list(known))
