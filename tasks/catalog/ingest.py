@@ -150,14 +150,14 @@ def read_rows(path: Path, fmt: str | None = None, columns: set[str] | None = Non
     fmt = fmt or FORMAT_OF_SUFFIX.get(path.suffix.lower())
     report = report if report is not None else ReadReport()
     marc_codec = _marc_codec(encoding, str(path))
-    readers = {"csv": lambda p: _read_csv(p, fmt, encoding, report), "tsv": lambda p: _read_csv(p, fmt, encoding, report),
+    readers = {**{text: lambda p: _read_csv(p, fmt, encoding, report) for text in ("csv", "tsv")},
                "jsonl": _read_jsonl, "parquet": lambda p: _read_parquet(p, columns), "xlsx": _read_xlsx,
                **{marc: lambda p: read_marc(p, fmt, report, marc_codec) for marc in ("marc21", "marcxml", "cnmarc")}}
-    if encoding and fmt not in ("csv", "tsv", "marc21", "cnmarc"):
-        raise CatalogFileError(f"{path}: --encoding applies to CSV, TSV and MARC files; {fmt} files say their own")
     if fmt not in readers:
         raise CatalogFileError(f"{path}: unsupported file type {path.suffix!r}; use CSV, JSON Lines, Parquet, XLSX "
                                "or MARC (.mrc, .xml), or name the format with --format")
+    if encoding and fmt not in ("csv", "tsv", "marc21", "cnmarc"):
+        raise CatalogFileError(f"{path}: --encoding applies to CSV, TSV and MARC files; {fmt} files say their own")
     if not path.exists():
         raise CatalogFileError(f"{path}: file not found")
     if path.is_dir():

@@ -15,6 +15,7 @@ read differ, the record carries a warning saying both.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -193,9 +194,10 @@ def _subfield(data: bytes, code: bytes) -> bytes | None:
 
 
 def _text(data: bytes, codec: str) -> str:
-    if codec == MARC8:
-        return marc8_to_unicode(data, hide_utf8_warnings=True)
-    return data.decode(codec, errors="replace")
+    """The bytes as text in composed form (NFC): MARC-8 and many UTF-8 exports write "à" as "a" and a combining
+    accent, and a title must read and match alike whichever way its record came."""
+    text = marc8_to_unicode(data, hide_utf8_warnings=True) if codec == MARC8 else data.decode(codec, errors="replace")
+    return unicodedata.normalize("NFC", text)
 
 
 def _field(tag: str, data: bytes, codec: str) -> pymarc.Field:

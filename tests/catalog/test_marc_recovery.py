@@ -4,11 +4,15 @@ byte encoding pymarc cannot write (GBK) goes through its RawField."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pymarc import Field, Indicators, RawField, Record, Subfield
 
 from tasks.catalog.ingest import ColumnMapping, validate_file
+from tests.conftest import PROJECT_ROOT
+
+PYMARC = PROJECT_ROOT / "tests" / "data" / "pymarc"
 
 
 def marc21(book_id: str, title: str, author: str = "Lem, Stanislaw", utf8_leader: bool = True,
@@ -144,3 +148,28 @@ def test_a_deleted_record_withdraws_its_book(tmp_path, vocabulary):
     assert [b.book_id for b in rows.books] == ["m-1"]
     assert rows.withdrawn == ["m-2"]
     assert rows.read == 2
+
+
+# ---- real records: pymarc's test data (tests/data/pymarc/ENCODINGS.md) ----------------------------------------
+
+def test_pymarcs_broken_records_cost_only_themselves(vocabulary):
+    rows = validate_file(PYMARC / "bad_records.mrc", ColumnMapping(), vocabulary, "marc21")
+    unreadable = [r for r in rows.rejected if r.field == "(row)"]
+    assert rows.read == 8 and [r.row_number for r in unreadable] == [2, 3, 4, 5, 6, 7]
+    assert all(re.match(r"record at byte \d+: ", r.reason) for r in unreadable)
+    # the two good records are read whole; they carry no 001, so only that is said of them
+    assert [(r.row_number, r.field, r.raw["title"]) for r in rows.rejected if r.field != "(row)"] == [
+        (1, "book_id", "The pragmatic programmer"), (8, "book_id", "The pragmatic programmer")]
+
+
+def test_pymarcs_utf8_record_under_a_marc8_leader_reads_as_its_marc8_twin(vocabulary):
+    mislabelled = validate_file(PYMARC / "utf8_without_leader_flag.dat", ColumnMapping(), vocabulary, "marc21")
+    marc8 = validate_file(PYMARC / "marc8.dat", ColumnMapping(), vocabulary, "marc21")
+    assert [b.content_hash for b in mislabelled.books] == [b.content_hash for b in marc8.books]
+    assert [w.field for w in mislabelled.warnings if w.field == "encoding"] == ["encoding"]
+    assert not [w for w in marc8.warnings if w.field == "encoding"]
+
+
+def test_pymarcs_unimarc_record_is_read_as_unimarc(vocabulary):
+    rows = validate_file(PYMARC / "testunimarc.dat", ColumnMapping(), vocabulary, "cnmarc")
+    assert [b.title for b in rows.books] == ["L'altra faccia della spirale"]
