@@ -78,6 +78,9 @@ def _split_lost_terminator(position: int, chunk: bytes) -> Iterator[tuple[int, b
     position += len(chunk) - len(stripped)
     if not stripped.strip(_BETWEEN + TERMINATOR):
         return
+    if stripped[:5].isdigit() and int(stripped[:5]) == len(stripped):  # the usual case: one whole record
+        yield position, stripped
+        return
     for found in _LEADER.finditer(stripped, 1):
         if int(found.group(0)[:5]) == len(stripped) - found.start():  # a whole record ends this chunk
             yield position, stripped[:found.start()]
