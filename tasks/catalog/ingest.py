@@ -32,9 +32,9 @@ from tasks.catalog.fields import (
 )
 from tasks.catalog.encodings import SAMPLE_BYTES, display_name, file_encoding, named_codec
 from tasks.catalog.formats import FORMAT_OF_SUFFIX, CatalogFileError, ReadReport
-from tasks.errors import nearest
 from tasks.catalog.marc import read_marc
 from tasks.catalog.marc_records import MARC8
+from tasks.errors import nearest
 from tasks.intake.yaml_input import read_yaml_file
 from tasks.language.text_analysis import normalize_language
 from tasks.model.books import BookRecord
