@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -20,6 +21,8 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from config.yaml_files import SafeUniqueLoader
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = PROJECT_ROOT / "config"
@@ -43,7 +46,6 @@ ProjectPath = Annotated[Path, AfterValidator(_project_path)]
 
 # libyaml's loader when PyYAML has it: every command reads the settings file, and the pure-Python one
 # takes 50 ms for it.
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SettingsError(ValueError):
@@ -300,11 +302,12 @@ def _yaml_source(settings_cls: type[BaseSettings], path: Path, required: bool, n
         return _DictSource(settings_cls, {}, label)
     try:
         with open(path, encoding="utf-8") as fh:
-            raw = yaml.load(fh, Loader=_FAST_LOADER) or {}
+            raw = yaml.load(fh, Loader=SafeUniqueLoader) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
-        raise SettingsError(f"settings file {label}: not valid YAML{where}") from None
+        problem = f": {err.problem}" if getattr(err, "problem", None) else ""
+        raise SettingsError(f"settings file {label}: not valid YAML{where}{problem}") from None
     if not isinstance(raw, dict):
         raise SettingsError(f"settings file {label}: expected a mapping of sections")
     return _DictSource(settings_cls, raw, label)
@@ -423,7 +426,25 @@ def _describe(problem: Mapping[str, Any], overrides: Mapping[str, Any], sources:
     given = problem.get("input")
     quiet = kind in ("missing", "extra_forbidden", "value_error") or isinstance(given, (dict, list))
     shown = "" if quiet else f", got {given!r}"
+    if kind == "extra_forbidden" and location:
+        shown = nearest_name(location[-1], _known_keys(location[:-1]))
     return f"setting {key} (from {origin}): {what}{shown}"
+
+
+def _known_keys(location: tuple[str, ...]) -> list[str]:
+    """The setting names a section at `location` knows ([] where that is no section)."""
+    model: Any = Settings
+    for part in location:
+        field = getattr(model, "model_fields", {}).get(part)
+        model = field.annotation if field is not None else None
+    return list(getattr(model, "model_fields", {}))
+
+
+def nearest_name(word: str, known: list[str]) -> str:
+    """", did you mean 'weights'?" for a typo of a known name, else "" (difflib's closest match, case folded)."""
+    names = {k.casefold(): k for k in known}
+    close = get_close_matches(word.casefold(), list(names), n=1, cutoff=0.6)
+    return f", did you mean {names[close[0]]!r}?" if close else ""
 
 
 def configure_runtime_environment(settings: Settings) -> None:

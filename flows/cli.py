@@ -56,14 +56,30 @@ def _cmd_catalog_import(args: argparse.Namespace, settings: Settings) -> int:
     from tasks.catalog.ingest import ColumnMapping, load_mapping, validate_file
 
     mapping = load_mapping(Path(args.mapping)) if args.mapping else ColumnMapping()
-    rows = validate_file(Path(args.file), mapping, get_vocabulary(), args.format)
-    if not rows.books and not rows.rejected:
+    rows = validate_file(Path(args.file), mapping, get_vocabulary(), args.format, args.encoding)
+    if not rows.books and not rows.rejected and not rows.withdrawn:
         raise InputError(f"{args.file}: no rows to import")
+    unknown_ids = [r.row_number for r in rows.rejected if not (r.raw or {}).get(mapping.source_column("book_id") or "")]
+    if args.replace and unknown_ids:
+        raise InputError(f"{args.file}: --replace withdraws the books a full export leaves out, but record(s) "
+                         f"{', '.join(map(str, unknown_ids[:5]))} could not be read to an id; fix them or import "
+                         "without --replace")
     with _writing(settings, _command_line(args)), open_catalog(settings.duckdb_path) as db:
-        counts = db.import_books(rows.books, rows.rejected, str(Path(args.file)), rows.warnings)
+        withdraw = list(rows.withdrawn)
+        if args.replace:
+            present = {b.book_id for b in rows.books} | {mapping.id_prefix + str(r.raw[mapping.source_column(
+                "book_id")]).strip() for r in rows.rejected}
+            withdraw += sorted(db.book_ids() - present)
+        counts = db.import_books(rows.books, rows.rejected, str(Path(args.file)), rows.warnings, withdraw)
     overwritten = f" ({counts.overwritten} of them first imported from another file)" if counts.overwritten else ""
-    print(f"{args.file}: inserted {counts.inserted}, updated {counts.updated}{overwritten}, "
-          f"unchanged {counts.unchanged}, rejected {counts.rejected}, warnings {counts.warnings}")
+    print(f"{args.file}: read {rows.read}: inserted {counts.inserted}, updated {counts.updated}{overwritten}, "
+          f"unchanged {counts.unchanged}, rejected {counts.rejected}, withdrawn {len(rows.withdrawn)}, "
+          f"warnings {counts.warnings}")
+    if rows.encoding and rows.encoding != "UTF-8":
+        print(f"  encoding: read as {rows.encoding}")
+    if counts.withdrawn:
+        print(f"  withdrawn from the catalog: {counts.withdrawn} books (off every later shelf; the next index build "
+              "drops them)")
     for note in rows.notes:
         print(f"  note: {note}")
     for row in rows.rejected[: args.show_rejected]:
@@ -74,6 +90,21 @@ def _cmd_catalog_import(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  warning row {warning.row_number}: {warning.field}: {warning.message}")
     if len(rows.warnings) > args.show_rejected:
         print(f"  ... {len(rows.warnings) - args.show_rejected} more in the import_warnings table")
+    return 0
+
+
+def _cmd_catalog_remove(args: argparse.Namespace, settings: Settings) -> int:
+    from storage.catalog_db import open_catalog
+
+    with _writing(settings, _command_line(args)), open_catalog(settings.duckdb_path) as db:
+        unknown = sorted(set(args.book_ids) - db.book_ids() - db.withdrawn_ids())
+        if unknown:
+            raise InputError(f"catalog remove: no book {unknown[0]!r} in the catalog"
+                             + (f" (and {len(unknown) - 1} more unknown ids)" if len(unknown) > 1 else "")
+                             + "; nothing was removed")
+        removed = db.withdraw(args.book_ids, _command_line(args))
+    print(f"withdrew {removed} books ({len(args.book_ids) - removed} were already withdrawn); they leave every later "
+          "shelf, and the next index build drops them")
     return 0
 
 
@@ -170,6 +201,8 @@ def _read_themes(args: argparse.Namespace):
     from tasks.intake.themes import read_themes
 
     theme_file = read_themes(Path(args.file), args.batch)
+    if theme_file.made_batch_id:
+        print(f"{args.file}: names no batch, so it is batch {theme_file.batch_id} (choose one with --batch)")
     for row in theme_file.rejected:
         print(f"  rejected row {row.row_number}: {row.field}: {row.reason}")
     return theme_file
@@ -615,9 +648,16 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--format", choices=SOURCE_FORMATS,
                      help="the file's format (default: told by its extension; cnmarc for Chinese UNIMARC records)")
     imp.add_argument("--mapping", help="YAML column mapping (see config/mappings/)")
+    imp.add_argument("--encoding", help="the text encoding of a CSV, TSV or MARC file (default: detected and "
+                                        "reported; e.g. gbk, gb18030, utf-16, latin-1, marc-8)")
+    imp.add_argument("--replace", action="store_true",
+                     help="the file is a full export: books of the catalog it does not hold are withdrawn")
     imp.add_argument("--show-rejected", type=int, default=10,
                      help="rejected rows and warnings to print (default 10 each)")
     imp.set_defaults(handler=_cmd_catalog_import)
+    rm = catalog.add_parser("remove", help="withdraw books: off every later shelf and the next index build")
+    rm.add_argument("book_ids", nargs="+", metavar="ID")
+    rm.set_defaults(handler=_cmd_catalog_remove)
 
     index = commands.add_parser("index", help="search indexes").add_subparsers(dest="action", required=True)
     build = index.add_parser("build", help="build the BM25 and LanceDB indexes (incremental)")

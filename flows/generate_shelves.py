@@ -8,7 +8,6 @@ the run waits for the workspace, so a run that never starts loses none of them.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -36,7 +35,7 @@ from storage.workspace_lock import WorkspaceBusy
 from tasks.errors import InputError
 from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
 from tasks.export.excel import write_workbook
-from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, themes_from_form
+from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, new_batch_id, themes_from_form
 from tasks.model.review import NO_REVIEW
 from tasks.model.shelf import ThemeShelf, failed_shelf
 from tasks.model.themes import HistoryShelf, StageSwitches
@@ -133,7 +132,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
         labels = LabelsDB(db.conn)
         reviews = labels.reviews(batch_id) if apply_review else {}
         ctx = build_context(settings, get_vocabulary(), available_only=not include_unavailable,
-                            switches=shelf_db.batch_switches(batch_id, switches))
+                            switches=shelf_db.batch_switches(batch_id, switches), withdrawn=db.withdrawn_ids())
         shelves: list[ThemeShelf] = []
         delivered: list[HistoryShelf] = []  # this run's shelves so far, as its later themes see them
         with db.transaction():  # the batch's history and statuses land together or not at all
@@ -171,11 +170,6 @@ def batch_state(result: BatchResult) -> State:
     if result.errors:
         return Failed(message=result.describe(), data=ShelvingFailed(result))
     return Completed(message=result.describe(), data=result)
-
-
-def new_batch_id(now: datetime | None = None) -> str:
-    """A dated id for a batch typed in the run form without one: 2026-11-23-1405-3f2a."""
-    return f"{(now or datetime.now()):%Y-%m-%d-%H%M}-{uuid.uuid4().hex[:4]}"
 
 
 @flow(name="generate-shelves", flow_run_name="shelves-{batch_id}",

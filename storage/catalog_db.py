@@ -92,6 +92,14 @@ CREATE TABLE IF NOT EXISTS rejected_rows (
     rejected_at TIMESTAMP,
     PRIMARY KEY (source_file, row_number, reason)
 );
+-- Books withdrawn from the catalog (a deletion, a full export without them, `catalog remove`): off every later
+-- shelf and out of the next index build; shelf history keeps their ids, and this table their last record.
+CREATE TABLE IF NOT EXISTS withdrawn_books (
+    book_id VARCHAR PRIMARY KEY,
+    record VARCHAR,          -- JSON of the book's row when it was withdrawn
+    withdrawn_by VARCHAR,    -- the file or command that withdrew it
+    withdrawn_at TIMESTAMP
+);
 CREATE TABLE IF NOT EXISTS embedding_cache (
     model VARCHAR,
     text_hash VARCHAR,
@@ -268,8 +276,9 @@ class CatalogDB:
         return dict(rows)
 
     def import_books(self, books: Sequence[BookRecord], rejected: Sequence[RejectedRow], source_file: str,
-                     warnings: Sequence[ImportWarning] = ()) -> ImportCounts:
-        """Upsert valid books and record rejected rows and warnings, in one transaction."""
+                     warnings: Sequence[ImportWarning] = (), withdraw: Sequence[str] = ()) -> ImportCounts:
+        """Upsert valid books, withdraw the books `withdraw` names, record rejected rows and warnings, in one
+        transaction."""
         existing = dict(((b, (h, f)) for b, h, f in
                          self.conn.execute("SELECT book_id, content_hash, source_file FROM books").fetchall()))
         changed = [b for b in books if existing.get(b.book_id, ("", ""))[0] != b.content_hash]
@@ -289,8 +298,12 @@ class CatalogDB:
                     f"ON CONFLICT (book_id) DO UPDATE SET {updates}"
                 )
                 self.conn.unregister("incoming_books")
+            if books:  # a book imported again is back in the catalog
+                self.conn.execute("DELETE FROM withdrawn_books WHERE book_id IN (SELECT unnest(?))",
+                                  [[b.book_id for b in books]])
             self.record_rejected(rejected, now)
             self._record_warnings(warnings, now)
+            withdrawn = self._withdraw(withdraw, source_file, now)
         return ImportCounts(
             inserted=inserted,
             updated=len(changed) - inserted,
@@ -298,7 +311,31 @@ class CatalogDB:
             rejected=len(rejected),
             warnings=len(warnings),
             overwritten=overwritten,
+            withdrawn=withdrawn,
         )
+
+    def withdraw(self, book_ids: Sequence[str], by: str) -> int:
+        """Withdraw the books (one transaction); how many were in the catalog."""
+        with self.transaction():
+            return self._withdraw(book_ids, by, _now())
+
+    def _withdraw(self, book_ids: Sequence[str], by: str, now: datetime) -> int:
+        if not book_ids:
+            return 0
+        ids = [list(dict.fromkeys(book_ids))]
+        self.conn.execute(
+            "INSERT OR REPLACE INTO withdrawn_books SELECT book_id, to_json(books)::VARCHAR, ?, ? FROM books "
+            "WHERE book_id IN (SELECT unnest(?))", [by, now, *ids])
+        return self.conn.execute("DELETE FROM books WHERE book_id IN (SELECT unnest(?))", ids).fetchone()[0]
+
+    def book_ids(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT book_id FROM books").fetchall()}
+
+    def withdrawn_ids(self) -> frozenset[str]:
+        """Every book withdrawn and not imported since (none in a catalog older than withdrawal)."""
+        if not self.has_table("withdrawn_books"):
+            return frozenset()
+        return frozenset(r[0] for r in self.conn.execute("SELECT book_id FROM withdrawn_books").fetchall())
 
     def _record_warnings(self, warnings: Sequence[ImportWarning], now: datetime) -> None:
         """Keep each warning once per (file, row, field); a re-import adds none."""
@@ -576,13 +613,14 @@ class CatalogDB:
             "count(*) FILTER (WHERE tag_origin = 'enriched') FROM books"
         ).fetchone()
         rejected = self.conn.execute("SELECT count(*) FROM rejected_rows").fetchone()[0]
+        withdrawn = len(self.withdrawn_ids())
         warnings = self.conn.execute("SELECT count(*) FROM import_warnings").fetchone()[0]
         by_language = dict(self.conn.execute(
             "SELECT coalesce(language, '?'), count(*) FROM books GROUP BY 1 ORDER BY 2 DESC"
         ).fetchall())
         return {
             "books": books, "tagged_in_source": tagged_source, "tagged_by_enrichment": tagged_enriched,
-            "rejected_rows": rejected, "import_warnings": warnings, **{f"language_{k}": v for k, v in by_language.items()},
+            "withdrawn": withdrawn, "rejected_rows": rejected, "import_warnings": warnings, **{f"language_{k}": v for k, v in by_language.items()},
         }
 
 

@@ -36,6 +36,7 @@ class ImportCounts:
     rejected: int = 0
     warnings: int = 0
     overwritten: int = 0  # updated books that an earlier import had taken from another source file
+    withdrawn: int = 0  # books the import took out of the catalog
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,10 @@ class ShelvingContext:
 
 
 def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bool = True,
-                  switches: StageSwitches = StageSwitches()) -> ShelvingContext:
-    """Open the current index version and load what a run needs from it alone.
+                  switches: StageSwitches = StageSwitches(), withdrawn: frozenset[str] = frozenset()
+                  ) -> ShelvingContext:
+    """Open the current index version and load what a run needs from it alone; `withdrawn` are books taken out of
+    the catalog since (a run reads them from DuckDB): no path recalls them.
 
     The version holds the books it was built from and the vocabulary's vectors: no DuckDB is opened
     (so this works while a build holds the catalog) and nothing is embedded but a value edited since.
@@ -89,7 +91,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
         )
         recall = RecallContext(
             snapshot=snapshot, books=books, embedder=embedder, settings=settings, switches=switches,
-            e5_embedder=e5_embedder, graph=graph,
+            e5_embedder=e5_embedder, graph=graph, withdrawn=withdrawn,
             searches={t: create_vector_search(snapshot, t, columns, settings.index.brute_force_max_rows)
                       for t in tables},
         )
@@ -97,7 +99,8 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             snapshot=snapshot, books=books, vocabulary=vocabulary, embedder=embedder,
             vocabulary_vectors=VocabularyVectors.build(vocabulary, embedder, snapshot.vocabulary_vectors()),
             settings=settings, reranker=create_reranker(settings.rerank), switches=switches,
-            available_only=available_only, editions=editions_by_work(books), graph=graph,
+            available_only=available_only, graph=graph,
+            editions=editions_by_work({k: b for k, b in books.items() if k not in withdrawn}),
             relevance=RelevanceModel.build(snapshot, list(books.values())),
             allowed=lambda expr: int(mask(expr, columns).sum()),
             overlapping=overlapping_works(books.values()),

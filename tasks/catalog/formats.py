@@ -1,4 +1,6 @@
-"""The catalog file formats Shelfwise reads, and the extensions that tell them (no imports: the CLI uses it)."""
+"""The catalog file formats Shelfwise reads, and the extensions that tell them (no heavy imports: the CLI uses it)."""
+
+from dataclasses import dataclass, field
 
 FORMAT_OF_SUFFIX = {
     ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".xlsx": "xlsx",
@@ -11,3 +13,12 @@ SOURCE_FORMATS = ("csv", "tsv", "jsonl", "parquet", "xlsx", "marc21", "marcxml",
 
 class CatalogFileError(ValueError):
     """A source file that cannot be read at all (format, encoding, missing columns)."""
+
+
+@dataclass
+class ReadReport:
+    """What reading a file found beside its rows: the encoding it was read in, and per-row warnings
+    (row number, field, message, value) such as a MARC record whose declared encoding was not its own."""
+
+    encoding: str | None = None
+    warnings: list[tuple[int, str, str, str]] = field(default_factory=list)

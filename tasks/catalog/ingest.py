@@ -30,9 +30,12 @@ from tasks.catalog.fields import (
     read_text,
     read_year,
 )
-from tasks.catalog.formats import FORMAT_OF_SUFFIX, CatalogFileError
+from tasks.catalog.encodings import SAMPLE_BYTES, display_name, file_encoding, named_codec
+from tasks.catalog.formats import FORMAT_OF_SUFFIX, CatalogFileError, ReadReport
 from tasks.catalog.marc import read_marc
 from tasks.catalog.names import Credit, by_names, read_credits
+from tasks.catalog.marc_records import MARC8
+from tasks.errors import nearest
 from tasks.intake.yaml_input import read_yaml_file
 from tasks.language.text_analysis import normalize_language
 from tasks.model.books import BookRecord
@@ -41,7 +44,10 @@ TEXT_FIELDS = ("book_id", "isbn", "title", "subtitle", "publisher", "language", 
                "summary", "author_intro", "toc", "edition", "series", "original_title", "original_language")
 LIST_FIELDS = ("authors", "translators", "subjects")  # translators: a column of their own (Douban, Gutendex)
 NUMBER_FIELDS = ("pub_year", "rating", "rating_count", "pages", "copies_available")
-CATALOG_FIELDS = TEXT_FIELDS + LIST_FIELDS + NUMBER_FIELDS + ("tags", "classification")
+# `status` says a delta file's deletions: a row (or a MARC record with leader/05 'd') that withdraws its book.
+CATALOG_FIELDS = TEXT_FIELDS + LIST_FIELDS + NUMBER_FIELDS + ("tags", "classification", "status")
+WITHDRAWN_STATUSES = frozenset({"withdrawn", "deleted", "d", "注销", "剔除", "已注销", "已剔除"})
+MARC_FORMATS = ("marc21", "marcxml", "cnmarc")
 MAPPING_KEYS = ("columns", "split", "defaults", "id_prefix", "ignore", "classification_scheme")
 _NUMBER_READERS = {"pub_year": read_year, "rating": read_rating, "rating_count": read_count, "pages": read_pages,
                    "copies_available": read_count}
@@ -79,6 +85,9 @@ class ValidatedRows:
     rejected: list[RejectedRow]
     warnings: list[ImportWarning] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # about the file as a whole (unused columns ...)
+    withdrawn: list[str] = field(default_factory=list)  # book ids the file says are withdrawn (deletions)
+    read: int = 0  # records read: books + withdrawn + rejected
+    encoding: str | None = None  # what a text file was read in, and how that was known
 
 
 class RowError(ValueError):
@@ -93,17 +102,22 @@ def load_mapping(path: Path) -> ColumnMapping:
     raw = read_yaml_file(path) or {}
     if not isinstance(raw, dict):
         raise CatalogFileError(f"{path}: expected a mapping with keys {list(MAPPING_KEYS)}")
-    unknown = set(raw) - set(MAPPING_KEYS)
+    unknown = sorted(map(str, set(raw) - set(MAPPING_KEYS)))
     if unknown:
-        raise CatalogFileError(f"{path}: unknown mapping key(s) {sorted(map(str, unknown))}; "
-                               f"known: {list(MAPPING_KEYS)}")
+        raise CatalogFileError(f"{path}: unknown mapping key {unknown[0]!r}{nearest(unknown[0], MAPPING_KEYS)}; "
+                               f"known: {', '.join(MAPPING_KEYS)}")
     for key in ("columns", "split", "defaults"):
         if not isinstance(raw.get(key) or {}, dict):
             raise CatalogFileError(f"{path}: `{key}:` must be a mapping of field: value")
     columns = {str(k): str(v) for k, v in (raw.get("columns") or {}).items()}
     bad = [f for f in columns if f not in CATALOG_FIELDS and not f.startswith(("tags.", "classification."))]
     if bad:
-        raise CatalogFileError(f"{path}: columns maps unknown catalog field(s) {bad}; known: {CATALOG_FIELDS}")
+        raise CatalogFileError(f"{path}: columns: unknown catalog field {bad[0]!r}{nearest(bad[0], CATALOG_FIELDS)}")
+    for key in ("split", "defaults"):
+        bad = [f for f in raw.get(key) or {} if str(f) not in CATALOG_FIELDS and not str(f).startswith("tags.")]
+        if bad:
+            raise CatalogFileError(f"{path}: {key}: unknown catalog field {bad[0]!r}"
+                                   f"{nearest(str(bad[0]), CATALOG_FIELDS)}")
     scheme = raw.get("classification_scheme")
     if scheme is not None and scheme not in SCHEMES:
         raise CatalogFileError(f"{path}: classification_scheme {scheme!r} is not one of {list(SCHEMES)}")
@@ -126,20 +140,25 @@ KEPT_CHARS = 10_000  # of each value of a rejected oversized row, in rejected_ro
 ERROR_TYPES = {"e"}  # openpyxl's data type of a cell holding an error such as #REF!
 
 
-def read_rows(path: Path, fmt: str | None = None,
-              columns: set[str] | None = None) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+def read_rows(path: Path, fmt: str | None = None, columns: set[str] | None = None, encoding: str | None = None,
+              report: ReadReport | None = None) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
     """Yield (row_number, raw row, parse error) for every record in the file, in `fmt` or as its extension says.
 
     `columns` names the source columns the caller reads; binary (Parquet) cells elsewhere are dropped. A row
-    longer than MAX_ROW_CHARS is an error, whatever the format.
+    longer than MAX_ROW_CHARS is an error, whatever the format. `encoding` (CSV, TSV, MARC) is the user's; else
+    it is detected, and `report` says what it was.
     """
     fmt = fmt or FORMAT_OF_SUFFIX.get(path.suffix.lower())
-    readers = {"csv": _read_csv, "tsv": _read_csv, "jsonl": _read_jsonl, "parquet": lambda p: _read_parquet(p, columns),
-               "xlsx": _read_xlsx, "marc21": lambda p: read_marc(p, fmt), "marcxml": lambda p: read_marc(p, fmt),
-               "cnmarc": lambda p: read_marc(p, fmt)}
+    report = report if report is not None else ReadReport()
+    marc_codec = _marc_codec(encoding, str(path))
+    readers = {**{text: lambda p: _read_csv(p, fmt, encoding, report) for text in ("csv", "tsv")},
+               "jsonl": _read_jsonl, "parquet": lambda p: _read_parquet(p, columns), "xlsx": _read_xlsx,
+               **{marc: lambda p: read_marc(p, fmt, report, marc_codec) for marc in ("marc21", "marcxml", "cnmarc")}}
     if fmt not in readers:
         raise CatalogFileError(f"{path}: unsupported file type {path.suffix!r}; use CSV, JSON Lines, Parquet, XLSX "
                                "or MARC (.mrc, .xml), or name the format with --format")
+    if encoding and fmt not in ("csv", "tsv", "marc21", "cnmarc"):
+        raise CatalogFileError(f"{path}: --encoding applies to CSV, TSV and MARC files; {fmt} files say their own")
     if not path.exists():
         raise CatalogFileError(f"{path}: file not found")
     if path.is_dir():
@@ -169,13 +188,27 @@ def _kept(value: Any) -> Any:
     return value
 
 
-def _read_csv(path: Path):
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+def _marc_codec(encoding: str | None, source: str) -> str | None:
+    if encoding is None:
+        return None
+    return MARC8 if encoding.lower().replace("_", "-") in ("marc-8", "marc8") else named_codec(encoding, source)
+
+
+def _read_csv(path: Path, fmt: str, encoding: str | None, report: ReadReport):
+    """CSV or TSV rows in the named encoding, else the one its bytes tell (reported)."""
+    delimiter = "\t" if fmt == "tsv" else ","
+    with open(path, "rb") as fh:
+        sample = fh.read(SAMPLE_BYTES)
+        complete = not fh.read(1)
+    chosen = file_encoding(str(path), sample, encoding, complete)
+    report.encoding = chosen.describe()
+    codec = "utf-8-sig" if chosen.codec == "utf-8" else chosen.codec
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
+        with open(path, encoding=codec, newline="") as fh:
             yield from csv_rows(fh, delimiter, str(path))
     except UnicodeDecodeError as exc:
-        raise CatalogFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise CatalogFileError(f"{path}: not {display_name(chosen.codec)} text (a byte near {exc.start} in its "
+                               "block); name the encoding with --encoding") from None
 
 
 def csv_rows(lines: Iterable[str], delimiter: str, source: str):
@@ -469,14 +502,20 @@ def validate_row(raw: dict[str, Any], mapping: ColumnMapping, vocabulary: Vocabu
     return replace(book, content_hash=book.compute_content_hash()), row.warnings
 
 
-def validate_file(path: Path, mapping: ColumnMapping, vocabulary: Vocabulary, fmt: str | None = None) -> ValidatedRows:
-    """Read and validate every row of a catalog file; bad rows are kept with their reason."""
+def validate_file(path: Path, mapping: ColumnMapping, vocabulary: Vocabulary, fmt: str | None = None,
+                  encoding: str | None = None) -> ValidatedRows:
+    """Read and validate every row of a catalog file; bad rows are kept with their reason, withdrawn ones listed.
+
+    Every record read is counted once: as a book, a withdrawal or a rejected row.
+    """
     source = str(path)
     result = ValidatedRows([], [])
+    report = ReadReport()
     first_seen: dict[str, int] = {}
     checked_columns = False
     seen_columns: set[str] = set()
-    for row_number, raw, parse_error in read_rows(path, fmt, _read_columns(mapping, vocabulary)):
+    for row_number, raw, parse_error in read_rows(path, fmt, _read_columns(mapping, vocabulary), encoding, report):
+        result.read += 1
         if parse_error:
             result.rejected.append(RejectedRow(source, row_number, "(row)", parse_error, raw or {}))
             continue
@@ -484,6 +523,10 @@ def validate_file(path: Path, mapping: ColumnMapping, vocabulary: Vocabulary, fm
             _check_required_columns(path, raw, mapping)
             checked_columns = True
         seen_columns.update(raw)
+        book_id = read_text(mapping.value(raw, "book_id")).value
+        if book_id and _withdrawn(mapping.value(raw, "status")):
+            result.withdrawn.append(mapping.id_prefix + book_id)
+            continue
         try:
             book, warnings = validate_row(raw, mapping, vocabulary)
         except RowError as err:
@@ -499,11 +542,28 @@ def validate_file(path: Path, mapping: ColumnMapping, vocabulary: Vocabulary, fm
         result.books.append(book)
         result.warnings += [ImportWarning(source, row_number, name, message, value)
                             for name, message, value in warnings]
+    result.warnings += [ImportWarning(source, *warning) for warning in report.warnings]
+    result.encoding = report.encoding
+    if fmt not in MARC_FORMATS and FORMAT_OF_SUFFIX.get(path.suffix.lower()) not in MARC_FORMATS and seen_columns:
+        _check_mapped_columns(path, seen_columns, mapping)
     unused = sorted(c for c in seen_columns if c not in _read_columns(mapping, vocabulary) and c not in mapping.ignore)
     if unused:
         result.notes.append(f"columns not read: {', '.join(unused)} (map them in a mapping file, or list them "
                             "under `ignore:`)")
     return result
+
+
+def _withdrawn(value: Any) -> bool:
+    status = read_text(value).value
+    return bool(status) and status.casefold() in WITHDRAWN_STATUSES
+
+
+def _check_mapped_columns(path: Path, seen: set[str], mapping: ColumnMapping) -> None:
+    """A column the mapping names that no row has is a typo, never an empty field."""
+    for catalog_field, column in mapping.columns.items():
+        if column not in seen:
+            raise CatalogFileError(f"{path}: the mapping reads {catalog_field!r} from column {column!r}, which the "
+                                   f"file does not have{nearest(column, seen)}")
 
 
 def _read_columns(mapping: ColumnMapping, vocabulary: Vocabulary) -> set[str]:

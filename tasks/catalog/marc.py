@@ -26,7 +26,8 @@ from typing import Any
 import pymarc
 
 from tasks.catalog.fields import read_pages
-from tasks.catalog.formats import CatalogFileError
+from tasks.catalog.formats import CatalogFileError, ReadReport
+from tasks.catalog.marc_records import MarcRecord, read_iso2709
 from tasks.catalog.names import name_key, name_marks, read_credits
 
 # Non-filing markers around leading articles ("℗L'℗altra faccia") and other C1 controls MARC-8 leaves.
@@ -183,35 +184,35 @@ def unimarc_row(record: pymarc.Record) -> dict[str, Any]:
     }
 
 
-def _records(path: Path, fmt: str) -> Iterator[tuple[pymarc.Record | None, str | None]]:
-    """(record, None) or (None, why it could not be read), in file order."""
+def _records(path: Path, fmt: str, encoding: str | None) -> Iterator[MarcRecord]:
+    """Every record in file order, read or with why it could not be."""
     if fmt == "marcxml":
         try:
             records = pymarc.parse_xml_to_array(str(path))
         except Exception as err:  # noqa: BLE001 - any XML failure is one clear line for the whole file
             raise CatalogFileError(f"{path}: not MARCXML ({type(err).__name__}: {str(err)[:120]})") from None
         for record in records:
-            yield record, None
+            yield MarcRecord(0, record)
         return
     with open(path, "rb") as fh:
-        reader = pymarc.MARCReader(fh, to_unicode=True, hide_utf8_warnings=True, utf8_handling="replace",
-                                   permissive=True)
-        while True:
-            try:
-                record = next(reader)
-            except StopIteration:
-                return
-            except pymarc.exceptions.PymarcException as err:  # a broken length prefix: nothing after it is readable
-                yield None, f"unreadable from here on ({type(err).__name__})"
-                return
-            yield record, None if record is not None else f"not a MARC record ({reader.current_exception})"
+        yield from read_iso2709(fh, True if fmt == "cnmarc" else None, encoding)
 
 
-def read_marc(path: Path, fmt: str) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
-    """(record number, catalog row, parse error) for every record; `fmt` is marc21, marcxml or cnmarc."""
-    for number, (record, error) in enumerate(_records(path, fmt), start=1):
-        if record is None:
-            yield number, {}, error
+def read_marc(path: Path, fmt: str, report: ReadReport | None = None, encoding: str | None = None
+              ) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+    """(record number, catalog row, parse error) for every record; `fmt` is marc21, marcxml or cnmarc; `encoding`
+    the codec (or "marc-8") every ISO 2709 record is read in, else told per record. A record
+    whose encoding was not the one it declared is told in `report`; a deleted record (leader/05 'd') is a row with
+    status withdrawn."""
+    for number, read in enumerate(_records(path, fmt, encoding), start=1):
+        if read.record is None:
+            yield number, {}, read.error
             continue
+        if report is not None:
+            report.warnings += [(number, "encoding", w, f"record at byte {read.position}") for w in read.warnings]
+        record = read.record
         unimarc = fmt == "cnmarc" or _looks_unimarc(record)
-        yield number, unimarc_row(record) if unimarc else marc21_row(record), None
+        row = unimarc_row(record) if unimarc else marc21_row(record)
+        if str(record.leader)[5:6] == "d":
+            row["status"] = "withdrawn"
+        yield number, row, None

@@ -7,19 +7,23 @@ from __future__ import annotations
 
 import io
 import re
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from storage.models import RejectedRow
 from tasks.catalog.ingest import csv_rows, read_rows
-from tasks.errors import InputError
+from tasks.errors import InputError, nearest
 from tasks.intake.yaml_input import load_yaml, read_yaml_file
 from tasks.language.text_analysis import has_control_characters
 from tasks.model.themes import LANGUAGE_PREFERENCES, Theme
 
 THEME_COLUMNS = ("batch_id", "theme_id", "theme_name", "slogan", "description", "target_vibe", "language_preference")
+FILE_KEYS = ("batch_id", "themes")  # a YAML themes file's top level
+THEME_FORMATS = {".yaml": "yaml", ".yml": "yaml", ".csv": "csv", ".tsv": "tsv", ".xlsx": "xlsx"}
 BRIEF_FIELDS = ("theme_name", "slogan", "description", "target_vibe")
 # ASCII only, so that the run form (JSON Schema, checked in the browser) and Python agree; never a path.
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -37,6 +41,12 @@ class ThemeFile:
     batch_id: str
     themes: list[Theme]
     rejected: list[RejectedRow]
+    made_batch_id: bool = False  # neither the file nor the caller named the batch: a dated id was made
+
+
+def new_batch_id(now: datetime | None = None) -> str:
+    """A dated id for a batch named nowhere (the run form, a file without batch_id): 2026-11-23-1405-3f2a."""
+    return f"{(now or datetime.now()):%Y-%m-%d-%H%M}-{uuid.uuid4().hex[:4]}"
 
 
 def id_problem(value: str) -> str | None:
@@ -65,11 +75,34 @@ def read_themes(path: Path, batch_id: str | None = None) -> ThemeFile:
     """Themes of one batch from a YAML, CSV or XLSX file; bad rows are rejected with their reason."""
     if batch_id is not None:
         check_batch_id(batch_id)
-    if path.suffix.lower() in {".yaml", ".yml"}:
+    fmt = THEME_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ThemeInputError(f"{path}: unsupported theme file type {path.suffix!r}; themes are read from YAML "
+                              "(.yaml, .yml), CSV, TSV or XLSX (the columns of config/themes_template.xlsx)")
+    if fmt == "yaml":
         file_batch, records = _yaml_records(read_yaml_file(path), str(path))
     else:
-        file_batch, records = "", [(n, raw or {}, error) for n, raw, error in read_rows(path)]
+        file_batch, records = "", _by_theme_columns(read_rows(path, fmt), str(path))
     return _validate(records, batch_id, file_batch, str(path))
+
+
+def _by_theme_columns(rows: Iterable[tuple[int, dict | None, str | None]], source: str
+                      ) -> list[tuple[int, Any, str | None]]:
+    """Rows keyed by theme column, headers matched with case and spaces folded ("Theme_Name", "theme name"); a
+    header that is no theme column is an error naming it and the nearest one."""
+    records: list[tuple[int, Any, str | None]] = []
+    names: dict[str, str] = {}
+    for number, raw, error in rows:
+        raw = raw or {}
+        for header in raw:
+            if header not in names:
+                folded = re.sub(r"[\s-]+", "_", str(header).strip().casefold())
+                if folded not in THEME_COLUMNS and folded != "(extra cells)":
+                    raise ThemeInputError(f"{source}: unknown column {header!r}{nearest(folded, THEME_COLUMNS)}; "
+                                          f"theme columns are {', '.join(THEME_COLUMNS)}")
+                names[header] = folded
+        records.append((number, {names[h]: v for h, v in raw.items()}, error))
+    return records
 
 
 def themes_from_text(text: str, batch_id: str | None = None, source: str = "pasted themes") -> ThemeFile:
@@ -77,9 +110,10 @@ def themes_from_text(text: str, batch_id: str | None = None, source: str = "past
     if batch_id is not None:
         check_batch_id(batch_id)
     first = text.lstrip().split("\n", 1)[0]
-    if "theme_name" in first and ("," in first or "\t" in first) and ":" not in first:
+    if "theme_name" in first.casefold() and ("," in first or "\t" in first) and ":" not in first:
         delimiter = "\t" if "\t" in first else ","
-        return _validate(list(csv_rows(io.StringIO(text.lstrip()), delimiter, source)), batch_id, "", source)
+        return _validate(_by_theme_columns(csv_rows(io.StringIO(text.lstrip()), delimiter, source), source),
+                         batch_id, "", source)
     file_batch, records = _yaml_records(load_yaml(text, source), source)
     return _validate(records, batch_id, file_batch, source)
 
@@ -113,6 +147,10 @@ def _yaml_records(raw: Any, source: str) -> tuple[str, list[tuple[int, Any, str 
         raw = {}
     if not isinstance(raw, dict) or not isinstance(raw.get("themes"), list):
         raise ThemeInputError(f"{source}: expected a mapping with a `themes:` list")
+    unknown = [str(k) for k in raw if k not in FILE_KEYS]
+    if unknown:
+        raise ThemeInputError(f"{source}: unknown key {unknown[0]!r}{nearest(unknown[0], FILE_KEYS)}; a themes file "
+                              f"has {', '.join(FILE_KEYS)}")
     file_batch = _clean(raw.get("batch_id"))
     if file_batch:
         check_batch_id(file_batch, f"{source}: batch_id")
@@ -122,8 +160,12 @@ def _yaml_records(raw: Any, source: str) -> tuple[str, list[tuple[int, Any, str 
             item = {"theme_name": item}
         if not isinstance(item, dict):
             records.append((i, {"value": repr(item)[:200]}, "a theme must be a mapping of theme_id, theme_name, ..."))
-        else:
-            records.append((i, item, None))
+            continue
+        unknown = [str(k) for k in item if k not in THEME_COLUMNS]
+        if unknown:
+            raise ThemeInputError(f"{source}: theme {i}: unknown key {unknown[0]!r}"
+                                  f"{nearest(unknown[0], THEME_COLUMNS)}; theme keys are {', '.join(THEME_COLUMNS)}")
+        records.append((i, item, None))
     return file_batch, records
 
 
@@ -162,6 +204,9 @@ def _validate(records: list[tuple[int, Any, str | None]], batch_id: str | None, 
     themes: list[Theme] = []
     rejected: list[RejectedRow] = []
     seen: set[str] = set()
+    made = not batch_id and not file_batch and not any(_clean(raw.get("batch_id")) for _, raw, _ in records)
+    if made:  # the template has no batch_id column: the batch is named by date, and the CLI says which
+        batch_id = new_batch_id()
     for position, (row_number, raw, error) in enumerate(records, start=1):
         if error:
             rejected.append(RejectedRow(source, row_number, "(row)", error, dict(raw)))
@@ -180,4 +225,4 @@ def _validate(records: list[tuple[int, Any, str | None]], batch_id: str | None, 
     batches = {t.batch_id for t in themes}
     if len(batches) > 1:
         raise ThemeInputError(f"{source}: one file is one batch, found batch ids {sorted(batches)}")
-    return ThemeFile(batches.pop() if batches else (batch_id or file_batch), themes, rejected)
+    return ThemeFile(batches.pop() if batches else (batch_id or file_batch), themes, rejected, made)

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from config.yaml_files import UniqueKeys
 from tasks.errors import InputError
 
 MAX_BYTES = 2 * 1024 * 1024  # a batch of themes or a mapping is a few KiB
@@ -22,8 +23,8 @@ class YAMLInputError(InputError):
     """YAML that is invalid or over a limit."""
 
 
-class _LimitedLoader(yaml.SafeLoader):
-    """SafeLoader that counts aliases while composing."""
+class _LimitedLoader(UniqueKeys, yaml.SafeLoader):
+    """SafeLoader that counts aliases while composing and refuses a repeated key."""
 
     def __init__(self, stream: str, source: str):
         super().__init__(stream)

@@ -25,6 +25,8 @@ class RecallContext:
     searches: Mapping[str, VectorSearch] = field(default_factory=dict)  # dense table -> its vector search
     # books linked by authors and tags, built when first asked for: only the named-entity intents walk it
     graph: Callable[[], BookGraph] = lambda: NO_GRAPH
+    # books withdrawn from the catalog since the index was built: recalled by no path until the next build drops them
+    withdrawn: frozenset[str] = frozenset()
 
     @property
     def expand(self) -> bool:

@@ -13,13 +13,15 @@ from tasks.recall.paths.base import PathRecall
 
 
 def recall(understood: Understood, ctx: RecallContext) -> Hits:
-    """The hits of every path that runs for the brief, by path name, with the dense paths' query vectors."""
+    """The hits of every path that runs for the brief, by path name, with the dense paths' query vectors; no book
+    withdrawn since the index was built."""
     timings: dict[str, float] = {}
     jobs = {path.name: (lambda path=path: path.find(understood, ctx))
             for path in registered() if path.runs(understood, ctx)}
     with timed(timings, "recall"):
         recalled = run_jobs(jobs, timings, ctx.settings.recall.parallel_paths)
-    return Hits(paths={name: hits for r in recalled.values() for name, hits in r.paths.items()},
+    return Hits(paths={name: [h for h in hits if h.book_id not in ctx.withdrawn]
+                       for r in recalled.values() for name, hits in r.paths.items()},
                 query_vectors={name: r.query_vector for name, r in recalled.items() if r.query_vector is not None},
                 notes=tuple(r.note for r in recalled.values() if r.note), stage_seconds=timings)
 

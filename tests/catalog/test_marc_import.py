@@ -151,7 +151,7 @@ def test_unreadable_records_are_rejected_with_their_reason_and_the_rest_kept(tmp
     rows = validate_file(source, ColumnMapping(), vocabulary)
     assert [b.book_id for b in rows.books] == ["70120391"]
     assert [(r.row_number, r.field) for r in rows.rejected] == [(2, "(row)"), (3, "book_id")]
-    assert "not a MARC record" in rows.rejected[0].reason
+    assert "record at byte 278: base address" in rows.rejected[0].reason
 
 
 def test_an_unknown_extension_names_the_formats(tmp_path, vocabulary):

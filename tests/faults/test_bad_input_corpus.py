@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 from openpyxl import Workbook
 
-from config.settings import Settings, load_settings
+from config.settings import CONFIG_DIR, Settings, load_settings
 from storage.catalog_db import open_catalog
 from storage.theme_inbox import waiting_themes
 
@@ -53,6 +53,19 @@ def xlsx(folder: Path, name: str, build: Callable[[Workbook], None]) -> str:
 def parquet(folder: Path, name: str, columns: dict[str, pa.Array]) -> str:
     pq.write_table(pa.table(columns), folder / name)
     return str(folder / name)
+
+
+def _marc_with_broken_middle() -> bytes:
+    from tests.catalog.test_marc_recovery import marc21, utf8
+
+    first, broken, third = (utf8(marc21(f"m-{i}", f"Book {i}")) for i in range(1, 4))
+    return first + b"00099" + broken[5:] + third
+
+
+def _utf8_under_marc8() -> bytes:
+    from tests.catalog.test_marc_recovery import marc21, utf8
+
+    return utf8(marc21("m-1", "Café crème", utf8_leader=False))
 
 
 def themes_yaml(folder: Path, body: str, batch: str = "b1") -> str:
@@ -180,8 +193,34 @@ CASES = [
          r"books\.txt: unsupported file type '\.txt'"),
     Case("catalog-folder", "a folder given as the catalog file",
          lambda d: ["catalog", "import", str((d / "dir.csv").mkdir() or d / "dir.csv")], 2, r"is a folder"),
-    Case("catalog-not-utf8", "a Latin-1 CSV", catalog("books.csv", (HEADER + "n-1,Caf\xe9,A,2001,x,1\n")
-                                                       .encode("latin-1")), 2, r"books\.csv: not UTF-8 text"),
+    Case("catalog-latin1", "a Latin-1 CSV", catalog("books.csv", (HEADER + "n-1,Caf\xe9 cr\xe8me,A,2001,x,1\n")
+                                                     .encode("latin-1")), 0, r"read 1: inserted 1", Kept(books=4)),
+    Case("catalog-gbk", "a GBK CSV (a Chinese library system's export)",
+         catalog("books.csv", (HEADER + "n-1,边城：湘西小城的渡船与翠翠,沈从文,1934,湘西小城茶峒，渡船老人和孙女。,1\n")
+                 .encode("gbk")), 0, r"read 1: inserted 1", Kept(books=4)),
+    Case("catalog-utf16", "a UTF-16 tab-separated export (Excel's Unicode text)",
+         catalog("books.tsv", (HEADER + GOOD_ROW).replace(",", "\t").encode("utf-16")), 0, r"read 1: inserted 1",
+         Kept(books=4)),
+    Case("catalog-unknown-encoding", "--encoding klingon",
+         lambda d: ["catalog", "import", text(d, "books.csv", HEADER + GOOD_ROW), "--encoding", "klingon"], 2,
+         r"books\.csv: unknown encoding 'klingon'"),
+    Case("catalog-wrong-encoding", "a GBK CSV imported with --encoding utf-8",
+         lambda d: ["catalog", "import", text(d, "books.csv", (HEADER + "n-1,边城,沈从文,1934,x,1\n").encode("gbk")),
+                    "--encoding", "utf-8"], 2, r"books\.csv: not UTF-8 text .*name the encoding with --encoding"),
+    Case("catalog-encoding-jsonl", "--encoding on a JSON Lines file",
+         lambda d: ["catalog", "import", text(d, "books.jsonl", '{"book_id": "j", "title": "T"}\n'), "--encoding",
+                    "gbk"], 2, r"--encoding applies to CSV, TSV and MARC files"),
+    Case("marc-broken-middle", "a MARC file whose second of three records has a wrong leader length",
+         catalog("books.mrc", _marc_with_broken_middle()), 0, r"read 3: inserted 2, .*rejected 1",
+         Kept(books=5, rows={2: r"\(row\): record at byte \d+: the leader says 99 bytes"})),
+    Case("marc-utf8-under-marc8", "a MARC record in UTF-8 whose leader says MARC-8",
+         catalog("books.mrc", _utf8_under_marc8()), 0, r"read 1: inserted 1",
+         Kept(books=4, warnings={1: r"encoding: declared MARC-8 \(leader/09 blank\), read as UTF-8"})),
+    Case("catalog-replace-unreadable", "--replace with a record that cannot be read to an id",
+         lambda d: ["catalog", "import", text(d, "books.mrc", _marc_with_broken_middle()), "--replace"], 2,
+         r"--replace withdraws the books a full export leaves out, but record\(s\) 2 could not be read"),
+    Case("catalog-remove-unknown", "catalog remove of an id the catalog never had",
+         lambda d: ["catalog", "remove", "s-1", "nope"], 2, r"no book 'nope' in the catalog; nothing was removed"),
     Case("catalog-no-id-column", "a CSV without book_id", catalog("books.csv", "title,authors\nT,A\n"), 2,
          r"no column 'book_id' for catalog field 'book_id'"),
     Case("catalog-no-title-column", "a CSV without title", catalog("books.csv", "book_id,authors\n1,A\n"), 2,
@@ -276,11 +315,17 @@ CASES = [
     Case("mapping-invalid-yaml", "a mapping that is not YAML", mapping("columns: {title: [\n"), 2,
          r"map\.yaml: not valid YAML at line 2"),
     Case("mapping-unknown-key", "a mapping with an unknown key", mapping("colums: {title: name}\n"), 2,
-         r"map\.yaml: unknown mapping key\(s\) \['colums'\]"),
+         r"map\.yaml: unknown mapping key 'colums', did you mean 'columns'\?"),
+    Case("mapping-absent-column", "a mapping naming a column the file does not have (author for authors)",
+         mapping("columns: {authors: author}\n"), 2,
+         r"map.* reads 'authors' from column 'author', which the file does not have, did you mean 'authors'\?"),
+    Case("mapping-duplicate-key", "a mapping with columns: written twice",
+         mapping("columns: {title: title}\ncolumns: {authors: authors}\n"), 2,
+         r"map\.yaml: not valid YAML at line 2: duplicate key 'columns' \(first at line 1\)"),
     Case("mapping-columns-list", "a mapping whose columns is a list", mapping("columns: [title]\n"), 2,
          r"`columns:` must be a mapping"),
-    Case("mapping-unknown-field", "a mapping naming an unknown catalog field", mapping("columns: {colour: c}\n"), 2,
-         r"columns maps unknown catalog field\(s\) \['colour'\]"),
+    Case("mapping-unknown-field", "a mapping naming an unknown catalog field", mapping("columns: {titel: c}\n"), 2,
+         r"map\.yaml: columns: unknown catalog field 'titel', did you mean 'title'\?"),
     Case("mapping-billion-laughs", "a mapping built of nested aliases (billion laughs)", mapping(LAUGHS), 2,
          r"map\.yaml: over 100,000 values once its aliases are expanded"),
     # -- theme files --
@@ -343,6 +388,27 @@ CASES = [
     Case("themes-xlsx-second-sheet", "a themes workbook with a second sheet of themes",
          lambda d: ["themes", "import", xlsx(d, "themes.xlsx", _second_sheet), "--batch", "b1"], 2,
          r"also hold data"),
+    Case("themes-misspelt-key", "a theme with descripton for description",
+         bad_first_theme("    theme_name: x\n    descripton: quiet\n"), 2,
+         r"themes\.yaml: theme 1: unknown key 'descripton', did you mean 'description'\?"),
+    Case("themes-duplicate-key", "a theme with theme_name twice",
+         themes_import("  - theme_name: one\n    theme_name: two\n"), 2,
+         r"themes\.yaml: not valid YAML at line 4: duplicate key 'theme_name' \(first at line 3\)"),
+    Case("themes-unknown-top-key", "a themes file with batch_di for batch_id",
+         lambda d: ["themes", "import", text(d, "themes.yaml", "batch_di: b1\nthemes:\n  - theme_name: x\n")], 2,
+         r"themes\.yaml: unknown key 'batch_di', did you mean 'batch_id'\?"),
+    Case("themes-csv-unknown-header", "a themes CSV with a Descripton column",
+         lambda d: ["themes", "import", text(d, "themes.csv", "theme_id,Theme_Name,Descripton\na,Rain,quiet\n"),
+                    "--batch", "b1"], 2, r"themes\.csv: unknown column 'Descripton', did you mean 'description'\?"),
+    Case("themes-csv-header-case", "a themes CSV whose headers are capitalised and spaced (Theme Name)",
+         lambda d: ["themes", "import", text(d, "themes.csv", "Theme_ID,Theme Name\na,Rain\n"), "--batch", "b1"], 0,
+         r"batch b1: inserted 1", Kept(themes=("b1/a",))),
+    Case("themes-template-as-shipped", "config/themes_template.xlsx imported as shipped (no batch_id column)",
+         lambda d: ["themes", "import", str(CONFIG_DIR / "themes_template.xlsx")], 0,
+         r"names no batch, so it is batch \d{4}-\d\d-\d\d-\d{4}-[0-9a-f]{4}"),
+    Case("themes-txt", "themes import of a .txt file",
+         lambda d: ["themes", "import", text(d, "themes.txt", "rainy night\n")], 2,
+         r"themes\.txt: unsupported theme file type '\.txt'; themes are read from YAML"),
     # -- arguments, settings, workspace --
     Case("try-empty-brief", 'try ""', lambda d: ["try", ""], 2, r"try: the brief '' has no words"),
     Case("try-blank-brief", 'try "   "', lambda d: ["try", "   "], 2, r"has no words"),
@@ -363,6 +429,13 @@ CASES = [
          r"settings file .*missing\.yaml \(from SHELFWISE_CONFIG\) not found"),
     Case("settings-file-invalid", "a settings file that is not YAML", lambda d: ["status"], 2,
          r"settings file .*bad\.yaml \(from SHELFWISE_CONFIG\): not valid YAML at line \d"),
+    Case("setting-misspelt", "SHELFWISE__FUSION__WEIGTHS=1 (weights misspelt)", lambda d: ["status"], 2,
+         r"setting fusion\.weigths \(from SHELFWISE__FUSION__WEIGTHS\): unknown setting, did you mean 'weights'\?"),
+    Case("settings-file-misspelt", "a settings file with shelf.sise", lambda d: ["status"], 2,
+         r"setting shelf\.sise \(from .*typo\.yaml \(from SHELFWISE_CONFIG\)\): unknown setting, did you mean "
+         r"'size'\?"),
+    Case("settings-file-duplicate-key", "a settings file with shelf.size twice", lambda d: ["status"], 2,
+         r"settings file .*dup\.yaml \(from SHELFWISE_CONFIG\): not valid YAML at line 3: duplicate key 'size'"),
     Case("serve-without-server", "serve with no Prefect server", lambda d: ["serve"], 2,
          r"no Prefect server: start one with `shelfwise server`"),
     Case("deploy-without-server", "deploy with no Prefect server", lambda d: ["deploy"], 2,
@@ -377,6 +450,10 @@ ENVIRONMENT: dict[str, Callable[[Path, pytest.MonkeyPatch], None]] = {
     "setting-out-of-range": lambda d, mp: mp.setenv("SHELFWISE__SHELF__SIZE", "-5"),
     "settings-file-missing": lambda d, mp: mp.setenv("SHELFWISE_CONFIG", str(d / "missing.yaml")),
     "settings-file-invalid": lambda d, mp: mp.setenv("SHELFWISE_CONFIG", text(d, "bad.yaml", "shelf:\n  size: [\n")),
+    "setting-misspelt": lambda d, mp: mp.setenv("SHELFWISE__FUSION__WEIGTHS", "1"),
+    "settings-file-misspelt": lambda d, mp: mp.setenv("SHELFWISE_CONFIG", text(d, "typo.yaml", "shelf:\n  sise: 5\n")),
+    "settings-file-duplicate-key": lambda d, mp: mp.setenv("SHELFWISE_CONFIG", text(
+        d, "dup.yaml", "shelf:\n  size: 5\n  size: 6\n")),
     "serve-without-server": lambda d, mp: no_prefect_api(mp),
     "deploy-without-server": lambda d, mp: no_prefect_api(mp),
 }

@@ -4,7 +4,8 @@ from datetime import datetime
 
 from prefect.states import Completed, Failed
 
-from flows.generate_shelves import BatchResult, ShelvingFailed, batch_state, new_batch_id, nightly_state, switch_value
+from flows.generate_shelves import BatchResult, ShelvingFailed, batch_state, nightly_state, switch_value
+from tasks.intake.themes import new_batch_id
 from tasks.intake.themes import id_problem
 
 

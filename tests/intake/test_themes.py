@@ -1,5 +1,7 @@
 """Theme files: YAML, CSV and the XLSX template."""
 
+import re
+
 from config.settings import CONFIG_DIR
 from tasks.intake.themes import read_themes
 from tests.conftest import PROJECT_ROOT
@@ -24,9 +26,12 @@ def test_csv_rows_without_a_name_are_rejected_with_their_row(tmp_path):
         (3, "theme_name", "missing"), (4, "theme_id", "duplicate theme_id 'rain'")]
 
 
-def test_the_xlsx_template_imports(tmp_path):
-    result = read_themes(CONFIG_DIR / "themes_template.xlsx", batch_id="template")
-    assert result.rejected == [] and result.themes[0].theme_name
+def test_the_xlsx_template_imports_as_shipped_under_a_dated_batch(tmp_path):
+    named = read_themes(CONFIG_DIR / "themes_template.xlsx", batch_id="template")
+    assert named.rejected == [] and named.themes[0].theme_name and not named.made_batch_id
+    shipped = read_themes(CONFIG_DIR / "themes_template.xlsx")  # it has no batch_id column
+    assert shipped.rejected == [] and len(shipped.themes) == len(named.themes) and shipped.made_batch_id
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d-\d{4}-[0-9a-f]{4}", shipped.batch_id)
 
 
 def test_a_theme_can_choose_its_language_preference_and_a_wrong_one_is_rejected(tmp_path):

@@ -1,0 +1,28 @@
+"""A withdrawn book leaves every later shelf at once (before any index build) and the next index build."""
+
+import pytest
+
+from flows.cli import main as shelfwise
+from storage.catalog_db import open_catalog
+from tests.conftest import DEMO_THEMES
+from tests.flows.workbook_reading import BatchWorkbook
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_withdrawn_book_never_appears_on_a_later_shelf(demo_run_copy, capsys):
+    workbook = demo_run_copy.outputs_dir / "demo-2026-11.xlsx"
+    shelved = [row["book_id"] for row in BatchWorkbook(workbook).rows("rainy-night-quiet")]
+    gone, kept = shelved[:3], shelved[3:]
+    assert shelfwise(["catalog", "remove", *gone]) == 0
+    assert shelfwise(["run", str(DEMO_THEMES)]) == 0  # the same batch again: its own shelves are no history
+    again = {row["book_id"] for row in BatchWorkbook(workbook).rows("rainy-night-quiet")}
+    assert not again & set(gone)
+    assert set(kept) & again  # the rest of the shelf is still there: the withdrawal, not history, took them off
+    with open_catalog(demo_run_copy.duckdb_path) as db:
+        before = db.current_index_version().book_count
+        assert db.withdrawn_ids() == frozenset(gone)
+    capsys.readouterr()
+    assert shelfwise(["index", "build"]) == 0
+    with open_catalog(demo_run_copy.duckdb_path) as db:
+        assert db.current_index_version().book_count == before - 3
