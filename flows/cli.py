@@ -256,22 +256,31 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
     import os
     import signal
+    import threading
 
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from flows.deployments import run_worker, serve_deployments
+    from flows.deployments import keep_serving, run_worker, serve_deployments, trigger_hint
     from flows.prefect_api import persistent_server
 
+    stopping = threading.Event()
+
     def stop(signum, frame):  # noqa: ANN001 - a signal handler's signature
+        stopping.set()
         raise KeyboardInterrupt  # so that `kill` stops the server as Ctrl-C does, tidily
 
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     with persistent_server(settings) as server:
         os.environ["PREFECT_API_URL"] = server.api_url  # for the flow runs it starts
         print(f"Prefect UI: {server.url} (Ctrl-C stops the server and the "
-              f"{'worker' if args.worker else 'deployments'})", flush=True)
+              f"{'worker' if args.worker else 'deployments'}); workbooks: {server.outputs_url}", flush=True)
         with temporary_settings({PREFECT_API_URL: server.api_url}):
-            run_worker(settings) if args.worker else serve_deployments(settings)
+            if args.worker:
+                run_worker(settings)
+            else:
+                print(trigger_hint(settings, server.api_url), flush=True)
+                keep_serving(lambda: serve_deployments(settings), stopping)
     return 0
 
 
@@ -628,6 +637,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"({(err.strerror or type(err).__name__).lower()})", file=sys.stderr)
             return 2
     logging.getLogger("bm25s").setLevel(logging.WARNING)
+    from flows.prefect_api import use_auth_string
+
+    use_auth_string(settings)  # a server beyond loopback asks every client for it
     try:
         return args.handler(args, settings)
     except USER_ERRORS as err:
