@@ -15,9 +15,6 @@ import pytest
 from flows.prefect_api import free_port
 from tests.conftest import Command
 
-pytestmark = pytest.mark.slow
-
-
 @pytest.fixture
 def ports(workspace, tmp_path, monkeypatch):
     api, outputs = free_port(), free_port()
@@ -29,6 +26,7 @@ def ports(workspace, tmp_path, monkeypatch):
     return api, outputs
 
 
+@pytest.mark.slow  # starts a Prefect server with its UI
 def test_beyond_loopback_the_server_needs_an_auth_string_and_refuses_requests_without_it(ports, tmp_path,
                                                                                        monkeypatch):
     api, outputs = ports
