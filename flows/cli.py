@@ -105,10 +105,17 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     from storage.theme_inbox import waiting_themes
     from storage.workspace_lock import current_holder
 
+    from flows.prefect_api import next_run, server_and_runs
+
     holder = current_holder(settings.workspace)
+    api, up, runs = server_and_runs(settings)
     status: dict = {"workspace": str(settings.workspace), "writer": holder.describe() if holder else None,
+                    "server": {"api": api, "answers": up}, "recent_runs": [vars(r) for r in runs],
+                    "next_nightly": f"{next_run(settings.schedule.cron, settings.schedule.timezone)} "
+                                    f"({settings.schedule.cron}, {settings.schedule.timezone})",
                     "catalog": None, "unreadable": None, "changed_since_last_build": None, "index": None,
-                    "pending": [], "waiting_in_inbox": [w.batch_id for w in waiting_themes(settings.workspace)]}
+                    "pending": [], "waiting_for_answer": [],
+                    "waiting_in_inbox": [w.batch_id for w in waiting_themes(settings.workspace)]}
     try:
         with open_catalog(settings.duckdb_path, read_only=True,
                           retry_seconds=settings.locking.busy_retry_seconds) as db:
@@ -123,8 +130,11 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
                     "stage_seconds": current.stage_seconds, "path": current.path,
                 }
             if db.has_table("themes"):
+                shelf_db = ShelfDB(db.conn, read_only=True)
                 status["pending"] = [{"batch": b.batch_id, "themes": b.pending, "failed": b.failed}
-                                     for b in ShelfDB(db.conn, read_only=True).pending()]
+                                     for b in shelf_db.pending()]
+                status["waiting_for_answer"] = [{"batch": b, "theme": t, "name": n}
+                                                for b, t, n in shelf_db.waiting_for_answer()]
     except CatalogMissing:
         pass
     except CatalogBusy as err:
@@ -142,6 +152,14 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 def _print_status(status: dict) -> None:
     print(f"workspace: {status['workspace']}")
     print(f"writer: {status['writer'] or 'none'}")
+    server = status["server"]
+    if server["api"] is None:
+        print("prefect server: none running (start one with `shelfwise server`)")
+    else:
+        print(f"prefect server: {server['api']}, " + ("answers" if server["answers"] else "does not answer"))
+    for run in status["recent_runs"]:
+        print(f"run: {run['name']}: {run['state']}" + (f", {run['started']}" if run["started"] else ""))
+    print(f"next nightly run: {status['next_nightly']}")
     if status["unreadable"]:
         print(f"catalog: not readable now: {status['unreadable']}")
         return
@@ -161,6 +179,9 @@ def _print_status(status: dict) -> None:
     for batch in status["pending"]:
         failed = "".join(f"; {t} failed last time: {e}" for t, e in batch["failed"].items())
         print(f"pending: batch {batch['batch']}, {batch['themes']} themes{failed}")
+    for theme in status["waiting_for_answer"]:
+        print(f"waiting for an answer: batch {theme['batch']}, theme {theme['theme']} ({theme['name']}): "
+              "its question is on the workbook's `needs review` sheet")
     for batch_id in status["waiting_in_inbox"]:
         print(f"waiting to be imported: batch {batch_id} (the next run imports it)")
 

@@ -232,3 +232,40 @@ def persistent_server(settings: Settings) -> Iterator[RunningServer]:
     finally:
         record.unlink(missing_ok=True)
         stop_child(process)
+
+
+@dataclass(frozen=True)
+class RunSeen:
+    name: str
+    state: str  # the state's name: Completed, NeedsReview, Failed, ...
+    started: str  # ISO time, or "" for a run not started
+
+
+def server_and_runs(settings: Settings, limit: int = 5) -> tuple[str | None, bool, list[RunSeen]]:
+    """The API this workspace's commands would use (None: none configured or running), whether it answers, and
+    its last runs, newest first."""
+    from prefect.settings import PREFECT_API_URL
+
+    running = workspace_server(settings)
+    api = PREFECT_API_URL.value() or (running.api_url if running else None)
+    if api is None or not healthy(api):
+        return api, False, []
+    from prefect import get_client
+    from prefect.client.schemas.sorting import FlowRunSort
+    from prefect.settings import temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: api}), get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(limit=limit, sort=FlowRunSort.EXPECTED_START_TIME_DESC)
+    return api, True, [RunSeen(r.name, r.state.name if r.state else "", (r.start_time or r.expected_start_time
+                                                                       ).isoformat(timespec="seconds")
+                               if (r.start_time or r.expected_start_time) else "") for r in runs]
+
+
+def next_run(cron: str, timezone: str) -> str:
+    """The next time the cron schedule fires, in its timezone (as the nightly deployment's schedule reads it)."""
+    import asyncio
+
+    from prefect.server.schemas.schedules import CronSchedule
+
+    [when] = asyncio.run(CronSchedule(cron=cron, timezone=timezone).get_dates(n=1))
+    return when.isoformat(timespec="minutes")
