@@ -470,6 +470,24 @@ def _readable(condition, language: str) -> dict:  # noqa: ANN001 - a FilterCondi
     return shown
 
 
+TRY_BATCH = "(try)"  # no batch id can be this: `try --as-run` sees every batch's history as a new batch would
+
+
+def _run_history(settings: Settings) -> list:
+    """The shelves a new batch run now would see (recent ones excluded, earlier ones to refer to), read-only."""
+    from datetime import datetime, timezone
+
+    from storage.catalog_db import open_catalog
+    from storage.shelf_db import ShelfDB
+
+    with open_catalog(settings.duckdb_path, read_only=True, retry_seconds=settings.locking.busy_retry_seconds) as db:
+        if not db.has_table("shelf_history"):
+            return []
+        now = datetime.now(timezone.utc).replace(tzinfo=None)  # batches' first runs are kept in UTC
+        return ShelfDB(db.conn, read_only=True).earlier_batches_history(
+            TRY_BATCH, now, settings.history.days, settings.history.reference_days)
+
+
 def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     import yaml
 
@@ -489,8 +507,8 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
         ctx = build_context(settings, get_vocabulary(), not args.include_unavailable, switches)
     except NoIndexError as err:
         raise InputError(str(err)) from None
-    theme = Theme("try", "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
-    shelf = shelve(theme, [], ctx)  # no history is read or written
+    theme = Theme(TRY_BATCH, "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
+    shelf = shelve(theme, _run_history(settings) if args.as_run else [], ctx)  # no history is written
     if not args.yaml:
         print(shelf_text(shelf, args.show))
         return 0
@@ -588,6 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
     trial.add_argument("--yaml", action="store_true", help="print the full record as YAML: the query, the gate, "
                                                           "the notes and each book's paths and scores")
     trial.add_argument("--include-unavailable", action="store_true", help="keep books with no copies available")
+    trial.add_argument("--as-run", action="store_true", help="see the earlier batches' shelves as a run now would: "
+                                                             "their recent books left out, their shelves to refer to")
     _add_stage_switches(trial)
     trial.set_defaults(handler=_cmd_try)
 
