@@ -229,10 +229,35 @@ class LockingSettings(Section):
     busy_retry_seconds: PositiveFloat = 10.0
 
 
+Port = Annotated[int, Field(gt=0, lt=65536)]
+
+
 class ServerSettings(Section):
     host: str = "127.0.0.1"
-    port: Annotated[int, Field(gt=0, lt=65536)] = 4200
+    port: Port = 4200
+    outputs_port: Port = 4201
     work_pool: str = "shelfwise"
+    auth_file: str = ""
+
+
+class EmailSettings(Section):
+    """SMTP delivery of a batch's workbook; the password is read from the variable named in password_env."""
+
+    host: str = ""
+    port: Port = 25
+    sender: str = "shelfwise@localhost"
+    to: tuple[str, ...] = ()
+    starttls: bool = False
+    username: str = ""
+    password_env: str = ""
+    retries: NonNegative = 2
+    retry_seconds: Annotated[float, Field(ge=0)] = 5.0
+    timeout_seconds: PositiveFloat = 30.0
+
+
+class DeliverySettings(Section):
+    folder: str = ""
+    email: EmailSettings = EmailSettings()
 
 
 # ---- sources ----------------------------------------------------------------------------------------
@@ -349,6 +374,7 @@ class Settings(BaseSettings):
     prefect: PrefectSettings = PrefectSettings()
     locking: LockingSettings = LockingSettings()
     server: ServerSettings = ServerSettings()
+    delivery: DeliverySettings = DeliverySettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,

@@ -136,10 +136,17 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     from storage.theme_inbox import waiting_themes
     from storage.workspace_lock import current_holder
 
+    from flows.prefect_api import next_run, server_and_runs
+
     holder = current_holder(settings.workspace)
+    api, up, runs = server_and_runs(settings)
     status: dict = {"workspace": str(settings.workspace), "writer": holder.describe() if holder else None,
+                    "server": {"api": api, "answers": up}, "recent_runs": [vars(r) for r in runs],
+                    "next_nightly": f"{next_run(settings.schedule.cron, settings.schedule.timezone)} "
+                                    f"({settings.schedule.cron}, {settings.schedule.timezone})",
                     "catalog": None, "unreadable": None, "changed_since_last_build": None, "index": None,
-                    "pending": [], "waiting_in_inbox": [w.batch_id for w in waiting_themes(settings.workspace)]}
+                    "pending": [], "waiting_for_answer": [],
+                    "waiting_in_inbox": [w.batch_id for w in waiting_themes(settings.workspace)]}
     try:
         with open_catalog(settings.duckdb_path, read_only=True,
                           retry_seconds=settings.locking.busy_retry_seconds) as db:
@@ -154,8 +161,11 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
                     "stage_seconds": current.stage_seconds, "path": current.path,
                 }
             if db.has_table("themes"):
+                shelf_db = ShelfDB(db.conn, read_only=True)
                 status["pending"] = [{"batch": b.batch_id, "themes": b.pending, "failed": b.failed}
-                                     for b in ShelfDB(db.conn, read_only=True).pending()]
+                                     for b in shelf_db.pending()]
+                status["waiting_for_answer"] = [{"batch": b, "theme": t, "name": n}
+                                                for b, t, n in shelf_db.waiting_for_answer()]
     except CatalogMissing:
         pass
     except CatalogBusy as err:
@@ -173,6 +183,14 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 def _print_status(status: dict) -> None:
     print(f"workspace: {status['workspace']}")
     print(f"writer: {status['writer'] or 'none'}")
+    server = status["server"]
+    if server["api"] is None:
+        print("prefect server: none running (start one with `shelfwise server`)")
+    else:
+        print(f"prefect server: {server['api']}, " + ("answers" if server["answers"] else "does not answer"))
+    for run in status["recent_runs"]:
+        print(f"run: {run['name']}: {run['state']}" + (f", {run['started']}" if run["started"] else ""))
+    print(f"next nightly run: {status['next_nightly']}")
     if status["unreadable"]:
         print(f"catalog: not readable now: {status['unreadable']}")
         return
@@ -192,6 +210,9 @@ def _print_status(status: dict) -> None:
     for batch in status["pending"]:
         failed = "".join(f"; {t} failed last time: {e}" for t, e in batch["failed"].items())
         print(f"pending: batch {batch['batch']}, {batch['themes']} themes{failed}")
+    for theme in status["waiting_for_answer"]:
+        print(f"waiting for an answer: batch {theme['batch']}, theme {theme['theme']} ({theme['name']}): "
+              "its question is on the workbook's `needs review` sheet")
     for batch_id in status["waiting_in_inbox"]:
         print(f"waiting to be imported: batch {batch_id} (the next run imports it)")
 
@@ -313,22 +334,31 @@ def _cmd_review_import(args: argparse.Namespace, settings: Settings) -> int:
 def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
     import os
     import signal
+    import threading
 
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from flows.deployments import run_worker, serve_deployments
+    from flows.deployments import keep_serving, run_worker, serve_deployments, trigger_hint
     from flows.prefect_api import persistent_server
 
+    stopping = threading.Event()
+
     def stop(signum, frame):  # noqa: ANN001 - a signal handler's signature
+        stopping.set()
         raise KeyboardInterrupt  # so that `kill` stops the server as Ctrl-C does, tidily
 
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     with persistent_server(settings) as server:
         os.environ["PREFECT_API_URL"] = server.api_url  # for the flow runs it starts
         print(f"Prefect UI: {server.url} (Ctrl-C stops the server and the "
-              f"{'worker' if args.worker else 'deployments'})", flush=True)
+              f"{'worker' if args.worker else 'deployments'}); workbooks: {server.outputs_url}", flush=True)
         with temporary_settings({PREFECT_API_URL: server.api_url}):
-            run_worker(settings) if args.worker else serve_deployments(settings)
+            if args.worker:
+                run_worker(settings)
+            else:
+                print(trigger_hint(settings, server.api_url), flush=True)
+                keep_serving(lambda: serve_deployments(settings), stopping)
     return 0
 
 
@@ -530,6 +560,24 @@ def _readable(condition, language: str) -> dict:  # noqa: ANN001 - a FilterCondi
     return shown
 
 
+TRY_BATCH = "(try)"  # no batch id can be this: `try --as-run` sees every batch's history as a new batch would
+
+
+def _run_history(settings: Settings) -> list:
+    """The shelves a new batch run now would see (recent ones excluded, earlier ones to refer to), read-only."""
+    from datetime import datetime, timezone
+
+    from storage.catalog_db import open_catalog
+    from storage.shelf_db import ShelfDB
+
+    with open_catalog(settings.duckdb_path, read_only=True, retry_seconds=settings.locking.busy_retry_seconds) as db:
+        if not db.has_table("shelf_history"):
+            return []
+        now = datetime.now(timezone.utc).replace(tzinfo=None)  # batches' first runs are kept in UTC
+        return ShelfDB(db.conn, read_only=True).earlier_batches_history(
+            TRY_BATCH, now, settings.history.days, settings.history.reference_days)
+
+
 def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     import yaml
 
@@ -549,8 +597,8 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
         ctx = build_context(settings, get_vocabulary(), not args.include_unavailable, switches)
     except NoIndexError as err:
         raise InputError(str(err)) from None
-    theme = Theme("try", "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
-    shelf = shelve(theme, [], ctx)  # no history is read or written
+    theme = Theme(TRY_BATCH, "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief
+    shelf = shelve(theme, _run_history(settings) if args.as_run else [], ctx)  # no history is written
     if not args.yaml:
         print(shelf_text(shelf, args.show))
         return 0
@@ -690,6 +738,8 @@ def build_parser() -> argparse.ArgumentParser:
     trial.add_argument("--yaml", action="store_true", help="print the full record as YAML: the query, the gate, "
                                                           "the notes and each book's paths and scores")
     trial.add_argument("--include-unavailable", action="store_true", help="keep books with no copies available")
+    trial.add_argument("--as-run", action="store_true", help="see the earlier batches' shelves as a run now would: "
+                                                             "their recent books left out, their shelves to refer to")
     _add_stage_switches(trial)
     trial.set_defaults(handler=_cmd_try)
 
@@ -764,6 +814,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"({(err.strerror or type(err).__name__).lower()})", file=sys.stderr)
             return 2
     logging.getLogger("bm25s").setLevel(logging.WARNING)
+    from flows.prefect_api import use_auth_string
+
+    use_auth_string(settings)  # a server beyond loopback asks every client for it
     try:
         return args.handler(args, settings)
     except USER_ERRORS as err:

@@ -8,6 +8,11 @@ them with a process work pool instead, so that their schedule lives in the Prefe
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
 
 from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
 from prefect.deployments.runner import EntrypointType
@@ -45,7 +50,33 @@ def serve_deployments(settings: Settings) -> None:
     from prefect import serve
 
     ensure_concurrency_limit(settings)
-    serve(*deployments(settings), limit=1, pause_on_shutdown=False)
+    # Prefect's own banner tells `prefect deployment run`, which without PREFECT_API_URL talks to no server
+    serve(*deployments(settings), limit=1, pause_on_shutdown=False, print_starting_message=False)
+
+
+def trigger_hint(settings: Settings, api_url: str) -> str:
+    """The served deployments, and a command that runs one as printed, from any shell on this machine."""
+    names = [f"{d.flow_name}/{d.name}" for d in deployments(settings)]
+    prefect = Path(sys.executable).with_name("prefect")
+    auth = " PREFECT_API_AUTH_STRING=USER:PASSWORD" if os.environ.get("PREFECT_API_AUTH_STRING") else ""
+    return (f"Your deployments are being served: {', '.join(names)}\n"
+            f"To run one from a shell: PREFECT_API_URL={api_url} PREFECT_HOME={settings.prefect_home}{auth} "
+            f"{prefect} deployment run '{names[-1]}'")
+
+
+def keep_serving(serve_once: Callable[[], None], stopping: threading.Event, pause_seconds: float = 5.0) -> None:
+    """Serve until asked to stop: a serve loop that ends or fails on its own (the API gone a while) starts again."""
+    while not stopping.is_set():
+        try:
+            serve_once()
+        except Exception as err:  # noqa: BLE001 - whatever stopped it, the schedule must go on
+            print(f"the serve loop stopped: {type(err).__name__}: {err}; starting it again in {pause_seconds:g} s",
+                  file=sys.stderr, flush=True)
+        else:
+            if stopping.is_set():
+                return
+            print(f"the serve loop stopped; starting it again in {pause_seconds:g} s", file=sys.stderr, flush=True)
+        stopping.wait(pause_seconds)
 
 
 def register_with_work_pool(settings: Settings) -> list[str]:

@@ -23,8 +23,10 @@ from pydantic import BaseModel, ConfigDict
 from config.settings import ExpansionSettings, SentenceRerankSettings, Settings, load_settings
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
+from flows.outputs_http import workbook_link
+from flows.prefect_api import workspace_server
 from flows.review import import_waiting_answers
-from flows.runs import NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
+from flows.runs import NEEDS_REVIEW, NEEDS_REVIEW_TAG, NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
 from flows.shelving import shelve_theme
 from storage.catalog_db import open_catalog
 from storage.labels import LabelsDB
@@ -34,6 +36,7 @@ from storage.theme_inbox import import_waiting_themes, keep_themes
 from storage.workspace_lock import WorkspaceBusy
 from tasks.errors import InputError
 from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
+from tasks.export.delivery import Delivered, deliver
 from tasks.export.excel import write_workbook
 from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, new_batch_id, themes_from_form
 from tasks.model.review import NO_REVIEW
@@ -42,6 +45,7 @@ from tasks.model.themes import HistoryShelf, StageSwitches
 from tasks.progress import logger
 from tasks.shelving import build_context
 
+DELIVERY_FAILED = "DeliveryFailed"  # a Failed state: written and recorded, but not where the curators look
 # What a run refuses with its reason as the state message: input, an unwritable or busy workspace.
 REFUSALS = (InputError, NotWritable, UnsafePath, WorkspaceBusy)
 NEW_BATCH = "auto"  # the form's default batch id: a new batch named after the date and time the run starts
@@ -73,11 +77,16 @@ class BatchResult:
     statuses: dict[str, str]  # theme_id -> done | needs_review | failed
     stage_seconds: dict[str, dict[str, float]]  # theme_id -> stage -> seconds
     errors: dict[str, str]  # theme_id -> why it failed, for failed themes
+    delivered: tuple[Delivered, ...] = ()  # the shared folder and e-mail, as configured
     theme_shelves: list[ThemeShelf] = field(default_factory=list, repr=False)  # for evaluation
+
+    @property
+    def needs_review(self) -> list[str]:
+        return [t for t, s in self.statuses.items() if s == "needs_review"]
 
     def describe(self) -> str:
         """The run's state message: how many themes, which need review, which failed and stay pending."""
-        review = [t for t, s in self.statuses.items() if s == "needs_review"]
+        review = self.needs_review
         parts = [f"batch {self.batch_id}: {len(self.statuses) - len(self.errors)} of {len(self.statuses)} "
                  "themes shelved"]
         if review:
@@ -85,7 +94,13 @@ class BatchResult:
         if self.errors:
             parts.append("failed, kept pending for the next run: "
                          + "; ".join(f"{t} ({e})" for t, e in self.errors.items()))
+        if self.undelivered:
+            parts.append("not delivered: " + "; ".join(d.describe() for d in self.undelivered))
         return "; ".join(parts)
+
+    @property
+    def undelivered(self) -> list[Delivered]:
+        return [d for d in self.delivered if d.error]
 
 
 class ShelvingFailed(Exception):
@@ -156,19 +171,30 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
             export(workbook, batch_id, quote(shelves), labels.workspace_id())
             shelf_db.finish_batch(batch_id, str(workbook))
     create_table_artifact(shelf_table(shelves), key=artifact_key(batch_id), description=f"Shelves of batch {batch_id}")
-    create_markdown_artifact(batch_summary(batch_id, workbook, shelves), key=artifact_key(batch_id) + "-summary",
+    running = workspace_server(settings)
+    link = workbook_link(workbook, running.outputs_url if running else None)
+    summary = batch_summary(batch_id, workbook, shelves, link)
+    create_markdown_artifact(summary, key=artifact_key(batch_id) + "-summary",
                              description=f"Summary of batch {batch_id}")
     logger.info("batch %s written to %s", batch_id, workbook)
+    deliveries = tuple(deliver(workbook, batch_id, summary, settings.delivery))
+    for channel in deliveries:
+        (logger.error if channel.error else logger.info)("delivery: %s", channel.describe())
     return BatchResult(batch_id, str(workbook), {s.theme.theme_id: len(s.entries) for s in shelves},
                        {s.theme.theme_id: s.status for s in shelves},
                        {s.theme.theme_id: s.stage_seconds for s in shelves},
-                       {s.theme.theme_id: s.error for s in shelves if s.error is not None}, shelves)
+                       {s.theme.theme_id: s.error for s in shelves if s.error is not None}, deliveries, shelves)
 
 
 def batch_state(result: BatchResult) -> State:
-    """Completed (needs_review named in the message) unless a theme failed: then Failed, naming it."""
+    """Failed naming each failed theme; else NeedsReview (a Completed state the runs list shows by its own
+    name) when a theme waits for the curator's answer; else Completed."""
     if result.errors:
         return Failed(message=result.describe(), data=ShelvingFailed(result))
+    if result.undelivered:  # the shelves are written and recorded; the curators have not got them
+        return Failed(name=DELIVERY_FAILED, message=result.describe(), data=ShelvingFailed(result))
+    if result.needs_review:
+        return Completed(name=NEEDS_REVIEW, message=result.describe(), data=result)
     return Completed(message=result.describe(), data=result)
 
 
@@ -210,6 +236,8 @@ def generate_shelves(
                                  query_expansion=_SWITCHED[query_expansion],
                                  language_preference=None if language_preference == "default" else language_preference)
         result = shelve_batch(settings, batch, handed_in, include_unavailable, switches, apply_review)
+        if result.needs_review:  # the runs list can be filtered by it
+            label_run(f"shelves-{batch}", [NEEDS_REVIEW_TAG])
         # Prefect walks a flow's return value for futures: the shelves' books (for evaluation, which calls
         # shelve_batch itself) took it 2.7 s at 100 themes
         return batch_state(replace(result, theme_shelves=[]))
@@ -224,13 +252,19 @@ def switch_value(choice: bool | None) -> Switch:
 
 
 def nightly_state(build: State, batches: Mapping[str, State]) -> State:
-    """Failed when the index build or any batch failed, naming each; else Completed with what was shelved."""
+    """Failed when the index build or any batch failed, naming each; else NeedsReview when a batch waits for an
+    answer; else Completed with what was shelved."""
     failed = [f"batch {b}: {s.message}" for b, s in batches.items() if not s.is_completed()]
     if not build.is_completed():
         failed.insert(0, f"index build: {build.message}")
     shelved = ", ".join(b for b, s in batches.items() if s.is_completed()) or "none"
     message = f"batches shelved: {shelved}" + (f"; failed: {' | '.join(failed)}" if failed else "")
-    return Failed(message=message) if failed else Completed(message=message)
+    if failed:
+        return Failed(message=message)
+    review = [b for b, s in batches.items() if s.name == NEEDS_REVIEW]
+    if review:
+        return Completed(name=NEEDS_REVIEW, message=f"{message}; needs review: {', '.join(review)}")
+    return Completed(message=message)
 
 
 def _nightly_run_name() -> str:
@@ -257,4 +291,7 @@ def nightly() -> State:
     except REFUSALS as err:  # e.g. a manual run held the workspace all night: its pending themes wait for tomorrow
         logger.error("%s", err)
         return Failed(message=str(err), data=err)
-    return nightly_state(build, batches)
+    state = nightly_state(build, batches)
+    if state.name == NEEDS_REVIEW:
+        label_run(None, [NEEDS_REVIEW_TAG])
+    return state

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,10 +31,15 @@ class ServerError(RuntimeError):
     """A Prefect server that would not start, or is not there."""
 
 
+AUTH_VARIABLE = "PREFECT_API_AUTH_STRING"  # what Prefect's clients send; the server reads its own variable
+AUTH_FILE = "auth_string"  # in the Prefect home when server.auth_file is empty
+
+
 @dataclass(frozen=True)
 class RunningServer:
     url: str  # http://127.0.0.1:4200
     pid: int
+    outputs_url: str | None = None  # where it serves outputs/ (flows/outputs_http.py)
 
     @property
     def api_url(self) -> str:
@@ -110,7 +115,7 @@ def workspace_server(settings: Settings) -> RunningServer | None:
     path = settings.prefect_home / SERVER_FILE
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        server = RunningServer(str(raw["url"]), int(raw["pid"]))
+        server = RunningServer(str(raw["url"]), int(raw["pid"]), raw.get("outputs_url"))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return server if healthy(server.api_url) else None
@@ -156,10 +161,47 @@ def _send_pending_logs() -> None:
     EventsWorker.drain_all(timeout=5)
 
 
+def auth_file(settings: Settings) -> Path:
+    return Path(settings.server.auth_file) if settings.server.auth_file else settings.prefect_home / AUTH_FILE
+
+
+def auth_string(settings: Settings) -> str | None:
+    """The UI's "user:password": PREFECT_API_AUTH_STRING, else the secrets file (never config/settings.yaml)."""
+    if os.environ.get(AUTH_VARIABLE):
+        return os.environ[AUTH_VARIABLE]
+    try:
+        return auth_file(settings).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def use_auth_string(settings: Settings) -> None:
+    """Every Prefect client of this process and of the flow runs it starts sends the auth string, if there is one."""
+    secret = auth_string(settings)
+    if secret:
+        os.environ[AUTH_VARIABLE] = secret
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 @contextmanager
 def persistent_server(settings: Settings) -> Iterator[RunningServer]:
-    """The workspace's Prefect server with its UI, on settings.server's host and port, until the block ends."""
+    """The workspace's Prefect server with its UI, on settings.server's host and port, and outputs/ served beside
+    it, until the block ends. Beyond loopback it needs an auth string: ServerError without one."""
+    from flows.outputs_http import serve_outputs
+
     host, port = settings.server.host, settings.server.port
+    secret = auth_string(settings)
+    if not is_loopback(host) and not secret:
+        raise ServerError(f"server.host {host} is reachable from other machines: set the UI's user:password in "
+                          f"{AUTH_VARIABLE} or in {auth_file(settings)} (server.auth_file) first")
     url = f"http://{host}:{port}"
     if healthy(f"{url}/api"):
         raise ServerError(f"something already answers at {url}: another `shelfwise server`? "
@@ -168,16 +210,62 @@ def persistent_server(settings: Settings) -> Iterator[RunningServer]:
     # The UI asks the server for its API's address: without these it would tell the browser port 4200.
     env = {**os.environ, "PREFECT_UI_ENABLED": "true", "PREFECT_SERVER_API_HOST": host,
            "PREFECT_SERVER_API_PORT": str(port), "PREFECT_UI_API_URL": f"{url}/api"}
+    if secret:
+        env["PREFECT_SERVER_API_AUTH_STRING"] = secret
     process = start_child([sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)],
                           env, log)
-    server = RunningServer(url, process.pid)
     record = settings.prefect_home / SERVER_FILE
     try:
-        _wait_healthy(process, server.api_url, log)
-        tmp = record.with_name(f".{record.name}.tmp")
-        tmp.write_text(json.dumps({"url": url, "pid": process.pid}), encoding="utf-8")
-        os.replace(tmp, record)
-        yield server
+        _wait_healthy(process, f"{url}/api", log)
+        with ExitStack() as outputs:
+            try:
+                outputs_url = outputs.enter_context(serve_outputs(settings.outputs_dir, host,
+                                                                  settings.server.outputs_port, secret))
+            except OSError as err:  # the port is taken
+                raise ServerError(f"cannot serve {settings.outputs_dir} on {host}:{settings.server.outputs_port} "
+                                  f"(server.outputs_port): {err.strerror or err}") from None
+            tmp = record.with_name(f".{record.name}.tmp")
+            tmp.write_text(json.dumps({"url": url, "pid": process.pid, "outputs_url": outputs_url}),
+                           encoding="utf-8")
+            os.replace(tmp, record)
+            yield RunningServer(url, process.pid, outputs_url)
     finally:
         record.unlink(missing_ok=True)
         stop_child(process)
+
+
+@dataclass(frozen=True)
+class RunSeen:
+    name: str
+    state: str  # the state's name: Completed, NeedsReview, Failed, ...
+    started: str  # ISO time, or "" for a run not started
+
+
+def server_and_runs(settings: Settings, limit: int = 5) -> tuple[str | None, bool, list[RunSeen]]:
+    """The API this workspace's commands would use (None: none configured or running), whether it answers, and
+    its last runs, newest first."""
+    from prefect.settings import PREFECT_API_URL
+
+    running = workspace_server(settings)
+    api = PREFECT_API_URL.value() or (running.api_url if running else None)
+    if api is None or not healthy(api):
+        return api, False, []
+    from prefect import get_client
+    from prefect.client.schemas.sorting import FlowRunSort
+    from prefect.settings import temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: api}), get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(limit=limit, sort=FlowRunSort.EXPECTED_START_TIME_DESC)
+    return api, True, [RunSeen(r.name, r.state.name if r.state else "", (r.start_time or r.expected_start_time
+                                                                       ).isoformat(timespec="seconds")
+                               if (r.start_time or r.expected_start_time) else "") for r in runs]
+
+
+def next_run(cron: str, timezone: str) -> str:
+    """The next time the cron schedule fires, in its timezone (as the nightly deployment's schedule reads it)."""
+    import asyncio
+
+    from prefect.server.schemas.schedules import CronSchedule
+
+    [when] = asyncio.run(CronSchedule(cron=cron, timezone=timezone).get_dates(n=1))
+    return when.isoformat(timespec="minutes")

@@ -21,6 +21,8 @@ from tasks.progress import logger
 
 LEASE_SECONDS = 60  # a killed run's slot frees itself after this (Prefect's minimum)
 NIGHTLY, MANUAL = "nightly", "manual"
+# A batch whose themes wait for the curator's answer: its run's state name and tag, apart from a clean run's.
+NEEDS_REVIEW, NEEDS_REVIEW_TAG = "NeedsReview", "needs-review"
 
 
 def concurrency_limit_name(settings: Settings) -> str:
@@ -81,8 +83,9 @@ def workspace_writer(settings: Settings, what: str) -> Iterator[None]:
                             f"within {settings.locking.wait_seconds:g} s") from None
 
 
-def label_run(name: str, tags: list[str]) -> None:
-    """Rename the current flow run and add tags (a batch id known only once the run has started)."""
+def label_run(name: str | None, tags: list[str]) -> None:
+    """Rename the current flow run (None: keep its name) and add tags (a batch id known only once the run has
+    started)."""
     from prefect import get_client
     from prefect.context import FlowRunContext
 
@@ -90,8 +93,9 @@ def label_run(name: str, tags: list[str]) -> None:
     if context is None or context.flow_run is None:
         return
     run = context.flow_run
-    with get_client(sync_client=True) as client:
-        client.update_flow_run(run.id, name=name, tags=sorted({*run.tags, *tags}))
+    with get_client(sync_client=True) as client:  # the server's tags: an earlier call may have added some
+        current = client.read_flow_run(run.id).tags
+        client.update_flow_run(run.id, name=name or run.name, tags=sorted({*run.tags, *current, *tags}))
 
 
 def trigger_tag() -> str:

@@ -152,6 +152,11 @@ class ShelfDB:
             "FROM themes WHERE status = 'pending' GROUP BY batch_id ORDER BY min(imported_at), batch_id").fetchall()
         return [PendingBatch(b, n, dict(zip(ids or [], errors or []))) for b, n, ids, errors in rows]
 
+    def waiting_for_answer(self) -> list[tuple[str, str, str]]:
+        """(batch_id, theme_id, theme_name) of the themes whose provisional shelf waits for the curator's answer."""
+        return self.conn.execute("SELECT batch_id, theme_id, theme_name FROM themes WHERE status = 'needs_review' "
+                                 "ORDER BY batch_id, position, theme_id").fetchall()
+
     def set_theme_statuses(self, batch_id: str, outcomes: Sequence[ThemeOutcome]) -> None:
         """The outcomes of a run's themes, in one update; a failed theme stays pending, with its error."""
         table = pa.table({"theme_id": pa.array([o.theme_id for o in outcomes], pa.string()),

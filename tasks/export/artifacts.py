@@ -29,9 +29,11 @@ def review_question(shelf: ThemeShelf) -> str:
     return f"{question_text(asked, language)} ({' / '.join(option_texts(asked, language))})" if asked else ""
 
 
-def batch_summary(batch_id: str, workbook: Path, shelves: Sequence[ThemeShelf]) -> str:
-    """Markdown: each theme's status, books and translator, then the questions of themes under review."""
-    lines = [f"# Batch {batch_id}", "", f"Workbook: `{workbook}`", "",
+def batch_summary(batch_id: str, workbook: Path, shelves: Sequence[ThemeShelf], link: str | None = None) -> str:
+    """Markdown: the workbook (a link the browser opens, when given), each theme's status, books and translator,
+    then the questions of themes under review."""
+    shown = f"[{workbook.name}]({link})" if link else f"`{workbook}`"
+    lines = [f"# Batch {batch_id}", "", f"Workbook: {shown}", "",
              "| theme | status | books | translator |", "|---|---|---|---|"]
     lines += [f"| {s.theme.theme_name} | {s.status} | {len(s.entries)} | {s.query.translator} |" for s in shelves]
     review = [s for s in shelves if s.status == "needs_review"]

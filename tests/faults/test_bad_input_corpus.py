@@ -557,3 +557,14 @@ def test_status_reads_while_a_writer_holds_the_catalog_and_names_it(nightly_hold
                      r"since .+\) has it open; try again when it finishes$", outcome.out, re.M)
     as_json = json.loads(cli("status", "--json").out)
     assert as_json["writer"].startswith("the nightly run") and "busy" in as_json["unreadable"]
+
+
+def test_status_without_a_server_says_so_and_when_the_nightly_runs(seeded, cli, monkeypatch, tmp_path):
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: None}):
+        result = cli("status")
+    assert result.code == 0
+    assert "prefect server: none running (start one with `shelfwise server`)" in result.out
+    assert "\nnext nightly run: " in result.out and "run: " not in result.out.replace("nightly run: ", "")

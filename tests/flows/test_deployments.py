@@ -62,3 +62,24 @@ def test_a_flow_called_without_its_optional_parameters_gets_their_defaults():
         "batch_id": "b1", "themes": [], "themes_file_text": "", "include_unavailable": False,
         "sentence_rerank": "default", "query_expansion": "default", "language_preference": "default",
         "apply_review": False}
+
+
+def test_the_serve_loop_starts_again_when_it_ends_or_fails_until_asked_to_stop(capsys):
+    import threading
+
+    from flows.deployments import keep_serving
+
+    stopping, calls = threading.Event(), []
+
+    def serve_once():  # the first loop fails, the second ends on its own, the third is stopped
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the API went away")
+        if len(calls) == 3:
+            stopping.set()
+
+    keep_serving(serve_once, stopping, pause_seconds=0)
+    assert len(calls) == 3
+    assert capsys.readouterr().err.splitlines() == [
+        "the serve loop stopped: RuntimeError: the API went away; starting it again in 0 s",
+        "the serve loop stopped; starting it again in 0 s"]

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from config.vocabulary import get_vocabulary
 from flows.cli import main as shelfwise
 from storage.catalog_db import open_catalog
+from storage.shelf_db import ShelfDB
 from tasks.model.conditions import FilterCondition
 from tasks.model.constraints import evaluate, hard_constraints
 from tasks.model.query import ThemeQuery
@@ -24,9 +25,9 @@ from tasks.understanding.translate.base import Translator
 pytestmark = pytest.mark.slow
 
 
-def try_brief(capsys, brief: str) -> dict:
+def try_brief(capsys, brief: str, *options: str) -> dict:
     capsys.readouterr()
-    assert shelfwise(["try", "--yaml", brief]) == 0
+    assert shelfwise(["try", "--yaml", *options, brief]) == 0
     return yaml.safe_load(capsys.readouterr().out)
 
 
@@ -244,3 +245,18 @@ def test_a_brief_the_demo_cannot_fill_goes_to_review_with_the_count_and_the_near
     assert gating["options"][-1].startswith("lower the relevance floor")
     # never padded to its size with books that do not fit
     assert len(report["shelf"]) < 30
+
+
+def test_try_as_run_leaves_out_what_a_recent_batch_shelved_as_the_run_would(demo_run_copy, capsys):
+    with open_catalog(demo_run_copy.duckdb_path, read_only=True) as db:
+        [brief] = [t.brief for t in ShelfDB(db.conn, read_only=True).themes("demo-2026-11")
+                   if t.theme_id == "rainy-night-quiet"]
+        shelved = {b for (b,) in db.conn.execute("SELECT book_id FROM shelf_history WHERE theme_id = "
+                                                 "'rainy-night-quiet'").fetchall()}
+    alone = {row["book_id"] for row in try_brief(capsys, brief, "--show", "30")["shelf"]}
+    capsys.readouterr()
+    assert shelfwise(["try", "--yaml", "--as-run", "--show", "30", brief]) == 0
+    as_run = yaml.safe_load(capsys.readouterr().out)
+    assert len(alone & shelved) > 10  # the same brief alone finds the same books
+    assert as_run["shelf"] and not {row["book_id"] for row in as_run["shelf"]} & shelved
+    assert any(note.startswith("history: skipped books of demo-2026-11/rainy-night-quiet") for note in as_run["notes"])

@@ -4,6 +4,8 @@ Real Prefect flow runs on the demo index (a copy per test, so that one test's pe
 another's).
 """
 
+import re
+
 import pytest
 from prefect import get_client
 
@@ -97,3 +99,24 @@ def test_a_run_that_cannot_write_its_workbook_keeps_its_themes_pending(demo_copy
     assert state.message.endswith("/file/out is not writable (not a directory)")
     [kept] = waiting_themes(demo_copy.workspace)
     assert kept.batch_id == "kept" and kept.themes[0].theme_name == "Rainy night"
+
+
+def test_the_runs_list_and_status_tell_a_batch_waiting_for_answers_from_a_clean_one(demo_copy, capsys):
+    clean = generate_shelves("clean", themes=[ThemeBrief(theme_id="rain", theme_name="Quiet novels for a rainy night")],
+                             return_state=True)
+    waiting = generate_shelves("waiting", themes=[ThemeBrief(theme_id="vague", theme_name="Some good books")],
+                               return_state=True)
+    with get_client(sync_client=True) as client:  # as the runs list reads them
+        runs = {r.name: r for r in client.read_flow_runs(limit=50)}
+    assert clean.is_completed() and waiting.is_completed()  # neither failed
+    assert runs["shelves-clean"].state.name == "Completed" and "needs-review" not in runs["shelves-clean"].tags
+    assert runs["shelves-waiting"].state.name == "NeedsReview"
+    assert {"needs-review", "batch:waiting", "manual"} <= set(runs["shelves-waiting"].tags)
+    capsys.readouterr()
+    assert shelfwise(["status"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^prefect server: http://127\.0\.0\.1:\d+/api, answers$", out, re.M)
+    assert out.index("run: shelves-waiting: NeedsReview, 20") < out.index("run: shelves-clean: Completed, 20")
+    assert "waiting for an answer: batch waiting, theme vague (Some good books): its question is on the workbook's " \
+           "`needs review` sheet" in out
+    assert re.search(r"^next nightly run: 20\d\d-\d\d-\d\dT02:00\+08:00 \(0 2 \* \* \*, Asia/Shanghai\)$", out, re.M)

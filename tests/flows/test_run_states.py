@@ -13,9 +13,10 @@ def result(statuses: dict[str, str], errors: dict[str, str] | None = None) -> Ba
     return BatchResult("b1", "outputs/b1.xlsx", {t: 30 for t in statuses}, statuses, {}, errors or {})
 
 
-def test_needs_review_completes_and_says_so():
+def test_needs_review_completes_under_its_own_name_and_says_so():
     state = batch_state(result({"a": "done", "b": "needs_review"}))
     assert state.is_completed() and state.message == "batch b1: 2 of 2 themes shelved; needs review: b"
+    assert state.name == "NeedsReview" and batch_state(result({"a": "done"})).name == "Completed"
 
 
 def test_a_failed_theme_fails_the_batch_naming_it_and_keeps_the_result():
@@ -30,6 +31,9 @@ def test_a_failed_theme_fails_the_batch_naming_it_and_keeps_the_result():
 def test_the_nightly_fails_when_its_build_or_a_batch_failed_and_names_them():
     done = Completed(message="batch a: 1 of 1 themes shelved")
     assert nightly_state(done, {"a": done}).message == "batches shelved: a"
+    review = Completed(name="NeedsReview", message="batch b: 1 of 1 themes shelved; needs review: t")
+    waiting = nightly_state(done, {"a": done, "b": review})
+    assert (waiting.name, waiting.message) == ("NeedsReview", "batches shelved: a, b; needs review: b")
     state = nightly_state(Failed(message="disk full"), {"a": done, "b": Failed(message="batch b: 0 of 1")})
     assert state.is_failed()
     assert state.message == "batches shelved: a; failed: index build: disk full | batch b: batch b: 0 of 1"

@@ -103,7 +103,7 @@ def test_a_valid_llm_reply_is_used(endpoint, vocabulary):
 
 @pytest.mark.parametrize("behaviour, reason", [("invalid", "unknown field 'mood'"),
                                                ("garbage", "not JSON"),
-                                               ("slow", "Timeout"),
+                                               ("slow", "DeadlineExceeded: no complete reply within"),
                                                ("error", "500")])
 def test_a_bad_or_slow_llm_reply_falls_back_to_rules_and_says_so(endpoint, vocabulary, behaviour, reason):
     endpoint.behaviour = behaviour

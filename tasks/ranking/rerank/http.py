@@ -7,14 +7,19 @@ RerankReplyError says what is wrong and the fused order stands.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import time
 from collections.abc import Sequence
 
 import httpx
 
 from config.settings import EndpointSettings
+from tasks.endpoints import UNREACHABLE, CircuitBreaker, post_within
 from tasks.ranking.rerank.base import Reranker
+
+MAX_REPLY_BYTES = 1024 * 1024  # a score per document: a few kilobytes
 
 
 class RerankReplyError(ValueError):
@@ -28,18 +33,25 @@ class HTTPReranker(Reranker):
         key = os.environ.get(endpoint.api_key_env, "") if endpoint.api_key_env else ""
         self._url = endpoint.base_url
         self._model = endpoint.model
-        self._client = httpx.Client(timeout=min(endpoint.timeout_seconds, budget_seconds),
-                                    headers={"Authorization": f"Bearer {key}"} if key else {})
+        self._budget = min(endpoint.timeout_seconds, budget_seconds)  # the whole call, not each read
+        self._client = httpx.Client(headers={"Authorization": f"Bearer {key}"} if key else {})
+        self._breaker = CircuitBreaker()  # a dead reranker costs its budget twice, not on every theme
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        response = self._client.post(self._url, json={"model": self._model, "query": query,
-                                                      "documents": list(documents)})
-        response.raise_for_status()
+        self._breaker.check()
         try:
-            body = response.json()
+            body = post_within(self._client, self._url, {"model": self._model, "query": query,
+                                                         "documents": list(documents)},
+                               time.monotonic() + self._budget, MAX_REPLY_BYTES)
+        except UNREACHABLE:
+            self._breaker.record(reached=False)
+            raise
+        self._breaker.record(reached=True)
+        try:
+            parsed = json.loads(body)
         except ValueError:
             raise RerankReplyError("reply is not JSON") from None
-        return parse_scores(body, len(documents))
+        return parse_scores(parsed, len(documents))
 
 
 def _finite(value: object, where: str) -> float:

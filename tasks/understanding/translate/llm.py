@@ -13,6 +13,7 @@ import yaml
 
 from config.settings import TranslationSettings
 from config.vocabulary import Vocabulary
+from tasks.endpoints import UNREACHABLE, CircuitBreaker, CircuitOpen, DeadlineExceeded, ReplyTooLarge, post_within
 from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import merge_conditions
 from tasks.model.query import ThemeQuery
@@ -24,7 +25,7 @@ from tasks.understanding.translate.rules import conditions_of
 
 MIN_KEYWORDS, MAX_KEYWORDS = 3, 15
 MAX_REPLY_BYTES = 256 * 1024  # a translation is a few hundred bytes; a runaway reply is cut off here
-UNREACHABLE_AFTER = 2  # themes in a row the endpoint timed out or refused: then the rest go to rules at once
+UNREACHABLE_AFTER = 2  # themes in a row the endpoint timed out or refused: then themes go to rules at once
 THEME_LIMITS = {"theme_name": 200, "slogan": 200, "description": 1500, "target_vibe": 200}
 
 SYSTEM_PROMPT = """You turn a library curator's theme brief into search conditions for a book catalog.
@@ -55,12 +56,14 @@ class LLMTranslator(Translator):
         self._system = SYSTEM_PROMPT + yaml.safe_dump(
             {d.name: {v.name: list(v.aliases[:4]) for v in d.values} for d in vocabulary.dimensions},
             allow_unicode=True, sort_keys=False)
-        self._unreachable = 0  # themes in a row whose every attempt timed out or could not connect
+        self._breaker = CircuitBreaker(UNREACHABLE_AFTER)  # counts themes whose every attempt did not reach it
 
     def translate(self, theme: Theme, reading: Reading) -> ThemeQuery:
         errors = []
-        if self._unreachable >= UNREACHABLE_AFTER:
-            errors.append(f"endpoint unreachable for {self._unreachable} themes in a row; not asked")
+        try:
+            self._breaker.check()
+        except CircuitOpen as err:
+            errors.append(str(err))
         else:
             deadline = time.monotonic() + self.settings.deadline_seconds
             transport_only = True
@@ -71,37 +74,36 @@ class LLMTranslator(Translator):
                 try:
                     query = self._parse(self._ask(theme, deadline), theme, reading)
                 except Exception as err:  # noqa: BLE001 - whatever the reply, the rules translator answers
-                    transport_only &= isinstance(err, (httpx.TimeoutException, httpx.NetworkError))
+                    transport_only &= isinstance(err, UNREACHABLE)
                     errors.append(f"{type(err).__name__}: {err}"[:200])
                     continue
-                self._unreachable = 0
+                self._breaker.record(reached=True)
                 return query
-            self._unreachable = self._unreachable + 1 if transport_only else 0
+            self._breaker.record(reached=not transport_only)
         fallback = self.fallback.translate(theme, reading)
         return replace(fallback, translator=f"{fallback.translator} (llm failed: {errors[-1]})")
 
     def _ask(self, theme: Theme, deadline: float) -> str:
-        """The reply's message content, read at most MAX_REPLY_BYTES and never past the deadline."""
+        """The reply's message content, read at most MAX_REPLY_BYTES and never waited for past the deadline."""
         brief = yaml_data_block("theme_brief", [{
             "theme_name": theme.theme_name, "slogan": theme.slogan,
             "description": theme.description, "target_vibe": theme.target_vibe,
         }], THEME_LIMITS)
-        timeout = min(self.settings.llm.timeout_seconds, max(deadline - time.monotonic(), 0.01))
-        body = bytearray()
-        with self._client.stream("POST", self._url, timeout=timeout, json={
-            "model": self.settings.llm.model,
-            "temperature": 0,
-            "messages": [{"role": "system", "content": self._system},
-                         {"role": "user", "content": brief}],
-        }) as response:
-            response.raise_for_status()
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > MAX_REPLY_BYTES:
-                    raise TranslationError(f"reply larger than {MAX_REPLY_BYTES // 1024} KiB")
-                if time.monotonic() >= deadline:
-                    raise TranslationError(f"reply still arriving at the {self.settings.deadline_seconds:g} s deadline")
-        return _message_content(bytes(body))
+        call_deadline = min(deadline, time.monotonic() + self.settings.llm.timeout_seconds)
+        try:
+            body = post_within(self._client, self._url, {
+                "model": self.settings.llm.model,
+                "temperature": 0,
+                "messages": [{"role": "system", "content": self._system},
+                             {"role": "user", "content": brief}],
+            }, call_deadline, MAX_REPLY_BYTES)
+        except DeadlineExceeded:
+            raise DeadlineExceeded(f"no complete reply by the {self.settings.deadline_seconds:g} s deadline"
+                                   if call_deadline == deadline else
+                                   f"no complete reply within {self.settings.llm.timeout_seconds:g} s") from None
+        except ReplyTooLarge as err:
+            raise TranslationError(str(err)) from None
+        return _message_content(body)
 
     def _parse(self, content: str, theme: Theme, reading: Reading) -> ThemeQuery:
         """The ThemeQuery a reply's content describes, or TranslationError saying what is wrong with it."""
