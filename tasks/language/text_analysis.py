@@ -91,6 +91,12 @@ def brief_stopwords() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def book_words() -> frozenset[str]:
+    """Words about books, reading, shelves and the library (config/stopwords.yaml `book_words`), both languages."""
+    return frozenset(str(w).lower() for words in (_stopword_file().get("book_words") or {}).values() for w in words)
+
+
+@lru_cache(maxsize=1)
 def _jieba() -> jieba.Tokenizer:
     """jieba's default tokenizer, its dictionary read from the model cache (storage/model_cache.py): 0.45 s
     instead of the 1.1 s jieba's own cache takes. The same words and frequencies, so the same cuts."""

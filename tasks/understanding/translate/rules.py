@@ -86,7 +86,7 @@ def _asked_literatures(reading: Reading) -> list[FilterCondition]:
     preferred ("俄国的最好", "ideally Russian") is a wish. Over a catalog whose records never say a literature,
     as_wishes (tasks/recall/filters.py) makes the condition a wish."""
     asked = [m for m in reading.mentions if _literature(m) and m.polarity in (WANTED, REQUIRED, ALLOWED)]
-    prefer = load_cues().prefer
+    prefer = load_cues().preference
     preferred = [m for m in asked if _in_clause_with(reading.text, m, prefer)]
     firm = [m for m in asked if m not in preferred]
     values = tuple(dict.fromkeys(m.value for m in firm))
