@@ -578,6 +578,18 @@ def _run_history(settings: Settings) -> list:
             TRY_BATCH, now, settings.history.days, settings.history.reference_days)
 
 
+def _withdrawn_now(settings: Settings) -> frozenset[str]:
+    """Books withdrawn since the index was built, when the catalog can be read at once: `try` never waits, so
+    while a writer holds it they stay until the next build."""
+    from storage.catalog_db import open_catalog
+
+    try:
+        with open_catalog(settings.duckdb_path, read_only=True, retry_seconds=0) as db:
+            return db.withdrawn_ids()
+    except (CatalogBusy, CatalogMissing):
+        return frozenset()
+
+
 def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     import yaml
 
@@ -594,7 +606,8 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
     switches = StageSwitches(sentence_rerank=args.sentence_rerank, query_expansion=args.expansion,
                              language_preference=args.language_preference)
     try:  # the index version alone: no DuckDB, so a running build or import does not block it
-        ctx = build_context(settings, get_vocabulary(), not args.include_unavailable, switches)
+        ctx = build_context(settings, get_vocabulary(), not args.include_unavailable, switches,
+                            _withdrawn_now(settings))
     except NoIndexError as err:
         raise InputError(str(err)) from None
     theme = Theme(TRY_BATCH, "try", args.brief)  # read once, as a batch and the shelf benchmark read a brief

@@ -26,3 +26,17 @@ def test_a_withdrawn_book_never_appears_on_a_later_shelf(demo_run_copy, capsys):
     assert shelfwise(["index", "build"]) == 0
     with open_catalog(demo_run_copy.duckdb_path) as db:
         assert db.current_index_version().book_count == before - 3
+
+
+def test_try_leaves_out_a_book_withdrawn_since_the_build(demo_copy, capsys):
+    import yaml
+
+    def shelf() -> list[str]:
+        capsys.readouterr()
+        assert shelfwise(["try", "quiet novels for a rainy night", "--yaml"]) == 0
+        return [entry["book_id"] for entry in yaml.safe_load(capsys.readouterr().out)["shelf"]]
+
+    before = shelf()
+    assert shelfwise(["catalog", "remove", before[0]]) == 0
+    after = shelf()
+    assert before[0] not in after and set(before[1:4]) <= set(after)
