@@ -75,7 +75,7 @@ def test_a_value_description_joins_the_vector_query(vocabulary):
 
 
 def test_a_briefs_filler_and_numbers_are_no_keywords(vocabulary):
-    # (a claim keeps them: tests/unit/test_retrieval_queries.py)
+    # (a claim keeps them: tests/evaluation/test_retrieval_queries.py)
     brief = translate(vocabulary, theme_name="One more shelf like the last one: quiet books to read by the sea")
     assert "one" not in brief.search_keywords and "read" not in brief.search_keywords
     assert "1990" not in translate(vocabulary, theme_name="Novels to read from after 1990").search_keywords
