@@ -102,35 +102,29 @@ def last_word(text: str, start: int, end: int) -> str:
     return words[-1].strip() if words else ""
 
 
-def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], no_numbers: bool) -> list[str]:
+def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str]) -> list[str]:
     """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
     is one word, however jieba would cut it."""
     words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
-    words = [w for w in words if w.strip() and not (no_numbers and (w.isdigit() or _CN_NUMBER.fullmatch(w)))
+    words = [w for w in words if w.strip() and not (w.isdigit() or _CN_NUMBER.fullmatch(w))
              and re.search(r"\w", w) and w.lower() not in skip]
     counts = Counter(words)
     return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
 
 
 def brief_keywords(segments: list[tuple[str, bool]], language: str, cues: Cues) -> tuple[str, ...]:
-    """BM25 keywords from the brief's searchable text, most telling first; never a stopword, a cue word, a degree,
-    a count word or time unit, or a word about books, reading and wanting (config/stopwords.yaml). In a brief a
-    number is a condition ("30本", "after 1980") and a lone letter is noise. A brief's degree or length ("老一点的",
-    "short") says how, not what: 老 had found 老舍 and 老人与海."""
-    filler = brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content
-    return ranked_words(segments, language, reference_words() | filler, numbers_are_words=False)
-
-
-def ranked_words(segments: list[tuple[str, bool]], language: str, skip: frozenset[str] = frozenset(),
-                 numbers_are_words: bool = True) -> tuple[str, ...]:
-    """The words of text pieces (each with whether it is a name to keep whole), most telling first, without the
-    language's stopwords and `skip`: at most MAX_KEYWORDS."""
-    skip = skip | stopwords()["zh" if language == "zh" else "en"]
+    """BM25 keywords from the brief's searchable text (pieces, each with whether it is a name to keep whole), most
+    telling first, at most MAX_KEYWORDS; never a stopword, a cue word, a degree, a count word or time unit, or a
+    word about books, reading and wanting (config/stopwords.yaml). A number is a condition ("30本", "after 1980")
+    and a lone letter is noise. A degree or length ("老一点的", "short") says how, not what: 老 had found 老舍 and
+    老人与海."""
+    skip = (brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content | reference_words()
+            | stopwords()["zh" if language == "zh" else "en"])
     if language == "zh":
-        words = _chinese_keywords(segments, skip, not numbers_are_words)
+        words = _chinese_keywords(segments, skip)
     else:
         tokens = [t for t in tokenize(" ".join(t for t, _ in segments), "en") if t not in skip
-                  and (numbers_are_words or not (t.isdigit() or len(t) == 1))]
+                  and not (t.isdigit() or len(t) == 1)]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
     return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]
