@@ -425,12 +425,15 @@ def with_subjects(query: ThemeQuery, found: Sequence[TopicSubjects]) -> ThemeQue
 
 
 def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVocabulary, embedder: Embedder,
-                      cues: Cues, min_books: int) -> ThemeQuery:
+                      cues: Cues, min_books: int, words_held: bool = True) -> ThemeQuery:
     """The brief's topics matched to the catalog's subjects, their conditions added to its query; `min_books`
-    (gating.min_books) books must carry a head noun's subject for it to be required."""
+    (gating.min_books) books must carry a head noun's subject for it to be required. `words_held`: some book holds
+    one of the brief's keywords; where none does ("asdf qwer"), a topic no subject matches is no condition: the
+    brief is not recognised, and the review asks what it is about."""
     if not vocabulary.subjects:
         return query  # an index without subjects (built before them, or a catalog without any)
     tables = load_expansion_tables()
-    topics = topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
+    topics = [t for t in topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
+              if words_held or not t.bare]
     return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues),
                                              min_books))
