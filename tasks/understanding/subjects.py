@@ -16,7 +16,7 @@ What a match asks (`TopicSubjects.role`):
 - doubtful when its matches fall into two readings far apart and the brief's own words do not tell which, or
   when a genre word's subjects are far from the brief's other topics and the brief is nearer those (推理 in a brief
   on logic and mathematics: mystery novels, or reasoning?): a question in review, with each reading's count of
-  books, and the genre no longer required until the curator answers;
+  books (the genre stays required on the provisional shelf);
 - excluded for a topic the brief excludes (exact and mapped matches only: a near meaning excludes nothing).
 A head noun the catalog holds no subject of still becomes a subject condition on the word itself, so that a topic
 the catalog does not hold gives a short shelf and a review, never a shelf filled by other words.
@@ -416,21 +416,22 @@ def with_subjects(query: ThemeQuery, found: Sequence[TopicSubjects]) -> ThemeQue
     """The query with the subject conditions added and the matches kept (for the sheet's counts and the review)."""
     if not found:
         return query
-    doubted = {t.topic.genre for t in found if t.role == DOUBTFUL_ROLE and t.topic.genre}
-    # a doubted genre is a wish until the curator answers: required, it would fill the shelf with one reading
-    kept = (replace(c, operator="SHOULD") if c.field == "genre" and c.operator == "MUST" and doubted & set(c.values)
-            else c for c in query.filter_conditions)
-    return replace(query, filter_conditions=merge_conditions((*kept, *subject_conditions(found))),
+    # a doubted genre stays as the reading required it (what the brief requires holds on every shelf, a provisional
+    # one too): the review asks which reading is meant
+    return replace(query, filter_conditions=merge_conditions((*query.filter_conditions, *subject_conditions(found))),
                    subjects=tuple(found))
 
 
 def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVocabulary, embedder: Embedder,
-                      cues: Cues, min_books: int) -> ThemeQuery:
+                      cues: Cues, min_books: int, words_held: bool = True) -> ThemeQuery:
     """The brief's topics matched to the catalog's subjects, their conditions added to its query; `min_books`
-    (gating.min_books) books must carry a head noun's subject for it to be required."""
+    (gating.min_books) books must carry a head noun's subject for it to be required. `words_held`: some book holds
+    one of the brief's keywords; where none does ("asdf qwer"), a topic no subject matches is no condition: the
+    brief is not recognised, and the review asks what it is about."""
     if not vocabulary.subjects:
         return query  # an index without subjects (built before them, or a catalog without any)
     tables = load_expansion_tables()
-    topics = topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
+    topics = [t for t in topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
+              if words_held or not t.bare]
     return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues),
                                              min_books))
