@@ -27,11 +27,12 @@ import numpy as np
 
 from config.settings import EnrichmentSettings
 from config.vocabulary import Vocabulary
-from tasks.catalog.crosswalk import Crosswalk
+from tasks.catalog.crosswalk import LITERATURE, Crosswalk
+from tasks.catalog.names import name_key
 from tasks.catalog.works import work_key
 from tasks.model.books import BookRecord, Facet, shared_facet
 
-ENRICHMENT_VERSION = 6  # in the index's snapshot hash: a build after a change of these rules derives the facets again
+ENRICHMENT_VERSION = 7  # in the index's snapshot hash: a build after a change of these rules derives the facets again
 UNCALIBRATED_CAP = 0.5  # the most an uncalibrated guess may claim: below any sensible filter confidence
 REFERENCE_CAP = 0.8  # a reference catalog's guesses are calibrated on that catalog, not this one: they rank and
 #                      demote, never filter
@@ -266,7 +267,9 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
     def fold(positions: np.ndarray) -> np.ndarray:
         return np.array([fold_of(i) for i in positions.tolist()], dtype=np.int64)
 
-    facets = [_one_form_on_record(known_facets(book, crosswalk), forms, settings.seed_confidence) for book in books]
+    facets = _literature_of_authors(books, [_one_form_on_record(known_facets(book, crosswalk), forms,
+                                                                settings.seed_confidence) for book in books],
+                                    settings.seed_confidence)
     known = [_sure(f, settings.seed_confidence) for f in facets]  # a dimension's guesses never make it sure
     for dim in vocabulary.dimension_names:
         values = [v.name for v in vocabulary.dimension(dim).values]
@@ -298,6 +301,27 @@ def derive_facets(books: Sequence[BookRecord], vectors: np.ndarray, value_vector
             facets[i] += _heeding_record_form(found, facets[i], forms) if dim == "genre" else found
     return {book.book_id: tuple(_with_kinds(_best(found), vocabulary, settings.seed_confidence))
             for book, found, w in zip(books, facets, wanted.tolist()) if w}
+
+
+AUTHOR_LITERATURE_CONFIDENCE = 0.9  # a book's literature from its author's other records (below the record's own)
+
+
+def _literature_of_authors(books: Sequence[BookRecord], facets: list[list[Facet]], sure: float) -> list[list[Facet]]:
+    """A book whose record says no literature takes its first author's, where the author's other records say one
+    and only one: Gutenberg's War and Peace states no nation, Tolstoy's other books do ("Russian fiction")."""
+    said: dict[str, set[str]] = {}
+    for book, found in zip(books, facets):
+        if book.authors:
+            said.setdefault(name_key(book.authors[0]), set()).update(
+                f.value for f in found if f.dimension == LITERATURE and f.confidence >= sure)
+    out = []
+    for book, found in zip(books, facets):
+        nations = said.get(name_key(book.authors[0]), set()) if book.authors else set()
+        if len(nations) == 1 and not any(f.dimension == LITERATURE and f.confidence >= sure for f in found):
+            found = [*found, shared_facet(LITERATURE, next(iter(nations)), AUTHOR_LITERATURE_CONFIDENCE, "crosswalk",
+                                          f"other books by {book.authors[0]}")]
+        out.append(found)
+    return out
 
 
 @dataclass(frozen=True)

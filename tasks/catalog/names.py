@@ -79,7 +79,7 @@ class NameMarks:
     before: tuple[tuple[str, str], ...]
     codes: dict[str, str]  # MARC relator code -> role
     glued: frozenset[str]  # one-character marks that count written straight after a name
-    titles: frozenset[str]  # "Sir", "Mrs": before the name once it is turned round (lower case, no dot)
+    titles: frozenset[str]  # "Sir", "graf": dropped as the name turns round (lower case, no dot)
     generations: frozenset[str]  # "Jr", "III": after it
     surname_first: frozenset[str]  # romanised Chinese surnames ("luo"): "Luo, Guanzhong" keeps its order
     given_pinyin: re.Pattern[str]  # a given name of pinyin syllables ("guanzhong", "cheng'en")
@@ -171,7 +171,7 @@ class NameMarks:
 
     def _turned(self, name: str) -> str:
         """"Ishiguro, Kazuo" as "Kazuo Ishiguro" (a Latin name entered under the surname); "Darwin, Francis, Sir" as
-        "Sir Francis Darwin", "Smith, John, Jr." as "John Smith Jr."; a romanised Chinese name keeps its order
+        "Francis Darwin", "Smith, John, Jr." as "John Smith Jr."; a romanised Chinese name keeps its order
         ("Luo, Guanzhong" is Luo Guanzhong)."""
         if re.search(rf"[{_CJK}]", name) or "," not in name:
             return name
@@ -183,7 +183,7 @@ class NameMarks:
         if len(parts) == 3 and parts[2].lower().rstrip(".") in self.generations:
             return f"{parts[1]} {parts[0]} {parts[2]}"
         if len(parts) == 3 and parts[2].lower().rstrip(".") in self.titles:
-            return f"{parts[2]} {parts[1]} {parts[0]}"
+            return f"{parts[1]} {parts[0]}"
         return name
 
     def _strip_brackets(self, text: str) -> tuple[str, str | None]:

@@ -40,6 +40,8 @@ _AUTHOR_BEFORE = re.compile(r"(作家|作者|诗人|小说家)$")
 # a surname alone is a person right after an exclusion and at its clause's end: "不要村上的", "除了东野以外"
 _EXCLUDING_BEFORE = re.compile(r"(?:不要|别放|别要|不含|除了|排除|去掉|除去)\s*$")
 _CJK_NAME = r"[\u3400-\u9fff·・.]+"
+# what a name needs to carry a mark, a role or dates: a bracket, a comma, a digit, a space in a Chinese name
+_MARKED = re.compile(r"[\[\]［］()（）〔〕【】<>〈〉,，\d]|[\u3400-\u9fff]\s|\s[\u3400-\u9fff]")
 _SURNAME_END = re.compile(r"\s*(?:以外|之外|的?\s*(?:[，,。；;！!？?]|$))")
 # Typo tolerance only for names long enough that one edit cannot turn one real word into another.
 MIN_FUZZY_CJK = 3
@@ -307,7 +309,7 @@ def _other_forms(authors: Iterable[str]) -> Iterable[tuple[str, str]]:
     著" is 东野圭吾), and a Latin name of three words or more without its middle ones ("Mary Wollstonecraft
     Shelley" is Mary Shelley) where no other catalog author has that short form."""
     authors = list(authors)
-    for author in authors:
+    for author in filter(_MARKED.search, authors):  # a catalog imported as its export wrote the names
         credit = name_marks().credit(author)
         if credit is not None and credit.name != author:
             yield author, credit.name

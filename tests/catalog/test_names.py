@@ -173,3 +173,16 @@ def test_a_translators_column_gives_translators_kept_with_their_role(vocabulary)
     assert book.authors == ("卡勒德·胡赛尼",) and warnings == []
     assert [(c.name, c.role, c.nation) for c in read_credits(book.credits)] == [
         ("卡勒德·胡赛尼", "author", "american"), ("李继宏", "translator", None)]
+
+
+def test_a_book_takes_its_author_s_literature_where_its_own_record_says_none():
+    from tasks.catalog.enrich import _literature_of_authors
+
+    books = [BookRecord("a", "Anna Karenina", authors=("Leo Tolstoy",)),
+             BookRecord("b", "War and Peace", authors=("Tolstoy, Leo, graf, 1828-1910",)),
+             BookRecord("c", "x", authors=("Someone",)), BookRecord("d", "y", authors=("Someone",))]
+    said = [[Facet("literature", "russian", 0.9, "crosswalk", "subject Russian fiction")], [],
+            [Facet("literature", "french", 0.9, "crosswalk")], [Facet("literature", "german", 0.9, "crosswalk")]]
+    found = _literature_of_authors(books, said, 0.85)
+    assert [(f.value, f.because) for f in found[1]] == [("russian", "other books by Tolstoy, Leo, graf, 1828-1910")]
+    assert found[2:] == said[2:]  # an author's records disagree: nothing is lent
