@@ -9,6 +9,7 @@ from openpyxl import load_workbook
 from flows.cli import main as shelfwise
 from storage.catalog_db import open_catalog
 from storage.shelf_db import ShelfDB
+from tasks.export.excel import IDS_SHEET
 from tests.conftest import DEMO_THEMES
 from tests.flows.workbook_reading import BatchWorkbook
 
@@ -31,7 +32,8 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_run, demo_r
     summary = wb.summary
     review = [t for t, row in summary.items() if row["status"] == "待审核"]
     sheets = wb.book.sheetnames
-    assert sheets[0] == "summary" and sheets[-1] == "details" and len(sheets) == 1 + 17 + (1 if review else 0) + 1
+    assert sheets[0] == "summary" and sheets[-2:] == ["details", IDS_SHEET]
+    assert len(sheets) == 1 + 17 + (1 if review else 0) + 2
     assert all(row["status"] in ("已完成", "待审核") and row["books"] > 0 for row in summary.values())
     # a provisional shelf is marked in its sheet name and listed with its question
     assert sum(name.startswith("REVIEW ") for name in sheets) == len(review)
