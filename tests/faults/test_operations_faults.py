@@ -72,4 +72,23 @@ def test_an_outputs_path_taken_by_a_folder_is_one_line_and_the_themes_stay_pendi
     assert result.code == 2 and result.err.count("\n") == 1
     assert result.line.startswith(f"error: {demo_copy.outputs_dir / 'taken.xlsx'} ")
     with open_catalog(demo_copy.duckdb_path, read_only=True) as db:
-        assert db.conn.execute("SELECT status FROM themes WHERE batch_id = 'taken'").fetchall() in ([], [("pending",)])
+        assert not db.has_table("themes") or db.conn.execute(
+            "SELECT status FROM themes WHERE batch_id = 'taken'").fetchall() in ([], [("pending",)])
+    assert themes.exists()  # the file handed in is untouched: run it again once the folder is moved
+
+
+def test_a_dead_prefect_api_url_is_one_line_before_any_work(seeded, cli, record, monkeypatch):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from flows.prefect_api import free_port
+
+    dead = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
+    monkeypatch.setenv("PREFECT_API_URL", dead)
+    with temporary_settings({PREFECT_API_URL: dead}):
+        result = cli("index", "build")
+    record("PREFECT_API_URL names a server that is not there", result.summary, "nothing started, nothing written",
+           "dead-prefect-api-url")
+    assert result.code == 2 and result.err.count("\n") == 1 and result.out == ""
+    assert result.line == (f"error: PREFECT_API_URL {dead} does not answer: start the Prefect server there, or unset "
+                           "PREFECT_API_URL to run with a temporary one")
+    assert not (seeded.workspace / "indexes").exists()
