@@ -20,6 +20,7 @@ from tasks.catalog import bm25 as bm25_step
 from tasks.catalog import index_build
 from tasks.catalog import subjects as subject_step
 from tasks.catalog.crosswalk import CROSSWALK_FILE
+from tasks.errors import InputError
 from tasks.language.embedders import create_embedder
 from tasks.progress import logger, long_lived_objects, timed
 
@@ -63,12 +64,20 @@ def commit_version(db: CatalogDB, version: IndexVersion, content_hashes: dict[st
     index_store.prune_versions(settings.indexes_dir, keep)
 
 
+def check_catalog_has_books(db: CatalogDB, settings: Settings) -> None:
+    """InputError for a catalog with no book: there is nothing to index (and nothing to shelve)."""
+    if not db.catalog_counts()["books"]:
+        raise InputError(f"the catalog {settings.duckdb_path} has no books: import one with "
+                         "`shelfwise catalog import FILE` before building the index")
+
+
 def build_index_version(settings: Settings, full: bool = False) -> index_build.IndexBuildReport:
     """Build (incrementally unless `full`) the vector and BM25 indexes of the catalog in settings.workspace."""
     vocabulary = get_vocabulary()
     use_cache = not full
     stages: dict[str, float] = {}
     with open_catalog(settings.duckdb_path) as db:
+        check_catalog_has_books(db, settings)
         with timed(stages, "load_model", log=True):
             embedder = create_embedder(settings.embedder)
         with timed(stages, "load_catalog", log=True), long_lived_objects():

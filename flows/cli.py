@@ -17,7 +17,7 @@ from pathlib import Path
 
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
 from flows.prefect_api import ServerError
-from storage.catalog_db import CatalogBusy, CatalogMissing
+from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
 from storage.paths import NotWritable, UnsafePath
 from storage.workspace_lock import Holder, WorkspaceBusy
 from tasks.catalog.formats import SOURCE_FORMATS, CatalogFileError
@@ -26,7 +26,7 @@ from tasks.model.themes import LANGUAGE_PREFERENCES
 
 # A user's mistake or a busy workspace: one line and exit 2, never a traceback.
 USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, CatalogBusy, CatalogMissing, NotWritable,
-               UnsafePath, ServerError)
+               UnsafePath, ServerError, CatalogUnreadable)
 
 
 @contextmanager
@@ -109,11 +109,15 @@ def _cmd_catalog_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
-    from flows.build_indexes import build_indexes
+    from flows.build_indexes import build_indexes, check_catalog_has_books
     from flows.prefect_api import flow_api
+    from storage.catalog_db import open_catalog
 
-    with _writing(settings, _command_line(args)), flow_api(settings):
-        state = build_indexes(full=args.full, return_state=True)
+    with _writing(settings, _command_line(args)):
+        with open_catalog(settings.duckdb_path) as db:  # before Prefect: one line, not a failed flow's log
+            check_catalog_has_books(db, settings)
+        with flow_api(settings):
+            state = build_indexes(full=args.full, return_state=True)
     if not state.is_completed():
         print(f"error: the index build failed: {state.message}", file=sys.stderr)
         return 1
@@ -132,6 +136,7 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     import duckdb
 
     from storage.catalog_db import open_catalog
+    from storage.index_store import missing_files
     from storage.shelf_db import ShelfDB
     from storage.theme_inbox import waiting_themes
     from storage.workspace_lock import current_holder
@@ -159,6 +164,7 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
                     "books": current.book_count, "sentences": current.sentence_count,
                     "embedder": current.embedder, "snapshot_hash": current.snapshot_hash[:16],
                     "stage_seconds": current.stage_seconds, "path": current.path,
+                    "missing_files": missing_files(current.path),
                 }
             if db.has_table("themes"):
                 shelf_db = ShelfDB(db.conn, read_only=True)
@@ -168,7 +174,7 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
                                                 for b, t, n in shelf_db.waiting_for_answer()]
     except CatalogMissing:
         pass
-    except CatalogBusy as err:
+    except (CatalogBusy, CatalogUnreadable) as err:
         status["unreadable"] = str(err)
     except duckdb.CatalogException:  # read-only, an older catalog cannot be brought up to date here
         status["unreadable"] = (f"catalog {settings.duckdb_path} was written by an older Shelfwise; "
@@ -202,6 +208,9 @@ def _print_status(status: dict) -> None:
         idx = status["index"]
         print(f"index: {idx['version']} built {idx['built_at']} UTC, {idx['books']} books, "
               f"{idx['sentences']} sentences, embedder {idx['embedder']}")
+        if idx["missing_files"]:
+            print(f"index: files missing from {idx['path']}: {', '.join(idx['missing_files'])}; "
+                  "run `shelfwise index build --full`")
     else:
         print("index: none built yet (run `shelfwise index build`)")
     changed = status["changed_since_last_build"]

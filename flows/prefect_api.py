@@ -128,6 +128,9 @@ def flow_api(settings: Settings) -> Iterator[str]:
 
     configured = PREFECT_API_URL.value()  # exported, or set in the Prefect profile
     if configured:
+        if not healthy(configured, timeout=5.0):  # else minutes of retries and tracebacks, then no workbook
+            raise ServerError(f"PREFECT_API_URL {configured} does not answer: start the Prefect server there, "
+                              "or unset PREFECT_API_URL to run with a temporary one")
         yield configured
         return
     running = workspace_server(settings)

@@ -239,6 +239,10 @@ class CatalogMissing(RuntimeError):
     """A read-only command found no catalog in the workspace."""
 
 
+class CatalogUnreadable(RuntimeError):
+    """The catalog file is there but DuckDB cannot open it (damaged, truncated, or not a DuckDB file)."""
+
+
 class CatalogDB:
     """One open DuckDB catalog."""
 
@@ -653,7 +657,9 @@ def _connect(path: Path, read_only: bool, retry_seconds: float) -> duckdb.DuckDB
         except duckdb.IOException as err:
             held = _LOCK_HELD.search(str(err))
             if held is None:
-                raise
+                message = str(err).splitlines()[0].removeprefix("IO Error: ")
+                raise CatalogUnreadable(f"catalog {path} cannot be opened ({message}); restore it from a backup, "
+                                        "or move it aside and import the catalog again") from None
             if time.monotonic() >= deadline:
                 raise CatalogBusy(f"catalog {path} is busy: {_who(path, int(held['pid']))} has it open; "
                                   f"try again when it finishes") from None

@@ -105,6 +105,14 @@ def version_exists(path: str | Path) -> bool:
     return file.exists() and json.loads(file.read_text(encoding="utf-8")).get("format") == FOLDER_FORMAT
 
 
+def missing_files(path: str | Path) -> list[str]:
+    """The files and folders a complete version holds that are not in `path` (all of them: the folder is gone)."""
+    folder = Path(path)
+    needed = [VERSION_FILE, BOOKS_FILE, BOOK_OBJECTS_FILE, FACETS_FILE, BOOK_VECTORS_FILE, SENTENCES_FILE,
+              SENTENCE_VECTORS_FILE, VOCABULARY_FILE, FILTER_META, "bm25", "lance"]
+    return [name for name in needed if not (folder / name).exists()]
+
+
 # ---- writing a version ------------------------------------------------------------------------
 
 WRITE_BATCH_ROWS = 50_000  # rows handed to LanceDB at a time: one batch's Arrow copy in memory, not the table's

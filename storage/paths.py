@@ -33,4 +33,6 @@ def workbook_path(outputs_dir: Path, batch_id: str) -> Path:
     path = outputs_dir / f"{batch_id}.xlsx"
     if path.resolve().parent != outputs_dir.resolve():
         raise UnsafePath(f"batch id {batch_id!r} would write {path.resolve()}, outside {outputs_dir}")
+    if path.exists() and not path.is_file():  # found now, not after the batch is shelved
+        raise NotWritable(f"{path} is a folder or other non-file: the workbook cannot replace it; move it aside")
     return path

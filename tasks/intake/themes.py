@@ -51,7 +51,7 @@ def new_batch_id(now: datetime | None = None) -> str:
 
 def id_problem(value: str) -> str | None:
     """Why `value` is not a batch or theme id, or None."""
-    return None if _ID.match(value) else f"{value!r} is not an id ({ID_RULE})"
+    return None if _ID.fullmatch(value) else f"{value!r} is not an id ({ID_RULE})"  # a trailing newline too
 
 
 def check_batch_id(value: str, source: str = "batch id") -> str:

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 import httpx
@@ -15,7 +16,7 @@ from config.settings import TranslationSettings
 from config.vocabulary import Vocabulary
 from tasks.endpoints import UNREACHABLE, CircuitBreaker, CircuitOpen, DeadlineExceeded, ReplyTooLarge, post_within
 from tasks.language.text_analysis import detect_language
-from tasks.model.conditions import merge_conditions
+from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
 from tasks.understanding.prompt_data import yaml_data_block
@@ -128,10 +129,31 @@ class LLMTranslator(Translator):
         # The reply speaks only of the vocabulary's dimensions; what the brief says of forms, audiences,
         # authors, titles, topics, languages and literatures comes from its reading, as the rules read it:
         # "科幻小说，但不要刘慈欣的" had lost its excluded author.
-        beyond = [c for c in conditions_of(reading, self.vocabulary) if c.field not in self.vocabulary.dimension_names]
+        rules = conditions_of(reading, self.vocabulary)
+        _check_exclusions_kept(conditions, rules, self.vocabulary.dimension_names)
+        beyond = [c for c in rules if c.field not in self.vocabulary.dimension_names]
         return ThemeQuery(merge_conditions([*conditions, *beyond]), tuple(k.strip() for k in keywords),
                           synthetic.strip(), float(confidence), self.name, detect_language(theme.brief),
                           reading.numeric, reading.preferred)
+
+
+def _check_exclusions_kept(replied: Sequence[FilterCondition], rules: Sequence[FilterCondition],
+                           dimensions: Collection[str]) -> None:
+    """TranslationError when the reply drops or turns round an exclusion the brief's own words state (the rules'
+    reading found it): a reply can be well formed and still be steered by text in the brief or the catalog.
+    Authors, years and pages are not asked of the model at all; they come from the reading as they are."""
+    excluded = {(c.field, v) for c in replied if c.operator == "MUST_NOT" for v in c.values}
+    wanted = {(c.field, v) for c in replied if c.operator != "MUST_NOT" for v in c.values}
+    for condition in rules:
+        if condition.operator != "MUST_NOT" or condition.field not in dimensions:
+            continue
+        for value in condition.values:
+            if (condition.field, value) in wanted:
+                raise TranslationError(f"the reply asks for {condition.field} {value}, which the brief excludes; "
+                                       "the rules' reading stands")
+            if (condition.field, value) not in excluded:
+                raise TranslationError(f"the reply drops the brief's exclusion {condition.field} {value}; "
+                                       "the rules' reading stands")
 
 
 def _message_content(body: bytes) -> str:
