@@ -64,7 +64,7 @@ def measure(data: Path | None, limit: int | None) -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT, capture_output=True,
                             text=True).stdout.strip()
     keep("measured", {"at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": commit,
-                      "cores": os.cpu_count(), "beir_limit": limit})
+                      "cores": os.cpu_count(), "load": round(os.getloadavg()[0], 1), "beir_limit": limit})
 
 
 def table(header: list[str], rows: list[list[object]]) -> list[str]:
@@ -80,7 +80,8 @@ def render() -> str:
     lines = ["# Quality and speed", "",
              "Written by `make report` from `shelfwise eval --json` and timed `shelfwise try` runs; "
              "do not edit by hand.",
-             "", f"Measured on {measured['at']}, commit {measured['commit']}, {measured['cores']} cores.", "",
+             "", f"Measured on {measured['at']}, commit {measured['commit']}, {measured['cores']} cores, "
+             f"load average {measured['load']} (times are wall-clock: a busy machine slows them).", "",
              "## Briefs read as the curator meant them", "",
              "The shelf benchmark (benchmarks/briefs/demo.yaml) over the demo catalog, with its tags and "
              "without them.",
