@@ -29,7 +29,6 @@ from tasks.model.shelf import ThemeShelf
 from tasks.model.stages import Understood
 from tasks.model.themes import Theme
 from tasks.progress import Progress, logger
-from tasks.model.shelf import ThemeShelf
 from tasks.ranking.rank import rank
 from tasks.recall.recall import recall
 from tasks.shelving import build_context

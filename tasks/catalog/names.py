@@ -165,7 +165,7 @@ class NameMarks:
             if text == before:
                 break
         name = self._turned(_FULLER_FORM.sub("", text).strip())
-        if not name or not re.search(rf"[^\W\d_]", name):
+        if not name or not re.search(r"[^\W\d_]", name):
             return None
         return name, role, nation
 

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from openpyxl import Workbook, load_workbook
+from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.cell.rich_text import CellRichText, TextBlock
 from openpyxl.cell.text import InlineFont

@@ -27,7 +27,6 @@ from tasks.export.excel import (
     IDS_SHEET,
     REVIEW_COLUMNS,
     SHELF_COLUMNS,
-    TABLE_ROW,
     VERDICT_LABELS,
     VERDICTS,
     ids_digest,

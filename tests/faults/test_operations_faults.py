@@ -7,7 +7,6 @@ import shutil
 
 import pytest
 
-from flows.cli import main as shelfwise
 from storage.catalog_db import open_catalog
 from tests.faults.conftest import SEED_CSV
 
