@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo demo-marc test test-fast bench server screenshots clean
+.PHONY: install demo demo-marc test test-fast bench report server screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,14 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# docs/quality.md from `shelfwise eval --json` and timed `shelfwise try` runs on the demo (a few minutes);
+# labelled sets too with REPORT_ARGS="--data DIR [--limit N]".
+REPORT_ARGS ?=
+report: $(STAMP)
+	$(BIN)/shelfwise catalog import config/demo/catalog.jsonl
+	$(BIN)/shelfwise index build
+	$(BIN)/python scripts/quality_report.py $(REPORT_ARGS)
 
 server: $(STAMP)
 	$(BIN)/shelfwise server
