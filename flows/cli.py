@@ -366,8 +366,8 @@ def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
             if args.worker:
                 run_worker(settings)
             else:
-                print(trigger_hint(settings, server.api_url), flush=True)
-                keep_serving(lambda: serve_deployments(settings), stopping)
+                keep_serving(lambda: serve_deployments(
+                    settings, lambda: print(trigger_hint(settings, server.api_url), flush=True)), stopping)
     return 0
 
 
@@ -393,10 +393,11 @@ def _existing_api(settings: Settings) -> str:
 def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from flows.deployments import serve_deployments
+    from flows.deployments import serve_deployments, trigger_hint
 
-    with temporary_settings({PREFECT_API_URL: _existing_api(settings)}):
-        serve_deployments(settings)
+    api = _existing_api(settings)
+    with temporary_settings({PREFECT_API_URL: api}):
+        serve_deployments(settings, lambda: print(trigger_hint(settings, api), flush=True))
     return 0
 
 

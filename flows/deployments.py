@@ -42,16 +42,26 @@ def deployments(settings: Settings, entrypoint_type: EntrypointType = Entrypoint
     ]
 
 
-def serve_deployments(settings: Settings) -> None:
-    """Serve the deployments from this process, one flow run at a time, until interrupted.
+def serve_deployments(settings: Settings, banner: Callable[[], None] | None = None) -> None:
+    """Serve the deployments from this process, one flow run at a time, until interrupted; `banner` is called
+    once they are registered (Prefect's own banner tells `prefect deployment run`, which without
+    PREFECT_API_URL talks to no server).
 
     Schedules stay active when it stops: a nightly run due meanwhile waits as Late and runs when it is back.
     """
-    from prefect import serve
+    from prefect.exceptions import TerminationSignal
+    from prefect.runner import Runner
 
     ensure_concurrency_limit(settings)
-    # Prefect's own banner tells `prefect deployment run`, which without PREFECT_API_URL talks to no server
-    serve(*deployments(settings), limit=1, pause_on_shutdown=False, print_starting_message=False)
+    runner = Runner(limit=1, pause_on_shutdown=False)
+    for deployment in deployments(settings):
+        runner.add_deployment(deployment)
+    if banner is not None:
+        banner()
+    try:
+        asyncio.run(runner.start())
+    except (KeyboardInterrupt, TerminationSignal):
+        pass
 
 
 def trigger_hint(settings: Settings, api_url: str) -> str:
