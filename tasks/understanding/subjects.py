@@ -418,7 +418,8 @@ def with_subjects(query: ThemeQuery, found: Sequence[TopicSubjects]) -> ThemeQue
         return query
     # a doubted genre stays as the reading required it (what the brief requires holds on every shelf, a provisional
     # one too): the review asks which reading is meant
-    return replace(query, filter_conditions=merge_conditions((*query.filter_conditions, *subject_conditions(found))),
+    # the subject conditions merged among themselves only: two of the query's own MUSTs on one field are both required
+    return replace(query, filter_conditions=(*query.filter_conditions, *merge_conditions(subject_conditions(found))),
                    subjects=tuple(found))
 
 
