@@ -5,6 +5,7 @@ another's).
 """
 
 import re
+
 import pytest
 from prefect import get_client
 
