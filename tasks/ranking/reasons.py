@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from tasks.language.text_analysis import cjk_share
+from tasks.language.text_analysis import cjk_share, detect_language
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition
 from tasks.model.constraints import evaluate, hard_constraints, numeric_expr
@@ -60,7 +60,7 @@ def mentioned(words: Sequence[str], text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def word_reasons(book: BookRecord, keywords: Sequence[str]) -> list[Mentions | FiledUnder]:
+def word_reasons(book: BookRecord, keywords: Sequence[str], language: str) -> list[Mentions | FiledUnder]:
     """Each of the brief's words once, at the first place it shows: the title, then the subject headings (cited
     whole: a curator recognises "Beekeeping -- Handbooks", not "bee"), then the summary."""
     left = [w for w in dict.fromkeys(keywords) if len(w) >= MIN_WORD[w.isascii()]]
@@ -69,7 +69,7 @@ def word_reasons(book: BookRecord, keywords: Sequence[str]) -> list[Mentions | F
     if found:
         reasons.append(Mentions("title", found))
         left = [w for w in left if w not in found]
-    headings = [h for h in book.subjects if mentioned(left, h)][:MAX_HEADINGS]
+    headings = [h for h in book.subjects if mentioned(left, h) and written_in(h, language)][:MAX_HEADINGS]
     if headings:
         reasons.append(FiledUnder(tuple(headings)))
         left = [w for w in left if not any(mentioned([w], h) for h in headings)]
@@ -149,11 +149,18 @@ def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understandi
     reasons += [MeetsPreferred(n) for n in query.preferred_numbers if evaluate(numeric_expr(n), book)]
     named = set(understanding.authors) | set(understanding.titles)
     words = query.search_keywords if content is None else content
-    reasons += word_reasons(book, [k for k in words if k not in named and said_in(k, query.language)])
-    if not reasons:
-        reasons = ([CloseToBrief(cand.evidence)] if cand.evidence else
-                   [FiledUnder(tuple(book.subjects[:MAX_HEADINGS]))] if book.subjects else [])
+    reasons += word_reasons(book, [k for k in words if k not in named and said_in(k, query.language)],
+                            query.language)
+    if not reasons:  # the sheet speaks one language: a sentence or a heading in the other is not quoted
+        own = [h for h in book.subjects if written_in(h, query.language)][:MAX_HEADINGS]
+        reasons = ([CloseToBrief(cand.evidence)] if cand.evidence and written_in(cand.evidence, query.language)
+                   else [FiledUnder(tuple(own))] if own else [])
     return (*reasons, *doubts(book, query))
+
+
+def written_in(text: str, language: str) -> bool:
+    """Whether a catalog text (a heading, a summary sentence) is in the sheet's language."""
+    return detect_language(text) == language
 
 
 def said_in(word: str, language: str) -> bool:

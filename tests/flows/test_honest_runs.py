@@ -43,9 +43,11 @@ def test_a_failed_theme_fails_the_run_by_name_and_stays_pending_needs_review_doe
     capsys.readouterr()
     assert shelfwise(["run", str(themes)]) == 1
     out, err = capsys.readouterr()
-    assert "  rain: done, 30 books\n  vague: needs_review, 30 books\n  blank: failed, 0 books\n" in out
-    assert err.strip().startswith("error: batch honest: 2 of 3 themes shelved; needs review: vague; failed, kept "
-                                  "pending for the next run: blank (IndexError: ")
+    # the shelves hold only books likely to fit: neither is sure enough of its books to say "done"
+    assert re.search(r"  rain: needs_review, \d+ books\n  vague: needs_review, \d+ books\n  blank: failed, 0 books\n",
+                     out)
+    assert err.strip().startswith("error: batch honest: 2 of 3 themes shelved; needs review: rain, vague; failed, "
+                                  "kept pending for the next run: blank (IndexError: ")
     assert shelved(demo_copy, "honest") == {"rain": 30, "vague": 30}  # the others are delivered all the same
     with open_catalog(demo_copy.duckdb_path, read_only=True) as db:
         [pending] = ShelfDB(db.conn, read_only=True).pending()

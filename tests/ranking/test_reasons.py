@@ -119,8 +119,13 @@ def test_conditions_a_row_meets_are_said_in_the_briefs_language_and_exclusions_n
     # "close in meaning" is said only beside the sentence that is close
     close = explain_shelf([replace(entry(MOBY, "vector"), candidate=Candidate("en-1", ["vector"],
                                                                             evidence="Call me Ishmael."))],
-                          q, Understanding(Intent.THEME_SHELF), BOOKS, GRAPH, facet_confidence=0.85)[0].reasons
+                          replace(q, language="en"), Understanding(Intent.THEME_SHELF), BOOKS, GRAPH,
+                          facet_confidence=0.85)[0].reasons
     assert close == (CloseToBrief("Call me Ishmael."),)
+    # a sheet speaks one language: the English sentence is not quoted on a Chinese sheet
+    assert explain_shelf([replace(entry(MOBY, "vector"), candidate=Candidate("en-1", ["vector"],
+                                                                           evidence="Call me Ishmael."))],
+                         q, Understanding(Intent.THEME_SHELF), BOOKS, GRAPH, facet_confidence=0.85)[0].reasons == ()
     assert why_text(close, "zh") == "这句与主题意思相近：「Call me Ishmael.」"
     assert why_text(close, "en") == "Close in meaning to the brief: 'Call me Ishmael.'"
 
