@@ -153,8 +153,9 @@ def reasons_for(entry: ShelfEntry, query: ThemeQuery, understanding: Understandi
                             query.language)
     if not reasons:  # the sheet speaks one language: a sentence or a heading in the other is not quoted
         own = [h for h in book.subjects if written_in(h, query.language)][:MAX_HEADINGS]
+        genres = tuple(sorted(book.values_at("genre", facet_confidence)))
         reasons = ([CloseToBrief(cand.evidence)] if cand.evidence and written_in(cand.evidence, query.language)
-                   else [FiledUnder(tuple(own))] if own else [])
+                   else [FiledUnder(tuple(own))] if own else [Meets("genre", genres)] if genres else [])
     return (*reasons, *doubts(book, query))
 
 

@@ -48,7 +48,8 @@ def test_a_failed_theme_fails_the_run_by_name_and_stays_pending_needs_review_doe
                      out)
     assert err.strip().startswith("error: batch honest: 2 of 3 themes shelved; needs review: rain, vague; failed, "
                                   "kept pending for the next run: blank (IndexError: ")
-    assert shelved(demo_copy, "honest") == {"rain": 30, "vague": 30}  # the others are delivered all the same
+    delivered = shelved(demo_copy, "honest")  # the others are delivered all the same
+    assert set(delivered) == {"rain", "vague"} and all(delivered.values())
     with open_catalog(demo_copy.duckdb_path, read_only=True) as db:
         [pending] = ShelfDB(db.conn, read_only=True).pending()
         assert ShelfDB(db.conn, read_only=True).pending_batches() == ["honest"]  # what the next nightly shelves
