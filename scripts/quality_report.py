@@ -173,18 +173,16 @@ def judged_rows(results: Path) -> list[tuple[str, JudgedRow, JudgedRow | None]]:
 def judged_table(results: Path) -> list[str]:
     """Now, with the first sight in brackets: wrong share of the top 10, nDCG@10, "done" under 90% fitting,
     status as expected, mean shelf size."""
-    def cell(now: object, first: object) -> str:
-        return f"{now} ({first})" if first is not None else str(now)
+    def cells(row: JudgedRow) -> list[str]:
+        return [_share(row.wrong), _share(row.ndcg), str(row.done_unfit), f"{row.status_ok}/{row.briefs}",
+                "-" if row.shelf_size is None else f"{row.shelf_size:.1f}"]
 
     rows = []
     for label, now, first in judged_rows(results):
-        rows.append([f"{label} ({now.briefs})",
-                     cell(f"**{_share(now.wrong)}**", first and _share(first.wrong)),
-                     cell(f"**{_share(now.ndcg)}**", first and _share(first.ndcg)),
-                     cell(now.done_unfit, first and first.done_unfit),
-                     cell(f"{now.status_ok}/{now.briefs}", first and f"{first.status_ok}/{first.briefs}"),
-                     cell(f"{now.shelf_size:.1f}" if now.shelf_size is not None else "-",
-                          first and first.shelf_size is not None and f"{first.shelf_size:.1f}" or None)])
+        figures = [f"**{c}**" if i < 2 else c for i, c in enumerate(cells(now))]  # the two scores stand out
+        if first:
+            figures = [f"{c} ({f})" for c, f in zip(figures, cells(first))]
+        rows.append([f"{label} ({now.briefs})", *figures])
     if not rows:
         return []
     return table(["set (briefs)", "wrong share of top 10", "nDCG@10", "\"done\", under 90% fitting",
