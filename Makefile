@@ -37,13 +37,14 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
 
-# docs/quality.md from `shelfwise eval --json` and timed `shelfwise try` runs on the demo (a few minutes);
+# docs/quality.md and the README's marked tables from `shelfwise eval --json`, the judged and fragment benchmarks
+# (Gutenberg too where SHELFWISE_REAL_CATALOGS stages it) and timed `shelfwise try` runs (tens of minutes);
 # labelled sets too with REPORT_ARGS="--data DIR [--limit N]".
 REPORT_ARGS ?=
 report: $(STAMP)
 	$(BIN)/shelfwise catalog import config/demo/catalog.jsonl
 	$(BIN)/shelfwise index build
-	$(BIN)/python scripts/quality_report.py $(REPORT_ARGS)
+	$(BIN)/python scripts/quality_report.py --readme README.md $(REPORT_ARGS)
 
 server: $(STAMP)
 	$(BIN)/shelfwise server

@@ -1,18 +1,20 @@
 """First-sight rate of a batch of brief fragments: how many the reader gets right the first time it sees them.
 
-    .venv/bin/python benchmarks/fragments_eval.py [--workspace DIR] benchmarks/fragments/fresh-*.yaml
+    .venv/bin/python benchmarks/fragments_eval.py [--workspace DIR] [--json OUT] benchmarks/fragments/fresh-*.yaml
 
 Each file holds fragments in the notation of tests/data/brief_fragments.yaml (`text`, `expect`, `forbid`; here
 also `source`, `kind`, `class`). Each is read by understanding's entry point, `understand`, over the demo
 catalog's index (`make demo`, or `shelfwise catalog import config/demo/catalog.jsonl` and `shelfwise index
 build`, in the workspace), and passes as a fragment of the table's test does: every `expect` item derived, no
 `forbid` item. Prints the failures with what was read, the pass rate per language (a fragment with a CJK
-character is Chinese, as the test counts them) and the failed fragments per class.
+character is Chinese, as the test counts them) and the failed fragments per class; --json writes the passed and
+total counts per language to OUT (for scripts/quality_report.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections import Counter
@@ -63,6 +65,7 @@ def notation(understood, titles: dict[str, str]) -> set[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--json", type=Path, metavar="OUT", help="also write the pass counts per language to OUT")
     parser.add_argument("--workspace", help="a workspace with the demo catalog indexed (default: the settings')")
     args = parser.parse_args(argv)
     batches = read_batches(args.files)
@@ -112,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     all_passed, all_total = sum(passed.values()), sum(total.values())
     print(f"all: {all_passed}/{all_total} = {all_passed / all_total:.0%}")
     print("failed fragments per class:", ", ".join(f"{c} {n}" for c, n in failed_classes.most_common()))
+    if args.json:
+        tmp = args.json.with_name(args.json.name + ".tmp")
+        tmp.write_text(json.dumps({"files": [path.name for path, _ in batches], "passed": dict(passed),
+                                   "total": dict(total)}, indent=1), encoding="utf-8")
+        tmp.replace(args.json)
     return 0
 
 

@@ -1,9 +1,13 @@
 """`make report`: measure the current code and write docs/quality.md, so that its tables cannot go stale.
 
-Runs `shelfwise eval --briefs ... --json` on the demo catalog (tagged and tag-blind), `shelfwise eval DIR --json`
-on every BEIR-layout set under --data (none unless given), and times `shelfwise try` on the demo workspace;
-keeps each command's JSON in outputs/report/ and renders the tables from those files alone (--render-only
-renders what is there without measuring again).
+Runs `shelfwise eval --briefs ... --json` on the demo catalog (tagged and tag-blind), the judged briefs
+(benchmarks/judged_eval.py) on the demo catalog and, where it is staged, on the Gutenberg catalog, the fresh
+curator fragments (benchmarks/fragments_eval.py) and the fragment tables (benchmarks/fragment_table.py),
+`shelfwise eval DIR --json` on every BEIR-layout set under --data (none unless given), and times `shelfwise try`
+on the demo workspace; keeps each command's JSON in outputs/report/ and renders the tables from those files
+alone (--render-only renders what is there without measuring again; a section whose files are missing is left
+out). --readme README.md also writes a compact quality table and the speed rows between the README's
+`<!-- report:quality -->` / `<!-- report:speed -->` markers and their closing `<!-- /report:... -->` lines.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -23,17 +28,42 @@ SHELFWISE = [sys.executable, "-m", "flows.cli"]
 RESULTS = PROJECT / "outputs" / "report"
 TRY_BRIEFS = ("雨夜读的安静小说，不要温暖治愈的", "Quiet novels for a rainy night, nothing heart-warming",
               "鲁迅作品专题")
+# The judged sets: (name in outputs/report/, briefs file, catalog key, the modes it is run in). Gutenberg's records
+# carry no vocabulary tags of ours, so it is run tag-blind only.
+JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", ("tagged", "blind")),
+          ("demo-holdout", "benchmarks/judged/demo-holdout.yaml", "demo", ("tagged", "blind")),
+          ("gutenberg-dev", "benchmarks/judged/gutenberg-dev.yaml", "gutenberg", ("blind",)),
+          ("gutenberg-holdout", "benchmarks/judged/gutenberg-holdout.yaml", "gutenberg", ("blind",)))
+# The committed first-sight runs (main at cbca387, before any change made for these briefs); Gutenberg's was run
+# on the catalog as imported, which holds none of our tags, so it stands beside the tag-blind row.
+FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json",
+               "demo-dev-blind": "benchmarks/judged/first-sight-dev-blind.json",
+               "demo-holdout-tagged": "benchmarks/judged/first-sight-holdout-tagged.json",
+               "demo-holdout-blind": "benchmarks/judged/first-sight-holdout-blind.json",
+               "gutenberg-dev-blind": "benchmarks/catalogs/results/gutenberg-firstsight-dev.json",
+               "gutenberg-holdout-blind": "benchmarks/catalogs/results/gutenberg-firstsight-holdout.json"}
+# benchmarks/fragments/README.md: the fresh fragments' first-sight rate, passed / total per language.
+FRAGMENTS_FIRST_SIGHT = {"zh": (65, 82), "en": (55, 78)}
+MARKERS = ("quality", "speed")
 BRIEF_ROWS = ("briefs", "mean pass share", "mean pass share zh", "mean pass share en", "mean condition share",
               "briefs with a failing book", "duplicate works", "status as expected", "resolved as expected")
 
 
-def shelfwise(*args: str) -> str:
-    """A shelfwise command's output; its failure stops the report with the command's own error."""
-    done = subprocess.run([*SHELFWISE, *args], cwd=PROJECT, capture_output=True, text=True,
+def run(command: list[str], label: str) -> str:
+    """A command's output; its failure stops the report with the command's own error."""
+    done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True,
                           env={**os.environ, "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
     if done.returncode != 0:
-        sys.exit(f"report: `shelfwise {' '.join(args)}` failed:\n{done.stderr[-2000:]}")
+        sys.exit(f"report: `{label}` failed:\n{done.stderr[-2000:]}")
     return done.stdout
+
+
+def shelfwise(*args: str) -> str:
+    return run([*SHELFWISE, *args], f"shelfwise {' '.join(args)}")
+
+
+def benchmark(script: str, *args: str) -> str:
+    return run([sys.executable, str(PROJECT / "benchmarks" / script), *args], f"benchmarks/{script} {' '.join(args)}")
 
 
 def keep(name: str, data: object) -> None:
@@ -43,11 +73,39 @@ def keep(name: str, data: object) -> None:
     path.with_suffix(".tmp").replace(path)
 
 
+def real_catalogs() -> dict[str, Path]:
+    """The judged catalogs that are here: the demo always, Gutenberg where it is staged
+    (SHELFWISE_REAL_CATALOGS, as tests/integration/test_real_catalogs.py reads it, or ../shared/data/catalogs)."""
+    staged = Path(os.environ.get("SHELFWISE_REAL_CATALOGS") or PROJECT.parent / "shared" / "data" / "catalogs")
+    found = {"demo": PROJECT / "config/demo/catalog.jsonl"}
+    if (staged / "gutenberg" / "pg_top_catalog.jsonl").is_file():
+        found["gutenberg"] = staged / "gutenberg" / "pg_top_catalog.jsonl"
+    return found
+
+
+def measure_judged() -> None:
+    catalogs = real_catalogs()
+    for name, briefs, catalog, modes in JUDGED:
+        if catalog not in catalogs:
+            print(f"report: {catalog} catalog not staged, {name} not measured")
+            continue
+        for mode in modes:
+            out = RESULTS / f"judged-{name}-{mode}.json"
+            RESULTS.mkdir(parents=True, exist_ok=True)
+            benchmark("judged_eval.py", "--briefs", briefs, "--catalog", str(catalogs[catalog]),
+                      *(("--tag-blind",) if mode == "blind" else ()), "--json", str(out))
+
+
 def measure(data: Path | None, limit: int | None) -> None:
     catalog = str(PROJECT / "config/demo/catalog.jsonl")
-    benchmark = str(PROJECT / "benchmarks/briefs/demo.yaml")
+    briefs = str(PROJECT / "benchmarks/briefs/demo.yaml")
     for name, blind in (("briefs-tagged", ()), ("briefs-tag-blind", ("--tag-blind",))):
-        keep(name, json.loads(shelfwise("eval", "--briefs", benchmark, "--catalog", catalog, *blind, "--json")))
+        keep(name, json.loads(shelfwise("eval", "--briefs", briefs, "--catalog", catalog, *blind, "--json")))
+    measure_judged()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    benchmark("fragments_eval.py", "--json", str(RESULTS / "fragments.json"),
+              "benchmarks/fragments/fresh-zh.yaml", "benchmarks/fragments/fresh-en.yaml")
+    benchmark("fragment_table.py", "--json", str(RESULTS / "fragment-table.json"))
     for folder in sorted(p for p in (data.iterdir() if data else ()) if (p / "qrels").is_dir()):
         keep(f"beir-{folder.name}", json.loads(shelfwise("eval", str(folder), "--json",
                                                          *(("--limit", str(limit)) if limit else ()))))
@@ -72,47 +130,186 @@ def table(header: list[str], rows: list[list[object]]) -> list[str]:
         "| " + " | ".join(str(c) for c in row) + " |" for row in rows]
 
 
-def render() -> str:
-    def read(name: str) -> dict:
-        return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+def load(path: Path) -> dict | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
-    measured = read("measured")
+
+@dataclass(frozen=True)
+class JudgedRow:
+    """One judged run's figures, as the table shows them."""
+    wrong: float | None
+    ndcg: float | None
+    done_unfit: int
+    status_ok: int
+    briefs: int
+    shelf_size: float | None
+
+    @classmethod
+    def of(cls, run: dict) -> "JudgedRow":
+        s = run["summary"]["all"]
+        sizes = [shelf["shelf_size"] for shelf in run.get("shelves", ())]
+        return cls(s["mean_wrong_share"], s["mean_ndcg"], s["done_unfit"], s["status_ok"], s["briefs"],
+                   sum(sizes) / len(sizes) if sizes else None)
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def judged_rows(results: Path) -> list[tuple[str, JudgedRow, JudgedRow | None]]:
+    """(label, now, first sight) for every judged run measured, in the order of JUDGED."""
+    rows = []
+    for name, _, _, modes in JUDGED:
+        for mode in modes:
+            run = load(results / f"judged-{name}-{mode}.json")
+            if run is None:
+                continue
+            first = load(PROJECT / FIRST_SIGHT[f"{name}-{mode}"]) if f"{name}-{mode}" in FIRST_SIGHT else None
+            label = f"{name.replace('-', ' ')}, {'tagged' if mode == 'tagged' else 'tag-blind'}"
+            rows.append((label, JudgedRow.of(run), JudgedRow.of(first) if first else None))
+    return rows
+
+
+def judged_table(results: Path) -> list[str]:
+    """Now, with the first sight in brackets: wrong share of the top 10, nDCG@10, "done" under 90% fitting,
+    status as expected, mean shelf size."""
+    def cells(row: JudgedRow) -> list[str]:
+        return [_share(row.wrong), _share(row.ndcg), str(row.done_unfit), f"{row.status_ok}/{row.briefs}",
+                "-" if row.shelf_size is None else f"{row.shelf_size:.1f}"]
+
+    rows = []
+    for label, now, first in judged_rows(results):
+        figures = [f"**{c}**" if i < 2 else c for i, c in enumerate(cells(now))]  # the two scores stand out
+        if first:
+            figures = [f"{c} ({f})" for c, f in zip(figures, cells(first))]
+        rows.append([f"{label} ({now.briefs})", *figures])
+    if not rows:
+        return []
+    return table(["set (briefs)", "wrong share of top 10", "nDCG@10", "\"done\", under 90% fitting",
+                  "status as expected", "mean shelf size"], rows)
+
+
+def fragments_line(results: Path) -> str | None:
+    run = load(results / "fragments.json")
+    if run is None:
+        return None
+    now = ", ".join(f"{lang} {run['passed'][lang]}/{run['total'][lang]}" for lang in sorted(run["total"],
+                                                                                            reverse=True))
+    first = ", ".join(f"{lang} {p}/{n}" for lang, (p, n) in FRAGMENTS_FIRST_SIGHT.items())
+    line = f"Fresh curator fragments read right: **{now}** (first sight {first})."
+    fragment_table = load(results / "fragment-table.json")
+    if fragment_table:
+        tables = ", ".join(f"{name} {p}/{n}" for name, (p, n) in fragment_table["tables"].items())
+        passed, total = fragment_table["probes"]
+        line += f" Fragment tables: {tables}; issue 30 probes {passed}/{total}."
+    return line
+
+
+def briefs_line(results: Path) -> str | None:
+    tagged, blind = load(results / "briefs-tagged.json"), load(results / "briefs-tag-blind.json")
+    if tagged is None or blind is None:
+        return None
+    t, b = tagged["summary"], blind["summary"]
+    return (f"The 90-brief benchmark (benchmarks/briefs/demo.yaml): status as expected {t['status as expected']} "
+            f"tagged, {b['status as expected']} tag-blind; mean pass share {t['mean pass share']} / "
+            f"{b['mean pass share']}.")
+
+
+def speed_rows(results: Path) -> list[list[str]]:
+    tried = load(results / "try.json")
+    rows = [[f"`shelfwise try \"{brief}\"` (median of 3, warm)", f"{seconds:.2f} s"]
+            for brief, seconds in (tried or {"seconds": {}})["seconds"].items()]
+    for path in sorted(results.glob("beir-*.json")):
+        run = load(path)
+        for s in run["scores"]:
+            rows.append([f"eval {run['dataset']} {s['mode']}, per query",
+                         f"{1000 * s['seconds'] / max(s['queries'], 1):.0f} ms"])
+    return rows
+
+
+def render(results: Path = RESULTS) -> str:
+    measured = load(results / "measured.json")
     lines = ["# Quality and speed", "",
-             "Written by `make report` from `shelfwise eval --json` and timed `shelfwise try` runs; "
-             "do not edit by hand.",
-             "", f"Measured on {measured['at']}, commit {measured['commit']}, {measured['cores']} cores, "
-             f"load average {measured['load']} (times are wall-clock: a busy machine slows them).", "",
-             "## Briefs read as the curator meant them", "",
-             "The shelf benchmark (benchmarks/briefs/demo.yaml) over the demo catalog, with its tags and "
-             "without them.",
-             ""]
-    tagged, blind = read("briefs-tagged")["summary"], read("briefs-tag-blind")["summary"]
-    lines += table(["", "tagged", "tag-blind"],
-                   [[row, tagged.get(row, "-"), blind.get(row, "-")] for row in BRIEF_ROWS])
-    sets = sorted(p.stem for p in RESULTS.glob("beir-*.json"))
-    if sets:
-        limit = measured.get("beir_limit")
-        lines += ["", "## Retrieval on labelled sets", "",
+             "Written by `make report` from `shelfwise eval --json`, the benchmarks' JSON and timed `shelfwise try` "
+             "runs; do not edit by hand.", ""]
+    if measured:
+        lines += [f"Measured on {measured['at']}, commit {measured['commit']}, {measured['cores']} cores, "
+                  f"load average {measured['load']} (times are wall-clock: a busy machine slows them).", ""]
+    judged = judged_table(results)
+    if judged:
+        lines += ["## Judged briefs", "",
+                  "Curators' briefs with every fitting book of the catalog graded (benchmarks/judged/README.md; "
+                  "benchmarks/catalogs/README.md for Gutenberg). In brackets: the first sight, before any change "
+                  "made for them (main at cbca387).", "", *judged, ""]
+    fragments = fragments_line(results)
+    if fragments:
+        lines += ["## Fragments of briefs", "", fragments, ""]
+    tagged, blind = load(results / "briefs-tagged.json"), load(results / "briefs-tag-blind.json")
+    if tagged and blind:
+        lines += ["## Briefs read as the curator meant them", "",
+                  "The shelf benchmark (benchmarks/briefs/demo.yaml) over the demo catalog, with its tags and "
+                  "without them.", ""]
+        lines += table(["", "tagged", "tag-blind"],
+                       [[row, tagged["summary"].get(row, "-"), blind["summary"].get(row, "-")] for row in BRIEF_ROWS])
+        lines.append("")
+    runs = {p.stem: load(p) for p in sorted(results.glob("beir-*.json"))}
+    if runs:
+        limit = (measured or {}).get("beir_limit")
+        lines += ["## Retrieval on labelled sets", "",
                   f"nDCG@10 / Recall@100 per mode{f' (first {limit} queries of each set)' if limit else ''}.", ""]
-        runs = {name: read(name) for name in sets}
         modes = list(dict.fromkeys(s["mode"] for run in runs.values() for s in run["scores"]))
         rows = []
-        for name, run in runs.items():
+        for run in runs.values():
             score = {s["mode"]: s for s in run["scores"]}
             rows.append([f"{run['dataset']} ({run['scores'][0]['queries']} queries)"]
                         + [f"{score[m]['ndcg_at_10']:.3f} / {score[m]['recall_at_100']:.3f}" if m in score else "-"
                            for m in modes])
-        lines += table(["set", *modes], rows)
-    lines += ["", "## Speed", ""]
-    rows = [[f"`shelfwise try \"{brief}\"` (median of 3, warm)", f"{seconds:.2f} s"]
-            for brief, seconds in read("try")["seconds"].items()]
-    for name in sets:
-        run = read(name)
-        for s in run["scores"]:
-            rows.append([f"eval {run['dataset']} {s['mode']}, per query",
-                         f"{1000 * s['seconds'] / max(s['queries'], 1):.0f} ms"])
-    lines += table(["what", "time"], rows)
-    return "\n".join(lines) + "\n"
+        lines += table(["set", *modes], rows) + [""]
+    speed = speed_rows(results)
+    if speed:
+        lines += ["## Speed", "", *table(["what", "time"], speed), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def readme_blocks(results: Path) -> dict[str, str]:
+    """The README's two generated blocks: the compact judged table with the 90-brief and fragments lines, and the
+    speed rows."""
+    measured = load(results / "measured.json")
+    note = (f"Measured by `make report` on {measured['at']} (commit {measured['commit']}); docs/quality.md has "
+            "the full tables, docs/history.md how the figures moved." if measured else
+            "Written by `make report`; docs/quality.md has the full tables, docs/history.md how the figures moved.")
+    quality = [note, ""]
+    rows = [[label, _share(now.wrong), _share(now.ndcg), now.done_unfit, f"{now.status_ok}/{now.briefs}",
+             f"{_share(first.wrong)} / {_share(first.ndcg)}" if first else "-"]
+            for label, now, first in judged_rows(results)]
+    if rows:
+        quality += table(["judged briefs", "wrong@10", "nDCG@10", "done <90% fit", "status ok",
+                          "first sight wrong@10 / nDCG@10"], rows) + [""]
+    quality += [line for line in (briefs_line(results), fragments_line(results)) if line]
+    speed = speed_rows(results)
+    return {"quality": "\n".join(quality).rstrip("\n"),
+            "speed": "\n".join(table(["what", "time"], speed)) if speed else "Not measured yet (`make report`)."}
+
+
+def replace_blocks(text: str, blocks: dict[str, str]) -> str | None:
+    """The text with each `<!-- report:NAME -->` ... `<!-- /report:NAME -->` block's inside replaced; None when a
+    marker is missing, out of order or doubled, so that a README without them is left alone."""
+    for name, body in blocks.items():
+        opening, closing = f"<!-- report:{name} -->", f"<!-- /report:{name} -->"
+        lines = text.split("\n")
+        starts = [i for i, line in enumerate(lines) if line.strip() == opening]
+        ends = [i for i, line in enumerate(lines) if line.strip() == closing]
+        if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+            return None
+        text = "\n".join(lines[:starts[0] + 1] + body.split("\n") + lines[ends[0]:])
+    return text
+
+
+def write(path: Path, text: str) -> None:
+    """Temp file and rename: never a half-written document."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
 
 
 def main() -> int:
@@ -120,13 +317,22 @@ def main() -> int:
     parser.add_argument("--data", type=Path, help="a folder of BEIR-layout sets to score (default: none)")
     parser.add_argument("--limit", type=int, help="only the first N queries of each labelled set")
     parser.add_argument("--render-only", action="store_true", help="write docs/quality.md from outputs/report/")
+    parser.add_argument("--readme", type=Path, help="also write the compact tables between this file's "
+                        "<!-- report:quality --> and <!-- report:speed --> markers")
     args = parser.parse_args()
     if not args.render_only:
         measure(args.data, args.limit)
     target = PROJECT / "docs" / "quality.md"
-    target.with_suffix(".tmp").write_text(render(), encoding="utf-8")
-    target.with_suffix(".tmp").replace(target)
+    write(target, render())
     print(f"written to {target}")
+    if args.readme:
+        replaced = replace_blocks(args.readme.read_text(encoding="utf-8"), readme_blocks(RESULTS))
+        if replaced is None:
+            print(f"{args.readme}: no <!-- report:quality --> / <!-- report:speed --> markers (each once, "
+                  "with its closing line); left alone")
+        else:
+            write(args.readme, replaced)
+            print(f"written to {args.readme}")
     return 0
 
 

@@ -1,0 +1,73 @@
+"""`make report`'s renderer (scripts/quality_report.py): the judged table from the runner's JSON beside the
+committed first sight, the fragments line, and the README blocks it rewrites between its markers."""
+
+import importlib.util
+import json
+import sys
+
+from tests.conftest import PROJECT_ROOT
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("quality_report", PROJECT_ROOT / "scripts" / "quality_report.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["quality_report"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _judged(briefs: int, wrong: float, ndcg: float, sizes: list[int]) -> dict:
+    """benchmarks/judged_eval.py's --json shape, cut to what the report reads."""
+    summary = {"briefs": briefs, "mean_wrong_share": wrong, "mean_ndcg": ndcg, "done_unfit": 1, "status_ok": 2,
+               "empty_shelves": 0}
+    return {"briefs_file": "benchmarks/judged/demo-dev.yaml", "catalog": "catalog.jsonl", "tag_blind": False,
+            "summary": {"all": summary, "zh": summary, "en": summary},
+            "shelves": [{"id": f"b{i}", "shelf_size": size} for i, size in enumerate(sizes)]}
+
+
+def _results(tmp_path):
+    (tmp_path / "judged-demo-dev-tagged.json").write_text(json.dumps(_judged(3, 0.3, 0.712, [30, 10, 5])))
+    (tmp_path / "fragments.json").write_text(json.dumps({"passed": {"zh": 70, "en": 60},
+                                                         "total": {"zh": 82, "en": 78}}))
+    (tmp_path / "try.json").write_text(json.dumps({"seconds": {"雨夜": 1.5}}))
+    return tmp_path
+
+
+def test_the_judged_row_stands_beside_its_committed_first_sight(tmp_path):
+    report = _script()
+    text = report.render(_results(tmp_path))
+    first = json.loads((PROJECT_ROOT / "benchmarks/judged/first-sight-dev-tagged.json").read_text())["summary"]["all"]
+    row = next(line for line in text.splitlines() if line.startswith("| demo dev, tagged"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[0] == "demo dev, tagged (3)"
+    assert cells[1].startswith("**0.30** (") and cells[2].startswith("**0.71** (")
+    assert cells[3] == f"1 ({first['done_unfit']})"
+    assert cells[4] == f"2/3 ({first['status_ok']}/{first['briefs']})"
+    assert cells[5].startswith("15.0 (")
+    # Sets not measured are left out, not shown empty; so is the 90-brief table without its JSON.
+    assert "holdout" not in text and "gutenberg" not in text and "Briefs read as" not in text
+    assert "zh 70/82, en 60/78** (first sight zh 65/82, en 55/78)" in text
+    assert "| `shelfwise try \"雨夜\"` (median of 3, warm) | 1.50 s |" in text
+
+
+def test_the_readme_blocks_are_replaced_between_their_markers_only(tmp_path):
+    report = _script()
+    blocks = report.readme_blocks(_results(tmp_path))
+    readme = ("# Shelfwise\nintro\n<!-- report:quality -->\nold table\n<!-- /report:quality -->\nmiddle\n"
+              "<!-- report:speed -->\n<!-- /report:speed -->\nend\n")
+    once = report.replace_blocks(readme, blocks)
+    assert once.startswith("# Shelfwise\nintro\n<!-- report:quality -->\n") and once.endswith("end\n")
+    assert "old table" not in once and "\nmiddle\n" in once
+    quality = once.split("<!-- report:quality -->\n")[1].split("<!-- /report:quality -->")[0]
+    assert "| demo dev, tagged | 0.30 | 0.71 | 1 | 2/3 |" in quality and "zh 70/82" in quality
+    speed = once.split("<!-- report:speed -->\n")[1].split("<!-- /report:speed -->")[0]
+    assert "1.50 s" in speed and "demo dev" not in speed
+    assert report.replace_blocks(once, blocks) == once  # a rerun writes the same README
+
+
+def test_a_readme_without_both_markers_in_order_is_left_alone(tmp_path):
+    report = _script()
+    blocks = report.readme_blocks(_results(tmp_path))
+    assert report.replace_blocks("# Shelfwise\n<!-- report:quality -->\n<!-- /report:quality -->\n", blocks) is None
+    assert report.replace_blocks("<!-- /report:quality -->\n<!-- report:quality -->\n"
+                                 "<!-- report:speed -->\n<!-- /report:speed -->\n", blocks) is None
