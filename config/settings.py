@@ -183,7 +183,7 @@ class HistorySettings(Section):
 class GatingSettings(Section):
     min_books: NonNegative = 10
     option_similarity: Share = 0.3
-    done_fit_share: Share = 0.9
+    done_fit_share: Share = 0.0
 
 
 class RankingSettings(Section):

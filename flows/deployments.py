@@ -71,7 +71,7 @@ def trigger_hint(settings: Settings, api_url: str) -> str:
     auth = " PREFECT_API_AUTH_STRING=USER:PASSWORD" if os.environ.get("PREFECT_API_AUTH_STRING") else ""
     return (f"Your deployments are being served: {', '.join(names)}\n"
             f"To run one from a shell: PREFECT_API_URL={api_url} PREFECT_HOME={settings.prefect_home}{auth} "
-            f"{prefect} deployment run '{names[-1]}'")
+            f"{prefect} deployment run 'build-indexes/build-indexes'")  # the one that needs no parameter
 
 
 def keep_serving(serve_once: Callable[[], None], stopping: threading.Event, pause_seconds: float = 5.0) -> None:

@@ -256,5 +256,6 @@ def test_try_as_run_leaves_out_what_a_recent_batch_shelved_as_the_run_would(demo
     assert shelfwise(["try", "--yaml", "--as-run", "--show", "30", brief]) == 0
     as_run = yaml.safe_load(capsys.readouterr().out)
     assert len(alone & shelved) > 10  # the same brief alone finds the same books
-    assert as_run["shelf"] and not {row["book_id"] for row in as_run["shelf"]} & shelved
+    # with the relevance floor the books left may be none: what matters is that none of the shelved ones return
+    assert not {row["book_id"] for row in as_run["shelf"]} & shelved
     assert any(note.startswith("history: skipped books of demo-2026-11/rainy-night-quiet") for note in as_run["notes"])

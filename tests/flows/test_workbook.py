@@ -68,13 +68,14 @@ def test_no_why_is_internal_notation_and_each_is_in_its_briefs_language(workbook
     assert all(why.startswith("鲁迅的作品") for why in [r["why"] for r in workbook.rows("lu-xun")][:3])
 
 
-def test_an_english_briefs_shelf_is_english_first(workbook, languages, demo_rows):
+def test_an_english_briefs_shelf_is_english_first_among_books_as_likely_to_fit(workbook, languages, demo_rows):
     language_of = {r["book_id"]: r["language"] for r in demo_rows}
     for theme_id in (t for t, lang in languages.items() if lang == "en"):
         books = [language_of[row["book_id"]] for row in workbook.rows(theme_id)]
-        # Chinese books only fill the shelf after its English ones
-        assert books and books == sorted(books, key=lambda lang: lang != "en"), theme_id
-    assert {language_of[row["book_id"]] for row in workbook.rows("rainy-night-quiet")} == {"en"}
+        # language breaks ties among fitting books (tasks/ranking/language.py): it opens with its own language
+        assert books and books[0] == "en", theme_id
+    rainy = [language_of[row["book_id"]] for row in workbook.rows("rainy-night-quiet")]
+    assert rainy.count("en") > len(rainy) / 2
 
 
 def test_theme_sheets_print_landscape_one_page_wide_with_the_header_repeated(workbook):
