@@ -174,6 +174,7 @@ TEXT: dict[str, dict[str, str]] = {
         "limit_few_fit": "few books in the catalog fit this theme",
         "ask_few_fit": ("Only {n} books in this catalog are about {t}: widen to a nearby topic, or lower the "
                         "relevance floor?"),
+        "ask_few_fit_one": "Only 1 book in this catalog is about {t}: widen to a nearby topic, or lower the relevance floor?",
         "opt_topic": "about: {t} ({n} books)",
         "opt_lower_floor": "lower the relevance floor (shelve books less sure to fit)",
     },
@@ -360,7 +361,9 @@ def question_text(question: Question, language: str, vocabulary: Vocabulary | No
                                             else condition_text(c.field, c.values, language, OR, vocabulary)
                                             for c in named)
     topic = TEXT[language]["list_sep"].join(TEXT[language]["word"].format(w) for w in question.content)
-    return TEXT[language][f"ask_{question.kind}"].format(n=question.count, v=value, t=topic)
+    kind = f"ask_{question.kind}_one" if question.count == 1 and f"ask_{question.kind}_one" in TEXT[language] else \
+        f"ask_{question.kind}"
+    return TEXT[language][kind].format(n=question.count, v=value, t=topic)
 
 
 def option_texts(question: Question, language: str, vocabulary: Vocabulary | None = None) -> tuple[str, ...]:

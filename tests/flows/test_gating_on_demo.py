@@ -233,11 +233,11 @@ def test_a_run_multiplies_on_the_blas_threads_its_settings_give(demo_workspace):
 
 
 def test_a_brief_the_demo_cannot_fill_goes_to_review_with_the_count_and_the_nearest_topics(demo_workspace, capsys):
-    report = try_brief(capsys, "Books about whales and the sea")
+    report = try_brief(capsys, "Books about whales")
     gating = report["gating"]
     assert gating["status"] == "needs_review"
     # the true reason: how many books of the catalog are about it, and what it does hold instead
-    count = int(re.search(r"Only (\d+) books in this catalog are about 'whales', 'sea'", gating["question"])[1])
+    count = int(re.search(r"Only (\d+) books? in this catalog (?:are|is) about 'whales'", gating["question"])[1])
     assert count < 10
     assert any(re.fullmatch(r"about: .+ \(\d+ books\)", o) for o in gating["options"])
     assert gating["options"][-1].startswith("lower the relevance floor")

@@ -117,9 +117,9 @@ def short_fit(share: float, likely: int = 4) -> Fit:
                topics=(("genre", "科普", 23), ("subject", "Whaling -- Fiction", 5)))
 
 
-def test_done_promises_ninety_percent_of_the_shelf_fits():
+def test_done_promises_the_set_share_of_the_shelf_fits():
     query = ThemeQuery((), ("whales", "sea"), "q", 0.8, "rules", "en")
-    settings = GatingSettings()
+    settings = GatingSettings(done_fit_share=0.9)
     assert gate(query, 30, ShelfLimits(), [], settings, fit=short_fit(0.95)).status == "done"
     verdict = gate(query, 30, ShelfLimits(), [], settings, fit=short_fit(0.6))
     assert verdict.status == "needs_review" and verdict.question.kind == "few_fit"
