@@ -52,6 +52,16 @@ def shared_data(name: str) -> Path:
     return path
 
 
+def real_catalog(name: str, file: str) -> Path:
+    """A staged real catalog file (benchmarks/catalogs/*/SOURCE.md): SHELFWISE_REAL_CATALOGS/<name>/, else
+    ../shared/data/catalogs/<name>/; the test is skipped where it is not on this machine."""
+    roots = [Path(os.environ["SHELFWISE_REAL_CATALOGS"])] if os.environ.get("SHELFWISE_REAL_CATALOGS") else []
+    for root in [*roots, SHARED_DATA / "catalogs"]:
+        if (root / name / file).exists():
+            return root / name / file
+    pytest.skip(f"real catalog {name}/{file} is not staged here")
+
+
 @pytest.fixture
 def workspace(tmp_path, monkeypatch):
     """A fresh workspace folder, made the process-wide settings' workspace for this test."""

@@ -9,7 +9,6 @@ read from the records themselves. Known import problems (issue 31) are strict xf
 from __future__ import annotations
 
 import csv
-import os
 import re
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from config.settings import PROJECT_ROOT
 from storage.catalog_db import open_catalog
 from tasks.catalog.ingest import ColumnMapping, load_mapping, validate_file
-from tests.conftest import SHARED_DATA
+from tests.conftest import real_catalog
 
 GUTENBERG_MAPPING = PROJECT_ROOT / "config" / "mappings" / "gutenberg.yaml"
 # Ebook numbers of the slice: editions of one work, translations, a book with no author, an epic whose only
@@ -26,15 +25,6 @@ GUTENBERG_MAPPING = PROJECT_ROOT / "config" / "mappings" / "gutenberg.yaml"
 SLICE = (11, 16, 21, 46, 84, 98, 120, 174, 209, 345, 996, 1342, 1727, 2000, 2199, 2554, 5200, 5740, 6130,
          8486, 10007, 16328, 19033, 19337, 22367, 23825, 23950, 23962, 24022, 24169, 25393, 39784, 41445,
          42324, 42671, 69087)
-
-
-def real_catalog(name: str, file: str) -> Path:
-    """A staged real catalog file; the test is skipped where it is not on this machine."""
-    roots = [Path(os.environ["SHELFWISE_REAL_CATALOGS"])] if os.environ.get("SHELFWISE_REAL_CATALOGS") else []
-    for root in [*roots, SHARED_DATA / "catalogs"]:
-        if (root / name / file).exists():
-            return root / name / file
-    pytest.skip(f"real catalog {name}/{file} is not staged here")
 
 
 def write_gutenberg_slice(target: Path) -> Path:

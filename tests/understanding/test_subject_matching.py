@@ -5,7 +5,6 @@ real vectors."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from tasks.recall.vector_search import MemorySearch
 from tasks.understanding.reading import load_cues, read_brief
 from tasks.understanding.subjects import VECTOR_THRESHOLD, SubjectVocabulary, subjects_of_brief
 from tasks.understanding.translate.rules import RulesTranslator
-from tests.conftest import DEMO_CATALOG, SHARED_DATA
+from tests.conftest import DEMO_CATALOG, real_catalog
 
 
 def index_of(books, embedder, folder: Path) -> SubjectVocabulary:
@@ -119,15 +118,6 @@ def test_the_subject_path_brings_only_books_carrying_the_matched_subjects(demo_s
     carrying = {b.book_id for b in demo_books if any("friendship" in h.lower() or "成长" in h for h in b.subjects)}
     assert hits and {h.book_id for h in hits} <= carrying
     assert all(h.score > 0 for h in hits) and hits == sorted(hits, key=lambda h: -h.score)
-
-
-def real_catalog(name: str, file: str) -> Path:
-    """A staged real catalog (benchmarks/catalogs/*/SOURCE.md); skipped where it is not on this machine."""
-    roots = [Path(os.environ["SHELFWISE_REAL_CATALOGS"])] if os.environ.get("SHELFWISE_REAL_CATALOGS") else []
-    for root in [*roots, SHARED_DATA / "catalogs"]:
-        if (root / name / file).exists():
-            return root / name / file
-    pytest.skip(f"real catalog {name}/{file} is not staged here")
 
 
 def test_a_real_catalogs_lcsh_headings_split_count_and_match(embedder, tmp_path):

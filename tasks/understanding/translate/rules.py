@@ -34,6 +34,7 @@ from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
+from tasks.understanding.segments import segment
 from tasks.understanding.topics import brief_keywords
 from tasks.understanding.translate.base import Translator
 
@@ -77,9 +78,6 @@ def _literature(mention: Mention) -> bool:
     return mention.field == "classification" and class_ranges().entry(mention.value).kind == "literatures"
 
 
-_CLAUSE_MARKS = "，,。；;！!？?：:\n"
-
-
 def _asked_literatures(reading: Reading) -> list[FilterCondition]:
     """The literatures a brief asks for, on the record's fact of each (the `literature` facet): the shelf holds one
     of them ("Russian novels", "法国小说或者德国小说都可以"); only a literature merely allowed alone ("日本的也可以") or
@@ -96,9 +94,8 @@ def _asked_literatures(reading: Reading) -> list[FilterCondition]:
 
 
 def _in_clause_with(text: str, mention: Mention, cues: Iterable[str]) -> bool:
-    """Whether one of the cues stands in the mention's clause."""
-    start = max(text.rfind(mark, 0, mention.start) for mark in _CLAUSE_MARKS) + 1
-    end = min((i for i in (text.find(mark, mention.end) for mark in _CLAUSE_MARKS) if i >= 0), default=len(text))
+    """Whether one of the cues stands in the mention's clause (the brief's one segmentation)."""
+    start, end = segment(text).clause_of(mention.start)
     clause = text[start:end].lower()
     return any(cue.lower() in clause for cue in cues)
 
