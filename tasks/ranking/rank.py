@@ -213,7 +213,7 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
                             else ctx.embedder.embed_queries([query.synthetic_query])[0])
             ranking.allowed = ctx.allowed(understood.constraints) if ctx.allowed else None
             ranking.evidence = ctx.relevance.evidence(candidates, query, ctx.books, ctx.snapshot, tokens, query_vector,
-                                                      ranking.allowed)
+                                                      ranking.allowed, ranking.subject_evidence)
             ranking.content = tuple(content_words(query.search_keywords, tokens, query.language,
                                                   ctx.snapshot.bm25.settings.english_stemming))
             candidates = ctx.relevance.score(candidates, ranking.evidence)

@@ -23,9 +23,11 @@ from tasks.ranking.relevance import (
     fitting,
     nearest_topics,
     read_calibration,
+    subject_features,
     token_cover,
     topic_counts,
 )
+from tasks.model.subjects import SubjectEvidence
 
 
 def test_the_fit_recovers_the_weights_that_made_the_labels():
@@ -78,6 +80,19 @@ def test_one_stray_word_of_a_long_brief_covers_little():
     weights = {"beekeeping": 5.0, "bees": 4.0, "honey": 4.0, "crowd": 1.0}
     assert token_cover(list(weights), weights, {"crowd"}) == pytest.approx(1 / 14)
     assert token_cover(list(weights), weights, {"beekeeping", "bees", "honey"}) == pytest.approx(13 / 14)
+
+
+def test_a_books_subject_evidence_says_its_role_its_kind_of_match_and_how_few_books_share_it():
+    rare = SubjectEvidence("b", "beekeeping", "Bee culture", "heading", "exact", 1.0, "required", books=3)
+    common = SubjectEvidence("b", "nature", "Nature", "part", "vector", 0.82, "preferred", books=300)
+    both = subject_features([rare, common], matched=True, catalog=1000)
+    assert (both.required, both.preferred, both.lexical, both.absent) == (1.0, 0.82, 1.0, 0.0)
+    near = subject_features([common], matched=True, catalog=1000)
+    assert near.lexical == 0.0 and near.required == 0.0  # a match by meaning alone
+    assert both.specific > near.specific > 0.0  # a heading of 3 books says more than one of 300
+    # the brief's topics matched subjects and the book carries none; where they matched none, nothing is missing
+    assert subject_features([], matched=True, catalog=1000).absent == 1.0
+    assert subject_features([], matched=False, catalog=1000) == subject_features([], matched=False, catalog=5)
 
 
 def test_the_floor_keeps_only_books_likely_to_fit():
