@@ -238,6 +238,17 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
     return out
 
 
+def topic_vector(query_vector: np.ndarray, named: Sequence[str], snapshot: IndexSnapshot) -> np.ndarray:
+    """What a candidate's closeness is read against: the brief's vector, and where the brief names books (a
+    read-alike's book, a spotlit author's or a series' books) the mean of theirs beside it, weighing as much: "Books
+    like Stoner" is about what Stoner is about, which its few words do not say."""
+    vectors = list(snapshot.book_vectors(list(dict.fromkeys(named))).values()) if named else []
+    if not vectors:
+        return query_vector
+    unit = lambda v: v / max(float(np.linalg.norm(v)), 1e-12)  # noqa: E731
+    return unit(unit(np.asarray(query_vector, dtype=np.float64)) + unit(np.mean(vectors, axis=0)))
+
+
 def narrowing(allowed: int | None, catalog: int) -> float:
     """-log10 of the share of the catalog that meets the hard conditions: 0 where all do."""
     return 0.0 if allowed is None or not catalog else -math.log10(max(allowed, 1) / catalog)

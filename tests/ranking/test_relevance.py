@@ -26,6 +26,7 @@ from tasks.ranking.relevance import (
     subject_features,
     token_cover,
     topic_counts,
+    topic_vector,
 )
 from tasks.model.subjects import SubjectEvidence
 
@@ -93,6 +94,35 @@ def test_a_books_subject_evidence_says_its_role_its_kind_of_match_and_how_few_bo
     # the brief's topics matched subjects and the book carries none; where they matched none, nothing is missing
     assert subject_features([], matched=True, catalog=1000).absent == 1.0
     assert subject_features([], matched=False, catalog=1000) == subject_features([], matched=False, catalog=5)
+
+
+class BookVectors:
+    """What topic_vector reads of an index version: the stored vectors of the books it names."""
+
+    def __init__(self, vectors: dict[str, np.ndarray]):
+        self.vectors = vectors
+
+    def book_vectors(self, book_ids):
+        return {b: self.vectors[b] for b in book_ids if b in self.vectors}
+
+
+def test_a_read_alikes_closeness_is_read_against_its_book_as_much_as_its_words(embedder):
+    stoner, quiet, space = embedder.embed_documents([
+        "Stoner: the quiet life of a farm boy who becomes an assistant professor of English, his unhappy marriage "
+        "and his love of literature, told as he looks back.",
+        "A small-town teacher's uneventful life, his friendships and his marriage, remembered in old age.",
+        "A starship crew fights an alien armada at the edge of the galaxy."])
+    brief = embedder.embed_queries(["Books like Stoner"])[0]
+    index = BookVectors({"stoner": stoner})
+    topic = topic_vector(brief, ["stoner", "stoner"], index)
+    assert np.linalg.norm(topic) == pytest.approx(1.0)
+    unit = lambda v: v / np.linalg.norm(v)  # noqa: E731
+    assert float(topic @ unit(brief)) == pytest.approx(float(topic @ unit(stoner)))  # both weigh as much
+    # the quiet novel stands further ahead of the space opera against the book than against the brief's few words
+    assert float(topic @ quiet - topic @ space) > float(brief @ quiet - brief @ space)
+    # a brief naming no book, or books the version lacks, is read against its own vector
+    assert np.array_equal(topic_vector(brief, [], index), brief)
+    assert np.array_equal(topic_vector(brief, ["gone"], index), brief)
 
 
 def test_the_floor_keeps_only_books_likely_to_fit():
