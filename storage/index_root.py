@@ -120,6 +120,17 @@ class IndexRoot:
         """Whether the store holds the whole version (its version file is uploaded last)."""
         return self._exists(f"{version_id}/{VERSION_OBJECT}")
 
+    def has_table(self, version_id: str, table: str) -> bool:
+        """Whether the version has this LanceDB table (a folder of objects named after it), without LanceDB's
+        listing, which imports its REST client (storage/lance.py)."""
+        import obstore
+
+        try:
+            listed = obstore.list_with_delimiter(self._store(), f"{version_id}/lance")
+        except _store_errors() as err:
+            raise self._fail(f"listing the tables of {version_id}", err) from None
+        return any(p.rstrip("/").rpartition("/")[2] == f"{table}.lance" for p in listed["common_prefixes"])
+
     def _exists(self, key: str) -> bool:
         """Whether the store lists `key`: by a listing, since not every server's answer to reading a missing
         key comes back as obstore's NotFoundError (moto's do not)."""

@@ -408,7 +408,7 @@ class IndexSnapshot:
     def has_e5(self) -> bool:
         """Whether the version has the e5 path's table (a local LanceDB table is a folder named after it)."""
         if self.store is not None:
-            return BOOKS_E5_TABLE in self._lance.list_tables().tables
+            return self.store.has_table(self.version_id, BOOKS_E5_TABLE)
         return (self.path / "lance" / f"{BOOKS_E5_TABLE}.lance").is_dir()
 
     @cached_property

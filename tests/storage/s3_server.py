@@ -42,18 +42,26 @@ class MotoServer:
                 assert self.process.poll() is None and time.monotonic() < deadline, "moto_server did not start"
                 time.sleep(0.2)
 
+    def client(self):
+        """boto3's client (moto's own dependency): the tests look at the bucket through another S3 client than
+        the product's."""
+        import boto3
+
+        return boto3.client("s3", endpoint_url=self.endpoint, region_name=CREDENTIALS["AWS_REGION"],
+                            aws_access_key_id=CREDENTIALS["AWS_ACCESS_KEY_ID"],
+                            aws_secret_access_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"])
+
     def new_bucket(self) -> str:
         bucket = f"shelf-{uuid.uuid4().hex[:12]}"
-        httpx.put(f"{self.endpoint}/{bucket}", timeout=10).raise_for_status()
+        self.client().create_bucket(Bucket=bucket)
         return bucket
 
     def keys(self, bucket: str) -> list[str]:
-        """Every key in the bucket (moto's listing; one page holds a test's few hundred)."""
-        listing = httpx.get(f"{self.endpoint}/{bucket}", params={"list-type": "2"}, timeout=10).text
-        return sorted(re.findall(r"<Key>([^<]+)</Key>", listing))
+        pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=bucket)
+        return sorted(item["Key"] for page in pages for item in page.get("Contents", []))
 
     def read(self, bucket: str, key: str) -> str:
-        return httpx.get(f"{self.endpoint}/{bucket}/{key}", timeout=10).text
+        return self.client().get_object(Bucket=bucket, Key=key)["Body"].read().decode("utf-8")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -62,13 +70,14 @@ class MotoServer:
 
 class UploadGate(ThreadingHTTPServer):
     """A proxy to the S3 server that lets `allowed` uploads into a version other than `known` through, then
-    holds the next ones: `reached` is set, and they wait until `release()`, then fail with 503."""
+    stops the next ones: `reached` is set, and they wait until `release()`, then fail with 503; or, with
+    `refuse`, they are answered at once with S3's 403 AccessDenied, which no client retries."""
 
     daemon_threads = True
 
-    def __init__(self, target: str, known: str, allowed: int):
+    def __init__(self, target: str, known: str, allowed: int, refuse: bool = False):
         super().__init__(("127.0.0.1", 0), _Forward)
-        self.target, self.known, self.allowed = target, known, allowed
+        self.target, self.known, self.allowed, self.refuse = target, known, allowed, refuse
         self.reached, self._released = threading.Event(), threading.Event()
         self.passed = 0
         self._lock = threading.Lock()
@@ -100,10 +109,15 @@ class _Forward(BaseHTTPRequestHandler):
     def _forward(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.server.holds(self.command, self.path):
-            self.server._released.wait(timeout=120)
-            self.send_response(503)
-            self.send_header("Content-Length", "0")
+            if not self.server.refuse:
+                self.server._released.wait(timeout=120)
+            status, error = (403, b"<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>") \
+                if self.server.refuse else (503, b"")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(error)))
             self.end_headers()
+            self.wfile.write(error)
             return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
         answer = self.server.client.request(self.command, self.server.target + self.path, headers=headers,

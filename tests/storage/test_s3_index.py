@@ -101,6 +101,17 @@ def test_a_reader_copies_a_version_but_its_lance_tables_and_a_dead_store_is_one_
     assert "\n" not in str(err.value)
 
 
+def test_a_store_that_refuses_is_one_line_and_exit_code_2_from_the_command(s3, tmp_path, monkeypatch, capsys):
+    from flows.cli import main as shelfwise
+
+    monkeypatch.setenv("SHELFWISE__WORKSPACE", str(tmp_path / "var"))
+    for key, value in s3_environment(s3.endpoint, "s3://no-such-bucket-here/idx").items():
+        monkeypatch.setenv(key, value)
+    assert shelfwise(["try", "quiet novels for a rainy night"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: s3://no-such-bucket-here/idx: reading CURRENT failed:") and "\n" not in err
+
+
 # ---- the demo, built to and shelved from the store ---------------------------------------------------------
 
 BRIEFS = ["适合雨天窗前读的安静小说，不要温暖治愈的", "鲁迅作品专题", "像《边城》那样的书", "Science fiction after 1980"]
@@ -146,13 +157,14 @@ def test_the_demo_built_to_s3_gives_the_local_build_shelves_read_from_the_store(
     snapshot = open_current(IndexRoot(s3_demo.indexes_dir, s3_demo.index.uri, s3.endpoint))
     assert snapshot.version_id == version_id and snapshot.store is not None
     assert not (snapshot.path / "lance").exists()  # the LanceDB table is read in the bucket
-    assert snapshot.books.count_rows() == snapshot.version.book_count
+    assert snapshot.books.count_rows() == snapshot.version.book_count and not snapshot.has_e5
+    assert snapshot.store.has_table(version_id, "books")
     assert from_store == shelves(demo_workspace) and all(from_store)
 
 
 @pytest.mark.slow
-def test_a_build_killed_mid_upload_leaves_the_previous_version_current_and_the_next_build_prunes(
-        s3_demo, s3, tmp_path, monkeypatch):
+def test_a_build_failed_or_killed_mid_upload_leaves_the_previous_version_current_and_the_next_build_prunes(
+        s3_demo, s3, tmp_path, monkeypatch, capsys):
     from flows.cli import main as shelfwise
 
     assert shelfwise(["index", "build"]) == 0
@@ -167,6 +179,16 @@ def test_a_build_killed_mid_upload_leaves_the_previous_version_current_and_the_n
     catalog.write_text("\n".join([json.dumps(book, ensure_ascii=False), *lines[1:]]) + "\n", encoding="utf-8")
     assert shelfwise(["catalog", "import", str(catalog)]) == 0
 
+    # An upload the store refuses part-way: the build fails in one line and changes nothing readers see.
+    gate = UploadGate(s3.endpoint, known=first, allowed=5, refuse=True)
+    monkeypatch.setenv("SHELFWISE__INDEX__S3_ENDPOINT", gate.endpoint)
+    assert shelfwise(["index", "build"]) == 1  # a failed build, as any other
+    gate.release()
+    said = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(said) == 1 and "uploading index version" in said[0] and "403" in said[0]
+    assert s3.read(bucket, "idx/CURRENT") == first
+
+    # A build killed part-way through its upload.
     gate = UploadGate(s3.endpoint, known=first, allowed=5)
     monkeypatch.setenv("SHELFWISE__INDEX__S3_ENDPOINT", gate.endpoint)
     build = Command("index", "build")
@@ -178,7 +200,7 @@ def test_a_build_killed_mid_upload_leaves_the_previous_version_current_and_the_n
     monkeypatch.setenv("SHELFWISE__INDEX__S3_ENDPOINT", s3.endpoint)
     keys = s3.keys(bucket)
     orphans = {k.split("/")[1] for k in keys if k.startswith("idx/2") and f"/{first}/" not in k}
-    assert len(orphans) == 1 and not [k for k in keys if k.endswith("version.json") and f"/{first}/" not in k]
+    assert len(orphans) == 2 and not [k for k in keys if k.endswith("version.json") and f"/{first}/" not in k]
     assert s3.read(bucket, "idx/CURRENT") == first
 
     reader = IndexRoot(tmp_path / "reader", s3_demo.index.uri, s3.endpoint)  # readers elsewhere keep the first
