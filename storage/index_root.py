@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -188,6 +189,19 @@ class IndexRoot:
                 obstore.delete(self._store(), paths)
         except _store_errors() as err:
             raise self._fail(f"deleting index version {version_id}", err) from None
+
+    def drop_pruned_copies(self, current: str) -> list[str]:
+        """Delete the local copies of versions older than `current` that the store no longer holds (a build
+        pruned them): a reader's folder would otherwise gain a version a night. A folder newer than `current`
+        may be a build's staging, and is never touched."""
+        if not self.local.is_dir():
+            return []
+        held = set(self.versions())
+        dropped = sorted(p.name for p in self.local.iterdir()
+                         if p.is_dir() and VERSION_ID.fullmatch(p.name) and p.name < current and p.name not in held)
+        for name in dropped:
+            shutil.rmtree(self.local / name, ignore_errors=True)
+        return dropped
 
     def download(self, version_id: str, lance: bool) -> Path:
         """The version's local copy, the files it lacks fetched (its LanceDB tables only with `lance`), each

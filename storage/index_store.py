@@ -668,6 +668,7 @@ def open_current(root: IndexRoot) -> IndexSnapshot:
         path = root.local / version_id
         if not version_exists(path):
             root.download(version_id, lance=False)
+            root.drop_pruned_copies(version_id)  # once per new version, not once per run
     else:
         pointer = root.local / CURRENT_FILE
         if not pointer.exists():

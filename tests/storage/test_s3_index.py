@@ -95,6 +95,16 @@ def test_a_reader_copies_a_version_but_its_lance_tables_and_a_dead_store_is_one_
     with pytest.raises(NoIndexError, match="no index has been built in s3://"):
         open_current(elsewhere)
 
+    # A reader's copies of versions the builder has pruned go; a newer folder (a build's staging) stays.
+    staging = elsewhere.local / V3
+    staging.mkdir()
+    (elsewhere.local / V2).mkdir()
+    fake_version(root, V2)
+    publish(root, V2)
+    prune_versions(root, {V2})  # the builder keeps V2 only
+    assert elsewhere.drop_pruned_copies(V2) == [V1]
+    assert sorted(p.name for p in elsewhere.local.iterdir()) == [V2, V3]
+
     dead = IndexRoot(tmp_path / "x", "s3://no-such-bucket-here/p", root.endpoint)
     with pytest.raises(IndexStoreError, match=r"^s3://no-such-bucket-here/p: reading CURRENT failed: ") as err:
         dead.read_current()
