@@ -95,7 +95,7 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             return index_build.IndexBuildReport(current.version_id, True, current.book_count,
                                                 current.sentence_count, 0, 0, 0, 0, stages)
         carry = index_build.plan_carry_over(
-            books, index_store.open_previous(current, inputs) if current and not full else None)
+            books, index_store.open_previous(current, inputs, index_root(settings)) if current and not full else None)
         if carry.previous is not None:
             logger.info("%d of %d books unchanged since index %s: taken from it", len(carry.carried), len(books),
                         current.version_id)

@@ -633,10 +633,16 @@ def _filter_meta(version_path: Path) -> dict:
     return json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
 
 
-def open_previous(version: IndexVersion, inputs_hash: str) -> IndexSnapshot | None:
+def open_previous(version: IndexVersion, inputs_hash: str, root: IndexRoot | None = None) -> IndexSnapshot | None:
     """A committed version a build may take unchanged books from: complete, and built from the same inputs
-    but the books (None otherwise, or for a folder that predates recording them). Its BM25 is not loaded."""
+    but the books (None otherwise, or for a folder that predates recording them). Its BM25 is not loaded.
+    From an object-store `root`, what the local folder lacks is fetched first: the build links the previous
+    LanceDB table's files, which a reader's copy leaves in the bucket, and a new machine has no copy at all."""
     path = Path(version.path)
+    if root is not None and root.remote and not (version_exists(path) and (path / "lance").is_dir()):
+        if not root.has_version(version.version_id):
+            return None
+        path = root.download(version.version_id, lance=True)
     if not version_exists(path) or not _whole_vector_files(path, version):
         return None
     inputs = json.loads((path / VERSION_FILE).read_text(encoding="utf-8")).get("inputs")

@@ -10,7 +10,7 @@ import pytest
 from config.settings import SettingsError, load_settings
 from storage.index_root import CurrentMoved, IndexRoot, IndexStoreError
 from storage.index_store import NoIndexError, open_current, prune_versions, publish, set_current
-from tests.conftest import Command, copy_workspace
+from tests.conftest import DEMO_CATALOG, Command, copy_workspace
 from tests.storage.s3_server import MotoServer, UploadGate, s3_environment
 
 V1, V2, V3 = "20261101T010000000000Z-aaaaaaaa", "20261102T010000000000Z-bbbbbbbb", "20261103T010000000000Z-cccccccc"
@@ -137,6 +137,16 @@ def shelves(settings) -> list[list[str]]:
             for i, brief in enumerate(BRIEFS)]
 
 
+def edited_catalog(folder) -> str:
+    """The demo catalog with its first book's summary rewritten: the next build makes a new version."""
+    lines = DEMO_CATALOG.read_text(encoding="utf-8").splitlines()
+    book = json.loads(lines[0])
+    book["summary"] = "A summary rewritten since the last build, so that the next build makes a new version."
+    (folder / "edited.jsonl").write_text("\n".join([json.dumps(book, ensure_ascii=False), *lines[1:]]) + "\n",
+                                         encoding="utf-8")
+    return str(folder / "edited.jsonl")
+
+
 @pytest.fixture
 def s3_demo(demo_workspace, s3, tmp_path, monkeypatch):
     """A copy of the demo workspace whose index lives in a bucket of its own; its local versions removed, so
@@ -151,7 +161,8 @@ def s3_demo(demo_workspace, s3, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_the_demo_built_to_s3_gives_the_local_build_shelves_read_from_the_store(demo_workspace, s3_demo, s3):
+def test_the_demo_built_to_s3_gives_the_local_build_shelves_read_from_the_store(demo_workspace, s3_demo, s3,
+                                                                               tmp_path):
     from flows.cli import main as shelfwise
 
     assert shelfwise(["index", "build"]) == 0
@@ -171,6 +182,13 @@ def test_the_demo_built_to_s3_gives_the_local_build_shelves_read_from_the_store(
     assert snapshot.store.has_table(version_id, "books")
     assert from_store == shelves(demo_workspace) and all(from_store)
 
+    # The next build patches that version's LanceDB table, which the local copy left in the bucket: fetched.
+    assert shelfwise(["catalog", "import", edited_catalog(tmp_path)]) == 0
+    assert shelfwise(["index", "build"]) == 0
+    patched = open_current(IndexRoot(s3_demo.indexes_dir, s3_demo.index.uri, s3.endpoint))
+    assert patched.version_id != version_id and (s3_demo.indexes_dir / version_id / "lance").is_dir()
+    assert patched.books.count_rows() == patched.version.book_count == snapshot.version.book_count
+
 
 @pytest.mark.slow
 def test_a_build_failed_or_killed_mid_upload_leaves_the_previous_version_current_and_the_next_build_prunes(
@@ -180,14 +198,7 @@ def test_a_build_failed_or_killed_mid_upload_leaves_the_previous_version_current
     assert shelfwise(["index", "build"]) == 0
     bucket = s3_demo.index.uri.split("/")[2]
     first = s3.read(bucket, "idx/CURRENT")
-    catalog = tmp_path / "edited.jsonl"
-    from tests.conftest import DEMO_CATALOG
-
-    lines = DEMO_CATALOG.read_text(encoding="utf-8").splitlines()
-    book = json.loads(lines[0])
-    book["summary"] = "A summary rewritten since the last build, so that the next build makes a new version."
-    catalog.write_text("\n".join([json.dumps(book, ensure_ascii=False), *lines[1:]]) + "\n", encoding="utf-8")
-    assert shelfwise(["catalog", "import", str(catalog)]) == 0
+    assert shelfwise(["catalog", "import", str(edited_catalog(tmp_path))]) == 0
 
     # An upload the store refuses part-way: the build fails in one line and changes nothing readers see.
     gate = UploadGate(s3.endpoint, known=first, allowed=5, refuse=True)
