@@ -205,7 +205,8 @@ class IndexRoot:
 
     def download(self, version_id: str, lance: bool) -> Path:
         """The version's local copy, the files it lacks fetched (its LanceDB tables only with `lance`), each
-        under a temporary name renamed, and the version file last: a copy cut short is never taken as whole."""
+        under a temporary name renamed, and the version file last: a copy cut short is never taken as whole.
+        A key is a path here; obstore refuses to list one with a ".." segment, so none leads out of the folder."""
         import obstore
 
         folder = self.local / version_id

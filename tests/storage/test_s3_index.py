@@ -84,7 +84,7 @@ def test_a_version_is_published_its_version_file_last_and_current_moves_only_con
     assert not [k for k in s3.keys(root.uri.split("/")[2]) if f"/{V1}/" in k]
 
 
-def test_a_reader_copies_a_version_but_its_lance_tables_and_a_dead_store_is_one_line(root, tmp_path):
+def test_a_reader_copies_a_version_but_its_lance_tables_and_a_dead_store_is_one_line(root, s3, tmp_path):
     fake_version(root, V1)
     publish(root, V1)
     elsewhere = IndexRoot(tmp_path / "reader", root.uri, root.endpoint)
@@ -104,6 +104,12 @@ def test_a_reader_copies_a_version_but_its_lance_tables_and_a_dead_store_is_one_
     prune_versions(root, {V2})  # the builder keeps V2 only
     assert elsewhere.drop_pruned_copies(V2) == [V1]
     assert sorted(p.name for p in elsewhere.local.iterdir()) == [V2, V3]
+
+    # A key that would step out of the version's folder is never written anywhere.
+    s3.client().put_object(Bucket=root.uri.split("/")[2], Key=f"shelves/{V1}/../../escaped", Body=b"x")
+    with pytest.raises(IndexStoreError, match=f"fetching index version {V1} failed: .*invalid path"):
+        IndexRoot(tmp_path / "third", root.uri, root.endpoint).download(V1, lance=False)
+    assert not list(tmp_path.rglob("escaped"))
 
     dead = IndexRoot(tmp_path / "x", "s3://no-such-bucket-here/p", root.endpoint)
     with pytest.raises(IndexStoreError, match=r"^s3://no-such-bucket-here/p: reading CURRENT failed: ") as err:
