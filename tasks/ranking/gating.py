@@ -11,7 +11,7 @@ copies on the shelf, or the brief's own conditions (a year range, a required gen
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -132,11 +132,7 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         question = question or Question("subject", topic=doubt.topic.text, readings=readings)
     if not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
-        # a topic the catalog holds no word of ("beekeeping"): no book has evidence of it beyond nearness in meaning,
-        # which alone makes no book fit: none fits, and the nearest topics the catalog holds are offered; without
-        # any, the curator is asked what the shelf is to be about
-        question = question or (few_fit(replace(fit, likely=0)) if fit is not None and fit.topics else
-                                Question("unrecognised", closest=closest))
+        question = question or Question("unrecognised", closest=closest)
     elif theme_shelf and only_excludes(query):
         # "Nothing by Stephen King, please" had gone out as done: thirty books chosen by the word "please"
         reasons.append("the brief only says what to leave out")

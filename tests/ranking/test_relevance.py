@@ -179,17 +179,13 @@ def test_done_promises_the_set_share_of_the_shelf_fits():
     assert options[-1].startswith("lower the relevance floor")
 
 
-def test_a_brief_on_a_topic_the_catalog_holds_no_word_of_says_none_fits_and_offers_the_nearest_topics():
-    query = ThemeQuery((), ("beekeeping",), "q", 0.3, "rules", "en")
-    # the calibration gives two books some chance by nearness alone; without any word of the brief that is no fit
-    verdict = gate(query, 12, ShelfLimits(), [], GatingSettings(), recognised=False, fit=short_fit(0.4, likely=2))
-    assert verdict.status == "needs_review" and verdict.question.kind == "few_fit" and verdict.question.count == 0
+def test_a_topic_no_book_of_the_catalog_fits_says_none_and_offers_the_nearest_topics():
+    query = ThemeQuery((), ("whales", "sea"), "q", 0.8, "rules", "en")
+    verdict = gate(query, 3, ShelfLimits(), [], GatingSettings(), fit=short_fit(0.1, likely=0))
+    assert verdict.question.kind == "few_fit" and verdict.question.count == 0
     assert question_text(verdict.question, "en").startswith("No book in this catalog is about 'whales', 'sea'")
     assert question_text(verdict.question, "zh").startswith("本馆没有关于「whales」、「sea」的书")
     assert option_texts(verdict.question, "en")[0] == "about: popular science (23 books)"
-    # nothing near either: the curator is asked what the shelf is to be about
-    bare = gate(query, 12, ShelfLimits(), [], GatingSettings(), recognised=False, fit=replace(short_fit(0.4), topics=()))
-    assert bare.question.kind == "unrecognised"
 
 
 def test_the_nearest_topics_are_broader_than_what_fits():
