@@ -10,7 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +36,7 @@ USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, Catal
 @contextmanager
 def _writing(settings: Settings, what: str) -> Iterator[None]:
     """Hold the workspace's write lock, saying on stderr whom we wait for."""
+    from storage.leftovers import remove_leftovers
     from storage.paths import check_writable
     from storage.workspace_lock import workspace_lock
 
@@ -43,7 +48,14 @@ def _writing(settings: Settings, what: str) -> Iterator[None]:
         print(f"waiting for {who} to finish… (up to {wait:g} s, locking.wait_seconds)", file=sys.stderr, flush=True)
 
     with workspace_lock(settings.workspace, what, wait, waiting):
-        yield
+        left = remove_leftovers(settings.workspace, settings.indexes_dir, settings.outputs_dir)
+        if left:
+            print(f"removed what an interrupted command left: {', '.join(left)}", file=sys.stderr, flush=True)
+        try:
+            yield
+        except BaseException:  # failed, interrupted: its half-written files go now, not at the next start
+            remove_leftovers(settings.workspace, settings.indexes_dir, settings.outputs_dir)
+            raise
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -341,10 +353,6 @@ def _cmd_review_import(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
-    import os
-    import signal
-    import threading
-
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from flows.deployments import keep_serving, run_worker, serve_deployments, trigger_hint
@@ -373,8 +381,6 @@ def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
 
 def _existing_api(settings: Settings) -> str:
     """The API of a server that is already up: PREFECT_API_URL or the workspace's `shelfwise server`."""
-    import os
-
     from prefect.settings import PREFECT_API_URL
 
     from flows.prefect_api import workspace_server
@@ -818,6 +824,52 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 READ_ONLY = {_cmd_status, _cmd_try}
+# From Ctrl-C or SIGTERM to the process's end, whatever it was doing: it unwinds (transactions rolled back,
+# half-written files removed, the flow run marked Crashed) for this long, then exits where it is; nothing
+# uncommitted is kept either way, and the next writer removes what is left (storage/leftovers.py).
+INTERRUPT_GRACE_SECONDS = 4.0
+_interrupt = threading.Lock()
+
+
+def _exit_interrupted(signum: int) -> None:
+    """Say what an interrupt kept and leave at once: 128 + the signal's number, as a shell reports it. os._exit,
+    not an exception: an unwinding that hangs (a Prefect server gone too) or interpreter shutdown's chatter
+    cannot add to it."""
+    if _interrupt.acquire(blocking=False):
+        print(f"error: interrupted by {signal.Signals(signum).name}: what it had not committed is rolled back "
+              "(the catalog, the current index and the batches are as they were); run it again", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + signum)
+
+
+_signalled: list[int] = []  # the signals received, first first
+
+
+def _on_interrupt(signum: int, frame) -> None:  # noqa: ANN001 - a signal handler's signature
+    if _signalled:  # a second Ctrl-C: leave now
+        _exit_interrupted(signum)
+    _signalled.append(signum)
+    threading.Thread(target=lambda: (time.sleep(INTERRUPT_GRACE_SECONDS), _exit_interrupted(signum)),
+                     daemon=True).start()
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C and SIGTERM unwind the command, then end it within INTERRUPT_GRACE_SECONDS (handlers restored
+    after: a test calls main() in its own process)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _on_interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    except KeyboardInterrupt:
+        _exit_interrupted(_signalled[0] if _signalled else signal.SIGINT)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -841,13 +893,11 @@ def main(argv: list[str] | None = None) -> int:
 
     use_auth_string(settings)  # a server beyond loopback asks every client for it
     try:
-        return args.handler(args, settings)
+        with _interruptible():
+            return args.handler(args, settings)
     except USER_ERRORS as err:
         print(f"error: {err}".replace("\n", "\nerror: "), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":

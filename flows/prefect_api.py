@@ -64,8 +64,10 @@ def start_child(args: list[str], env: dict[str, str], log: Path | None = None) -
     """A child process (args[0] must be a path) that the kernel stops when this process dies."""
     output = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child owns it from here
     try:
+        # A session of its own: Ctrl-C at the terminal reaches this process alone, which then still has the
+        # server to report its interrupted flow run to, and stops it itself.
         return subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(os.getpid()), *args], env=env,
-                                stdout=output, stderr=subprocess.STDOUT)
+                                stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
     finally:
         if log:
             output.close()
@@ -124,7 +126,7 @@ def workspace_server(settings: Settings) -> RunningServer | None:
 @contextmanager
 def flow_api(settings: Settings) -> Iterator[str]:
     """The Prefect API the flows of this command report to (see the module's docstring)."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from prefect.settings import PREFECT_API_URL, PREFECT_UI_URL, temporary_settings
 
     configured = PREFECT_API_URL.value()  # exported, or set in the Prefect profile
     if configured:
@@ -146,7 +148,8 @@ def flow_api(settings: Settings) -> Iterator[str]:
                           env)
     try:
         _wait_healthy(process, api_url, None)
-        with temporary_settings({PREFECT_API_URL: api_url}):
+        # No UI, and gone with the command: no "View at" link to it (the command prints what it made instead)
+        with temporary_settings({PREFECT_API_URL: api_url, PREFECT_UI_URL: ""}):
             try:
                 yield api_url
             finally:

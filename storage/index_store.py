@@ -92,6 +92,23 @@ def prune_versions(indexes_dir: Path, keep: set[str]) -> list[str]:
     return removed
 
 
+def remove_half_written(indexes_dir: Path) -> list[str]:
+    """Delete what an interrupted or failed build left: version folders without their version file (written
+    last, so a folder without it was never complete) and CURRENT's temp files; returns their names. Only for
+    the workspace's writer: another build may be writing its folder otherwise."""
+    if not indexes_dir.is_dir():
+        return []
+    removed = []
+    for child in sorted(indexes_dir.iterdir()):
+        if child.is_dir() and not (child / VERSION_FILE).exists():
+            shutil.rmtree(child, ignore_errors=True)
+            removed.append(child.name)
+        elif child.is_file() and child.name.startswith(f".{CURRENT_FILE}."):
+            child.unlink(missing_ok=True)
+            removed.append(child.name)
+    return removed
+
+
 def set_current(indexes_dir: Path, version_id: str) -> None:
     """Point readers at `version_id` (a temp file renamed over CURRENT: readers see the old or the new one)."""
     temp = indexes_dir / f".{CURRENT_FILE}.{os.getpid()}"
