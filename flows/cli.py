@@ -22,7 +22,7 @@ from pathlib import Path
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
 from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
-from storage.paths import NotWritable, UnsafePath
+from storage.paths import NotWritable, UnsafePath, full_disk
 from storage.workspace_lock import Holder, WorkspaceBusy
 from tasks.intake.formats import SOURCE_FORMATS, CatalogFileError
 from tasks.errors import InputError
@@ -53,9 +53,8 @@ def _writing(settings: Settings, what: str) -> Iterator[None]:
             print(f"removed what an interrupted command left: {', '.join(left)}", file=sys.stderr, flush=True)
         try:
             yield
-        except BaseException:  # failed, interrupted: its half-written files go now, not at the next start
+        finally:  # a build that failed or was interrupted: its half-written folder goes now (it may fill a disk)
             remove_leftovers(settings.workspace, settings.indexes_dir, settings.outputs_dir)
-            raise
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -131,6 +130,7 @@ def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
         with flow_api(settings):
             state = build_indexes(full=args.full, return_state=True)
     if not state.is_completed():
+        _raise_full_disk(state.result(raise_on_failure=False), settings)
         print(f"error: the index build failed: {state.message}", file=sys.stderr)
         return 1
     report = state.result()
@@ -321,6 +321,7 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if isinstance(outcome, USER_ERRORS):
         raise outcome
     if isinstance(outcome, BaseException) and result is outcome:
+        _raise_full_disk(outcome, settings)
         print(f"error: the run failed: {type(outcome).__name__}: {outcome}", file=sys.stderr)
         return 1
     for theme_id, count in result.shelves.items():
@@ -824,6 +825,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 READ_ONLY = {_cmd_status, _cmd_try}
+
+
+def _written_folders(settings: Settings) -> list[Path]:
+    return [settings.workspace, settings.indexes_dir, settings.outputs_dir]
+
+
+def _raise_full_disk(outcome: object, settings: Settings) -> None:
+    """A failed flow run's error raised here when it was a full disk: main() says it in one line."""
+    if isinstance(outcome, Exception) and full_disk(outcome, _written_folders(settings)) is not None:
+        raise outcome
+
+
+def _release(err: BaseException) -> None:
+    """Let go of the frames a handled full-disk error holds (open DuckDB connections among them), so that nothing
+    of DuckDB is left for the interpreter's shutdown to report as leaked."""
+    import gc
+    import traceback
+
+    while err is not None:
+        if err.__traceback__ is not None:
+            traceback.clear_frames(err.__traceback__)
+        err = err.__cause__ or err.__context__
+    gc.collect()
+
+
+def _full_disk_line(where: str) -> str:
+    return (f"error: the disk is full: could not write {where}; nothing was changed (what was being written is rolled "
+            "back: the catalog, the current index and the batches are as they were); free some space and run it again")
 # From Ctrl-C or SIGTERM to the process's end, whatever it was doing: it unwinds (transactions rolled back,
 # half-written files removed, the flow run marked Crashed) for this long, then exits where it is; nothing
 # uncommitted is kept either way, and the next writer removes what is left (storage/leftovers.py).
@@ -897,6 +926,13 @@ def main(argv: list[str] | None = None) -> int:
             return args.handler(args, settings)
     except USER_ERRORS as err:
         print(f"error: {err}".replace("\n", "\nerror: "), file=sys.stderr)
+        return 2
+    except Exception as err:
+        where = full_disk(err, _written_folders(settings))
+        if where is None:
+            raise
+        print(_full_disk_line(where), file=sys.stderr)
+        _release(err)
         return 2
 
 

@@ -159,7 +159,7 @@ def demo_run_copy(demo_run, tmp_path, monkeypatch):
 class Command:
     """`shelfwise ARGS` in its own process; its output is collected line by line as it comes."""
 
-    def __init__(self, *args: str, own_server: bool = False):
+    def __init__(self, *args: str, own_server: bool = False, session: bool = False):
         env = dict(os.environ)
         if own_server:
             env.pop("PREFECT_API_URL", None)
@@ -168,7 +168,8 @@ class Command:
 
             env["PREFECT_API_URL"] = PREFECT_API_URL.value()  # the session's server: no 15 s start each
         self.process = subprocess.Popen([sys.executable, "-m", "flows.cli", *args], cwd=PROJECT_ROOT, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=session)  # session: a group to Ctrl-C as a terminal does
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
