@@ -15,8 +15,9 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -218,11 +219,11 @@ def persistent_server(settings: Settings) -> Iterator[RunningServer]:
            "PREFECT_SERVER_API_PORT": str(port), "PREFECT_UI_API_URL": f"{url}/api"}
     if secret:
         env["PREFECT_SERVER_API_AUTH_STRING"] = secret
-    process = start_child([sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)],
-                          env, log)
+    server = _KeptUp(lambda: start_child([sys.executable, "-m", "prefect", "server", "start", "--host", host,
+                                          "--port", str(port)], env, log), f"{url}/api", log)
     record = settings.prefect_home / SERVER_FILE
     try:
-        _wait_healthy(process, f"{url}/api", log)
+        server.start()
         with ExitStack() as outputs:
             try:
                 outputs_url = outputs.enter_context(serve_outputs(settings.outputs_dir, host,
@@ -231,13 +232,58 @@ def persistent_server(settings: Settings) -> Iterator[RunningServer]:
                 raise ServerError(f"cannot serve {settings.outputs_dir} on {host}:{settings.server.outputs_port} "
                                   f"(server.outputs_port): {err.strerror or err}") from None
             tmp = record.with_name(f".{record.name}.tmp")
-            tmp.write_text(json.dumps({"url": url, "pid": process.pid, "outputs_url": outputs_url}),
-                           encoding="utf-8")
+            # the pid of this process, which keeps the server up: the server's own changes when it is restarted
+            tmp.write_text(json.dumps({"url": url, "pid": os.getpid(), "outputs_url": outputs_url}), encoding="utf-8")
             os.replace(tmp, record)
-            yield RunningServer(url, process.pid, outputs_url)
+            yield RunningServer(url, os.getpid(), outputs_url)
     finally:
         record.unlink(missing_ok=True)
-        stop_child(process)
+        server.stop()
+
+
+class _KeptUp:
+    """A server process started again, on the same port and database, whenever it dies until stop(): its run
+    history, deployments and schedules are in its database, so they are all there again when it is back."""
+
+    CHECK_SECONDS = 1.0
+    RETRY_SECONDS = 5.0
+
+    def __init__(self, start: Callable[[], subprocess.Popen], api_url: str, log: Path):
+        self._start, self._api_url, self._log = start, api_url, log
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        """Start it and wait until it answers (ServerError if it does not), then watch it."""
+        self.process = self._start()
+        _wait_healthy(self.process, self._api_url, self._log)
+        threading.Thread(target=self._watch, name="prefect-server-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(self.CHECK_SECONDS):
+            if self.process.poll() is None:
+                continue
+            print(f"the Prefect server stopped (exit code {self.process.returncode}); starting it again",
+                  file=sys.stderr, flush=True)
+            while not self._stopping.is_set():
+                with self._lock:
+                    if self._stopping.is_set():
+                        return
+                    self.process = self._start()
+                try:
+                    _wait_healthy(self.process, self._api_url, self._log)
+                    print(f"the Prefect server answers again at {self._api_url}", file=sys.stderr, flush=True)
+                    break
+                except ServerError as err:
+                    print(f"{err}; trying again in {self.RETRY_SECONDS:g} s", file=sys.stderr, flush=True)
+                    self._stopping.wait(self.RETRY_SECONDS)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping.set()
+        if self.process is not None:
+            stop_child(self.process)
 
 
 @dataclass(frozen=True)
