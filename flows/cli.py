@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
-from flows.prefect_api import ServerError
+from flows.prefect_api import ServerError, server_lost
 from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
 from storage.paths import NotWritable, UnsafePath, full_disk
 from storage.workspace_lock import Holder, WorkspaceBusy
@@ -127,8 +127,13 @@ def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     with _writing(settings, _command_line(args)):
         with open_catalog(settings.duckdb_path) as db:  # before Prefect: one line, not a failed flow's log
             check_catalog_has_books(db, settings)
-        with flow_api(settings):
-            state = build_indexes(full=args.full, return_state=True)
+        with flow_api(settings) as api:
+            try:
+                state = build_indexes(full=args.full, return_state=True)
+            except Exception as err:
+                if not server_lost(err, api):
+                    raise
+                raise _LeaveNow(_built_without_server(settings, api)) from None
     if not state.is_completed():
         _raise_full_disk(state.result(raise_on_failure=False), settings)
         print(f"error: the index build failed: {state.message}", file=sys.stderr)
@@ -311,11 +316,17 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"error: {args.file or batch_id}: batch {batch_id} has no theme to shelve"
                   + (f" ({len(theme_file.rejected)} rejected)" if theme_file else ""), file=sys.stderr)
             return 2
-        with flow_api(settings):
-            state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
-                                     query_expansion=switch_value(args.expansion),
-                                     language_preference=args.language_preference or "default",
-                                     apply_review=args.apply_review, return_state=True)
+        started = time.time()
+        with flow_api(settings) as api:
+            try:
+                state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
+                                         query_expansion=switch_value(args.expansion),
+                                         language_preference=args.language_preference or "default",
+                                         apply_review=args.apply_review, return_state=True)
+            except Exception as err:
+                if not server_lost(err, api):
+                    raise
+                raise _LeaveNow(_saved_without_server(settings, batch_id, api, started)) from None
     outcome = state.result(raise_on_failure=False)
     result = outcome.result if isinstance(outcome, ShelvingFailed) else outcome
     if isinstance(outcome, USER_ERRORS):
@@ -330,6 +341,54 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if not state.is_completed():
         print(f"error: {state.message}", file=sys.stderr)
         return 1
+    return 0
+
+
+class _LeaveNow(Exception):  # noqa: N818 - not an error: the command is done
+    """The command has said what it did and the Prefect server is gone: its clients would spend minutes more on
+    the events and logs they still hold for it. main() ends the process at once with this exit code."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+def _lost_line(api: str, what: str) -> None:
+    print(f"warning: the Prefect server at {api} stopped answering during the run: {what}", file=sys.stderr,
+          flush=True)
+
+
+def _saved_without_server(settings: Settings, batch_id: str, api: str, started: float) -> int:
+    """What a run whose Prefect server went away saved, read from the workspace: the exit code."""
+    from storage.catalog_db import open_catalog
+    from storage.paths import workbook_path
+    from storage.shelf_db import ShelfDB
+
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        statuses = ShelfDB(db.conn, read_only=True).theme_statuses(batch_id)
+    workbook = workbook_path(settings.outputs_dir, batch_id)
+    if not (workbook.exists() and workbook.stat().st_mtime >= started):  # the batch's one transaction wrote it
+        _lost_line(api, f"batch {batch_id} was not shelved; its themes stay pending: run it again")
+        return 1
+    for theme_id, status in statuses.items():
+        print(f"  {theme_id}: {'failed, stays pending' if status == 'pending' else status}")
+    print(f"workbook: {workbook}")
+    _lost_line(api, "the shelves are written and recorded, but the run's record in Prefect may be incomplete")
+    return 1 if "pending" in statuses.values() else 0
+
+
+def _built_without_server(settings: Settings, api: str) -> int:
+    """What an index build whose Prefect server went away left current: the exit code."""
+    from storage.catalog_db import open_catalog
+
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        current = db.current_index_version()
+        changed = db.books_changed_since_build()
+    if current is None or any(changed.values()):
+        _lost_line(api, "the build did not finish; the previous index stays current: run it again")
+        return 1
+    print(f"index {current.version_id}: {current.book_count} books, {current.sentence_count} sentences")
+    _lost_line(api, "the index is built and current, but the run's record in Prefect may be incomplete")
     return 0
 
 
@@ -927,6 +986,10 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as err:
         print(f"error: {err}".replace("\n", "\nerror: "), file=sys.stderr)
         return 2
+    except _LeaveNow as done:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(done.code)
     except Exception as err:
         where = full_disk(err, _written_folders(settings))
         if where is None:

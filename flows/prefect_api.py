@@ -124,9 +124,36 @@ def workspace_server(settings: Settings) -> RunningServer | None:
     return server if healthy(server.api_url) else None
 
 
+# A command's Prefect client retries a failed call this often (2 + 4 s apart), not 5 times over a minute: a
+# server that went away mid-run is known in seconds, and the command says what it saved (flows/cli.py).
+CLIENT_RETRIES = 2
+
+
+def server_lost(err: BaseException, api_url: str) -> bool:
+    """Whether `err` came from the Prefect server at api_url going away: a transport error, and it answers no more."""
+    import httpx
+
+    seen: list[BaseException] = []
+    while err is not None and err not in seen:
+        if isinstance(err, httpx.TransportError):
+            return not healthy(api_url)
+        seen.append(err)
+        err = err.__cause__ or err.__context__
+    return False
+
+
 @contextmanager
 def flow_api(settings: Settings) -> Iterator[str]:
     """The Prefect API the flows of this command report to (see the module's docstring)."""
+    from prefect.settings import PREFECT_CLIENT_MAX_RETRIES, temporary_settings
+
+    with temporary_settings({PREFECT_CLIENT_MAX_RETRIES: CLIENT_RETRIES}):
+        with _flow_api(settings) as api:
+            yield api
+
+
+@contextmanager
+def _flow_api(settings: Settings) -> Iterator[str]:
     from prefect.settings import PREFECT_API_URL, PREFECT_UI_URL, temporary_settings
 
     configured = PREFECT_API_URL.value()  # exported, or set in the Prefect profile
