@@ -15,12 +15,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
-from flows.prefect_api import ServerError, server_lost
+from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
 from storage.paths import NotWritable, UnsafePath, full_disk
 from storage.workspace_lock import Holder, WorkspaceBusy
@@ -121,19 +121,13 @@ def _cmd_catalog_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     from flows.build_indexes import build_indexes, check_catalog_has_books
-    from flows.prefect_api import flow_api
     from storage.catalog_db import open_catalog
 
     with _writing(settings, _command_line(args)):
         with open_catalog(settings.duckdb_path) as db:  # before Prefect: one line, not a failed flow's log
             check_catalog_has_books(db, settings)
-        with flow_api(settings) as api:
-            try:
-                state = build_indexes(full=args.full, return_state=True)
-            except Exception as err:
-                if not server_lost(err, api):
-                    raise
-                raise _LeaveNow(_built_without_server(settings, api)) from None
+        with _flow_runs(settings, lambda api: _built_without_server(settings, api)):
+            state = build_indexes(full=args.full, return_state=True)
     if not state.is_completed():
         _raise_full_disk(state.result(raise_on_failure=False), settings)
         print(f"error: the index build failed: {state.message}", file=sys.stderr)
@@ -306,7 +300,6 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     theme_file = _read_themes(args) if args.file else None  # before the heavy imports: a bad file is refused at once
 
     from flows.generate_shelves import ShelvingFailed, check_outputs, generate_shelves, switch_value
-    from flows.prefect_api import flow_api
 
     batch_id = theme_file.batch_id if theme_file else args.batch
     workbook_path(settings.outputs_dir, batch_id)
@@ -317,16 +310,11 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                   + (f" ({len(theme_file.rejected)} rejected)" if theme_file else ""), file=sys.stderr)
             return 2
         started = time.time()
-        with flow_api(settings) as api:
-            try:
-                state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
-                                         query_expansion=switch_value(args.expansion),
-                                         language_preference=args.language_preference or "default",
-                                         apply_review=args.apply_review, return_state=True)
-            except Exception as err:
-                if not server_lost(err, api):
-                    raise
-                raise _LeaveNow(_saved_without_server(settings, batch_id, api, started)) from None
+        with _flow_runs(settings, lambda api: _saved_without_server(settings, batch_id, api, started)):
+            state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
+                                     query_expansion=switch_value(args.expansion),
+                                     language_preference=args.language_preference or "default",
+                                     apply_review=args.apply_review, return_state=True)
     outcome = state.result(raise_on_failure=False)
     result = outcome.result if isinstance(outcome, ShelvingFailed) else outcome
     if isinstance(outcome, USER_ERRORS):
@@ -351,6 +339,21 @@ class _LeaveNow(Exception):  # noqa: N818 - not an error: the command is done
     def __init__(self, code: int):
         super().__init__(code)
         self.code = code
+
+
+@contextmanager
+def _flow_runs(settings: Settings, saved: Callable[[str], int]) -> Iterator[None]:
+    """The Prefect API for the block's flow runs (flows/prefect_api.py); should that server go away under them,
+    saved(api) says what the workspace holds, and the command ends with the exit code it returns."""
+    from flows.prefect_api import flow_api, server_lost
+
+    with flow_api(settings) as api:
+        try:
+            yield
+        except Exception as err:
+            if not server_lost(err, api):
+                raise
+            raise _LeaveNow(saved(api)) from None
 
 
 def _lost_line(api: str, what: str) -> None:

@@ -17,7 +17,7 @@ from storage.index_store import CURRENT_FILE, VERSION_FILE
 from storage.workspace_lock import current_holder
 from tests.conftest import Command, gone
 from tests.faults.conftest import SEED_CSV
-from tests.faults.test_kill_and_concurrency import history
+from tests.faults.test_kill_and_concurrency import history, holds
 
 BOUND_SECONDS = 5.0
 
@@ -42,17 +42,6 @@ def interrupt(command: Command, signum: int, group: bool = False) -> tuple[int, 
 def assert_one_line(command: Command, signum: int) -> None:
     assert command.lines[-1] == interrupted_line(signum), "\n".join(command.lines[-20:])
     assert not any("Traceback" in line for line in command.lines), "\n".join(command.lines)
-
-
-def wait_holding(command: Command, workspace: Path, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        holder = current_holder(workspace)
-        if holder and holder.pid == command.process.pid:
-            return
-        assert command.process.poll() is None, "\n".join(command.lines[-20:])
-        time.sleep(0.05)
-    raise AssertionError("the command did not take the workspace lock")
 
 
 @pytest.mark.slow
@@ -87,7 +76,7 @@ def test_a_catalog_import_interrupted_in_its_transaction_keeps_nothing(seeded, r
     big = tmp_path / "big.csv"
     big.write_text(SEED_CSV.splitlines(keepends=True)[0] + rows, encoding="utf-8")
     command = Command("catalog", "import", str(big), own_server=True)  # no flow: no Prefect server
-    wait_holding(command, seeded.workspace)  # the file is read and checked: its rows are being written
+    holds(command, seeded.workspace)  # the file is read and checked: its rows are being written
     code, seconds = interrupt(command, signal.SIGTERM)
     record("SIGTERM during `catalog import` of 20,000 rows", f"exit {code}: {command.lines[-1]}",
            "catalog unchanged (3 books, no rejected rows)", "interrupt-import")
