@@ -434,8 +434,8 @@ def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
         print(f"Prefect UI: {server.url} (Ctrl-C stops the server and the "
               f"{'worker' if args.worker else 'deployments'}); workbooks: {server.outputs_url}", flush=True)
         with temporary_settings({PREFECT_API_URL: server.api_url}):
-            if args.worker:
-                run_worker(settings)
+            if args.worker:  # a worker that stops on its own is started again, as the serve loop is
+                keep_serving(lambda: run_worker(settings), stopping)
             else:
                 keep_serving(lambda: serve_deployments(
                     settings, lambda: print(trigger_hint(settings, server.api_url), flush=True)), stopping)
