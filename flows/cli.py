@@ -22,6 +22,7 @@ from pathlib import Path
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
 from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
+from storage.index_root import IndexStoreError
 from storage.paths import NotWritable, UnsafePath, full_disk
 from storage.workspace_lock import Holder, WorkspaceBusy
 from tasks.intake.formats import SOURCE_FORMATS, CatalogFileError
@@ -30,7 +31,7 @@ from tasks.model.themes import LANGUAGE_PREFERENCES
 
 # A user's mistake or a busy workspace: one line and exit 2, never a traceback.
 USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, CatalogBusy, CatalogMissing, NotWritable,
-               UnsafePath, ServerError, CatalogUnreadable)
+               UnsafePath, ServerError, CatalogUnreadable, IndexStoreError)
 
 
 @contextmanager
@@ -48,13 +49,13 @@ def _writing(settings: Settings, what: str) -> Iterator[None]:
         print(f"waiting for {who} to finish… (up to {wait:g} s, locking.wait_seconds)", file=sys.stderr, flush=True)
 
     with workspace_lock(settings.workspace, what, wait, waiting):
-        left = remove_leftovers(settings.workspace, settings.indexes_dir, settings.outputs_dir)
+        left = remove_leftovers(settings)
         if left:
             print(f"removed what an interrupted command left: {', '.join(left)}", file=sys.stderr, flush=True)
         try:
             yield
         finally:  # a build that failed or was interrupted: its half-written folder goes now (it may fill a disk)
-            remove_leftovers(settings.workspace, settings.indexes_dir, settings.outputs_dir)
+            remove_leftovers(settings)
 
 
 def _command_line(args: argparse.Namespace) -> str:

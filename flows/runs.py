@@ -88,7 +88,7 @@ def workspace_writer(settings: Settings, what: str) -> Iterator[None]:
 
 def _remove_leftovers(settings: Settings) -> None:
     """The first writer after an interrupted one removes what it left (storage/leftovers.py)."""
-    left = remove_leftovers(settings.workspace, settings.indexes_dir, settings.outputs_dir)
+    left = remove_leftovers(settings)
     if left:
         logger.warning("removed what an interrupted command left: %s", ", ".join(left))
 

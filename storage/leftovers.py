@@ -12,7 +12,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from config.settings import Settings
 from storage import index_store
+from storage.index_root import index_root
 from storage.theme_inbox import inbox_dir
 
 # The inbox is written before its writer waits for the lock (storage/theme_inbox.py): its temp files are
@@ -20,14 +22,19 @@ from storage.theme_inbox import inbox_dir
 INBOX_TEMP_AGE_SECONDS = 600.0
 
 
-def remove_leftovers(workspace: Path, indexes_dir: Path, outputs_dir: Path) -> list[str]:
-    """Delete what interrupted commands left (call it holding the workspace lock); returns their paths."""
+def remove_leftovers(settings: Settings) -> list[str]:
+    """Delete what interrupted commands left (call it holding the workspace lock); returns their paths. With an
+    s3:// index the local folder also holds readers' copies being downloaded, without the lock: its staging is
+    left to the next build's pruning."""
     now = time.time()
-    temp = _temp_files(outputs_dir, "*.xlsx.*.tmp") + [
-        p for p in _temp_files(inbox_dir(workspace), "*.tmp") if now - p.stat().st_mtime > INBOX_TEMP_AGE_SECONDS]
+    temp = _temp_files(settings.outputs_dir, "*.xlsx.*.tmp") + [
+        p for p in _temp_files(inbox_dir(settings.workspace), "*.tmp")
+        if now - p.stat().st_mtime > INBOX_TEMP_AGE_SECONDS]
     for path in temp:
         path.unlink(missing_ok=True)
-    return [str(indexes_dir / name) for name in index_store.remove_half_written(indexes_dir)] + [str(p) for p in temp]
+    remote = index_root(settings).remote
+    folders = [] if remote else index_store.remove_half_written(settings.indexes_dir)
+    return [str(settings.indexes_dir / name) for name in folders] + [str(p) for p in temp]
 
 
 def _temp_files(folder: Path, pattern: str) -> list[Path]:
