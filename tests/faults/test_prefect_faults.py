@@ -38,7 +38,7 @@ def test_a_run_whose_server_is_killed_prints_its_workbook_and_says_the_record_ma
     assert history(demo_copy, "demo-2026-11")  # recorded
 
 
-def test_the_server_starts_its_prefect_server_again_with_its_schedules_and_serves_on(server, record):
+def test_the_server_starts_its_prefect_server_again_with_its_schedules_and_serves_on(server, demo_copy, record):
     command, url = server
     api = f"{url}/api"
     [prefect_server] = command.children()
