@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
-from tasks.understanding.lang import PACKS_DIR, load_packs
+from tasks.understanding.lang import EXCLUDE, FOLLOWING, PRECEDING, PACKS_DIR, REQUIRE, CueKind, load_packs
 from tasks.understanding.numbers import NumberGrammar, number_grammar
 from tasks.understanding.spans import term_pattern
 
@@ -18,17 +18,9 @@ class Cues:
     """What the language packs (tasks/understanding/lang/<code>/) say a brief's words do, every language at once:
     cue words by kind, clause ends, and the everyday readings. Built by `load_cues`, one kind to a field."""
 
-    negation_before: tuple[str, ...]
-    negation_after: tuple[str, ...]
-    negation_before_value: tuple[str, ...]  # a negation only right before a value or name: "不烧脑", "不太沉重"
-    negation_after_contrast: tuple[str, ...]  # a bare 不 after a termination, where no other cue starts: "但不血腥"
-    exception_open: tuple[str, ...]
-    exception_close: tuple[str, ...]
+    kinds: tuple[CueKind, ...]  # what each cue kind does (lang/kinds.yaml), in the file's order
+    kind_words: dict[str, tuple[str, ...]]  # a cue kind's name -> its words in every pack
     pseudo_negation: tuple[str, ...]
-    termination: tuple[str, ...]
-    requirement: tuple[str, ...]
-    hedge: tuple[str, ...]
-    hedge_if_several: tuple[str, ...]
     preference: tuple[str, ...]  # a number in the same clause is only preferred: "最好是近十年的"
     reader_before: tuple[str, ...]
     reader_after: tuple[str, ...]
@@ -50,10 +42,17 @@ class Cues:
     @cached_property  # asked for every word of every excluded phrase
     def all_words(self) -> frozenset[str]:
         """Every cue word: none of them is ever a search keyword."""
-        return frozenset(w.lower() for w in (*self.negation_before, *self.negation_after,
-                                              *self.negation_after_contrast, *self.exception_open,
-                                              *self.exception_close, *self.requirement, *self.hedge,
-                                              *self.hedge_if_several, *self.termination, *self.preference))
+        return frozenset(w.lower() for w in (*(w for ws in self.kind_words.values() for w in ws), *self.preference))
+
+    def words_of(self, effects: tuple[str, ...], direction: str) -> tuple[str, ...]:
+        """The cue words of every kind with one of these effects whose scope runs in this direction."""
+        return tuple(w for k in self.kinds if k.effect in effects and k.direction == direction
+                     for w in self.kind_words.get(k.name, ()))
+
+    @cached_property
+    def negation_after(self) -> tuple[str, ...]:
+        """The words that negate what precedes them: "东野圭吾的除外"."""
+        return self.words_of((EXCLUDE,), PRECEDING)
 
     @cached_property
     def leading_cues(self) -> tuple[str, ...]:
@@ -74,13 +73,13 @@ class Cues:
     @cached_property
     def cued_word(self) -> re.Pattern:
         """A negation or requirement and one word, ending the text: "nothing Japanese"."""
-        words = tuple(w for w in (*self.negation_before, *self.requirement) if w.isascii())
+        words = tuple(w for w in self.words_of((EXCLUDE, REQUIRE), FOLLOWING) if w.isascii())
         return re.compile(rf"(?:{alternation(words)})\s+[A-Za-z-]+$", re.IGNORECASE)
 
     @cached_property
     def by_people(self) -> re.Pattern:
         """What makes a nation's people its writers, before them: "by Americans", "no Russians"."""
-        words = (*self.readings.authorship_before, *(w for w in self.negation_before if w.isascii()))
+        words = (*self.readings.authorship_before, *(w for w in self.words_of((EXCLUDE,), FOLLOWING) if w.isascii()))
         return re.compile(rf"(?:{alternation(words)})\s+$", re.IGNORECASE)
 
     @cached_property
@@ -104,8 +103,9 @@ class Cues:
     @cached_property
     def additive_ahead(self) -> re.Pattern:
         """An additive word before the sentence ends or an any-of-these word decides: "以外的也要有"."""
-        stops = "".join(re.escape(w[0]) for w in (*self.clauses.sentence_ends, *self.hedge_if_several,
-                                                  *self.additive) if not w.isascii() or not w.isalpha())
+        several = (w for k in self.kinds if k.several for w in self.kind_words.get(k.name, ()))
+        stops = "".join(re.escape(w[0]) for w in (*self.clauses.sentence_ends, *several, *self.additive)
+                        if not w.isascii() or not w.isalpha())
         return re.compile(rf"[^{stops}]*(?:{alternation(self.additive)})")
 
     @cached_property
@@ -204,7 +204,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
                       "".join(packs.words("clauses.yaml", "particles")))
-    kinds = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers"}
+    plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words"}
     sets = {"wanting", "filler", "not_a_topic", "pronouns"}
-    return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root),
-                **{k: frozenset(w.lower() for w in words(k)) if k in sets else words(k) for k in kinds})
+    return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root), kinds=packs.kinds,
+                kind_words={k.name: words(k.name) for k in packs.kinds},
+                **{k: frozenset(w.lower() for w in words(k)) if k in sets else words(k) for k in plain})

@@ -288,7 +288,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 if any(a <= m.start < b for m in mentions if m.polarity == EXCLUDED)
                 or any(a <= n.start < b for n in numbers) or not phrase_topic(text[a:b], cues)]
     cue_spans = [(c.start, c.end) for c in cue_list
-                 if c.kind != "negation" or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
+                 if not c.negates_ahead or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
     names = tuple(entities.whole_names(text)) if entities is not None else ()
     topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions if m.field == "subject"]
