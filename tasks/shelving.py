@@ -29,6 +29,7 @@ from tasks.recall.keywords import bm25_query_tokens, most_together
 from tasks.recall.recall import recall
 from tasks.recall.vector_search import create_vector_search
 from tasks.understanding.entities import EntityIndex
+from tasks.understanding.numbers import rating_scale
 from tasks.understanding.subjects import SubjectVocabulary
 from tasks.understanding.translate import create_translator
 from tasks.understanding.understand import UnderstandingTools, understand
@@ -84,6 +85,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             entities=EntityIndex.build(books.values(), load_aliases()),
             held=surely_held(books.values(), snapshot.filter_confidence, facet_rows),
             numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
+            rating_scale=rating_scale(b.rating for b in books.values()),
             available_only=available_only,
             subjects=SubjectVocabulary(*read_subjects(snapshot.path)),
             min_books=settings.gating.min_books,

@@ -16,8 +16,8 @@ Each phrase is returned with its span, so that a negation around it ("nothing pu
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -37,6 +37,7 @@ class NumberGrammar:
     digits: dict[str, int]  # number words: "三", "two"
     multipliers: dict[str, int]  # "十", "百"
     units: dict[str, tuple[str, ...]]  # quantity (a NumericCondition field) -> words after a number
+    scales: dict[str, float]  # a rating's unit word -> the highest rating of its scale: "stars" 5, "分" 10
     field_words: dict[str, tuple[str, ...]]  # quantity -> words before a number that say what it counts
     before: dict[str, str]  # comparator before a number -> operator
     after: dict[str, str]  # comparator after a number and its unit -> operator
@@ -125,7 +126,8 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
     table = lambda key: {str(k): v for k, v in packs.table("numbers.yaml", key).items()}  # noqa: E731
     return NumberGrammar({k: int(v) for k, v in table("digits").items()},
                          {k: int(v) for k, v in table("multipliers").items()},
-                         packs.groups("numbers.yaml", "units"), packs.groups("numbers.yaml", "field_words"),
+                         packs.groups("numbers.yaml", "units"),
+                         {k: float(v) for k, v in table("scales").items()}, packs.groups("numbers.yaml", "field_words"),
                          {k: str(v) for k, v in table("before").items()}, {k: str(v) for k, v in table("after").items()},
                          {k: int(v) for k, v in table("reading_times").items()},
                          packs.words("numbers.yaml", "reading_verbs"),
@@ -153,10 +155,11 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
     """Every number with a quantity and a comparator: "不超过250页", "评分8.5以上", "2005 or later", "après 2000"."""
     for m in grammar.number.finditer(text):
         value, start, end = grammar.value(m.group(0)), m.start(), m.end()
-        quantity, op = "", ""
+        quantity, op, scale = "", "", None
         unit = grammar.unit.match(text, end)
         if unit:
             quantity, end = _lookup({w: q for q, ws in grammar.units.items() for w in ws}, unit.group("w")), unit.end()
+            scale = float(_lookup(grammar.scales, unit.group("w")) or 0) or None
         after = grammar.after_comparator.match(text, end)
         if after:
             op, end = _lookup(grammar.after, after.group("w")), after.end()
@@ -175,7 +178,8 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
         if not op or not quantity or value > _SCALE.get(quantity, value) or (
                 quantity == "pub_year" and not _YEARS[0] <= value <= _YEARS[1]):
             continue
-        yield NumericMention(start, end, (NumericCondition(quantity, op, value),))
+        yield NumericMention(start, end, (NumericCondition(quantity, op, value,
+                                                           scale=scale if quantity == "rating" else None),))
 
 
 def _reading_times(text: str, grammar: NumberGrammar, clause_of: Callable[[int], tuple[int, int]]
@@ -201,7 +205,7 @@ class NumericMention:
         out ("nothing from the 1980s"). A range of ratings is not turned: it has no last number."""
         if len(self.conditions) == 1:
             cond = self.conditions[0]
-            return (NumericCondition(cond.field, _OPPOSITE[cond.op], cond.value),)
+            return (replace(cond, op=_OPPOSITE[cond.op]),)
         bounds = {c.op: c for c in self.conditions}
         low, high = bounds.get(">=") or bounds.get(">"), bounds.get("<") or bounds.get("<=")
         if len(self.conditions) != 2 or low is None or high is None or low.field != high.field or low.field == "rating":
@@ -311,6 +315,30 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
         if all(mention.end <= k.start or mention.start >= k.end for k in kept):
             kept.append(mention)
     return sorted(kept, key=lambda n: n.start)
+
+
+def rating_scale(ratings: Iterable[float | None]) -> float | None:
+    """The scale a catalog rates on, read off its highest rating: 5 (stars) or 10 (Douban's 分); None where no book
+    is rated."""
+    highest = max((r for r in ratings if r is not None), default=None)
+    return None if highest is None else 5.0 if highest <= 5 else 10.0
+
+
+def on_scale(conditions: Iterable[NumericCondition], scale: float | None) -> tuple[NumericCondition, ...]:
+    """The ratings converted to the catalog's scale (None: no book is rated, they stay as said and go to review):
+    "8分以上" over a catalog of stars is 4 or more, "4 stars or more" over one of 分 is 8. A rating said with no
+    scale is on the catalog's, unless it is higher than the catalog's highest ("rated 8 or higher" of stars: 10
+    points)."""
+    converted = []
+    for c in conditions:
+        said = c.scale or (10.0 if scale is not None and c.value > scale else scale)
+        if c.field != "rating" or scale is None or said == scale:
+            converted.append(c)
+            continue
+        factor = scale / said
+        converted.append(replace(c, value=round(c.value * factor, 2), scale=scale,
+                                 upper=round(c.upper * factor, 2) if c.upper is not None else None))
+    return tuple(converted)
 
 
 def parse_numeric_conditions(brief: str, today: date | None = None) -> tuple[NumericCondition, ...]:
