@@ -235,11 +235,11 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     clause_of = clause_of or (lambda at: (0, len(brief)))
     found: list[NumericMention] = []
 
-    def add(match: re.Match, *conditions: tuple[str, str, float]) -> None:
+    def add(match: re.Match, *conditions: tuple[str, str, float], start: int | None = None) -> None:
         # no book is published after this year: "21世纪" is from 2001 on, so "nothing from the 21st century"
         # can be turned round (a two-sided range cannot)
         kept = [c for c in conditions if not (c[0] == "pub_year" and c[1] in ("<", "<=") and c[2] > year)]
-        found.append(NumericMention(match.start(), match.end(),
+        found.append(NumericMention(match.start() if start is None else start, match.end(),
                                     tuple(NumericCondition(f, op, float(v)) for f, op, v in kept or conditions)))
 
     text = brief
@@ -275,14 +275,26 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     for m in re.finditer(rf"(?:the\s+)?(?:{_words(g.relative)})\s+({_words(tuple(g.single_time_units))})", text,
                          flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", year - int(_lookup(g.single_time_units, m.group(1)))))
-    # "21世纪", "19th-century novels", "the twentieth century": books of that century, not ones set in it
+    # "21世纪", "19th-century novels", "the twentieth century": books of that century, not ones set in it; with a
+    # comparator on either side ("二十世纪以前", "before the 20th century", "19世纪以来") from or before its first year
     ordinals = _words(tuple(g.ordinals))
     for m in re.finditer(rf"{g.not_set}(?:the\s+)?(?:(1[5-9]|2[01])(?:st|nd|rd|th)?|({ordinals})|({number}))[\s-]*"
-                         rf"(?:{_words(g.century_units)})", text, flags=re.IGNORECASE):
+                         rf"(?:{_words(g.century_units)})\s*({g.comparator_words('>=', '>', '<', '<=')})?", text,
+                         flags=re.IGNORECASE):
         said = m.group(1) or m.group(2) or m.group(3)
         century = int(m.group(1)) if m.group(1) else g.ordinals.get(said.lower()) or int(g.value(said))
-        if 15 <= century <= 21:
-            add(m, ("pub_year", ">=", (century - 1) * 100 + 1), ("pub_year", "<=", century * 100))
+        before = g.before_comparator.search(text, clause_of(m.start())[0], m.start())
+        said_before = before.group(0).strip().lower() if before and before.end() == m.start() else ""
+        op = (_lookup(g.after, m.group(4)) if m.group(4)  # "from the 20th century" is its years, no bound
+              else _lookup(g.before, said_before) if said_before not in ("", *g.range_open) else "")
+        if not 15 <= century <= 21:
+            continue
+        first = (century - 1) * 100 + 1
+        if op:
+            add(m, ("pub_year", "<" if op in ("<", "<=") else ">=", first),
+                start=before.start() if said_before and not m.group(4) else None)
+        else:
+            add(m, ("pub_year", ">=", first), ("pub_year", "<=", century * 100))
     # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last
     for m in re.finditer(r"\b(?:in |from )?(?:the )?(\d{3})0s\b(?:\s*(?:or|and|to|through|-|–)\s*(?:the )?"
                          r"(?:(\d{3})|'?(\d))0s\b)?", text, flags=re.IGNORECASE):
