@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from tasks.understanding.cues import Cues
-from tasks.understanding.lang import (ALLOW, AROUND, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, REQUIRE,
-                                      TERMINATE, CueKind)
+from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
+                                      PRECEDING, REQUIRE, TERMINATE, CueKind)
 from tasks.understanding.segments import Segmented
 from tasks.understanding.spans import find_terms, longest_apart, regex
 from tasks.understanding.topics import has_topic
@@ -105,6 +105,10 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
                                     _POLARITY[kind.effect]))
             continue
         a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
+        if kind.direction == CLAUSE_BEFORE:
+            scopes += [Scope(*before, _POLARITY[kind.effect])] if (before := _set_apart(seg, cue, (a, b), clauses,
+                                                                                        cue_list, spans, cues)) else []
+            continue
         if cue.closes:
             additive = cues.additive_ahead.match(text, cue.end)  # "金庸古龙以外的也要有": others too, not instead
             opened = any(a <= c.start < cue.start and c.kind.direction == FOLLOWING
@@ -155,12 +159,14 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
 
 def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]]) -> int:
     """Where a scope that a degree narrows ends: "不要太学术的哲学入门书", "not too academic philosophy" exclude the
-    degree, not the books it describes; "不要二战题材的小说" the modifier before 的, not the kind of book."""
+    degree, not the books it describes; "不要二战题材的小说" the modifier before 的, not the kind of book, unless the
+    modifier names a kind itself ("不是给孩子看的绘本": children's picture books, both said twice)."""
     own = text[cue.start:cue.end].lower().split()[-1:] in ([w] for w in cues.degree)  # "not too"
     degree = (cues.word_after_degree if own else cues.degree_then_word).match(text, cue.end)
     if degree and degree.end() < stop:
         stop = degree.end()
-    return next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"), stop)
+    return next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"
+                 and not any(cue.end <= k < x for k, _ in kinds)), stop)
 
 
 def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tuple[int, int]], cues: Cues) -> bool:
@@ -179,6 +185,23 @@ def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tu
     either_way = text[cue.start:cue.end] in cues.words_of((cue.kind.effect,), PRECEDING)
     topic_before = either_way and not said_after and has_topic(text[a:cue.start], cues)
     return (named_before or topic_before) and not named_after and not has_topic(text[cue.end:stop], cues)
+
+
+def _set_apart(seg: Segmented, cue: Cue, clause: tuple[int, int], clauses: list[tuple[int, int]],
+               cue_list: list[Cue], spans: list[tuple[int, int]], cues: Cues) -> tuple[int, int] | None:
+    """The clause before a cue that opens its own and sets that one apart ("鲁迅不算，其他…"): where it names
+    something, neither clause holds another cue but a hedge ("其余的都可以": any of the rest), and no additive word
+    follows ("科幻，其他的也行" adds)."""
+    a, b = clause
+    before = next(((x, y) for x, y in clauses if y == a), None)
+    text = seg.text
+    if (before is None or text[a:cue.start].strip(" ，,、;；:：" + cues.clauses.particles)
+            or any(c is not cue and before[0] <= c.start < b and not (a <= c.start and c.kind.effect == ALLOW)
+                   for c in cue_list)
+            or not any(before[0] <= s < before[1] for s, _ in spans)):
+        return None
+    additive = cues.additive_ahead.match(text, cue.end)
+    return None if additive and not seg.any_end(cue.end, additive.end()) else before
 
 
 def _alternatives(seg: Segmented, cue: Cue, spans: list[tuple[int, int]]) -> tuple[int, int] | None:

@@ -52,9 +52,10 @@ SCHEMA: dict[str, dict[str, str]] = {
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
 EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE = "exclude", "require", "allow", "except", "terminate"
-FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND = "following", "preceding", "next_value", "clause", "around"
+FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE = ("following", "preceding", "next_value", "clause",
+                                                                 "around", "clause_before")
 _KIND_VALUES = {"effect": (EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE),
-                "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND)}
+                "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE)}
 _KIND_FLAGS = ("several", "only_where_free", "degree", "about_the_reader")
 
 
