@@ -44,6 +44,7 @@ class NumberGrammar:
     reading_times: dict[str, int]  # how long a read takes -> pages at most
     reading_verbs: tuple[str, ...]
     not_content: frozenset[str]  # count words and time units: never a keyword
+    counters: frozenset[str]  # what a number counts: "本", "weeks", "dozen"
     ranges: tuple[str, ...]  # between two years: "1912到1949年", "1920 to 1940"
     range_open: tuple[str, ...]  # before a range: "from", "between"
     relative: tuple[str, ...]  # before a number of time units: "近", "the last"
@@ -90,6 +91,13 @@ class NumberGrammar:
     def field_word(self) -> re.Pattern:
         return _table_pattern({w: q for q, words in self.field_words.items() for w in words}, "")
 
+    def counts(self, word: str) -> bool:
+        """Whether a word only counts: a number ("30", "三十", "twenty"), what a number counts ("周", "weeks"), or the
+        two together ("十本", "两周"); such a word is never what a book is about."""
+        number = self.number.match(word)
+        rest = word[number.end():] if number else word
+        return not rest.strip() or rest.lower() in self.counters
+
     def value(self, said: str) -> float:
         """A number as written: "8.5", "三百", "two"."""
         if said[0].isdigit():
@@ -132,6 +140,7 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          {k: int(v) for k, v in table("reading_times").items()},
                          packs.words("numbers.yaml", "reading_verbs"),
                          frozenset(w.lower() for w in packs.words("numbers.yaml", "not_content")),
+                         frozenset(w.lower() for w in packs.words("numbers.yaml", "counters")),
                          packs.words("numbers.yaml", "ranges"), packs.words("numbers.yaml", "range_open"),
                          packs.words("numbers.yaml", "relative"),
                          {k: int(v) for k, v in table("time_units").items()},

@@ -14,7 +14,6 @@ from tasks.understanding.cues import Cues
 from tasks.understanding.references import reference_words
 
 MAX_KEYWORDS = 20  # a long brief keeps its words; filler never counts (config/stopwords.yaml)
-_CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+")  # "三百页左右": a number, in a brief never a keyword
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
 
 
@@ -102,11 +101,11 @@ def last_word(text: str, start: int, end: int) -> str:
     return words[-1].strip() if words else ""
 
 
-def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str]) -> list[str]:
+def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], cues: Cues) -> list[str]:
     """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
     is one word, however jieba would cut it."""
     words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
-    words = [w for w in words if w.strip() and not (w.isdigit() or _CN_NUMBER.fullmatch(w))
+    words = [w for w in words if w.strip() and not cues.numbers.counts(w.strip())
              and re.search(r"\w", w) and w.lower() not in skip]
     counts = Counter(words)
     return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
@@ -121,10 +120,10 @@ def brief_keywords(segments: list[tuple[str, bool]], language: str, cues: Cues) 
     skip = (brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content | reference_words()
             | stopwords()["zh" if language == "zh" else "en"])
     if language == "zh":
-        words = _chinese_keywords(segments, skip)
+        words = _chinese_keywords(segments, skip, cues)
     else:
         tokens = [t for t in tokenize(" ".join(t for t, _ in segments), "en") if t not in skip
-                  and not (t.isdigit() or len(t) == 1)]
+                  and not (cues.numbers.counts(t) or len(t) == 1)]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
     return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]

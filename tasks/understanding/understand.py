@@ -60,6 +60,7 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         notes = [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
         catalog_words = tools.catalog_words(query)
+        query = replace(query, search_keywords=content_keywords(query, tools.catalog_words))
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: tools.together(catalog_words))
         query = without_named_words(raise_confidence(query, understanding), understanding)
@@ -74,6 +75,13 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
     target = reference.target
     return Understood(theme, query, constraints, understanding, tuple(history), tuple(unchecked),
                       f"{target.batch_id}/{target.theme_id}" if target else None, tuple(notes), timings, review)
+
+
+def content_keywords(query: ThemeQuery, catalog_words: Callable[[ThemeQuery], list[str]]) -> tuple[str, ...]:
+    """The keywords that carry a topic by the catalog's own count: some book holds them and not most books do (what
+    the BM25 index says of each). A word no book holds or every book does ("week", "推荐", "anything") says nothing
+    of which book is meant, so it is no keyword and never a reason on the sheet."""
+    return tuple(k for k in query.search_keywords if catalog_words(replace(query, search_keywords=(k,))))
 
 
 def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShelf]], list[float]]:

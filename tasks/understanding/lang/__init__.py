@@ -42,7 +42,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "numbers.yaml": {"digits": TABLE, "multipliers": TABLE, "units": GROUPS, "field_words": GROUPS, "before": TABLE,
                      "after": TABLE, "ranges": WORDS, "reading_times": TABLE, "reading_verbs": WORDS,
                      "not_content": WORDS, "relative": WORDS, "time_units": TABLE, "single_time_units": TABLE,
-                     "eras": TABLE, "setting": WORDS, "scales": TABLE, "decade_words": TABLE, "ordinals": TABLE,
+                     "eras": TABLE, "setting": WORDS, "scales": TABLE, "counters": WORDS, "decade_words": TABLE, "ordinals": TABLE,
                      "decade_units": WORDS, "century_units": WORDS, "range_open": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
