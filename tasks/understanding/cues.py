@@ -55,9 +55,10 @@ class Cues:
         return self.words_of((EXCLUDE,), PRECEDING)
 
     @cached_property
-    def leading_cues(self) -> tuple[str, ...]:
-        """The cue words of unspaced scripts, longest first: what an excluded phrase may open with."""
-        return tuple(sorted((w for w in self.all_words if not w.isascii()), key=len, reverse=True))
+    def leading_cue(self) -> re.Pattern:
+        """The cue words, longest first, at the start of a text: what an excluded phrase may open with ("不要",
+        "not another", "not interested in"), a word of a spaced script whole."""
+        return re.compile(rf"\s*(?:{alternation(tuple(self.all_words))})", re.IGNORECASE)
 
     @cached_property
     def glued(self) -> tuple[str, ...]:

@@ -43,7 +43,7 @@ class NumberGrammar:
     after: dict[str, str]  # comparator after a number and its unit -> operator
     reading_times: dict[str, int]  # how long a read takes -> pages at most
     reading_verbs: tuple[str, ...]
-    not_content: frozenset[str]  # count words and time units: never a keyword
+    not_content: frozenset[str]  # count words, time units, the grammar's field and unit words: never a keyword
     counters: frozenset[str]  # what a number counts: "本", "weeks", "dozen"
     ranges: tuple[str, ...]  # between two years: "1912到1949年", "1920 to 1940"
     range_open: tuple[str, ...]  # before a range: "from", "between"
@@ -139,7 +139,9 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          {k: str(v) for k, v in table("before").items()}, {k: str(v) for k, v in table("after").items()},
                          {k: int(v) for k, v in table("reading_times").items()},
                          packs.words("numbers.yaml", "reading_verbs"),
-                         frozenset(w.lower() for w in packs.words("numbers.yaml", "not_content")),
+                         frozenset(w.lower() for key in ("not_content", "field_words", "units")
+                                   for w in (packs.words("numbers.yaml", key) if key == "not_content" else
+                                             [x for ws in packs.groups("numbers.yaml", key).values() for x in ws])),
                          frozenset(w.lower() for w in packs.words("numbers.yaml", "counters")),
                          packs.words("numbers.yaml", "ranges"), packs.words("numbers.yaml", "range_open"),
                          packs.words("numbers.yaml", "relative"),
@@ -298,12 +300,14 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
               else _lookup(g.before, said_before) if said_before not in ("", *g.range_open) else "")
         if not 15 <= century <= 21:
             continue
-        first = (century - 1) * 100 + 1
-        if op:
-            add(m, ("pub_year", "<" if op in ("<", "<=") else ">=", first),
-                start=before.start() if said_before and not m.group(4) else None)
+        first, last = (century - 1) * 100 + 1, century * 100
+        # the century itself is in a bound that includes it ("or earlier", "以来"), out of one that does not
+        # ("以前", "after the 19th century")
+        bound = {"<": ("<", first), "<=": ("<=", last), ">=": (">=", first), ">": (">", last)}.get(op)
+        if bound:
+            add(m, ("pub_year", *bound), start=before.start() if said_before and not m.group(4) else None)
         else:
-            add(m, ("pub_year", ">=", first), ("pub_year", "<=", century * 100))
+            add(m, ("pub_year", ">=", first), ("pub_year", "<=", last))
     # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last
     for m in re.finditer(r"\b(?:in |from )?(?:the )?(\d{3})0s\b(?:\s*(?:or|and|to|through|-|–)\s*(?:the )?"
                          r"(?:(\d{3})|'?(\d))0s\b)?", text, flags=re.IGNORECASE):

@@ -67,8 +67,10 @@ def phrase_topics(text: str, cues: Cues) -> list[str]:
     """What an excluded phrase is about, without filler, a topic for each thing it joins: "不要战争题材" ->
     [战争], "no textbooks or sheet music" -> [textbook, sheet music]. A part of more than three words makes none."""
     text = text.strip()
-    # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
-    text = text[len(next((w for w in cues.leading_cues if text.startswith(w)), "")):]
+    # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚), and a cue of several
+    # words is no topic ("not another vampire book": vampire)
+    lead = cues.leading_cue.match(text)
+    text = text[lead.end():] if lead else text
     groups = []
     for a, b in joined_parts(text, 0, len(text), cues):
         words = []

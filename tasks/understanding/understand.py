@@ -60,9 +60,9 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         notes = [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
         catalog_words = tools.catalog_words(query)
-        query = replace(query, search_keywords=content_keywords(query, tools.catalog_words))
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: tools.together(catalog_words))
+        query = replace(query, search_keywords=content_keywords(query, tools.catalog_words))
         query = without_named_words(raise_confidence(query, understanding), understanding)
         query = keeping_named_kind(review.amend(query), understanding, tools.books, tools.filter_confidence)
         query = replace(query, numeric_conditions=on_scale(query.numeric_conditions, tools.rating_scale),
