@@ -13,14 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.understanding.cues import Cues
+from tasks.understanding.analysis import ALLOWED, EXCLUDED, READER, REQUIRED, Segmented, find_terms, longest_apart
+from tasks.understanding.cues import Cues, regex
 from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
                                       PRECEDING, REQUIRE, TERMINATE, CueKind)
-from tasks.understanding.segments import Segmented
-from tasks.understanding.spans import find_terms, longest_apart, regex
 from tasks.understanding.topics import has_topic
 
-WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
 _POLARITY = {EXCLUDE: EXCLUDED, EXCEPT: EXCLUDED, REQUIRE: REQUIRED, ALLOW: ALLOWED}
 
 

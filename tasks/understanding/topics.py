@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 
 from tasks.language.text_analysis import brief_stopwords, cut, idf, stopwords, tokenize
 from tasks.understanding.cues import Cues
@@ -15,20 +14,6 @@ from tasks.understanding.references import reference_words
 
 MAX_KEYWORDS = 20  # a long brief keeps its words; filler never counts (config/stopwords.yaml)
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
-
-
-@dataclass(frozen=True)
-class Topic:
-    """A topic the brief names, not a vocabulary value: asked for ("cookbooks for beginners" -> cookbooks),
-    excluded ("不要战争题材" -> 战争) or read from an occasion ("中秋" -> 团圆); subject headings are matched to
-    them. `start` is -1 where the word is not written as such (an occasion's topic is at the occasion's span)."""
-
-    start: int
-    end: int
-    text: str
-    polarity: str
-    source: str  # "asked" (a content word of what the brief asks for) | "excluded" (a phrase a negation scopes
-    #              over) | "occasion" (a topic of the day or month named)
 
 
 def has_topic(text: str, cues: Cues) -> bool:

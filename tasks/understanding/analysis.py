@@ -1,18 +1,142 @@
-"""What a brief names: vocabulary values, forms, audiences, languages, literatures and periods, catalog authors and
-titles, everyday words for them (the packs' readings), each with its span; overlaps resolved, the longest winning."""
+"""The brief analysed once, the one typed object every reader consumes: its clauses (at the language packs' clause
+ends) and words (jieba's bounds), the terms found in it, and what it names (vocabulary values, forms, audiences,
+languages, literatures and periods, catalog authors and titles, the packs' everyday words for them), each with its
+span, overlaps resolved, the longest winning. The readers of a brief (its conditions and numbers, the scopes of its
+cues, its references to earlier shelves) all read these cuts; none splits the brief on its own punctuation."""
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import TypeVar
 
 from config.class_ranges import ClassRange, class_ranges
 from config.vocabulary import Vocabulary
-from tasks.understanding.cues import Cues
-from tasks.understanding.scopes import WANTED
-from tasks.understanding.segments import Segmented
-from tasks.understanding.spans import find_terms
-from tasks.understanding.topics import Topic
+from tasks.language.text_analysis import cut
+from tasks.understanding.cues import Cues, load_cues, regex, term_pattern
+
+WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic the brief names, not a vocabulary value: asked for ("cookbooks for beginners" -> cookbooks),
+    excluded ("不要战争题材" -> 战争) or read from an occasion ("中秋" -> 团圆); subject headings are matched to
+    them. `start` is -1 where the word is not written as such (an occasion's topic is at the occasion's span)."""
+
+    start: int
+    end: int
+    text: str
+    polarity: str
+    source: str  # "asked" (a content word of what the brief asks for) | "excluded" (a phrase a negation scopes
+    #              over) | "occasion" (a topic of the day or month named)
+
+
+Span = TypeVar("Span", bound=tuple)
+
+
+def longest_apart(found: Sequence[Span]) -> list[Span]:
+    """The spans (start, end, ...) that overlap no longer one, in text order; the earlier wins a tie."""
+    kept: list[Span] = []
+    for item in sorted(found, key=lambda f: (-(f[1] - f[0]), f[0])):
+        if all(item[1] <= k[0] or item[0] >= k[1] for k in kept):
+            kept.append(item)
+    return sorted(kept)
+
+
+@lru_cache(maxsize=256)
+def word_bounds(text: str) -> frozenset[int]:
+    """Where jieba puts word boundaries in the text."""
+    bounds, position = {0}, 0
+    for word in cut(text):
+        position += len(word)
+        bounds.add(position)
+    return frozenset(bounds)
+
+
+def _straddles(text: str, start: int, end: int) -> bool:
+    """Whether a match runs across two of jieba's words ("成人" in "换成|人物")."""
+    return any(start < b < end for b in word_bounds(text))
+
+
+def find_terms(text: str, terms: tuple[str, ...] | list[str], plural: bool = False,
+               whole_words: bool = False) -> list[tuple[int, int, str]]:
+    """(start, end, term) of every occurrence, case aside; the longest wins where two overlap.
+
+    `whole_words` keeps a Chinese match from running across two words: for short, common-word terms
+    ("成人", "大人"). jieba splits too coarsely and too finely to ask it of every term ("别太烧|脑").
+    """
+    found = [(start, end, term) for term in terms if term for start, end in _occurrences(text, term, plural)
+             if not (whole_words and not term.isascii() and _straddles(text, start, end))]
+    return longest_apart(found)
+
+
+def _occurrences(text: str, term: str, plural: bool) -> Iterator[tuple[int, int]]:
+    """(start, end) of each occurrence of one term, not overlapping. A term with no cased letter and no
+    word bounds (most Chinese ones) is a plain substring: compiling a pattern for each of the vocabulary's
+    terms was a quarter of a second of every `shelfwise try`."""
+    if not term.isascii() and term.lower() == term.upper():
+        start = text.find(term)
+        while start >= 0:
+            yield start, start + len(term)
+            start = text.find(term, start + len(term))
+        return
+    for match in regex(term_pattern(term, plural), re.IGNORECASE).finditer(text):
+        yield match.start(), match.end()
+
+
+@dataclass(frozen=True)
+class Segmented:
+    """A brief and where its clauses end: `ends` are the starts of its clause-ending marks, in order."""
+
+    text: str
+    ends: tuple[int, ...]
+    mark_ends: tuple[int, ...]  # where each mark stops ("—" is one character, " – " three)
+
+    @cached_property
+    def clauses(self) -> tuple[tuple[int, int], ...]:
+        """(start, end) of each clause; a clause starts at its mark, as the scopes have always counted."""
+        bounds = sorted({0, len(self.text), *self.ends})
+        return tuple((a, b) for a, b in zip(bounds, bounds[1:]) if b > a)
+
+    def clause_of(self, at: int) -> tuple[int, int]:
+        """The clause holding `at`, from just after the mark before it to the next mark."""
+        i = bisect.bisect_left(self.ends, at)
+        start = self.mark_ends[i - 1] if i else 0
+        return start, self.ends[i] if i < len(self.ends) else len(self.text)
+
+    def ends_at(self, at: int) -> bool:
+        """Whether a clause-ending mark starts at `at`."""
+        i = bisect.bisect_left(self.ends, at)
+        return i < len(self.ends) and self.ends[i] == at
+
+    def any_end(self, start: int, end: int) -> bool:
+        """Whether a clause-ending mark starts in [start, end)."""
+        i = bisect.bisect_left(self.ends, start)
+        return i < len(self.ends) and self.ends[i] < end
+
+    def clause_texts(self) -> list[str]:
+        return [self.text[a:b] for a, b in (self.clause_of(at) for at in (0, *(e + 1 for e in self.ends)))
+                if a <= len(self.text)]
+
+    @property
+    def words(self) -> frozenset[int]:
+        """Where jieba puts word boundaries."""
+        return word_bounds(self.text)
+
+
+def segment(text: str, cues: Cues | None = None) -> Segmented:
+    """The brief cut once: asked again by another reader of the same brief, the same cuts."""
+    return _cut(text, (cues or load_cues()).clauses.end)
+
+
+@lru_cache(maxsize=256)
+def _cut(text: str, clause_end: re.Pattern) -> Segmented:
+    found = list(clause_end.finditer(text))
+    return Segmented(text, tuple(m.start() for m in found), tuple(m.end() for m in found))
 
 
 # Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
