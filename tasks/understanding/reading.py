@@ -188,12 +188,14 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     seg = segment(text, cues)  # the brief's clauses and words, made once: every reader below reads them
     numbers = find_numbers(text, today, cues.numbers, seg.clause_of)
     number_spans = [(n.start, n.end) for n in numbers]
-    # A book's title in 《》 is a name: its words are no mood or setting ("《百年孤独》" is not 孤独).
-    titles = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)]
+    # A book's title in 《》 and an occasion's name are names: their words are no mood, setting or kind ("《百年孤独》"
+    # is not 孤独, "Women's History Month" asks for no history books).
     audience_readers, occasion_topics, occasion_values = everyday_readings(text, cues, vocabulary)
+    names = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)] + [(t.start, t.end) for t in occasion_topics]
     found = [f for f in resolve_overlaps(find_candidates(seg, vocabulary, cues, entities) + occasion_values)
              if not any(a < f[1] and f[0] < b for a, b in number_spans)
-             and (f[2] in ("author", "work") or not any(a <= f[0] and f[1] <= b for a, b in titles))]
+             and (f[2] in ("author", "work") or f in occasion_values
+                  or not any(a <= f[0] and f[1] <= b for a, b in names))]
     spans = [(f[0], f[1]) for f in found] + number_spans
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog

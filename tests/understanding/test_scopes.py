@@ -33,3 +33,9 @@ def test_a_cue_scopes_as_its_kind_says(brief, held, not_held):
 def test_a_word_of_time_is_no_topic_of_an_exclusion():
     reading = read_brief("Mysteries, but no cozy ones this time", get_vocabulary())
     assert not [t for t in reading.topics if "time" in t.text]
+
+
+def test_an_occasions_name_is_no_kind_of_book():
+    """"Women's History Month" names a month, not history books; the occasion's own values stay."""
+    assert not polarities("a table for Women's History Month")
+    assert ("emotional_tone", "浪漫深情", WANTED) in polarities("Valentine's Day picks")
