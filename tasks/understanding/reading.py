@@ -27,7 +27,7 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, W
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
-from tasks.understanding.scopes import Scope, clause_spans, exclusion_around, find_cues, find_scopes
+from tasks.understanding.scopes import Scope, clause_spans, find_cues, find_scopes
 from tasks.understanding.topics import (brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
                                         phrase_topics)
 
@@ -94,6 +94,12 @@ class Reading:
         return sum(1 for i in content if any(a <= i < b for a, b in spans)) / len(content)
 
 
+def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
+    """The innermost exclusion scope holding the span."""
+    return min((s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED),
+               key=lambda s: s.end - s.start, default=None)
+
+
 def _asked_heads_kept(mentions: list[Mention], scopes: list[Scope], text: str, cues: Cues) -> list[Mention]:
     """"Crime novels …, just no cozy mysteries", "Poems about the sea, no epic poetry": an excluded value the brief
     also asks for is the head of the phrase excluded, and what modifies it there (cozy, epic) is the exclusion:
@@ -102,7 +108,7 @@ def _asked_heads_kept(mentions: list[Mention], scopes: list[Scope], text: str, c
     asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
 
     def modified(mention: Mention) -> bool:
-        scope = exclusion_around(mention.start, mention.end, scopes)
+        scope = _exclusion_around(mention.start, mention.end, scopes)
         if scope is None:
             return False
         last = last_word(text, scope.start, mention.start).lower()
@@ -121,8 +127,8 @@ def _narrowed_by_class(mentions: list[Mention], scopes: list[Scope], text: str) 
     for mention in mentions:
         if (chain is not None and mention.polarity == EXCLUDED and mention.field in ("form", "genre")
                 and not text[chain[1]:mention.start].strip(" 的")
-                and exclusion_around(mention.start, mention.end, scopes)
-                is exclusion_around(chain[0].start, chain[0].end, scopes)):
+                and _exclusion_around(mention.start, mention.end, scopes)
+                is _exclusion_around(chain[0].start, chain[0].end, scopes)):
             chain = (chain[0], mention.end)
             continue
         kept.append(mention)
@@ -142,7 +148,7 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
     for m in mentions:
         if m.polarity != EXCLUDED or m.field != "form":
             continue
-        scope = exclusion_around(m.start, m.end, scopes)
+        scope = _exclusion_around(m.start, m.end, scopes)
         last = last_word(text, scope.start, m.start) if scope is not None else ""
         if not last or not phrase_topic(last, cues) or last.lower() in brief_stopwords():
             continue  # "不要小说", "no more novels", "no fiction or poetry"
@@ -214,7 +220,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
 
     def for_the_reader(start: int, end: int) -> bool:
         """"nothing too scary for the kids": an audience the excluded quality is for, not excluded itself."""
-        scope = exclusion_around(start, end, scopes)
+        scope = _exclusion_around(start, end, scopes)
         return (scope is not None and cues.for_whom_before.search(text[scope.start:start]) is not None
                 and any(scope.start <= f[0] < start for f in found))
 

@@ -213,9 +213,3 @@ def _alternatives(seg: Segmented, cue: Cue, spans: list[tuple[int, int]]) -> tup
     near = all(len(seg.text[x:y].split()) <= 2 and not seg.any_end(x, y)
                for x, y in ((before[1], cue.start), (cue.end, after[0])))
     return (before[0], after[1]) if near else None
-
-
-def exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
-    """The innermost exclusion scope holding the span."""
-    return min((s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED),
-               key=lambda s: s.end - s.start, default=None)
