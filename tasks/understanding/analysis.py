@@ -1,7 +1,7 @@
 """The brief analysed once, the one typed object every reader consumes: its clauses (at the language packs' clause
 ends) and words (jieba's bounds), the terms found in it, and what it names (vocabulary values, forms, audiences,
 languages, literatures and periods, catalog authors and titles, the packs' everyday words for them), each with its
-span, overlaps resolved, the longest winning. The readers of a brief (its conditions and numbers, the scopes of its
+span, overlaps resolved, the longest winning; and its cues (the packs' cue words of every kind). The readers of a brief (its conditions and numbers, the scopes of its
 cues, its references to earlier shelves) all read these cuts; none splits the brief on its own punctuation."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from config.class_ranges import ClassRange, class_ranges
 from config.vocabulary import Vocabulary
 from tasks.language.text_analysis import cut
 from tasks.understanding.cues import Cues, load_cues, regex, term_pattern
+from tasks.understanding.lang import EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
 
 WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
 
@@ -137,6 +138,47 @@ def segment(text: str, cues: Cues | None = None) -> Segmented:
 def _cut(text: str, clause_end: re.Pattern) -> Segmented:
     found = list(clause_end.finditer(text))
     return Segmented(text, tuple(m.start() for m in found), tuple(m.end() for m in found))
+
+
+@dataclass
+class Cue:
+    start: int
+    end: int
+    kind: CueKind
+
+    @property
+    def closes(self) -> bool:
+        """The closing half of an exception ("以外"): it pairs with what opened it, it ends no scope."""
+        return self.kind.effect == EXCEPT and self.kind.direction == PRECEDING
+
+    @property
+    def negates_ahead(self) -> bool:
+        return self.kind.effect == EXCLUDE and self.kind.direction == FOLLOWING
+
+
+def find_cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: frozenset[int] = frozenset()
+          ) -> list[Cue]:
+    """Every cue outside the names and values found and outside the words that only contain one ("特别",
+    "分别", "非常"), the longest winning an overlap. A cue of a next-value kind (a bare 不) counts only right before
+    a value or name: "不烧脑" excludes, "不错", "不同", "不安" do not. A degree word before a word is a degree ("too
+    long"), not a cue."""
+    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
+    found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
+             if not any(x <= a and b <= y for x, y in taken)
+             and not (kind.direction == NEXT_VALUE and b not in value_starts)
+             and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
+    free = [f for f in found if not f[2].only_where_free]
+    found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free
+                    and not any(x < b and a < y and other.effect != TERMINATE for x, y, other in free)]
+    return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
+
+
+def clause_spans(seg: Segmented, cue_list: list[Cue]) -> list[tuple[int, int]]:
+    """The text cut at its clause ends and terminations: made once per brief."""
+    bounds = {0, len(seg.text), *seg.ends}
+    bounds |= {c.start for c in cue_list if c.kind.effect == TERMINATE}
+    ordered = sorted(bounds)
+    return [(a, b) for a, b in zip(ordered, ordered[1:]) if b > a]
 
 
 # Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.

@@ -22,12 +22,13 @@ from datetime import date
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
-from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, everyday_readings,
-                                          find_candidates, find_terms, resolve_overlaps, segment, word_bounds)
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans,
+                                          everyday_readings, find_candidates, find_cues, find_terms, resolve_overlaps,
+                                          segment, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
-from tasks.understanding.scopes import Scope, clause_spans, find_cues, find_scopes
+from tasks.understanding.scopes import Scope, find_scopes
 from tasks.understanding.topics import (brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
                                         phrase_topics)
 

@@ -1,4 +1,4 @@
-"""The scope algorithm: the brief's cues and where each one's polarity holds.
+"""The scope algorithm: where each of the brief's cues (found by analysis.py) holds its polarity.
 
 One algorithm for every cue kind, which it knows only by what lang/kinds.yaml says the kind does (its effect, the
 direction its scope runs, what does not end it): a cue opens a scope that runs to the next cue or its clause's end (a
@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.understanding.analysis import ALLOWED, EXCLUDED, READER, REQUIRED, Segmented, find_terms, longest_apart
+from tasks.understanding.analysis import ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms
 from tasks.understanding.cues import Cues, regex
 from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
-                                      PRECEDING, REQUIRE, TERMINATE, CueKind)
+                                      PRECEDING, REQUIRE, TERMINATE)
 from tasks.understanding.topics import has_topic
 
 _POLARITY = {EXCLUDE: EXCLUDED, EXCEPT: EXCLUDED, REQUIRE: REQUIRED, ALLOW: ALLOWED}
@@ -27,47 +27,6 @@ class Scope:
     start: int
     end: int
     polarity: str
-
-
-@dataclass
-class Cue:
-    start: int
-    end: int
-    kind: CueKind
-
-    @property
-    def closes(self) -> bool:
-        """The closing half of an exception ("以外"): it pairs with what opened it, it ends no scope."""
-        return self.kind.effect == EXCEPT and self.kind.direction == PRECEDING
-
-    @property
-    def negates_ahead(self) -> bool:
-        return self.kind.effect == EXCLUDE and self.kind.direction == FOLLOWING
-
-
-def find_cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: frozenset[int] = frozenset()
-          ) -> list[Cue]:
-    """Every cue outside the names and values found and outside the words that only contain one ("特别",
-    "分别", "非常"), the longest winning an overlap. A cue of a next-value kind (a bare 不) counts only right before
-    a value or name: "不烧脑" excludes, "不错", "不同", "不安" do not. A degree word before a word is a degree ("too
-    long"), not a cue."""
-    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
-    found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
-             if not any(x <= a and b <= y for x, y in taken)
-             and not (kind.direction == NEXT_VALUE and b not in value_starts)
-             and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
-    free = [f for f in found if not f[2].only_where_free]
-    found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free
-                    and not any(x < b and a < y and other.effect != TERMINATE for x, y, other in free)]
-    return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
-
-
-def clause_spans(seg: Segmented, cue_list: list[Cue]) -> list[tuple[int, int]]:
-    """The text cut at its clause ends and terminations: made once per brief."""
-    bounds = {0, len(seg.text), *seg.ends}
-    bounds |= {c.start for c in cue_list if c.kind.effect == TERMINATE}
-    ordered = sorted(bounds)
-    return [(a, b) for a, b in zip(ordered, ordered[1:]) if b > a]
 
 
 def _reader_scoped(text: str, cue: Cue, cues: Cues) -> bool:
