@@ -308,14 +308,16 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
             add(m, ("pub_year", *bound), start=before.start() if said_before and not m.group(4) else None)
         else:
             add(m, ("pub_year", ">=", first), ("pub_year", "<=", last))
-    # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last
+    # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last; "the 1800s"
+    # alone is a century, as curators say it
     for m in re.finditer(r"\b(?:in |from )?(?:the )?(\d{3})0s\b(?:\s*(?:or|and|to|through|-|–)\s*(?:the )?"
                          r"(?:(\d{3})|'?(\d))0s\b)?", text, flags=re.IGNORECASE):
         first = int(m.group(1)) * 10
         last = (int(m.group(2)) * 10 if m.group(2) else first // 100 * 100 + int(m.group(3)) * 10 if m.group(3)
                 else first)
         if last >= first:
-            add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
+            century = first == last and first % 100 == 0
+            add(m, ("pub_year", ">=", first), ("pub_year", "<", last + (100 if century else 10)))
     # "the '60s", "the sixties and seventies": the twentieth century's decades; not "their twenties", not "set in"
     if g.decade_words:
         decade = rf"(?:['’]?([2-9])0s\b|({_words(tuple(g.decade_words))}))"

@@ -83,3 +83,16 @@ def test_the_catalogs_scale_is_read_off_its_ratings():
     assert rating_scale([3.5, None, 4.8]) == 5.0
     assert rating_scale([7.9, 9.1, None]) == 10.0
     assert rating_scale([None, None]) is None
+
+
+@pytest.mark.parametrize("brief, expected", [
+    ("二十世纪以前的书", [N("pub_year", "<", 1901)]),  # before the century: it is left out
+    ("novels from the 19th century or earlier", [N("pub_year", "<=", 1900)]),  # or earlier: it is kept
+    ("19世纪以来的小说", [N("pub_year", ">=", 1801)]),
+    ("written after the 19th century", [N("pub_year", ">", 1900)]),
+    ("Books written in the 1800s", [N("pub_year", ">=", 1800), N("pub_year", "<", 1900)]),  # a century, not a decade
+    ("上个世纪的老书", [N("pub_year", ">=", 1901), N("pub_year", "<=", 2000)]),
+    ("published this century", [N("pub_year", ">=", 2001)]),
+])
+def test_a_century_with_a_comparator_is_a_bound(brief, expected):
+    assert list(parse_numeric_conditions(brief, TODAY)) == expected
