@@ -156,16 +156,19 @@ class Cue:
         return self.kind.effect == EXCLUDE and self.kind.direction == FOLLOWING
 
 
-def find_cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: frozenset[int] = frozenset()
+def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_starts: frozenset[int] = frozenset()
           ) -> list[Cue]:
     """Every cue outside the names and values found and outside the words that only contain one ("特别",
     "分别", "非常"), the longest winning an overlap. A cue of a next-value kind (a bare 不) counts only right before
-    a value or name: "不烧脑" excludes, "不错", "不同", "不安" do not. A degree word before a word is a degree ("too
-    long"), not a cue."""
+    a value or name: "不烧脑" excludes, "不错", "不同", "不安" do not; one of a kind that ends its clause only where
+    nothing follows it there ("translated or not", not "cats and not dogs"). A degree word before a word is a
+    degree ("too long"), not a cue."""
+    text = seg.text
     taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
     found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
              if not any(x <= a and b <= y for x, y in taken)
              and not (kind.direction == NEXT_VALUE and b not in value_starts)
+             and not (kind.at_clause_end and text[b:seg.clause_of(a)[1]].strip(" .!?'\""))
              and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
     free = [f for f in found if not f[2].only_where_free]
     found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free

@@ -208,7 +208,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
     # holding a book called "Nothing" had wished for heart-warming books)
     titled = [(a, b) for a, b, _ in entities.title_spans(text) if " " in text[a:b]] if entities is not None else []
-    cue_list = find_cues(text, cues, spans + titled, frozenset(f[0] for f in found))
+    cue_list = find_cues(seg, cues, spans + titled, frozenset(f[0] for f in found))
     # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
     scopes = find_scopes(seg, cue_list, spans, cues, kinds)

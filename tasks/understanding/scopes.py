@@ -118,12 +118,17 @@ def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[i
     """Where a scope that a degree narrows ends: "不要太学术的哲学入门书", "not too academic philosophy" exclude the
     degree, not the books it describes; "不要二战题材的小说" the modifier before 的, not the kind of book, unless the
     modifier names a kind itself ("不是给孩子看的绘本": children's picture books, both said twice)."""
-    own = text[cue.start:cue.end].lower().split()[-1:] in ([w] for w in cues.degree)  # "not too"
-    degree = (cues.word_after_degree if own else cues.degree_then_word).match(text, cue.end)
+    degree = _degree_after(text, cue, cues)
     if degree and degree.end() < stop:
         stop = degree.end()
     return next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"
                  and not any(cue.end <= k < x for k, _ in kinds)), stop)
+
+
+def _degree_after(text: str, cue: Cue, cues: Cues) -> re.Match | None:
+    """The degree a cue negates and the quality it qualifies: "太学术的" after 不要, "academic" after "not too"."""
+    own = text[cue.start:cue.end].lower().split()[-1:] in ([w] for w in cues.degree)  # "not too"
+    return (cues.word_after_degree if own else cues.degree_then_word).match(text, cue.end)
 
 
 def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tuple[int, int]], cues: Cues) -> bool:
@@ -138,6 +143,8 @@ def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tu
     if cue.kind.direction == PRECEDING:
         return not (cue.start > a and named_after)
     if cue.kind.direction != FOLLOWING or cue.kind.effect not in (EXCLUDE, REQUIRE):
+        return False
+    if cue.kind.degree and _degree_after(text, cue, cues):  # "funny and not too long": the length, not the fun
         return False
     either_way = text[cue.start:cue.end] in cues.words_of((cue.kind.effect,), PRECEDING)
     topic_before = either_way and not said_after and has_topic(text[a:cue.start], cues)

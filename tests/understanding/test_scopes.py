@@ -22,6 +22,11 @@ def polarities(brief: str) -> set[tuple[str, str, str]]:
     # an alternative joins the names on either side; an exclusion runs over it
     ("poetry or essays, anything goes", ("form", "poetry", ALLOWED), ("form", "poetry", WANTED)),
     ("no poetry or plays", ("form", "drama", EXCLUDED), ("form", "drama", WANTED)),
+    # a negation ending its clause after a joiner says either will do; before more words it excludes them
+    ("love stories, romantic or not", ("emotional_tone", "浪漫深情", ALLOWED), ("emotional_tone", "浪漫深情", EXCLUDED)),
+    ("essays and not poetry", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
+    # a degree after a negation is what it negates, never what came before it
+    ("funny and not too long", ("text_texture", "幽默诙谐", WANTED), ("text_texture", "幽默诙谐", EXCLUDED)),
     # words of time end an exclusion: the sentence goes on about what is wanted
     ("no thrillers for now, fantasy instead", ("genre", "奇幻", WANTED), ("genre", "奇幻", EXCLUDED)),
 ])

@@ -56,7 +56,7 @@ FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE = ("following", 
                                                                  "around", "clause_before")
 _KIND_VALUES = {"effect": (EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE),
                 "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE)}
-_KIND_FLAGS = ("several", "only_where_free", "degree", "about_the_reader")
+_KIND_FLAGS = ("several", "only_where_free", "degree", "about_the_reader", "at_clause_end")
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,7 @@ class CueKind:
     only_where_free: bool = False
     degree: bool = False
     about_the_reader: bool = False
+    at_clause_end: bool = False
 
 
 class PackError(InputError):
