@@ -30,11 +30,12 @@ class Scope:
 
 
 def _reader_scoped(text: str, cue: Cue, cues: Cues) -> bool:
+    """Whether a negation is about the reader: a reader word just before it ("readers without …") or right after
+    it, however long ("不需要懂", "无需专业背景")."""
     before = text[max(0, cue.start - 25):cue.start].lower()
-    after = text[cue.end:cue.end + 3]
     if any(regex(rf"\b{re.escape(w.lower())}\s*$").search(before) for w in cues.reader_before):
         return True
-    return any(after.startswith(w) for w in cues.reader_after)
+    return any(text.startswith(w, cue.end) for w in cues.reader_after)
 
 
 def _asks(seg: Segmented, cue: Cue, cues: Cues) -> bool:

@@ -44,3 +44,10 @@ def test_an_occasions_name_is_no_kind_of_book():
     """"Women's History Month" names a month, not history books; the occasion's own values stay."""
     assert not polarities("a table for Women's History Month")
     assert ("emotional_tone", "浪漫深情", WANTED) in polarities("Valentine's Day picks")
+
+
+def test_a_negation_about_the_reader_excludes_no_topic():
+    """"无需专业背景的科普": what the reader need not have, however long its word, is nothing the books lack."""
+    reading = read_brief("无需专业背景的科普", get_vocabulary())
+    assert ("genre", "科普", WANTED) in {(m.field, m.value, m.polarity) for m in reading.mentions}
+    assert not [t for t in reading.topics if t.polarity == EXCLUDED]
