@@ -3,7 +3,7 @@
 `label_shares`: of the shelved books a curator judged, the share kept, dropped and replaced, over all and by the
 recall path that found the book and by the kind of reason the workbook gave (`eval --labels`).
 
-`tune --labels` learns three things, each validated on held-out themes and written only where it beats what is in
+`tune --labels` learns four things, each validated on held-out themes and written only where it beats what is in
 force there. Themes are split into folds by a hash of their ids (no randomness): what is learned on the other folds
 is measured on the held-out one, so every figure compared is one on themes the learning never saw.
 
@@ -18,6 +18,10 @@ is measured on the held-out one, so every figure compared is one on themes the l
   relevance floor, the likelier first (as the shelf takes them), scored by the share kept among the first `head`;
   a shelf left empty scores 1 where the curator kept none of its books and 0 where they kept some. It counts as
   better only if that held-out share rises and no more kept books than dropped ones leave the shelves.
+- `tune_filter_confidence`, the enrichment's filter confidence: on the themes whose required vocabulary values
+  (genre, form, audience …) a judged book holds by a guess, the shelf holds only the judged books holding them at
+  the threshold, scored as above. Only a higher threshold can be judged (a guess below the one in force never
+  filtered a book in); it takes effect at the next index build, which writes the values the filters read.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from storage.labels import Label
+from tasks.model.constraints import TERM_FIELDS
 from tasks.model.intent import POLICIES
 from tasks.model.themes import Theme
 from tasks.ranking.calibration import log_loss, refit
@@ -187,6 +192,9 @@ class ThemeEvidence:
     kept: np.ndarray  # per judged book found again: 1 kept, 0 dropped or replaced
     ranks: tuple[int, ...]  # its place on the curator's shelf (ties in probability keep that order)
     evidence: tuple[Evidence, ...]
+    # how surely it holds the vocabulary values the brief requires: the least, over the brief's required facets, of
+    # its best required value's confidence (1 where the brief requires none, or the source tagged it)
+    sureness: tuple[float, ...] = ()
 
 
 def theme_evidence(labels: Sequence[Label], themes: Mapping[str, Theme], ctx: ShelvingContext) -> list[ThemeEvidence]:
@@ -205,10 +213,14 @@ def theme_evidence(labels: Sequence[Label], themes: Mapping[str, Theme], ctx: Sh
         tokens = bm25_query_tokens(understood.query, ctx.ranking.snapshot, settings.recall.max_keyword_share)
         found = dict(zip((c.book_id for c in ranking.candidates), ranking.evidence))
         again = [lb for lb in own if lb.book_id in found]
+        required = [c for c in understood.query.filter_conditions
+                    if c.operator == "MUST" and c.field not in TERM_FIELDS]
         out.append(ThemeEvidence(
             key, short_query(settings.fusion, len(tokens), bool(POLICIES[understood.understanding.intent].paths)),
             np.array([lb.verdict == "keep" for lb in again], dtype=np.float64),
-            tuple(lb.rank or 0 for lb in again), tuple(found[lb.book_id] for lb in again)))
+            tuple(lb.rank or 0 for lb in again), tuple(found[lb.book_id] for lb in again),
+            tuple(min((max(ctx.ranking.books[lb.book_id].confidence(c.field, v) for v in c.values) for c in required),
+                      default=1.0) for lb in again)))
     return out
 
 
@@ -219,13 +231,16 @@ class ShelfScore:
     dropped: int  # dropped or replaced books on the shelf
 
 
-def shelf_score(theme: ThemeEvidence, calibration: Calibration, kind: str, floor: float,
-                head: int = HEAD) -> ShelfScore:
+def shelf_of(theme: ThemeEvidence, taken: Sequence[int], head: int = HEAD) -> ShelfScore:
+    """The score of a shelf that takes these of the theme's judged books, in this order."""
+    first = list(taken)[:head]
+    kept = int(sum(theme.kept[i] for i in first))
+    return ShelfScore(kept / len(first) if first else float(not theme.kept.any()), kept, len(first) - kept)
+
+
+def shelf_score(theme: ThemeEvidence, calibration: Calibration, kind: str, floor: float) -> ShelfScore:
     p = calibration.probability(theme.evidence, kind)
-    taken = [i for i in sorted(range(len(p)), key=lambda i: (-p[i], theme.ranks[i])) if p[i] >= floor][:head]
-    kept = int(sum(theme.kept[i] for i in taken))
-    share = kept / len(taken) if taken else float(not theme.kept.any())
-    return ShelfScore(share, kept, len(taken) - kept)
+    return shelf_of(theme, [i for i in sorted(range(len(p)), key=lambda i: (-p[i], theme.ranks[i])) if p[i] >= floor])
 
 
 def _rows(themes: Sequence[ThemeEvidence]) -> tuple[list[Evidence], np.ndarray]:
@@ -319,6 +334,57 @@ def tune_calibration(themes: Sequence[ThemeEvidence], in_force: Calibration, jud
                              chosen_floor(themes, final, kind, floor))
 
 
+# ---- the enrichment's filter confidence --------------------------------------------------------------------------
+
+def sure_enough(themes: Sequence[ThemeEvidence], threshold: float) -> list[ShelfScore]:
+    """Each theme's shelf with only the judged books that hold the brief's required values at the threshold, in the
+    curator's order."""
+    return [shelf_of(t, sorted((i for i, sure in enumerate(t.sureness) if sure >= threshold),
+                               key=lambda i: t.ranks[i])) for t in themes]
+
+
+def chosen_threshold(themes: Sequence[ThemeEvidence], in_force: float) -> float:
+    """Of the surenesses the judged books hold above the threshold in force (a guess below it never filtered a book
+    in, so its verdicts say nothing of a lower one), the threshold whose shelves hold the most kept books less
+    dropped ones; the one in force wins a tie."""
+    tried = sorted({in_force, *(x for t in themes for x in t.sureness if in_force < x < 1.0)})
+    return max(tried, key=lambda x: (net(sure_enough(themes, x)), x == in_force, -x))
+
+
+@dataclass(frozen=True)
+class ThresholdTuning:
+    themes: int  # themes with a judged book held by a guess only
+    default: list[ShelfScore]  # per held-out theme, the threshold in force
+    tuned: list[ShelfScore]  # the threshold chosen on the other folds
+    threshold: float  # chosen on every theme
+
+    @property
+    def default_held_out(self) -> float:
+        return mean([s.share for s in self.default])
+
+    @property
+    def tuned_held_out(self) -> float:
+        return mean([s.share for s in self.tuned])
+
+    @property
+    def better(self) -> bool:
+        return self.tuned_held_out > self.default_held_out + 1e-9 and net(self.tuned) >= net(self.default)
+
+
+def tune_filter_confidence(themes: Sequence[ThemeEvidence], in_force: float) -> ThresholdTuning:
+    """enrichment.filter_confidence from the verdicts on the themes whose required values some judged book holds
+    by a guess (below 1): a guess the curators drop more often than keep says the threshold lies higher."""
+    guessed = [t for t in themes if any(x < 1.0 for x in t.sureness)]
+    default, tuned = [], []
+    for fold in range(FOLDS):
+        held_out = [t for t in guessed if fold_of(t.key) == fold]
+        train = [t for t in guessed if fold_of(t.key) != fold]
+        if held_out and train:
+            default += sure_enough(held_out, in_force)
+            tuned += sure_enough(held_out, chosen_threshold(train, in_force))
+    return ThresholdTuning(len(guessed), default, tuned, chosen_threshold(guessed, in_force))
+
+
 @dataclass(frozen=True)
 class LabelsReport:
     """All `tune --labels` learned, with the held-out figures it compared."""
@@ -327,8 +393,10 @@ class LabelsReport:
     fusion: LabelTuning
     short_query: LabelTuning
     calibration: CalibrationTuning
+    filter_confidence: ThresholdTuning
     kind: str
     floor: float  # in force
+    threshold: float  # in force
 
     def overlay(self) -> dict:
         """The settings learned better on held-out themes, as config/local.yaml holds them (empty: none)."""
@@ -336,7 +404,10 @@ class LabelsReport:
                   if t.better}
         ranking = ({"relevance_floor": self.calibration.floor}
                    if self.calibration.better and self.calibration.floor != self.floor else {})
-        return {**({"fusion": fusion} if fusion else {}), **({"ranking": ranking} if ranking else {})}
+        enrichment = ({"filter_confidence": self.filter_confidence.threshold}
+                      if self.filter_confidence.better and self.filter_confidence.threshold != self.threshold else {})
+        return {section: values for section, values in (("fusion", fusion), ("ranking", ranking),
+                                                        ("enrichment", enrichment)) if values}
 
     def lines(self) -> list[str]:
         out = [f"{self.labels} labels; share kept in the first {HEAD} places of held-out themes, in force -> "
@@ -349,6 +420,11 @@ class LabelsReport:
                    f"{c.default_held_out:.4f} -> {c.tuned_held_out:.4f}; kept less dropped books shelved "
                    f"{net(c.default)} -> {net(c.tuned)}; log loss {c.default_loss:.4f} -> {c.tuned_loss:.4f}; "
                    f"learned: floor {self.floor} -> {c.floor}, pull toward the judged weights {c.strength}")
+        f = self.filter_confidence
+        out.append(f"enrichment filter confidence: {f.themes} themes with a book held by a guess only: "
+                   f"{f.default_held_out:.4f} -> {f.tuned_held_out:.4f}; kept less dropped books shelved "
+                   f"{net(f.default)} -> {net(f.tuned)}; learned {self.threshold} -> {f.threshold}"
+                   + (" (takes effect at the next `shelfwise index build`)" if f.better else ""))
         return out
 
 
@@ -366,4 +442,5 @@ def tune_from_labels(labels: Sequence[Label], themes: Mapping[str, Theme], ctx: 
         tune_weights([t for t in judged_books if t.key in short], settings.fusion.short_query_weights),
         tune_calibration(evidence, relevance.calibration, judged_calibration, relevance.kind,
                          settings.ranking.relevance_floor),
-        relevance.kind, settings.ranking.relevance_floor)
+        tune_filter_confidence(evidence, ctx.ranking.snapshot.filter_confidence),
+        relevance.kind, settings.ranking.relevance_floor, ctx.ranking.snapshot.filter_confidence)

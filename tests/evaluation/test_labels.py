@@ -10,7 +10,14 @@ import pytest
 from flows.cli import main as shelfwise
 from storage.catalog_db import open_catalog
 from storage.labels import Label, LabelsDB
-from tasks.evaluation.labels import ThemeEvidence, judged_themes, label_shares, tune_calibration, tune_weights
+from tasks.evaluation.labels import (
+    ThemeEvidence,
+    judged_themes,
+    label_shares,
+    tune_calibration,
+    tune_filter_confidence,
+    tune_weights,
+)
 from tasks.ranking.relevance import FEATURES, KINDS, Calibration, Evidence
 
 DEFAULTS = {"vector": 0.3, "bm25": 1.0}
@@ -91,6 +98,30 @@ def test_labels_that_favour_the_calibration_in_force_are_never_beaten_held_out(n
     assert not tuning.better
     if not noise:  # the calibration in force shelves exactly the kept books
         assert tuning.default_held_out == 1.0 and tuning.tuned_held_out <= 1.0
+
+
+def guessed_themes(kept_when, themes: int = 30, books: int = 12, seed: int = 5) -> list[ThemeEvidence]:
+    """Shelves whose books hold the brief's required value surely (1.0) or by a guess (0.85 to 1); kept as
+    `kept_when(sureness)` says."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in range(themes):
+        sure = [1.0 if rng.random() < 0.5 else round(float(rng.uniform(0.85, 0.99)), 2) for _ in range(books)]
+        out.append(ThemeEvidence(f"batch/g{t}", False, np.array([kept_when(x) for x in sure], dtype=np.float64),
+                                 tuple(range(1, books + 1)), tuple(Evidence() for _ in sure), tuple(sure)))
+    return out
+
+
+def test_a_filter_confidence_learned_where_curators_drop_the_books_of_unsure_guesses():
+    tuning = tune_filter_confidence(guessed_themes(lambda sure: sure >= 0.93), 0.85)
+    assert tuning.better and tuning.tuned_held_out > tuning.default_held_out + 0.2
+    assert 0.9 < tuning.threshold <= 0.93
+
+
+def test_where_guesses_are_kept_as_often_as_sure_values_the_filter_confidence_stays():
+    rng = np.random.default_rng(9)
+    tuning = tune_filter_confidence(guessed_themes(lambda sure: rng.random() < 0.8), 0.85)
+    assert not tuning.better
 
 
 def _store(settings, stored: list[Label], sha: str) -> None:
