@@ -286,16 +286,11 @@ def chosen_floor(themes: Sequence[ThemeEvidence], calibration: Calibration, kind
 
 
 @dataclass(frozen=True)
-class CalibrationTuning:
-    themes: int
-    judged: int
-    default: list[ShelfScore]  # per held-out theme, the calibration in force
-    tuned: list[ShelfScore]  # the same themes, the calibration refitted on the other folds
-    default_loss: float  # held-out log loss of the verdicts
-    tuned_loss: float
-    strength: float  # the pull toward the judged weights chosen on every theme
-    calibration: Calibration  # refitted on every theme: what would be written
-    floor: float  # the relevance floor chosen with it on every theme
+class HeldOut:
+    """Per held-out theme, its shelf under what is in force and under what was learned on the other folds."""
+
+    default: list[ShelfScore]
+    tuned: list[ShelfScore]
 
     @property
     def default_held_out(self) -> float:
@@ -308,6 +303,17 @@ class CalibrationTuning:
     @property
     def better(self) -> bool:
         return self.tuned_held_out > self.default_held_out + 1e-9 and net(self.tuned) >= net(self.default)
+
+
+@dataclass(frozen=True)
+class CalibrationTuning(HeldOut):
+    themes: int
+    judged: int
+    default_loss: float  # held-out log loss of the verdicts
+    tuned_loss: float
+    strength: float  # the pull toward the judged weights chosen on every theme
+    calibration: Calibration  # refitted on every theme: what would be written
+    floor: float  # the relevance floor chosen with it on every theme
 
 
 def tune_calibration(themes: Sequence[ThemeEvidence], in_force: Calibration, judged_calibration: Calibration,
@@ -329,7 +335,7 @@ def tune_calibration(themes: Sequence[ThemeEvidence], in_force: Calibration, jud
         tuned_loss += log_loss(learned, kind, rows, kept) * len(kept)
     judged_books = sum(len(t.kept) for t in themes)
     final, strength = refitted(themes, judged_calibration, kind, floor) if themes else (in_force, 0.0)
-    return CalibrationTuning(len(themes), judged_books, default, tuned, default_loss / max(judged_books, 1),
+    return CalibrationTuning(default, tuned, len(themes), judged_books, default_loss / max(judged_books, 1),
                              tuned_loss / max(judged_books, 1), strength, final,
                              chosen_floor(themes, final, kind, floor))
 
@@ -352,23 +358,9 @@ def chosen_threshold(themes: Sequence[ThemeEvidence], in_force: float) -> float:
 
 
 @dataclass(frozen=True)
-class ThresholdTuning:
+class ThresholdTuning(HeldOut):
     themes: int  # themes with a judged book held by a guess only
-    default: list[ShelfScore]  # per held-out theme, the threshold in force
-    tuned: list[ShelfScore]  # the threshold chosen on the other folds
     threshold: float  # chosen on every theme
-
-    @property
-    def default_held_out(self) -> float:
-        return mean([s.share for s in self.default])
-
-    @property
-    def tuned_held_out(self) -> float:
-        return mean([s.share for s in self.tuned])
-
-    @property
-    def better(self) -> bool:
-        return self.tuned_held_out > self.default_held_out + 1e-9 and net(self.tuned) >= net(self.default)
 
 
 def tune_filter_confidence(themes: Sequence[ThemeEvidence], in_force: float) -> ThresholdTuning:
@@ -382,7 +374,7 @@ def tune_filter_confidence(themes: Sequence[ThemeEvidence], in_force: float) -> 
         if held_out and train:
             default += sure_enough(held_out, in_force)
             tuned += sure_enough(held_out, chosen_threshold(train, in_force))
-    return ThresholdTuning(len(guessed), default, tuned, chosen_threshold(guessed, in_force))
+    return ThresholdTuning(default, tuned, len(guessed), chosen_threshold(guessed, in_force))
 
 
 @dataclass(frozen=True)
