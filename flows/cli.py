@@ -18,6 +18,7 @@ from pathlib import Path
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
 from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
+from storage.index_root import IndexStoreError
 from storage.paths import NotWritable, UnsafePath
 from storage.workspace_lock import Holder, WorkspaceBusy
 from tasks.intake.formats import SOURCE_FORMATS, CatalogFileError
@@ -26,7 +27,7 @@ from tasks.model.themes import LANGUAGE_PREFERENCES
 
 # A user's mistake or a busy workspace: one line and exit 2, never a traceback.
 USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, CatalogBusy, CatalogMissing, NotWritable,
-               UnsafePath, ServerError, CatalogUnreadable)
+               UnsafePath, ServerError, CatalogUnreadable, IndexStoreError)
 
 
 @contextmanager

@@ -9,6 +9,7 @@ from functools import cache, partial
 
 from config.settings import Settings
 from config.vocabulary import Vocabulary, load_aliases
+from storage.index_root import index_root
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, NoIndexError, open_current
 from storage.subject_store import read_subjects
 from tasks.catalog.works import overlapping_works
@@ -56,7 +57,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
     The version holds the books it was built from and the vocabulary's vectors: no DuckDB is opened
     (so this works while a build holds the catalog) and nothing is embedded but a value edited since.
     """
-    snapshot = open_current(settings.indexes_dir)
+    snapshot = open_current(index_root(settings))
     limit_blas_threads(settings.recall.blas_threads)
     # a query is a few short texts: the embedder's own threads are set for the build's batches
     embedder = create_embedder(settings.embedder.model_copy(update={"threads": settings.recall.blas_threads}))
