@@ -23,6 +23,7 @@ from openpyxl import load_workbook
 
 from config.settings import PROJECT_ROOT, Settings, load_settings
 from flows.cli import main as shelfwise
+from storage.index_root import index_root
 from storage.index_store import open_current
 from tasks.evaluation.judged import JudgedBrief, load_judged
 from tasks.export.excel import IDS_SHEET
@@ -68,7 +69,7 @@ def shelve(settings: Settings, briefs: Mapping[str, JudgedBrief]) -> Path:
 
 def judged_verdicts(settings: Settings, briefs: Mapping[str, JudgedBrief]) -> Callable[[str, str], bool | None]:
     """A curator's verdict on a shelved book: kept where it fits its brief."""
-    works = {b.book_id: b.work_id or b.book_id for b in open_current(settings.indexes_dir).load_books()}
+    works = {b.book_id: b.work_id or b.book_id for b in open_current(index_root(settings)).load_books()}
     return lambda theme_id, book_id: fits(briefs[theme_id], book_id, works) if theme_id in briefs else None
 
 
