@@ -18,6 +18,7 @@ from tasks.model.constraints import NUMERIC_FIELDS, surely_held
 from tasks.model.shelf import ThemeShelf
 from tasks.model.themes import HistoryShelf, StageSwitches, Theme
 from tasks.progress import limit_blas_threads, long_lived_objects
+from tasks.ranking.calibration import workspace_calibration
 from tasks.ranking.gating import VocabularyVectors
 from tasks.ranking.rank import RankingContext, rank
 from tasks.ranking.relevance import RelevanceModel
@@ -104,7 +105,8 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             settings=settings, reranker=create_reranker(settings.rerank), switches=switches,
             available_only=available_only, graph=graph,
             editions=editions_by_work({k: b for k, b in books.items() if k not in withdrawn}),
-            relevance=RelevanceModel.build(snapshot, list(books.values())),
+            # this catalog's calibration where its curators' verdicts taught one (`tune --labels`), else the judged
+            relevance=RelevanceModel.build(snapshot, list(books.values()), workspace_calibration(settings.workspace)),
             allowed=lambda expr: int(mask(expr, columns).sum()),
             overlapping=overlapping_works(books.values()),
         )
