@@ -979,6 +979,10 @@ def _interruptible() -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         _exit_interrupted(_signalled[0] if _signalled else signal.SIGINT)
+    except Exception:  # what a library made of the interrupt (DuckDB: InterruptException) is the interrupt too
+        if _signalled:
+            _exit_interrupted(_signalled[0])
+        raise
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
