@@ -18,6 +18,7 @@ from tasks.model.constraints import NUMERIC_FIELDS, surely_held
 from tasks.model.shelf import ThemeShelf
 from tasks.model.themes import HistoryShelf, StageSwitches, Theme
 from tasks.progress import limit_blas_threads, long_lived_objects
+from tasks.ranking.calibration import workspace_calibration
 from tasks.ranking.gating import VocabularyVectors
 from tasks.ranking.rank import RankingContext, rank
 from tasks.ranking.relevance import RelevanceModel
@@ -30,6 +31,7 @@ from tasks.recall.keywords import bm25_query_tokens, most_together
 from tasks.recall.recall import recall
 from tasks.recall.vector_search import create_vector_search
 from tasks.understanding.entities import EntityIndex
+from tasks.understanding.numbers import rating_scale
 from tasks.understanding.subjects import SubjectVocabulary
 from tasks.understanding.translate import create_translator
 from tasks.understanding.understand import UnderstandingTools, understand
@@ -85,6 +87,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             entities=EntityIndex.build(books.values(), load_aliases()),
             held=surely_held(books.values(), snapshot.filter_confidence, facet_rows),
             numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
+            rating_scale=rating_scale(b.rating for b in books.values()),
             available_only=available_only,
             subjects=SubjectVocabulary(*read_subjects(snapshot.path)),
             min_books=settings.gating.min_books,
@@ -102,7 +105,8 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             settings=settings, reranker=create_reranker(settings.rerank), switches=switches,
             available_only=available_only, graph=graph,
             editions=editions_by_work({k: b for k, b in books.items() if k not in withdrawn}),
-            relevance=RelevanceModel.build(snapshot, list(books.values())),
+            # this catalog's calibration where its curators' verdicts taught one (`tune --labels`), else the judged
+            relevance=RelevanceModel.build(snapshot, list(books.values()), workspace_calibration(settings.workspace)),
             allowed=lambda expr: int(mask(expr, columns).sum()),
             overlapping=overlapping_works(books.values()),
         )
