@@ -117,7 +117,7 @@ def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
         with open_catalog(settings.duckdb_path) as db:  # before Prefect: one line, not a failed flow's log
             check_catalog_has_books(db, settings)
         with flow_api(settings):
-            state = build_indexes(full=args.full, return_state=True)
+            state = build_indexes(full=args.full, compute=args.compute or "default", return_state=True)
     if not state.is_completed():
         print(f"error: the index build failed: {state.message}", file=sys.stderr)
         return 1
@@ -303,7 +303,8 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
                                      query_expansion=switch_value(args.expansion),
                                      language_preference=args.language_preference or "default",
-                                     apply_review=args.apply_review, return_state=True)
+                                     apply_review=args.apply_review, compute=args.compute or "default",
+                                     return_state=True)
     outcome = state.result(raise_on_failure=False)
     result = outcome.result if isinstance(outcome, ShelvingFailed) else outcome
     if isinstance(outcome, USER_ERRORS):
@@ -709,6 +710,12 @@ def _add_stage_switches(command: argparse.ArgumentParser) -> None:
                               "shelf.language_preference; a theme's own column wins)")
 
 
+def _add_compute(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument("--compute", choices=("local", "dask"),
+                         help=f"{what} in this process, or on Dask (compute.dask_address, else a LocalCluster of "
+                              "compute.dask_workers processes); default: compute.backend")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="shelfwise", description="Theme shelves from a library catalog.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -733,6 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
     index = commands.add_parser("index", help="search indexes").add_subparsers(dest="action", required=True)
     build = index.add_parser("build", help="build the BM25 and LanceDB indexes (incremental)")
     build.add_argument("--full", action="store_true", help="ignore caches and rebuild everything")
+    _add_compute(build, "embed and tokenize")
     build.set_defaults(handler=_cmd_index_build)
 
     themes = commands.add_parser("themes", help="theme briefs").add_subparsers(dest="action", required=True)
@@ -747,6 +755,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--apply-review", action="store_true",
                      help="reshelve with the curators' answers imported for the batch (`shelfwise review import`)")
     _add_stage_switches(run)
+    _add_compute(run, "shelve the batch's themes")
     run.set_defaults(handler=_cmd_run)
 
     review = commands.add_parser("review", help="a curator's answered workbook").add_subparsers(dest="action",
