@@ -20,7 +20,7 @@ from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
 from storage.paths import NotWritable, UnsafePath
 from storage.workspace_lock import Holder, WorkspaceBusy
-from tasks.catalog.formats import SOURCE_FORMATS, CatalogFileError
+from tasks.intake.formats import SOURCE_FORMATS, CatalogFileError
 from tasks.errors import InputError
 from tasks.model.themes import LANGUAGE_PREFERENCES
 

@@ -25,7 +25,7 @@ from storage.model_cache import cached_value
 from storage.sql import tag_column
 from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.enrich import ENRICHMENT_VERSION, Reference, derive_facets
-from tasks.catalog.formats import CatalogFileError
+from tasks.intake.formats import CatalogFileError
 from tasks.catalog.index_text import (
     INDEX_TEXT_VERSION,
     book_sentences,

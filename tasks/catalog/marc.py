@@ -26,7 +26,7 @@ from typing import Any
 import pymarc
 
 from tasks.catalog.fields import read_pages
-from tasks.catalog.formats import CatalogFileError, ReadReport
+from tasks.intake.formats import CatalogFileError, ReadReport
 from tasks.catalog.marc_records import MarcRecord, read_iso2709
 from tasks.catalog.names import name_key, name_marks, read_credits
 

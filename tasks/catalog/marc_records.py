@@ -23,7 +23,7 @@ from typing import BinaryIO
 import pymarc
 from pymarc.marc8 import marc8_to_unicode
 
-from tasks.catalog.encodings import detected_codec, display_name, is_utf8
+from tasks.intake.encodings import detected_codec, display_name, is_utf8
 
 TERMINATOR, FIELD_END, SUBFIELD = b"\x1d", b"\x1e", b"\x1f"
 MAX_LENGTH = 99_999  # what a leader's five digits can say; a longer record is read by its terminator

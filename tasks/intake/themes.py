@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from storage.models import RejectedRow
-from tasks.catalog.ingest import csv_rows, read_rows
 from tasks.errors import InputError, nearest
+from tasks.intake.tables import csv_rows, read_rows
 from tasks.intake.yaml_input import load_yaml, read_yaml_file
 from tasks.language.text_analysis import has_control_characters
 from tasks.model.themes import LANGUAGE_PREFERENCES, Theme

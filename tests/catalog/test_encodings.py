@@ -2,7 +2,7 @@
 
 import pytest
 
-from tasks.catalog.formats import CatalogFileError
+from tasks.intake.formats import CatalogFileError
 from tasks.catalog.ingest import ColumnMapping, validate_file
 
 HEADER = "book_id,title,authors\n"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from charset_normalizer import from_bytes
 
-from tasks.catalog.formats import CatalogFileError
+from tasks.intake.formats import CatalogFileError
 
 SAMPLE_BYTES = 4 * 1024 * 1024  # enough text to tell an encoding; the rest is read as it streams
 # The encodings detection may answer: what catalog exports are written in. GB18030 reads every GBK and GB2312

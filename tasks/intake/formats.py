@@ -8,6 +8,8 @@ FORMAT_OF_SUFFIX = {
 }
 # cnmarc (Chinese UNIMARC, ISO 2709 like MARC21) is never told by the extension: a UNIMARC record is
 # recognised by its fields, or named with --format.
+# the formats whose text encoding a user may name (--encoding); the others say their own
+ENCODED_FORMATS = ("csv", "tsv", "marc21", "cnmarc")
 SOURCE_FORMATS = ("csv", "tsv", "jsonl", "parquet", "xlsx", "marc21", "marcxml", "cnmarc")
 
 
