@@ -7,6 +7,7 @@ Dask is imported only when the settings ask for it: a local run starts no Dask p
 from __future__ import annotations
 
 import inspect
+import logging
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -48,6 +49,7 @@ def fanout(settings: Settings) -> Iterator[Fanout | None]:
         return
     from prefect_dask import DaskTaskRunner
 
+    logging.getLogger("distributed").setLevel(logging.WARNING)  # its every connection and worker start, at INFO
     if compute.dask_address:
         runner, embedder = DaskTaskRunner(address=compute.dask_address), settings.embedder
     else:  # one process per core: a worker's model runs on one thread
