@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
@@ -68,7 +68,7 @@ class DaskFanout:
         self.chunk, self.embedder = chunk, embedder
         self._runner, self._in_flight = runner, in_flight
 
-    def map(self, name: str, fn: Callable[[Item], Result], items: Sequence[Item]) -> Iterator[Result]:
+    def map(self, name: str, fn: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]:
         step = task(fn, name=name, cache_policy=NONE, retries=RETRIES)
         parameter = next(iter(inspect.signature(fn).parameters))
         waiting = iter(enumerate(items, start=1))

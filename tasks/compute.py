@@ -7,7 +7,7 @@ knows nothing of Prefect or Dask, so that a local build imports neither.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
 from config.settings import EmbedderSettings
@@ -22,7 +22,7 @@ class Fanout(Protocol):
     chunk: int  # how many texts (or books) one piece holds: compute.chunk_texts
     embedder: EmbedderSettings  # what a worker makes its model from: the build's, with the worker's threads
 
-    def map(self, name: str, fn: Callable[[Item], Result], items: Sequence[Item]) -> Iterator[Result]: ...
+    def map(self, name: str, fn: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]: ...
 
 
 def chunked(items: Sequence[Item], size: int) -> list[Sequence[Item]]:

@@ -65,7 +65,6 @@ class EmbeddingChunks:
             counts = [len(rows_of[d]) for d in chunk]  # a text that occurs twice gets its vector twice
             yield np.fromiter((r for d in chunk for r in rows_of[d]), dtype=np.int64), np.repeat(fresh, counts, axis=0)
 
-
     def _embedded(self, missing: list[str], rows_of: dict[str, list[int]],
                   progress: Progress) -> Iterator[tuple[list[str], np.ndarray]]:
         """(text hashes, their vectors) a chunk at a time: embedded here, or on the fanout's workers, whose
@@ -76,7 +75,8 @@ class EmbeddingChunks:
                                                             on_batch=progress.advance)
             return
         chunks = chunked(missing, self._fanout.chunk)
-        jobs = [EmbedChunk(self._fanout.embedder, tuple(self.texts[rows_of[d][0]] for d in chunk)) for chunk in chunks]
+        # made as they are sent: the texts of every chunk at once would be a second copy of them all
+        jobs = (EmbedChunk(self._fanout.embedder, tuple(self.texts[rows_of[d][0]] for d in chunk)) for chunk in chunks)
         for chunk, fresh in zip(chunks, self._fanout.map("embed-chunk", embed_chunk, jobs)):
             progress.advance(len(chunk))
             yield chunk, fresh
