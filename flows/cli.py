@@ -110,12 +110,14 @@ def _cmd_catalog_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     from flows.build_indexes import build_indexes, check_catalog_has_books
+    from flows.compute import check_scheduler, with_compute
     from flows.prefect_api import flow_api
     from storage.catalog_db import open_catalog
 
     with _writing(settings, _command_line(args)):
         with open_catalog(settings.duckdb_path) as db:  # before Prefect: one line, not a failed flow's log
             check_catalog_has_books(db, settings)
+        check_scheduler(with_compute(settings, args.compute or "default"))
         with flow_api(settings):
             state = build_indexes(full=args.full, compute=args.compute or "default", return_state=True)
     if not state.is_completed():
@@ -288,12 +290,14 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         raise InputError("run: name a theme file, or --batch ID to shelve a batch again")
     theme_file = _read_themes(args) if args.file else None  # before the heavy imports: a bad file is refused at once
 
+    from flows.compute import check_scheduler, with_compute
     from flows.generate_shelves import ShelvingFailed, check_outputs, generate_shelves, switch_value
     from flows.prefect_api import flow_api
 
     batch_id = theme_file.batch_id if theme_file else args.batch
     workbook_path(settings.outputs_dir, batch_id)
     check_outputs(settings)
+    check_scheduler(with_compute(settings, args.compute or "default"))
     with _importing(args, settings, theme_file, shelving=True) if theme_file else _known_batch(args, settings) as themes:
         if not themes:
             print(f"error: {args.file or batch_id}: batch {batch_id} has no theme to shelve"

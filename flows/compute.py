@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -17,9 +18,10 @@ from prefect import task
 from prefect.cache_policies import NONE
 from prefect.context import TaskRunContext
 
-from config.settings import EmbedderSettings, Settings
+from config.settings import EmbedderSettings, Settings, setting_source
 from flows.runs import form_field
 from tasks.compute import Fanout, Item, Result
+from tasks.errors import InputError
 
 ComputeChoice = Literal["default", "local", "dask"]
 COMPUTE_FIELD = form_field("Compute", "Where the work runs: local (this process) or dask (a cluster: "
@@ -37,6 +39,20 @@ def with_compute(settings: Settings, choice: ComputeChoice) -> Settings:
     if choice == "default":
         return settings
     return settings.model_copy(update={"compute": settings.compute.model_copy(update={"backend": choice})})
+
+
+def check_scheduler(settings: Settings, timeout: float = 5.0) -> None:
+    """InputError, before any work, when the dask backend names a scheduler that does not answer (Dask itself would
+    retry for 30 s and fail the run with a traceback)."""
+    address = settings.compute.dask_address
+    if settings.compute.backend != "dask" or not address:
+        return
+    host, _, port = address.split("://", 1)[1].rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as err:
+        raise InputError(f"{setting_source('compute.dask_address')}: no Dask scheduler answers at {address} "
+                         f"({err}): start one (`dask scheduler`), or run with --compute local") from None
 
 
 @contextmanager

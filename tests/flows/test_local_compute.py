@@ -1,4 +1,4 @@
-"""The local default (compute.backend local) starts no Dask process: not even Dask's modules are imported."""
+"""The compute setting without a cluster: the local default imports no Dask; a dead scheduler is one line."""
 
 import os
 import subprocess
@@ -31,3 +31,17 @@ def test_the_cli_and_a_local_build_import_no_dask(tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_scheduler_that_does_not_answer_is_one_line_before_any_work(monkeypatch):
+    from config.settings import load_settings
+    from flows.compute import check_scheduler
+    from tasks.errors import InputError
+
+    monkeypatch.setenv("SHELFWISE__COMPUTE__DASK_ADDRESS", "tcp://127.0.0.1:1")
+    check_scheduler(load_settings())  # the local backend asks no scheduler
+    monkeypatch.setenv("SHELFWISE__COMPUTE__BACKEND", "dask")
+    with pytest.raises(InputError) as caught:
+        check_scheduler(load_settings())
+    assert str(caught.value).startswith("compute.dask_address (from SHELFWISE__COMPUTE__DASK_ADDRESS): no Dask "
+                                        "scheduler answers at tcp://127.0.0.1:1")
