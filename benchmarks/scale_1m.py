@@ -140,10 +140,10 @@ class WorkerPeaks(threading.Thread):
     def __init__(self):
         super().__init__(daemon=True)
         self.peaks: dict[int, float] = {}
-        self._stop = threading.Event()
+        self._done = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.wait(0.5):
+        while not self._done.wait(0.5):
             for pid in _descendants(os.getpid()):
                 try:
                     if b"spawn_main" not in Path(f"/proc/{pid}/cmdline").read_bytes():
@@ -156,7 +156,7 @@ class WorkerPeaks(threading.Thread):
                         self.peaks[pid] = max(self.peaks.get(pid, 0.0), int(line.split()[1]) / 1024)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._done.set()
         self.join()
 
 
