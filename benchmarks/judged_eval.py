@@ -6,8 +6,9 @@
 The catalog is imported and indexed into its own workspace (<workspace>/eval/judged-[blind-]<catalog>, as
 `shelfwise eval --briefs` does; caches make reruns cheap), every brief is shelved by the product path as one
 batch, and each shelf is scored (tasks/evaluation/judged.py): wrong share of the top 10, nDCG@10, the share of
-the shelf that fits, status against the expected one. --json also writes each shelf's top 10 with grades, so
-that later runs can be compared book by book. benchmarks/judged/README.md has the figures and the format.
+the shelf that fits, status against the expected one; over the set, the share of all shelved books that are wrong.
+--json also writes each shelf's top 10 with grades, so that later runs can be compared book by book.
+benchmarks/judged/README.md has the figures and the format.
 """
 
 from __future__ import annotations
@@ -92,10 +93,11 @@ def main() -> int:
               f"{s.ndcg:>8.3f} {share(s.fit_share):>5} {s.status:<13} {s.expected_status}"
               + ("  [done, under 90% fits]" if s.done_unfit else ""))
     table = summaries(scores)
-    print(f"{'':<6} {'briefs':>6} {'wrong@10':>9} {'nDCG@10':>8} {'done <90% fits':>15} {'status ok':>10}")
+    print(f"{'':<6} {'briefs':>6} {'wrong@10':>9} {'nDCG@10':>8} {'done <90% fits':>15} {'status ok':>10} "
+          f"{'shelved wrong':>13}")
     for name, m in table.items():
         print(f"{name:<6} {m.briefs:>6} {share(m.mean_wrong_share):>9} {share(m.mean_ndcg):>8} "
-              f"{m.done_unfit:>15} {m.status_ok:>6}/{m.briefs:<3}")
+              f"{m.done_unfit:>15} {m.status_ok:>6}/{m.briefs:<3} {share(m.broken_share):>13}")
     if args.json:
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)

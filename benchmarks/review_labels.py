@@ -1,93 +1,90 @@
-"""Labels written for the demo: a batch of the benchmark's briefs shelved, its workbook answered through openpyxl
-as a curator would, and imported, so that `shelfwise eval --labels` and `shelfwise tune --labels` have verdicts.
+"""Labels written for the demo as a curator writes them: the judged dev briefs shelved as one batch, its workbook
+answered through openpyxl, and imported, so that `shelfwise eval --labels` and `shelfwise tune --labels` have
+verdicts a curator would give.
 
-The curator judges each shelved book on the demo catalog's own tags (config/demo/catalog.jsonl), never on what
-Shelfwise guessed: a book that fails one of the brief's checks (benchmarks/briefs/demo.yaml: authors, years,
-tags required or excluded) is dropped; one that passes them but holds none of the moods, settings or textures
-the brief wishes for (the SHOULD conditions of its reading, in the summary's query column) is replaced; the
-rest are kept. Briefs that refer to earlier shelves are left out (their batch history is not built here).
+A curator keeps the books that fit the brief and drops those that do not. What fits is read from the demo's judged
+dev briefs (benchmarks/judged/demo-dev.yaml: every fitting book of the catalog listed after reading the records,
+graded 2 fits, 1 acceptable, unlisted 0): a shelved book graded 1 or 2 is kept, one graded 0 dropped, an edition
+judged through its work's grade. Only the books Shelfwise actually shelved are judged, in the sheet's own language
+(keep / drop, 保留 / 去掉). No verdict comes from the catalog's tags or from what Shelfwise guessed.
 
-    .venv/bin/python -m benchmarks.review_labels --themes 24      # in the workspace of `make demo`
+    .venv/bin/python -m benchmarks.review_labels           # in the workspace of `make demo`
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import yaml
 from openpyxl import load_workbook
 
-from config.settings import PROJECT_ROOT, load_settings
-from config.vocabulary import get_vocabulary
+from config.settings import PROJECT_ROOT, Settings, load_settings
 from flows.cli import main as shelfwise
-from tasks.catalog.ingest import ColumnMapping, validate_file
-from tasks.evaluation.briefs import book_failures, load_benchmark
-from tasks.evaluation.tags import true_values
-from tasks.export.excel import IDS_SHEET, SUMMARY_COLUMNS
+from storage.index_root import index_root
+from storage.index_store import open_current
+from tasks.evaluation.judged import JudgedBrief, load_judged
+from tasks.export.excel import IDS_SHEET
 
-BRIEFS = PROJECT_ROOT / "benchmarks" / "briefs" / "demo.yaml"
-CATALOG = PROJECT_ROOT / "config" / "demo" / "catalog.jsonl"
+JUDGED = PROJECT_ROOT / "benchmarks" / "judged" / "demo-dev.yaml"
 BATCH = "labels-demo"
+WORDS = {"en": {True: "keep", False: "drop"}, "zh": {True: "保留", False: "去掉"}}
 
 
-def wished(query: str, dimensions: set[str]) -> dict[str, set[str]]:
-    """The brief's wished values by dimension, from the summary's query column ("SHOULD field=a/b; ...")."""
-    wishes: dict[str, set[str]] = {}
-    for part in (query or "").split("; "):
-        operator, _, rest = part.partition(" ")
-        field, _, values = rest.partition("=")
-        if operator == "SHOULD" and field in dimensions and field != "genre":
-            wishes.setdefault(field, set()).update(values.split("/"))
-    return wishes
+def fits(brief: JudgedBrief, book_id: str, works: Mapping[str, str]) -> bool:
+    """Whether the judgments grade the book, or another edition of its work, 1 or 2."""
+    work = works.get(book_id, book_id)
+    return any(grade >= 1 and works.get(b, b) == work for b, grade in brief.judgments.items())
 
 
-def verdict(failures: list[str], wishes: dict[str, set[str]], book, vocabulary) -> str:  # noqa: ANN001
-    if failures:
-        return "drop"
-    if wishes and not any(values & true_values(book, dim, vocabulary) for dim, values in wishes.items()):
-        return "replace"
-    return "keep"
-
-
-def answer(workbook: Path, out: Path, checks: dict[str, dict]) -> dict[str, int]:
-    """Every shelved book of the workbook judged; the verdicts written in the sheet's own language."""
-    vocabulary = get_vocabulary()
-    truth = {b.book_id: b for b in validate_file(CATALOG, ColumnMapping(), vocabulary).books}
+def answer(workbook: Path, out: Path, kept: Callable[[str, str], bool | None]) -> dict[str, int]:
+    """Every shelved book of the workbook judged, `kept(theme_id, book_id)` (None: left blank), in the sheet's own
+    language; the counts of each verdict."""
     wb = load_workbook(workbook)
-    keys = [key for key, _, _ in SUMMARY_COLUMNS]
-    queries = {row[0].value: row[keys.index("query")].value for row in wb["summary"].iter_rows(min_row=2)}
-    words = {"zh": {"keep": "保留", "drop": "去掉", "replace": "替换"}}
-    counts = {"keep": 0, "drop": 0, "replace": 0}
+    counts = {"keep": 0, "drop": 0}
     for kind, sheet, row, theme_id, book_id, _ in wb[IDS_SHEET].iter_rows(min_row=2, values_only=True):
-        if kind != "book" or book_id not in truth:
+        said = kept(theme_id, book_id) if kind == "book" else None
+        if said is None:
             continue
-        book = truth[book_id]
-        said = verdict(book_failures(checks[theme_id], book, vocabulary),
-                       wished(queries[theme_id], set(vocabulary.dimension_names)), book, vocabulary)
-        counts[said] += 1
+        counts[WORDS["en"][said]] += 1
         chinese = wb[sheet]["I7"].value == "处理"
-        wb[sheet][f"I{row}"] = words["zh"][said] if chinese else said
+        wb[sheet][f"I{row}"] = WORDS["zh" if chinese else "en"][said]
     wb.save(out)
     return counts
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--themes", type=int, default=24, help="briefs to shelve and judge (default 24)")
-    args = parser.parse_args(argv)
-    briefs = [b for batch in load_benchmark(BRIEFS) for b in batch.briefs
-              if not (b.resolves_to and b.resolves_to.reference)][: args.themes]
-    settings = load_settings()
+def shelve(settings: Settings, briefs: Mapping[str, JudgedBrief]) -> Path:
+    """The briefs run as one batch in the workspace; its workbook."""
     themes = settings.workspace / f"{BATCH}.yaml"
     themes.parent.mkdir(parents=True, exist_ok=True)
     themes.write_text(yaml.safe_dump({"batch_id": BATCH, "themes": [
-        {"theme_id": b.id, "theme_name": b.brief} for b in briefs]}, allow_unicode=True), encoding="utf-8")
+        {"theme_id": b.id, "theme_name": b.theme_name, **({"description": b.description} if b.description else {})}
+        for b in briefs.values()]}, allow_unicode=True), encoding="utf-8")
     if shelfwise(["run", str(themes)]) not in (0, 1):
+        raise SystemExit(f"{themes}: the batch did not run")
+    return settings.outputs_dir / f"{BATCH}.xlsx"
+
+
+def judged_verdicts(settings: Settings, briefs: Mapping[str, JudgedBrief]) -> Callable[[str, str], bool | None]:
+    """A curator's verdict on a shelved book: kept where it fits its brief."""
+    works = {b.book_id: b.work_id or b.book_id for b in open_current(index_root(settings)).load_books()}
+    return lambda theme_id, book_id: fits(briefs[theme_id], book_id, works) if theme_id in briefs else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--judged", default=str(JUDGED), help="the judged briefs (default: the demo's dev half)")
+    args = parser.parse_args(argv)
+    if "holdout" in Path(args.judged).name or "next" in Path(args.judged).name:
+        print(f"{args.judged}: held-out judgments are never answered from", file=sys.stderr)
         return 2
+    briefs = {b.id: b for b in load_judged(Path(args.judged))}
+    settings = load_settings()
+    workbook = shelve(settings, briefs)
     answered = settings.outputs_dir / f"{BATCH}-answered.xlsx"
-    counts = answer(settings.outputs_dir / f"{BATCH}.xlsx", answered, {b.id: b.checks for b in briefs})
+    counts = answer(workbook, answered, judged_verdicts(settings, briefs))
     print(f"{len(briefs)} themes judged: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return shelfwise(["review", "import", str(answered)])
 

@@ -34,6 +34,7 @@ def main() -> None:
     from benchmarks.shelves_100k import synthetic_themes
     from config.settings import load_settings
     from config.vocabulary import get_vocabulary
+    from storage.index_root import index_root
     from storage.index_store import open_current
     from tasks.language.embedders import create_embedder
     from tasks.model.constraints import EVERYTHING
@@ -42,7 +43,7 @@ def main() -> None:
     from tasks.understanding.expansion import expand_query
 
     settings = load_settings()
-    snapshot = open_current(settings.indexes_dir)
+    snapshot = open_current(index_root(settings))
     columns = FilterColumns.build(snapshot.load_books())
     started = time.perf_counter()
     search = MemorySearch(columns, snapshot.vector_matrix())

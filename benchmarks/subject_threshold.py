@@ -25,6 +25,7 @@ import numpy as np
 
 from config.settings import CONFIG_DIR, load_settings
 from config.yaml_files import read_yaml
+from storage.index_root import IndexRoot
 from storage.index_store import open_current
 from storage.subject_store import read_subjects
 from tasks.language.embedders import create_embedder
@@ -112,7 +113,7 @@ def main(folders: list[str]) -> None:
     embedder = create_embedder(settings.embedder)
     pairs = []
     for folder in folders:
-        snapshot = open_current(Path(folder))
+        snapshot = open_current(IndexRoot(Path(folder)))
         subjects, vectors = read_subjects(snapshot.path)
         vocabulary = SubjectVocabulary(subjects, vectors)
         found = judged_pairs(vocabulary, embedder)

@@ -80,7 +80,15 @@ class TextSection(Section):
     max_chars: Positive | None = None
 
 
+S3_URI = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s?#@]*)?")
+ENDPOINT_URL = re.compile(r"https?://[^\s/?#@]+/?")
+
+
 class IndexSettings(Section):
+    # Where the index versions live: empty, the workspace's indexes/ folder; a local path; or s3://bucket/prefix
+    # (storage/index_root.py), with credentials from the environment only.
+    uri: str = ""
+    s3_endpoint: str = ""  # an S3-compatible server (MinIO, Ceph...); empty: AWS_ENDPOINT_URL, or AWS's own
     brute_force_max_rows: Positive = 200_000  # exact in-memory vector search up to this many books, IVF above
     keep_versions: Positive = 2
     e5_path: bool = False
@@ -91,6 +99,25 @@ class IndexSettings(Section):
     head_sections: tuple[TextSection, ...] = (
         TextSection(field="tags"), TextSection(field="title_line"), TextSection(field="subjects", max_chars=200))
     summary_weight: Share = 0.5
+
+    @field_validator("uri")
+    @classmethod
+    def _local_path_or_s3(cls, value: str) -> str:
+        scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", value)
+        if scheme is None:
+            return value  # a local path
+        if scheme.group(1) != "s3" or not S3_URI.fullmatch(value):
+            raise ValueError(f"{value!r} is neither a local path nor s3://bucket/prefix (a bucket name of 3-63 "
+                             "lowercase letters, digits, dots and hyphens; no credentials, query or spaces)")
+        return value.rstrip("/")
+
+    @field_validator("s3_endpoint")
+    @classmethod
+    def _endpoint_url(cls, value: str) -> str:
+        if value and not ENDPOINT_URL.fullmatch(value):
+            raise ValueError(f"{value!r} is not an endpoint such as http://127.0.0.1:9000 (scheme, host and port; "
+                             "credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, never from here)")
+        return value.rstrip("/")
 
 
 class BM25Settings(Section):
@@ -416,7 +443,10 @@ class Settings(BaseSettings):
 
     @property
     def indexes_dir(self) -> Path:
-        return self.workspace / "indexes"
+        """The index versions' local folder: index.uri where that is a path; otherwise under the workspace, where
+        an s3:// index keeps its builds' staging and its readers' copies."""
+        uri = self.index.uri
+        return _project_path(Path(uri)) if uri and "://" not in uri else self.workspace / "indexes"
 
     @property
     def prefect_home(self) -> Path:

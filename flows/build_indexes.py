@@ -16,6 +16,7 @@ from flows.compute import COMPUTE_FIELD, ComputeChoice, fanout, with_compute
 from flows.runs import form_field, label_run, trigger_tag, workspace_writer
 from storage import index_store, subject_store
 from storage.catalog_db import CatalogDB, open_catalog
+from storage.index_root import index_root
 from storage.models import IndexVersion
 from tasks.catalog import bm25 as bm25_step
 from tasks.catalog import index_build
@@ -59,11 +60,14 @@ build_subjects = _step(subject_step.build_subject_index, "build-subject-index")
 
 def commit_version(db: CatalogDB, version: IndexVersion, content_hashes: dict[str, str],
                    settings: Settings) -> None:
-    """Make the new version current (in DuckDB, then for readers), then delete versions beyond those kept."""
+    """Make the new version current (published, in DuckDB, then for readers), then delete versions beyond those
+    kept."""
+    root = index_root(settings)
+    index_store.publish(root, version.version_id)
     db.commit_index_version(version, content_hashes)
-    index_store.set_current(settings.indexes_dir, version.version_id)
+    index_store.set_current(root, version.version_id)
     keep = {v.version_id for v in db.index_versions()[: settings.index.keep_versions]}
-    index_store.prune_versions(settings.indexes_dir, keep)
+    index_store.prune_versions(root, keep)
 
 
 def check_catalog_has_books(db: CatalogDB, settings: Settings) -> None:
@@ -91,19 +95,19 @@ def build_index_version(settings: Settings, full: bool = False,
         snapshot = index_build.snapshot_hash(books, inputs)
         current = db.current_index_version()
         if current and not full and current.snapshot_hash == snapshot and index_store.version_exists(current.path):
-            index_store.set_current(settings.indexes_dir, current.version_id)  # a build that died may have left it behind
+            index_store.set_current(index_root(settings), current.version_id)  # a build that died may have left it behind
             logger.info("index %s is up to date with the catalog", current.version_id)
             return index_build.IndexBuildReport(current.version_id, True, current.book_count,
                                                 current.sentence_count, 0, 0, 0, 0, stages)
         carry = index_build.plan_carry_over(
-            books, index_store.open_previous(current, inputs) if current and not full else None)
+            books, index_store.open_previous(current, inputs, index_root(settings)) if current and not full else None)
         if carry.previous is not None:
             logger.info("%d of %d books unchanged since index %s: taken from it", len(carry.carried), len(books),
                         current.version_id)
         elif current and not full:
             logger.info("index %s was built from other settings, vocabulary or model, or its files are incomplete: "
                         "every book is derived again (cached vectors and tokens still count)", current.version_id)
-        version_id, path = index_store.new_version(settings.indexes_dir, snapshot)
+        version_id, path = index_store.new_version(index_root(settings), snapshot)
         with timed(stages, "embed_sentences", log=True):
             sentence_list = index_build.split_sentences(books)
             sentence_files = index_store.SentenceFiles(path, [books[i].book_id for i in sentence_list.owners.tolist()],

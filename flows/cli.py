@@ -18,6 +18,7 @@ from pathlib import Path
 from config.settings import Settings, SettingsError, configure_runtime_environment, load_settings, setting_source
 from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
+from storage.index_root import IndexStoreError
 from storage.paths import NotWritable, UnsafePath
 from storage.workspace_lock import Holder, WorkspaceBusy
 from tasks.intake.formats import SOURCE_FORMATS, CatalogFileError
@@ -26,7 +27,7 @@ from tasks.model.themes import LANGUAGE_PREFERENCES
 
 # A user's mistake or a busy workspace: one line and exit 2, never a traceback.
 USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, CatalogBusy, CatalogMissing, NotWritable,
-               UnsafePath, ServerError, CatalogUnreadable)
+               UnsafePath, ServerError, CatalogUnreadable, IndexStoreError)
 
 
 @contextmanager
@@ -654,24 +655,44 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _tune_labels(args: argparse.Namespace, settings: Settings) -> int:
-    """`tune --labels`: fusion weights from the stored verdicts; written only when better on held-out themes."""
+    """`tune --labels`: fusion weights, short-query weights, this catalog's relevance calibration and floor from the
+    stored verdicts (tasks/evaluation/labels.py); each written only when better on held-out themes."""
     from config.settings import write_local_overlay
-    from tasks.evaluation.labels import HEAD, tune_weights
+    from config.vocabulary import get_vocabulary
+    from storage.catalog_db import open_catalog
+    from storage.index_store import NoIndexError
+    from storage.shelf_db import ShelfDB
+    from tasks.evaluation.labels import judged, tune_from_labels
+    from tasks.ranking.calibration import save_workspace_calibration
+    from tasks.ranking.relevance import load_calibration
+    from tasks.shelving import build_context
 
-    tuning = tune_weights(_stored_labels(settings), settings.fusion.weights)
-    if not tuning.judged:
+    labels = _stored_labels(settings)
+    if not judged(labels):
         raise InputError("no verdicts stored yet: answer a workbook and `shelfwise review import` it")
-    print(f"{tuning.judged} verdicts on {tuning.themes} themes; share kept in the first {HEAD} places, "
-          "on held-out themes:")
-    print(f"before (current weights): {tuning.default_held_out:.4f}")
-    print(f"after (learned weights):  {tuning.tuned_held_out:.4f}")
-    print("fusion weights: " + json.dumps(tuning.weights, ensure_ascii=False))
-    if not tuning.better:
+    try:
+        ctx = build_context(settings, get_vocabulary(), withdrawn=_withdrawn_now(settings))
+    except NoIndexError as err:
+        raise InputError(str(err)) from None
+    with open_catalog(settings.duckdb_path, read_only=True) as db:  # labels are only ever of batches run here
+        themes = {f"{t.batch_id}/{t.theme_id}": t for batch in sorted({lb.batch_id for lb in labels})
+                  for t in ShelfDB(db.conn, read_only=True).themes(batch)}
+    report = tune_from_labels(labels, themes, ctx, load_calibration())
+    print("\n".join(report.lines()))
+    overlay, calibration = report.overlay(), report.calibration
+    if not overlay and not calibration.better:
         print("not better on held-out themes: nothing written")
         return 0
     if args.dry_run:
         return 0
-    print(f"written to {write_local_overlay({'fusion': {'weights': tuning.weights}})}")
+    if overlay:
+        print(f"{', '.join(k for section in overlay.values() for k in section)} written to "
+              f"{write_local_overlay(overlay)}")
+    if calibration.better:
+        source = (f"{calibration.judged} curators' verdicts on {calibration.themes} themes, the judged calibration "
+                  f"({load_calibration().source}) as prior, pull {calibration.strength}")
+        print(f"relevance calibration written to "
+              f"{save_workspace_calibration(settings.workspace, calibration.calibration, source)}")
     return 0
 
 

@@ -31,6 +31,7 @@ from flows.review import import_waiting_answers
 from flows.runs import NEEDS_REVIEW, NEEDS_REVIEW_TAG, NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
 from flows.shelving import shelve_theme
 from storage.catalog_db import open_catalog
+from storage.index_root import index_root
 from storage.index_store import open_current
 from storage.labels import LabelsDB
 from storage.paths import NotWritable, UnsafePath, check_writable, workbook_path
@@ -175,7 +176,7 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
                     shelves.append(in_order(theme, delivered))
                     delivered.append(shelves[-1].as_history(first_run_at))
             else:
-                run = RunSpec(settings, open_current(settings.indexes_dir).version_id, not include_unavailable,
+                run = RunSpec(settings, open_current(index_root(settings)).version_id, not include_unavailable,
                               batch_switches, withdrawn)
                 shelves = _on_workers(workers, batch_themes, other_batches, reviews, run, first_run_at, in_order)
                 delivered = [s.as_history(first_run_at) for s in shelves]

@@ -19,6 +19,8 @@ about 30 ms a theme at 100k books (benchmarks/shelves_100k.py).
 `CURRENT` beside the folders names the committed version. A build writes a new folder; the DuckDB
 transaction that records it is followed by the rename of CURRENT, so readers keep the previous version
 until then, and a build that dies half-way leaves only an orphan folder that the next build removes.
+On object storage (storage/index_root.py) the folder is built locally as well, uploaded before the DuckDB
+transaction, and CURRENT is an object written after it, conditionally.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import pyarrow.parquet as pq
 
 from storage.bm25_index import BM25Index
 from storage.catalog_db import book_to_row, row_to_book
+from storage.index_root import IndexRoot
 from storage.models import IndexVersion
 from storage.sql import sql_string, tag_column
 from tasks.model.books import BookRecord, Facet, shared_facet
@@ -71,32 +74,48 @@ ROWS_PER_PARTITION = 4096
 NPROBES = 32
 
 
-def new_version(indexes_dir: Path, snapshot_hash: str) -> tuple[str, Path]:
-    """A fresh version id and its (empty) folder."""
+def new_version(root: IndexRoot, snapshot_hash: str) -> tuple[str, Path]:
+    """A fresh version id and its (empty) local folder."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     version_id = f"{stamp}-{snapshot_hash[:8]}"
-    path = indexes_dir / version_id
+    path = root.local / version_id
     path.mkdir(parents=True, exist_ok=False)
     return version_id, path
 
 
-def prune_versions(indexes_dir: Path, keep: set[str]) -> list[str]:
-    """Delete version folders not in `keep` (old versions and leftovers of failed builds)."""
-    removed = []
-    if not indexes_dir.exists():
-        return removed
-    for child in sorted(indexes_dir.iterdir()):
-        if child.is_dir() and child.name not in keep:
-            shutil.rmtree(child, ignore_errors=True)
-            removed.append(child.name)
-    return removed
+def prune_versions(root: IndexRoot, keep: set[str]) -> list[str]:
+    """Delete versions not in `keep` (old versions and leftovers of failed builds and uploads): in the object
+    store, and their local folders."""
+    removed = [version_id for version_id in root.versions() if version_id not in keep] if root.remote else []
+    for version_id in removed:
+        root.delete_version(version_id)
+    if root.local.exists():
+        for child in sorted(root.local.iterdir()):
+            if child.is_dir() and child.name not in keep:
+                shutil.rmtree(child, ignore_errors=True)
+                removed.append(child.name)
+    return sorted(set(removed))
 
 
-def set_current(indexes_dir: Path, version_id: str) -> None:
-    """Point readers at `version_id` (a temp file renamed over CURRENT: readers see the old or the new one)."""
-    temp = indexes_dir / f".{CURRENT_FILE}.{os.getpid()}"
+def publish(root: IndexRoot, version_id: str) -> None:
+    """Put a finished version where readers find it before anything names it: uploaded to an object store (a
+    local root has it in place already)."""
+    if root.remote:
+        root.upload(version_id)
+
+
+def set_current(root: IndexRoot, version_id: str) -> None:
+    """Point readers at `version_id`: on disk a temp file renamed over CURRENT (readers see the old or the new
+    one); in an object store the CURRENT object, written conditionally, after the version's upload where a
+    build died before finishing it."""
+    if root.remote:
+        if not root.has_version(version_id):
+            root.upload(version_id)
+        root.write_current(version_id)
+        return
+    temp = root.local / f".{CURRENT_FILE}.{os.getpid()}"
     temp.write_text(version_id, encoding="utf-8")
-    os.replace(temp, indexes_dir / CURRENT_FILE)
+    os.replace(temp, root.local / CURRENT_FILE)
 
 
 def version_exists(path: str | Path) -> bool:
@@ -369,10 +388,11 @@ class IndexSnapshot:
     catalog searched in memory (tasks/recall/vector_search.py) never imports LanceDB."""
 
     version_id: str
-    path: Path
+    path: Path  # the local folder (on object storage, the local copy of the files but the LanceDB tables)
     bm25: BM25Index | None = None
     version: IndexVersion | None = None
     filter_confidence: float = 1.0  # the facet columns hold values at least this sure (see save_filter_meta)
+    store: IndexRoot | None = None  # an object-store root the LanceDB tables are read from; None: they are local
 
     @cached_property
     def books(self) -> Table:
@@ -386,13 +406,17 @@ class IndexSnapshot:
 
     @property
     def has_e5(self) -> bool:
-        """Whether the version has the e5 path's table (a LanceDB table is a folder named after it)."""
+        """Whether the version has the e5 path's table (a local LanceDB table is a folder named after it)."""
+        if self.store is not None:
+            return self.store.has_table(self.version_id, BOOKS_E5_TABLE)
         return (self.path / "lance" / f"{BOOKS_E5_TABLE}.lance").is_dir()
 
     @cached_property
     def _lance(self):
         from storage.lance import lancedb
 
+        if self.store is not None:
+            return lancedb.connect(self.store.lance_uri(self.version_id), storage_options=self.store.storage_options())
         return lancedb.connect(str(self.path / "lance"))
 
     def vector_search(self, vector: np.ndarray, k: int, where: str | None = None,
@@ -584,13 +608,15 @@ def read_version_file(path: Path) -> IndexVersion:
                            "is_current": False})
 
 
-def open_index(version_id: str, path: Path) -> IndexSnapshot:
+def open_index(version_id: str, path: Path, store: IndexRoot | None = None) -> IndexSnapshot:
+    """The version in the local folder `path` (its LanceDB tables in `store` where that is an object store)."""
     return IndexSnapshot(
         version_id=version_id,
         path=path,
         bm25=BM25Index.load(path / "bm25"),
         version=read_version_file(path),
         filter_confidence=_filter_meta(path).get("filter_confidence", 1.0),
+        store=store,
     )
 
 
@@ -607,10 +633,16 @@ def _filter_meta(version_path: Path) -> dict:
     return json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
 
 
-def open_previous(version: IndexVersion, inputs_hash: str) -> IndexSnapshot | None:
+def open_previous(version: IndexVersion, inputs_hash: str, root: IndexRoot | None = None) -> IndexSnapshot | None:
     """A committed version a build may take unchanged books from: complete, and built from the same inputs
-    but the books (None otherwise, or for a folder that predates recording them). Its BM25 is not loaded."""
+    but the books (None otherwise, or for a folder that predates recording them). Its BM25 is not loaded.
+    From an object-store `root`, what the local folder lacks is fetched first: the build links the previous
+    LanceDB table's files, which a reader's copy leaves in the bucket, and a new machine has no copy at all."""
     path = Path(version.path)
+    if root is not None and root.remote and not (version_exists(path) and (path / "lance").is_dir()):
+        if not root.has_version(version.version_id):
+            return None
+        path = root.download(version.version_id, lance=True)
     if not version_exists(path) or not _whole_vector_files(path, version):
         return None
     inputs = json.loads((path / VERSION_FILE).read_text(encoding="utf-8")).get("inputs")
@@ -632,13 +664,23 @@ def _whole_vector_files(path: Path, version: IndexVersion) -> bool:
     return True
 
 
-def open_current(indexes_dir: Path) -> IndexSnapshot:
-    """The committed version readers use (named by CURRENT); no DuckDB involved."""
-    pointer = indexes_dir / CURRENT_FILE
-    if not pointer.exists():
-        raise NoIndexError("no index has been built yet: run `shelfwise index build`")
-    version_id = pointer.read_text(encoding="utf-8").strip()
-    path = indexes_dir / version_id
+def open_current(root: IndexRoot) -> IndexSnapshot:
+    """The committed version readers use (named by CURRENT); no DuckDB involved. From an object store, the
+    version's files but its LanceDB tables are fetched into the local folder first, where it lacks them."""
+    if root.remote:
+        version_id = root.read_current()[0]
+        if version_id is None:
+            raise NoIndexError(f"no index has been built in {root.uri} yet: run `shelfwise index build`")
+        path = root.local / version_id
+        if not version_exists(path):
+            root.download(version_id, lance=False)
+            root.drop_pruned_copies(version_id)  # once per new version, not once per run
+    else:
+        pointer = root.local / CURRENT_FILE
+        if not pointer.exists():
+            raise NoIndexError("no index has been built yet: run `shelfwise index build`")
+        version_id = pointer.read_text(encoding="utf-8").strip()
+        path = root.local / version_id
     if not version_exists(path):
         raise NoIndexError(f"index {version_id} is incomplete or from an older Shelfwise: run `shelfwise index build`")
-    return open_index(version_id, path)
+    return open_index(version_id, path, root if root.remote else None)

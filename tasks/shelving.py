@@ -12,6 +12,7 @@ from functools import cache, partial
 
 from config.settings import HistorySettings, Settings
 from config.vocabulary import Vocabulary, get_vocabulary, load_aliases
+from storage.index_root import index_root
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, NoIndexError, open_current
 from storage.shelf_db import theme_history
 from storage.subject_store import read_subjects
@@ -23,6 +24,7 @@ from tasks.model.review import NO_REVIEW, ThemeReview
 from tasks.model.shelf import ThemeShelf, failed_shelf
 from tasks.model.themes import HistoryShelf, StageSwitches, Theme
 from tasks.progress import limit_blas_threads, logger, long_lived_objects
+from tasks.ranking.calibration import workspace_calibration
 from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.gating import VocabularyVectors
 from tasks.ranking.rank import RankingContext, rank
@@ -36,6 +38,7 @@ from tasks.recall.keywords import bm25_query_tokens, most_together
 from tasks.recall.recall import recall
 from tasks.recall.vector_search import create_vector_search
 from tasks.understanding.entities import EntityIndex
+from tasks.understanding.numbers import rating_scale
 from tasks.understanding.references import detect_reference
 from tasks.understanding.subjects import SubjectVocabulary
 from tasks.understanding.translate import create_translator
@@ -63,7 +66,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
     The version holds the books it was built from and the vocabulary's vectors: no DuckDB is opened
     (so this works while a build holds the catalog) and nothing is embedded but a value edited since.
     """
-    snapshot = open_current(settings.indexes_dir)
+    snapshot = open_current(index_root(settings))
     limit_blas_threads(settings.recall.blas_threads)
     # a query is a few short texts: the embedder's own threads are set for the build's batches
     embedder = create_embedder(settings.embedder.model_copy(update={"threads": settings.recall.blas_threads}))
@@ -92,6 +95,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             entities=EntityIndex.build(books.values(), load_aliases()),
             held=surely_held(books.values(), snapshot.filter_confidence, facet_rows),
             numbered=frozenset(f for f in NUMERIC_FIELDS if any(getattr(b, f) is not None for b in books.values())),
+            rating_scale=rating_scale(b.rating for b in books.values()),
             available_only=available_only,
             subjects=SubjectVocabulary(*read_subjects(snapshot.path)),
             min_books=settings.gating.min_books,
@@ -109,7 +113,8 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             settings=settings, reranker=create_reranker(settings.rerank), switches=switches,
             available_only=available_only, graph=graph,
             editions=editions_by_work({k: b for k, b in books.items() if k not in withdrawn}),
-            relevance=RelevanceModel.build(snapshot, list(books.values())),
+            # this catalog's calibration where its curators' verdicts taught one (`tune --labels`), else the judged
+            relevance=RelevanceModel.build(snapshot, list(books.values()), workspace_calibration(settings.workspace)),
             allowed=lambda expr: int(mask(expr, columns).sum()),
             overlapping=overlapping_works(books.values()),
         )

@@ -2,7 +2,8 @@
 
 A brief's judgments grade books 2 (fits) or 1 (acceptable); a book not listed is 0 (wrong). Per shelf: the share
 of wrong books among its first 10 (a shorter shelf counts its own books only), nDCG@10 with gains 2/1/0 against
-the ideal the judgments allow, the share of the whole shelf that fits, and its status against the expected one.
+the ideal the judgments allow, the share of the whole shelf that fits, and its status against the expected one. Over a
+set of briefs, the share of all shelved books that break their brief (grade 0) is issue 31's measure.
 The file format is documented in benchmarks/judged/README.md.
 """
 
@@ -50,6 +51,7 @@ class JudgedScore:
     fit_share: float | None  # grade >= 1 over the whole shelf; None for an empty shelf
     status: str
     expected_status: str
+    broken: int  # grade-0 books over the whole shelf, not only its first 10
 
     @property
     def status_ok(self) -> bool:
@@ -69,6 +71,7 @@ class JudgedSummary:
     done_unfit: int
     status_ok: int
     empty_shelves: int
+    broken_share: float | None  # grade-0 books over all shelved books of the set, pooled (issue 31); None if none
 
 
 def load_judged(path: Path) -> list[JudgedBrief]:
@@ -134,7 +137,7 @@ def score_shelf(brief: JudgedBrief, shelf: Sequence[str], status: str,
     """One brief's shelf (book ids in shelf order) scored against its judgments."""
     return JudgedScore(brief.id, brief.lang, len(shelf), len(shelf[:TOP]), wrong_share_at(shelf, brief.judgments),
                        judged_ndcg(shelf, brief.judgments, works), fit_share(shelf, brief.judgments), status,
-                       brief.status)
+                       brief.status, sum(1 for b in shelf if grade(b, brief.judgments) == 0))
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -142,11 +145,14 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def summarize(scores: Sequence[JudgedScore]) -> JudgedSummary:
-    """Means over briefs: wrong share of the top 10 (briefs with a shelf), nDCG@10 (every brief), and counts."""
+    """Means over briefs: wrong share of the top 10 (briefs with a shelf), nDCG@10 (every brief), and counts; the
+    share of shelved books that break their brief is pooled over books, so a long padded shelf weighs by its size."""
     shelved = [s.wrong_share for s in scores if s.wrong_share is not None]
+    books = sum(s.shelf_size for s in scores)
     return JudgedSummary(len(scores), _mean(shelved), _mean([s.ndcg for s in scores]),
                          sum(s.done_unfit for s in scores), sum(s.status_ok for s in scores),
-                         sum(1 for s in scores if s.shelf_size == 0))
+                         sum(1 for s in scores if s.shelf_size == 0),
+                         round(sum(s.broken for s in scores) / books, 3) if books else None)
 
 
 def summaries(scores: Sequence[JudgedScore]) -> dict[str, JudgedSummary]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 _NOT_A_WORD = re.compile(r"[^\w\u3400-\u9fff]+|_")
@@ -50,6 +50,8 @@ class NumericCondition:
     op: str  # < <= > >= = != outside
     value: float
     upper: float | None = None  # "outside" only
+    # a rating's scale as the brief says it ("4 stars": 5, "8分": 10; None: not said), converted to the catalog's
+    scale: float | None = field(default=None, compare=False)
 
     @property
     def last_left_out(self) -> float | None:

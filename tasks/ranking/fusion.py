@@ -84,6 +84,11 @@ def score_fuse(candidates: Sequence[Candidate], all_scores: Mapping[str, Mapping
     return sorted(fused, key=lambda c: (-c.fused_score, -c.rrf_score, c.book_id))
 
 
+def short_query(settings: FusionSettings, query_tokens: int, named: bool = False) -> bool:
+    """Whether fusion weighs the query's paths by the short-query weights (see `fusion_weights`)."""
+    return query_tokens <= settings.short_query_tokens and not named
+
+
 def fusion_weights(settings: FusionSettings, query_tokens: int, bm25_cover: float = 1.0,
                    named: bool = False) -> Mapping[str, float]:
     """A query of few BM25 tokens gives BM25 little to rank with: its short-query weights count the dense path
@@ -91,8 +96,7 @@ def fusion_weights(settings: FusionSettings, query_tokens: int, bm25_cover: floa
     whose own paths carry it: "像《三体》那样的书" had put 三国演义 first, near in words to "a book like". BM25 counts
     fully where its best book holds `bm25_full_cover` of what the keywords weigh, and less in proportion below:
     minmax gives its best book 1.0 however little of the brief that book matched."""
-    short = query_tokens <= settings.short_query_tokens and not named
-    weights = dict(settings.short_query_weights if short else settings.weights)
+    weights = dict(settings.short_query_weights if short_query(settings, query_tokens, named) else settings.weights)
     if "bm25" in weights and bm25_cover < settings.bm25_full_cover:
         weights["bm25"] *= bm25_cover / settings.bm25_full_cover
     return weights

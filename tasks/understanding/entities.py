@@ -18,8 +18,9 @@ from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
+from tasks.understanding.analysis import longest_apart
+from tasks.understanding.cues import term_pattern
 from tasks.understanding.reading import ALLOWED, Reading, load_cues
-from tasks.understanding.spans import longest_apart, term_pattern
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"

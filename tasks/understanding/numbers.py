@@ -16,8 +16,8 @@ Each phrase is returned with its span, so that a negation around it ("nothing pu
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -37,12 +37,14 @@ class NumberGrammar:
     digits: dict[str, int]  # number words: "三", "two"
     multipliers: dict[str, int]  # "十", "百"
     units: dict[str, tuple[str, ...]]  # quantity (a NumericCondition field) -> words after a number
+    scales: dict[str, float]  # a rating's unit word -> the highest rating of its scale: "stars" 5, "分" 10
     field_words: dict[str, tuple[str, ...]]  # quantity -> words before a number that say what it counts
     before: dict[str, str]  # comparator before a number -> operator
     after: dict[str, str]  # comparator after a number and its unit -> operator
     reading_times: dict[str, int]  # how long a read takes -> pages at most
     reading_verbs: tuple[str, ...]
-    not_content: frozenset[str]  # count words and time units: never a keyword
+    not_content: frozenset[str]  # count words, time units, the grammar's field and unit words: never a keyword
+    counters: frozenset[str]  # what a number counts: "本", "weeks", "dozen"
     ranges: tuple[str, ...]  # between two years: "1912到1949年", "1920 to 1940"
     range_open: tuple[str, ...]  # before a range: "from", "between"
     relative: tuple[str, ...]  # before a number of time units: "近", "the last"
@@ -89,6 +91,13 @@ class NumberGrammar:
     def field_word(self) -> re.Pattern:
         return _table_pattern({w: q for q, words in self.field_words.items() for w in words}, "")
 
+    def counts(self, word: str) -> bool:
+        """Whether a word only counts: a number ("30", "三十", "twenty"), what a number counts ("周", "weeks"), or the
+        two together ("十本", "两周"); such a word is never what a book is about."""
+        number = self.number.match(word)
+        rest = word[number.end():] if number else word
+        return not rest.strip() or rest.lower() in self.counters
+
     def value(self, said: str) -> float:
         """A number as written: "8.5", "三百", "two"."""
         if said[0].isdigit():
@@ -125,11 +134,15 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
     table = lambda key: {str(k): v for k, v in packs.table("numbers.yaml", key).items()}  # noqa: E731
     return NumberGrammar({k: int(v) for k, v in table("digits").items()},
                          {k: int(v) for k, v in table("multipliers").items()},
-                         packs.groups("numbers.yaml", "units"), packs.groups("numbers.yaml", "field_words"),
+                         packs.groups("numbers.yaml", "units"),
+                         {k: float(v) for k, v in table("scales").items()}, packs.groups("numbers.yaml", "field_words"),
                          {k: str(v) for k, v in table("before").items()}, {k: str(v) for k, v in table("after").items()},
                          {k: int(v) for k, v in table("reading_times").items()},
                          packs.words("numbers.yaml", "reading_verbs"),
-                         frozenset(w.lower() for w in packs.words("numbers.yaml", "not_content")),
+                         frozenset(w.lower() for key in ("not_content", "field_words", "units")
+                                   for w in (packs.words("numbers.yaml", key) if key == "not_content" else
+                                             [x for ws in packs.groups("numbers.yaml", key).values() for x in ws])),
+                         frozenset(w.lower() for w in packs.words("numbers.yaml", "counters")),
                          packs.words("numbers.yaml", "ranges"), packs.words("numbers.yaml", "range_open"),
                          packs.words("numbers.yaml", "relative"),
                          {k: int(v) for k, v in table("time_units").items()},
@@ -153,10 +166,11 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
     """Every number with a quantity and a comparator: "不超过250页", "评分8.5以上", "2005 or later", "après 2000"."""
     for m in grammar.number.finditer(text):
         value, start, end = grammar.value(m.group(0)), m.start(), m.end()
-        quantity, op = "", ""
+        quantity, op, scale = "", "", None
         unit = grammar.unit.match(text, end)
         if unit:
             quantity, end = _lookup({w: q for q, ws in grammar.units.items() for w in ws}, unit.group("w")), unit.end()
+            scale = float(_lookup(grammar.scales, unit.group("w")) or 0) or None
         after = grammar.after_comparator.match(text, end)
         if after:
             op, end = _lookup(grammar.after, after.group("w")), after.end()
@@ -175,7 +189,8 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
         if not op or not quantity or value > _SCALE.get(quantity, value) or (
                 quantity == "pub_year" and not _YEARS[0] <= value <= _YEARS[1]):
             continue
-        yield NumericMention(start, end, (NumericCondition(quantity, op, value),))
+        yield NumericMention(start, end, (NumericCondition(quantity, op, value,
+                                                           scale=scale if quantity == "rating" else None),))
 
 
 def _reading_times(text: str, grammar: NumberGrammar, clause_of: Callable[[int], tuple[int, int]]
@@ -201,7 +216,7 @@ class NumericMention:
         out ("nothing from the 1980s"). A range of ratings is not turned: it has no last number."""
         if len(self.conditions) == 1:
             cond = self.conditions[0]
-            return (NumericCondition(cond.field, _OPPOSITE[cond.op], cond.value),)
+            return (replace(cond, op=_OPPOSITE[cond.op]),)
         bounds = {c.op: c for c in self.conditions}
         low, high = bounds.get(">=") or bounds.get(">"), bounds.get("<") or bounds.get("<=")
         if len(self.conditions) != 2 or low is None or high is None or low.field != high.field or low.field == "rating":
@@ -231,11 +246,11 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     clause_of = clause_of or (lambda at: (0, len(brief)))
     found: list[NumericMention] = []
 
-    def add(match: re.Match, *conditions: tuple[str, str, float]) -> None:
+    def add(match: re.Match, *conditions: tuple[str, str, float], start: int | None = None) -> None:
         # no book is published after this year: "21世纪" is from 2001 on, so "nothing from the 21st century"
         # can be turned round (a two-sided range cannot)
         kept = [c for c in conditions if not (c[0] == "pub_year" and c[1] in ("<", "<=") and c[2] > year)]
-        found.append(NumericMention(match.start(), match.end(),
+        found.append(NumericMention(match.start() if start is None else start, match.end(),
                                     tuple(NumericCondition(f, op, float(v)) for f, op, v in kept or conditions)))
 
     text = brief
@@ -271,22 +286,38 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     for m in re.finditer(rf"(?:the\s+)?(?:{_words(g.relative)})\s+({_words(tuple(g.single_time_units))})", text,
                          flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", year - int(_lookup(g.single_time_units, m.group(1)))))
-    # "21世纪", "19th-century novels", "the twentieth century": books of that century, not ones set in it
+    # "21世纪", "19th-century novels", "the twentieth century": books of that century, not ones set in it; with a
+    # comparator on either side ("二十世纪以前", "before the 20th century", "19世纪以来") from or before its first year
     ordinals = _words(tuple(g.ordinals))
     for m in re.finditer(rf"{g.not_set}(?:the\s+)?(?:(1[5-9]|2[01])(?:st|nd|rd|th)?|({ordinals})|({number}))[\s-]*"
-                         rf"(?:{_words(g.century_units)})", text, flags=re.IGNORECASE):
+                         rf"(?:{_words(g.century_units)})\s*({g.comparator_words('>=', '>', '<', '<=')})?", text,
+                         flags=re.IGNORECASE):
         said = m.group(1) or m.group(2) or m.group(3)
         century = int(m.group(1)) if m.group(1) else g.ordinals.get(said.lower()) or int(g.value(said))
-        if 15 <= century <= 21:
-            add(m, ("pub_year", ">=", (century - 1) * 100 + 1), ("pub_year", "<=", century * 100))
-    # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last
+        before = g.before_comparator.search(text, clause_of(m.start())[0], m.start())
+        said_before = before.group(0).strip().lower() if before and before.end() == m.start() else ""
+        op = (_lookup(g.after, m.group(4)) if m.group(4)  # "from the 20th century" is its years, no bound
+              else _lookup(g.before, said_before) if said_before not in ("", *g.range_open) else "")
+        if not 15 <= century <= 21:
+            continue
+        first, last = (century - 1) * 100 + 1, century * 100
+        # the century itself is in a bound that includes it ("or earlier", "以来"), out of one that does not
+        # ("以前", "after the 19th century")
+        bound = {"<": ("<", first), "<=": ("<=", last), ">=": (">=", first), ">": (">", last)}.get(op)
+        if bound:
+            add(m, ("pub_year", *bound), start=before.start() if said_before and not m.group(4) else None)
+        else:
+            add(m, ("pub_year", ">=", first), ("pub_year", "<=", last))
+    # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last; "the 1800s"
+    # alone is a century, as curators say it
     for m in re.finditer(r"\b(?:in |from )?(?:the )?(\d{3})0s\b(?:\s*(?:or|and|to|through|-|–)\s*(?:the )?"
                          r"(?:(\d{3})|'?(\d))0s\b)?", text, flags=re.IGNORECASE):
         first = int(m.group(1)) * 10
         last = (int(m.group(2)) * 10 if m.group(2) else first // 100 * 100 + int(m.group(3)) * 10 if m.group(3)
                 else first)
         if last >= first:
-            add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
+            century = first == last and first % 100 == 0
+            add(m, ("pub_year", ">=", first), ("pub_year", "<", last + (100 if century else 10)))
     # "the '60s", "the sixties and seventies": the twentieth century's decades; not "their twenties", not "set in"
     if g.decade_words:
         decade = rf"(?:['’]?([2-9])0s\b|({_words(tuple(g.decade_words))}))"
@@ -311,6 +342,30 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
         if all(mention.end <= k.start or mention.start >= k.end for k in kept):
             kept.append(mention)
     return sorted(kept, key=lambda n: n.start)
+
+
+def rating_scale(ratings: Iterable[float | None]) -> float | None:
+    """The scale a catalog rates on, read off its highest rating: 5 (stars) or 10 (Douban's 分); None where no book
+    is rated."""
+    highest = max((r for r in ratings if r is not None), default=None)
+    return None if highest is None else 5.0 if highest <= 5 else 10.0
+
+
+def on_scale(conditions: Iterable[NumericCondition], scale: float | None) -> tuple[NumericCondition, ...]:
+    """The ratings converted to the catalog's scale (None: no book is rated, they stay as said and go to review):
+    "8分以上" over a catalog of stars is 4 or more, "4 stars or more" over one of 分 is 8. A rating said with no
+    scale is on the catalog's, unless it is higher than the catalog's highest ("rated 8 or higher" of stars: 10
+    points)."""
+    converted = []
+    for c in conditions:
+        said = c.scale or (10.0 if scale is not None and c.value > scale else scale)
+        if c.field != "rating" or scale is None or said == scale:
+            converted.append(c)
+            continue
+        factor = scale / said
+        converted.append(replace(c, value=round(c.value * factor, 2), scale=scale,
+                                 upper=round(c.upper * factor, 2) if c.upper is not None else None))
+    return tuple(converted)
 
 
 def parse_numeric_conditions(brief: str, today: date | None = None) -> tuple[NumericCondition, ...]:

@@ -22,15 +22,14 @@ from datetime import date
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
-from tasks.understanding.candidates import everyday_readings, find_candidates, resolve_overlaps
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans,
+                                          everyday_readings, find_candidates, find_cues, find_terms, resolve_overlaps,
+                                          segment, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
-from tasks.understanding.scopes import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Scope, clause_spans,
-                                        exclusion_around, find_cues, find_scopes)
-from tasks.understanding.segments import segment
-from tasks.understanding.spans import find_terms, word_bounds
-from tasks.understanding.topics import (Topic, brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
+from tasks.understanding.scopes import Scope, find_scopes
+from tasks.understanding.topics import (brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
                                         phrase_topics)
 
 __all__ = ["ALLOWED", "EXCLUDED", "READER", "REFERRED", "REQUIRED", "WANTED", "Cues", "Mention", "Reading", "Topic",
@@ -96,6 +95,12 @@ class Reading:
         return sum(1 for i in content if any(a <= i < b for a, b in spans)) / len(content)
 
 
+def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
+    """The innermost exclusion scope holding the span."""
+    return min((s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED),
+               key=lambda s: s.end - s.start, default=None)
+
+
 def _asked_heads_kept(mentions: list[Mention], scopes: list[Scope], text: str, cues: Cues) -> list[Mention]:
     """"Crime novels …, just no cozy mysteries", "Poems about the sea, no epic poetry": an excluded value the brief
     also asks for is the head of the phrase excluded, and what modifies it there (cozy, epic) is the exclusion:
@@ -104,7 +109,7 @@ def _asked_heads_kept(mentions: list[Mention], scopes: list[Scope], text: str, c
     asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
 
     def modified(mention: Mention) -> bool:
-        scope = exclusion_around(mention.start, mention.end, scopes)
+        scope = _exclusion_around(mention.start, mention.end, scopes)
         if scope is None:
             return False
         last = last_word(text, scope.start, mention.start).lower()
@@ -123,8 +128,8 @@ def _narrowed_by_class(mentions: list[Mention], scopes: list[Scope], text: str) 
     for mention in mentions:
         if (chain is not None and mention.polarity == EXCLUDED and mention.field in ("form", "genre")
                 and not text[chain[1]:mention.start].strip(" 的")
-                and exclusion_around(mention.start, mention.end, scopes)
-                is exclusion_around(chain[0].start, chain[0].end, scopes)):
+                and _exclusion_around(mention.start, mention.end, scopes)
+                is _exclusion_around(chain[0].start, chain[0].end, scopes)):
             chain = (chain[0], mention.end)
             continue
         kept.append(mention)
@@ -144,7 +149,7 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
     for m in mentions:
         if m.polarity != EXCLUDED or m.field != "form":
             continue
-        scope = exclusion_around(m.start, m.end, scopes)
+        scope = _exclusion_around(m.start, m.end, scopes)
         last = last_word(text, scope.start, m.start) if scope is not None else ""
         if not last or not phrase_topic(last, cues) or last.lower() in brief_stopwords():
             continue  # "不要小说", "no more novels", "no fiction or poetry"
@@ -190,18 +195,20 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     seg = segment(text, cues)  # the brief's clauses and words, made once: every reader below reads them
     numbers = find_numbers(text, today, cues.numbers, seg.clause_of)
     number_spans = [(n.start, n.end) for n in numbers]
-    # A book's title in 《》 is a name: its words are no mood or setting ("《百年孤独》" is not 孤独).
-    titles = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)]
+    # A book's title in 《》 and an occasion's name are names: their words are no mood, setting or kind ("《百年孤独》"
+    # is not 孤独, "Women's History Month" asks for no history books).
     audience_readers, occasion_topics, occasion_values = everyday_readings(text, cues, vocabulary)
+    names = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)] + [(t.start, t.end) for t in occasion_topics]
     found = [f for f in resolve_overlaps(find_candidates(seg, vocabulary, cues, entities) + occasion_values)
              if not any(a < f[1] and f[0] < b for a, b in number_spans)
-             and (f[2] in ("author", "work") or not any(a <= f[0] and f[1] <= b for a, b in titles))]
+             and (f[2] in ("author", "work") or f in occasion_values
+                  or not any(a <= f[0] and f[1] <= b for a, b in names))]
     spans = [(f[0], f[1]) for f in found] + number_spans
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
     # holding a book called "Nothing" had wished for heart-warming books)
     titled = [(a, b) for a, b, _ in entities.title_spans(text) if " " in text[a:b]] if entities is not None else []
-    cue_list = find_cues(text, cues, spans + titled, frozenset(f[0] for f in found))
+    cue_list = find_cues(seg, cues, spans + titled, frozenset(f[0] for f in found))
     # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
     scopes = find_scopes(seg, cue_list, spans, cues, kinds)
@@ -214,7 +221,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
 
     def for_the_reader(start: int, end: int) -> bool:
         """"nothing too scary for the kids": an audience the excluded quality is for, not excluded itself."""
-        scope = exclusion_around(start, end, scopes)
+        scope = _exclusion_around(start, end, scopes)
         return (scope is not None and cues.for_whom_before.search(text[scope.start:start]) is not None
                 and any(scope.start <= f[0] < start for f in found))
 
@@ -288,7 +295,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 if any(a <= m.start < b for m in mentions if m.polarity == EXCLUDED)
                 or any(a <= n.start < b for n in numbers) or not phrase_topic(text[a:b], cues)]
     cue_spans = [(c.start, c.end) for c in cue_list
-                 if c.kind != "negation" or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
+                 if not c.negates_ahead or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
     names = tuple(entities.whole_names(text)) if entities is not None else ()
     topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions if m.field == "subject"]

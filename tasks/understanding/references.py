@@ -15,9 +15,9 @@ from tasks.language.text_analysis import brief_stopwords, detect_language, token
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import HistoryShelf, Theme
+from tasks.understanding.analysis import segment
+from tasks.understanding.cues import regex
 from tasks.understanding.lang import load_packs
-from tasks.understanding.segments import segment
-from tasks.understanding.spans import regex
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
 DISTINCT_LIKENESS = 0.05  # candidate shelves scoring closer than this are told apart by recency alone

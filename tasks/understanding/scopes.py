@@ -1,10 +1,11 @@
-"""The scope algorithm: the brief's cues (the packs' cue kinds) and where each one's polarity holds.
+"""The scope algorithm: where each of the brief's cues (found by analysis.py) holds its polarity.
 
-A cue opens a scope that runs to the next cue or its clause's end (a termination ends a clause as punctuation
-does); a negation after what it negates scopes back to the clause's start; "除了 X 以外" excludes X, and inside
-another negation the frame flips (only X); a requirement scopes as a negation does; a hedge makes a clause's kinds
-of book alternatives; a negation about the reader ("不需要懂哲学") or inside a question about the world ("why …
-not") says nothing of books.
+One algorithm for every cue kind, which it knows only by what lang/kinds.yaml says the kind does (its effect, the
+direction its scope runs, what does not end it): a cue opens a scope that runs to the next cue or its clause's end (a
+termination ends a clause as punctuation does); a cue after what it negates scopes back to the clause's start; "除了
+X 以外" excludes X, and inside another negation the frame flips (only X); a requirement scopes as a negation does; a
+hedge makes a clause's kinds of book alternatives; a negation about the reader ("不需要懂哲学") or inside a question
+about the world ("why … not") says nothing of books.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.understanding.cues import Cues
-from tasks.understanding.segments import Segmented
-from tasks.understanding.spans import find_terms, longest_apart, regex
+from tasks.understanding.analysis import ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms
+from tasks.understanding.cues import Cues, regex
+from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
+                                      PRECEDING, REQUIRE, TERMINATE)
 from tasks.understanding.topics import has_topic
 
-WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
+_POLARITY = {EXCLUDE: EXCLUDED, EXCEPT: EXCLUDED, REQUIRE: REQUIRED, ALLOW: ALLOWED}
 
 
 @dataclass
@@ -27,48 +29,13 @@ class Scope:
     polarity: str
 
 
-@dataclass
-class Cue:
-    start: int
-    end: int
-    kind: str  # negation | negation_value | after | except_open | except_close | must | hedge | contrast
-
-
-def find_cues(text: str, cues: Cues, taken: list[tuple[int, int]], value_starts: frozenset[int] = frozenset()
-          ) -> list[Cue]:
-    """Every cue outside the names and values found and outside the words that only contain one ("特别",
-    "分别", "非常"), the longest winning an overlap. A bare 不 negates only a value or name right after it:
-    "不烧脑" excludes, "不错", "不同", "不安" do not."""
-    before_value = [(a, b, "negation_value") for a, b, _ in find_terms(text, cues.negation_before_value)
-                    if b in value_starts]
-    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
-    kinds = {"negation": cues.negation_before, "after": cues.negation_after, "except_open": cues.exception_open,
-             "except_close": cues.exception_close, "must": cues.requirement, "hedge": cues.hedge,
-             "hedge_if_several": cues.hedge_if_several, "contrast": cues.termination}
-    found = [(a, b, kind) for kind, words in kinds.items() for a, b, _ in find_terms(text, words)
-             if not any(x <= a and b <= y for x, y in taken)
-             and not (kind == "hedge" and text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
-    found += [cue for cue in before_value if not any(x <= cue[0] and cue[1] <= y for x, y in taken)]
-    found += [(a, b, "negation") for a, b, _ in find_terms(text, cues.negation_after_contrast)
-              if not any(x <= a and b <= y for x, y in taken)
-              and not any(x < b and a < y and kind != "contrast" for x, y, kind in found)]
-    return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
-
-
-def clause_spans(seg: Segmented, cue_list: list[Cue]) -> list[tuple[int, int]]:
-    """The text cut at its clause ends and terminations: made once per brief."""
-    bounds = {0, len(seg.text), *seg.ends}
-    bounds |= {c.start for c in cue_list if c.kind == "contrast"}
-    ordered = sorted(bounds)
-    return [(a, b) for a, b in zip(ordered, ordered[1:]) if b > a]
-
-
 def _reader_scoped(text: str, cue: Cue, cues: Cues) -> bool:
+    """Whether a negation is about the reader: a reader word just before it ("readers without …") or right after
+    it, however long ("不需要懂", "无需专业背景")."""
     before = text[max(0, cue.start - 25):cue.start].lower()
-    after = text[cue.end:cue.end + 3]
     if any(regex(rf"\b{re.escape(w.lower())}\s*$").search(before) for w in cues.reader_before):
         return True
-    return any(after.startswith(w) for w in cues.reader_after)
+    return any(text.startswith(w, cue.end) for w in cues.reader_after)
 
 
 def _asks(seg: Segmented, cue: Cue, cues: Cues) -> bool:
@@ -79,78 +46,68 @@ def _asks(seg: Segmented, cue: Cue, cues: Cues) -> bool:
 
 def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]], cues: Cues,
             kinds: list[tuple[int, int]]) -> list[Scope]:
-    """Where each cue's polarity holds (a cue opens a scope that runs to the next cue or the clause's end, or, after
-    what it negates, back to the clause's start); `kinds` are the spans of forms and genres named."""
+    """Where each cue's polarity holds: its scope opened at the cue and run as its kind's direction says to its
+    termination (the next cue but those it continues over, or the clause's end); `spans` are the names and values
+    found, `kinds` the spans of forms and genres named."""
     scopes: list[Scope] = []
-    several: list[tuple[Cue, int, int]] = []  # "都可以" cues: decided once exclusions are known
-    text = seg.text
+    several: list[tuple[int, int]] = []  # "都可以" clauses: decided once exclusions are known
+    text, particles = seg.text, " " + cues.clauses.particles
     clauses = clause_spans(seg, cue_list)
     for cue in cue_list:
-        if cue.kind == "contrast":
+        kind = cue.kind
+        if kind.effect == TERMINATE:
             continue
-        if cue.kind == "negation_value":  # "不太沉重的历史书": the value after it, not the books it describes
-            if not _asks(seg, cue, cues):  # a question's 不 states a fact
+        if kind.direction == NEXT_VALUE:  # "不太沉重的历史书": the value after it, not the books it describes
+            if not (kind.about_the_reader and _asks(seg, cue, cues)):  # a question's 不 states a fact
                 scopes.append(Scope(cue.start, max((y for x, y in spans if x == cue.end), default=cue.end),
-                                     EXCLUDED))
+                                    _POLARITY[kind.effect]))
             continue
         a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
-        if cue.kind == "except_close":
+        if kind.direction == CLAUSE_BEFORE:
+            scopes += [Scope(*before, _POLARITY[kind.effect])] if (before := _set_apart(seg, cue, (a, b), clauses,
+                                                                                        cue_list, spans, cues)) else []
+            continue
+        if cue.closes:
             additive = cues.additive_ahead.match(text, cue.end)  # "金庸古龙以外的也要有": others too, not instead
-            if not any(a <= c.start < cue.start and c.kind in ("except_open", "negation") for c in cue_list) and not (
-                    additive and not seg.any_end(cue.end, additive.end())):
+            opened = any(a <= c.start < cue.start and c.kind.direction == FOLLOWING
+                         and c.kind.effect in (EXCEPT, EXCLUDE) for c in cue_list)
+            if not opened and not (additive and not seg.any_end(cue.end, additive.end())):
                 scopes.append(Scope(a, cue.start, EXCLUDED))  # "鲁迅以外的民国作家": 除了 left unsaid
             continue
-        # an "or" joins what an exclusion names ("nothing by Orwell or Huxley"), it does not end it
-        following = [c for c in cue_list if c.start >= cue.end and c.start < b and c.kind != "except_close"
-                     and not (cue.kind == "negation" and text[c.start:c.end].lower() == "or")]
-        stop = min([c.start for c in following] + [b])
-        if cue.kind == "negation":
-            # "不要太学术的哲学入门书", "not too academic philosophy": the degree is excluded, not the books it describes
-            own = text[cue.start:cue.end].lower().split()[-1:] in ([w] for w in cues.degree)  # "not too"
-            degree = (cues.word_after_degree if own else cues.degree_then_word).match(text, cue.end)
-            if degree and degree.end() < stop:
-                stop = degree.end()
-            # "不要二战题材的小说": the modifier before 的 is excluded, not the kind of book
-            stop = next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"), stop)
-        before_named = any(a <= s < cue.start for s, _ in spans)
-        after_named = any(cue.end <= s < stop for s, _ in spans) or bool(text[cue.end:stop].strip(" " + cues.clauses.particles))
-        if cue.kind == "hedge":
-            joined = _joined_by_or(seg, cue, spans) if text[cue.start:cue.end].lower() == "or" else (a, b)
-            if joined:
-                scopes.append(Scope(*joined, ALLOWED))
+        stop = min([c.start for c in cue_list if cue.end <= c.start < b and not c.closes
+                    and c.kind.name not in kind.continues_over] + [b])
+        if kind.degree:
+            stop = _degree_stop(text, cue, stop, cues, kinds)
+        if kind.effect == ALLOW:
+            if kind.direction == AROUND:
+                joined = _alternatives(seg, cue, spans)
+                scopes += [Scope(*joined, ALLOWED)] if joined else []
+            elif kind.several:
+                several.append((a, b))
+            else:
+                scopes.append(Scope(a, b, ALLOWED))
             continue
-        if cue.kind == "hedge_if_several":
-            several.append((cue, a, b))
-            continue
-        polarity = REQUIRED if cue.kind == "must" else EXCLUDED
-        # "战争题材的不要": a cue that may also follow what it negates, ending its clause after a plain topic
-        topic_before = (text[cue.start:cue.end] in cues.negation_after and not text[cue.end:stop].strip(" " + cues.clauses.particles)
-                        and has_topic(text[a:cue.start], cues))
-        postfix = cue.kind == "after" or (cue.kind in ("negation", "must") and (before_named or topic_before)
-                                          and not any(cue.end <= s < stop for s, _ in spans)
-                                          and not has_topic(text[cue.end:stop], cues))
-        if cue.kind == "after" and cue.start > a and after_named and any(cue.end <= s < stop for s, _ in spans):
-            postfix = False  # "不要" with something named after it negates that
-        if postfix and cue.kind in ("negation", "must", "after"):
+        polarity = _POLARITY[kind.effect]
+        if _runs_back(seg, cue, (a, stop), spans, cues):
             scopes.append(Scope(a, cue.start, polarity))
             continue
-        if cue.kind == "negation" and _asks(seg, cue, cues):
+        if kind.about_the_reader and _asks(seg, cue, cues):
             continue  # a question's "why … not": its words stay what the text is about
-        if cue.kind == "negation" and _reader_scoped(text, cue, cues):
+        if kind.about_the_reader and _reader_scoped(text, cue, cues):
             # "不需要懂哲学也能读的好书": what the reader need not know ends where the book is spoken of again
             end = cues.reader_stop.search(text[cue.end:stop])
             scopes.append(Scope(cue.start, cue.end + end.start() if end else stop, READER))
             continue
-        close = next((c for c in cue_list if c.kind == "except_close" and cue.end <= c.start < stop), None)
-        if cue.kind == "except_open":
+        close = next((c for c in cue_list if c.closes and cue.end <= c.start < stop), None)
+        if kind.effect == EXCEPT:
             if not cues.additive_ahead.match(text, close.end if close else stop):
                 scopes.append(Scope(cue.start, close.start if close else stop, EXCLUDED))
-        elif cue.kind == "negation" and close is not None:
+        elif kind.effect == EXCLUDE and close is not None:
             # "不看刘慈欣以外的科幻": what stands before 以外 is the only thing wanted
             scopes.append(Scope(cue.start, close.start, REQUIRED))
         else:
             scopes.append(Scope(cue.start, stop, polarity))
-    for cue, a, b in several:  # alternatives only among the kinds not excluded
+    for a, b in several:  # alternatives only among the kinds not excluded
         wanted = [k for k, e in kinds if a <= k < b and not any(s.start <= k and e <= s.end for s in scopes
                                                                  if s.polarity == EXCLUDED)]
         if len(wanted) > 1:
@@ -158,8 +115,62 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
     return scopes
 
 
-def _joined_by_or(seg: Segmented, cue: Cue, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """What an "or" offers as alternatives: the names on either side of it, each within two words ("fiction or
+def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]]) -> int:
+    """Where a scope that a degree narrows ends: "不要太学术的哲学入门书", "not too academic philosophy" exclude the
+    degree, not the books it describes; "不要二战题材的小说" the modifier before 的, not the kind of book, unless the
+    modifier names a kind itself ("不是给孩子看的绘本": children's picture books, both said twice)."""
+    degree = _degree_after(text, cue, cues)
+    if degree and degree.end() < stop:
+        stop = degree.end()
+    return next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"
+                 and not any(cue.end <= k < x for k, _ in kinds)), stop)
+
+
+def _degree_after(text: str, cue: Cue, cues: Cues) -> re.Match | None:
+    """The degree a cue negates and the quality it qualifies: "太学术的" after 不要, "academic" after "not too"."""
+    own = text[cue.start:cue.end].lower().split()[-1:] in ([w] for w in cues.degree)  # "not too"
+    return (cues.word_after_degree if own else cues.degree_then_word).match(text, cue.end)
+
+
+def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tuple[int, int]], cues: Cues) -> bool:
+    """Whether an exclusion's or requirement's scope runs back to its clause's start: a cue of a preceding kind
+    unless a name follows it in its clause ("东野圭吾的除外"); a cue of a following kind where nothing named or no
+    topic follows it and a name or (for a word that may also follow what it negates) a topic precedes it ("fiction
+    only", "战争题材的不要")."""
+    text, (a, stop) = seg.text, clause
+    named_before = any(a <= s < cue.start for s, _ in spans)
+    named_after = any(cue.end <= s < stop for s, _ in spans)
+    said_after = named_after or bool(text[cue.end:stop].strip(" " + cues.clauses.particles))
+    if cue.kind.direction == PRECEDING:
+        return not (cue.start > a and named_after)
+    if cue.kind.direction != FOLLOWING or cue.kind.effect not in (EXCLUDE, REQUIRE):
+        return False
+    if cue.kind.degree and _degree_after(text, cue, cues):  # "funny and not too long": the length, not the fun
+        return False
+    either_way = text[cue.start:cue.end] in cues.words_of((cue.kind.effect,), PRECEDING)
+    topic_before = either_way and not said_after and has_topic(text[a:cue.start], cues)
+    return (named_before or topic_before) and not named_after and not has_topic(text[cue.end:stop], cues)
+
+
+def _set_apart(seg: Segmented, cue: Cue, clause: tuple[int, int], clauses: list[tuple[int, int]],
+               cue_list: list[Cue], spans: list[tuple[int, int]], cues: Cues) -> tuple[int, int] | None:
+    """The clause before a cue that opens its own and sets that one apart ("鲁迅不算，其他…"): where it names
+    something, neither clause holds another cue but a hedge ("其余的都可以": any of the rest), and no additive word
+    follows ("科幻，其他的也行" adds)."""
+    a, b = clause
+    before = next(((x, y) for x, y in clauses if y == a), None)
+    text = seg.text
+    if (before is None or text[a:cue.start].strip(" ，,、;；:：" + cues.clauses.particles)
+            or any(c is not cue and before[0] <= c.start < b and not (a <= c.start and c.kind.effect == ALLOW)
+                   for c in cue_list)
+            or not any(before[0] <= s < before[1] for s, _ in spans)):
+        return None
+    additive = cues.additive_ahead.match(text, cue.end)
+    return None if additive and not seg.any_end(cue.end, additive.end()) else before
+
+
+def _alternatives(seg: Segmented, cue: Cue, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """What an alternative's cue offers: the names on either side of it, each within two words ("fiction or
     nonfiction", "poetry or maybe some essays"); None where it joins other words ("crime novels set in Scandinavia
     or anywhere cold" asks for crime novels, it offers no alternative to them)."""
     before = max((s for s in spans if s[1] <= cue.start), key=lambda s: s[1], default=None)
@@ -169,9 +180,3 @@ def _joined_by_or(seg: Segmented, cue: Cue, spans: list[tuple[int, int]]) -> tup
     near = all(len(seg.text[x:y].split()) <= 2 and not seg.any_end(x, y)
                for x, y in ((before[1], cue.start), (cue.end, after[0])))
     return (before[0], after[1]) if near else None
-
-
-def exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
-    """The innermost exclusion scope holding the span."""
-    return min((s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED),
-               key=lambda s: s.end - s.start, default=None)

@@ -7,29 +7,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 
 from tasks.language.text_analysis import brief_stopwords, cut, idf, stopwords, tokenize
 from tasks.understanding.cues import Cues
 from tasks.understanding.references import reference_words
 
 MAX_KEYWORDS = 20  # a long brief keeps its words; filler never counts (config/stopwords.yaml)
-_CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+")  # "三百页左右": a number, in a brief never a keyword
 _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u3400-\u9fff]+")
-
-
-@dataclass(frozen=True)
-class Topic:
-    """A topic the brief names, not a vocabulary value: asked for ("cookbooks for beginners" -> cookbooks),
-    excluded ("不要战争题材" -> 战争) or read from an occasion ("中秋" -> 团圆); subject headings are matched to
-    them. `start` is -1 where the word is not written as such (an occasion's topic is at the occasion's span)."""
-
-    start: int
-    end: int
-    text: str
-    polarity: str
-    source: str  # "asked" (a content word of what the brief asks for) | "excluded" (a phrase a negation scopes
-    #              over) | "occasion" (a topic of the day or month named)
 
 
 def has_topic(text: str, cues: Cues) -> bool:
@@ -68,8 +52,10 @@ def phrase_topics(text: str, cues: Cues) -> list[str]:
     """What an excluded phrase is about, without filler, a topic for each thing it joins: "不要战争题材" ->
     [战争], "no textbooks or sheet music" -> [textbook, sheet music]. A part of more than three words makes none."""
     text = text.strip()
-    # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚)
-    text = text[len(next((w for w in cues.leading_cues if text.startswith(w)), "")):]
+    # the phrase opens with its cue, which jieba may cut apart ("而不幼稚": 而 / 不 / 幼稚), and a cue of several
+    # words is no topic ("not another vampire book": vampire)
+    lead = cues.leading_cue.match(text)
+    text = text[lead.end():] if lead else text
     groups = []
     for a, b in joined_parts(text, 0, len(text), cues):
         words = []
@@ -102,11 +88,11 @@ def last_word(text: str, start: int, end: int) -> str:
     return words[-1].strip() if words else ""
 
 
-def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str]) -> list[str]:
+def _chinese_keywords(segments: list[tuple[str, bool]], skip: frozenset[str], cues: Cues) -> list[str]:
     """Words ranked by tf x idf (jieba's idf table); one-character words count too (雪, 海, 猫); a catalog name
     is one word, however jieba would cut it."""
     words = [w for text, whole in segments for w in ([text.strip()] if whole else cut(text))]
-    words = [w for w in words if w.strip() and not (w.isdigit() or _CN_NUMBER.fullmatch(w))
+    words = [w for w in words if w.strip() and not cues.numbers.counts(w.strip())
              and re.search(r"\w", w) and w.lower() not in skip]
     counts = Counter(words)
     return sorted(counts, key=lambda w: (-counts[w] * idf(w), words.index(w)))
@@ -121,10 +107,10 @@ def brief_keywords(segments: list[tuple[str, bool]], language: str, cues: Cues) 
     skip = (brief_stopwords() | cues.not_a_topic | cues.all_words | cues.numbers.not_content | reference_words()
             | stopwords()["zh" if language == "zh" else "en"])
     if language == "zh":
-        words = _chinese_keywords(segments, skip)
+        words = _chinese_keywords(segments, skip, cues)
     else:
         tokens = [t for t in tokenize(" ".join(t for t, _ in segments), "en") if t not in skip
-                  and not (t.isdigit() or len(t) == 1)]
+                  and not (cues.numbers.counts(t) or len(t) == 1)]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])
     return tuple(dict.fromkeys(words))[:MAX_KEYWORDS]

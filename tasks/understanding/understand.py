@@ -4,7 +4,7 @@ settled, into a query and the hard constraints every later stage holds to."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from config.vocabulary import Vocabulary
 from tasks.language.embedders.base import Embedder
@@ -18,6 +18,7 @@ from tasks.model.themes import HistoryShelf, Theme
 from tasks.progress import timed
 from tasks.understanding.entities import EntityIndex, understand_reading
 from tasks.understanding.intent import keeping_named_kind, raise_confidence, settle_intent, without_named_words
+from tasks.understanding.numbers import on_scale
 from tasks.understanding.reading import load_cues, read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
 from tasks.understanding.subjects import NO_SUBJECTS, SubjectVocabulary, subjects_of_brief
@@ -38,6 +39,7 @@ class UnderstandingTools:
     entities: EntityIndex | None = None  # the catalog's authors and titles
     held: frozenset[tuple[str, str]] | None = None  # (facet, value) pairs some book holds surely; None: all
     numbered: frozenset[str] | None = None  # the number fields some book has a value of; None: all
+    rating_scale: float | None = None  # the catalog's highest rating (5 or 10); None: no book is rated
     available_only: bool = True  # books with no copies on the shelf are left out
     subjects: SubjectVocabulary = NO_SUBJECTS  # the catalog's own subjects, as the index version holds them
     min_books: int = 10  # gating.min_books: how many books must carry a head noun's subject for it to be required
@@ -60,8 +62,11 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         catalog_words = tools.catalog_words(query)
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: tools.together(catalog_words))
+        query = replace(query, search_keywords=content_keywords(query, tools.catalog_words))
         query = without_named_words(raise_confidence(query, understanding), understanding)
         query = keeping_named_kind(review.amend(query), understanding, tools.books, tools.filter_confidence)
+        query = replace(query, numeric_conditions=on_scale(query.numeric_conditions, tools.rating_scale),
+                        preferred_numbers=on_scale(query.preferred_numbers, tools.rating_scale))
         query, unchecked = as_wishes(query, tools.held, tools.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())
@@ -70,6 +75,13 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
     target = reference.target
     return Understood(theme, query, constraints, understanding, tuple(history), tuple(unchecked),
                       f"{target.batch_id}/{target.theme_id}" if target else None, tuple(notes), timings, review)
+
+
+def content_keywords(query: ThemeQuery, catalog_words: Callable[[ThemeQuery], list[str]]) -> tuple[str, ...]:
+    """The keywords that carry a topic by the catalog's own count: some book holds them and not most books do (what
+    the BM25 index says of each). A word no book holds or every book does ("week", "推荐", "anything") says nothing
+    of which book is meant, so it is no keyword and never a reason on the sheet."""
+    return tuple(k for k in query.search_keywords if catalog_words(replace(query, search_keywords=(k,))))
 
 
 def shelf_likeness(brief: str, embedder: Embedder) -> Callable[[list[HistoryShelf]], list[float]]:

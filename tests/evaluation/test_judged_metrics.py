@@ -61,9 +61,20 @@ def test_the_benchmark_files_load_with_their_expected_status_read_from_the_fitti
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2] / "benchmarks" / "judged"
-    for name in ("demo-dev.yaml", "demo-holdout.yaml"):
+    for name, count in (("demo-dev.yaml", 32), ("demo-holdout.yaml", 32), ("demo-next.yaml", 24)):
         briefs = load_judged(root / name)
-        assert len(briefs) == 32 and sum(b.lang == "zh" for b in briefs) == 16
+        assert len(briefs) == count and sum(b.lang == "zh" for b in briefs) == count // 2
         for b in briefs:
             works = {k.removesuffix("-e2") for k, v in b.judgments.items() if v}
             assert b.status == ("done" if len(works) >= 10 else "needs_review"), b.id
+
+
+def test_the_share_of_shelved_books_that_break_their_brief_counts_whole_shelves_pooled_over_books():
+    long_padded = score_shelf(brief(), ["a", "b", "c"] * 4 + ["x"] * 18, "done", WORKS)  # 18 of 30 wrong
+    short_fine = score_shelf(brief("needs_review", "zh"), ["c", "y"], "needs_review", WORKS)  # 1 of 2 wrong
+    assert (long_padded.broken, short_fine.broken) == (18, 1)
+    assert long_padded.wrong_share == 0.0  # its first 10 all fit: the padding shows only over the whole shelf
+    table = summaries([long_padded, short_fine])
+    assert table["all"].broken_share == pytest.approx(19 / 32, abs=1e-3)  # pooled, not the mean of 0.6 and 0.5
+    assert table["zh"].broken_share == 0.5
+    assert summaries([score_shelf(brief(), [], "needs_review", WORKS)])["all"].broken_share is None

@@ -7,6 +7,7 @@ import pytest
 
 from flows.build_indexes import build_indexes
 from storage.catalog_db import CatalogDB, open_catalog
+from storage.index_root import IndexRoot
 from storage.index_store import open_current, open_index
 from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.language.text_analysis import tokenize
@@ -166,7 +167,7 @@ def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
         current = db.current_index_version()
         assert current.version_id == good.version_id
         assert db.books_changed_since_build()["changed"] == 1
-    snapshot = open_current(workspace.indexes_dir)  # what readers open
+    snapshot = open_current(IndexRoot(workspace.indexes_dir))  # what readers open
     assert snapshot.version_id == good.version_id
     query = embedder.embed_queries(["宇宙 外星文明"])[0]
     assert snapshot.vector_search(query, 3)[0][0] == "zh-3"
@@ -176,7 +177,7 @@ def test_a_build_failing_in_its_last_step_leaves_the_previous_index_queryable(
     recovered = build_indexes()
     folders = sorted(p.name for p in workspace.indexes_dir.iterdir() if p.is_dir())
     assert folders == sorted([good.version_id, recovered.version_id])
-    assert open_current(workspace.indexes_dir).version_id == recovered.version_id
+    assert open_current(IndexRoot(workspace.indexes_dir)).version_id == recovered.version_id
 
 
 def test_the_optional_e5_path_is_built_and_recalls(prefect_server, workspace, vocabulary, tmp_path, monkeypatch):

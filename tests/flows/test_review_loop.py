@@ -25,6 +25,8 @@ themes:
     description: 想读一些冷峻、直面现实的严肃文学，不要温暖治愈的故事。
   - theme_id: short-scifi
     theme_name: 1990年以后出版的科幻小说，300页以内
+  - theme_id: classics
+    theme_name: 中国现代文学经典
 """
 RELAX_PAGES = "不再要求：不超过 300 页"
 
@@ -34,15 +36,17 @@ def _shelf(workbook: BatchWorkbook, theme_id: str) -> list[str]:
 
 
 def _answer(path, out):
-    """A curator's answers: rainy keeps 1 and 3, drops 2, replaces 4; lengjun keeps 2, drops 1 (in Chinese);
-    the short shelf's question answered by dropping the page limit."""
+    """A curator's answers: rainy keeps 1 and 3, drops 2; lengjun keeps 2, drops 1 (in Chinese); classics, a full
+    shelf (more books fit than it holds), replaces 4; the short shelf's question answered by dropping the page
+    limit."""
     book = BatchWorkbook(path)
     first = 8
     rainy, lengjun = book.sheet("rainy"), book.sheet("lengjun")
-    for row, word in ((first, "keep"), (first + 1, "drop"), (first + 2, "Keep"), (first + 3, "replace")):
+    for row, word in ((first, "keep"), (first + 1, "drop"), (first + 2, "Keep")):
         rainy[f"I{row}"] = word
     rainy[f"J{first + 1}"] = "too cosy"
     lengjun[f"I{first}"], lengjun[f"I{first + 1}"] = "去掉", "保留"
+    book.sheet("classics")[f"I{first + 3}"] = "替换"
     review = book.book["needs review"]
     row = next(r for r in range(2, review.max_row + 1) if review.cell(r, 1).value == "short-scifi")
     assert RELAX_PAGES in review.cell(row, 6).value
@@ -52,10 +56,7 @@ def _answer(path, out):
 
 
 @pytest.fixture
-def answered(demo_copy, tmp_path, monkeypatch):
-    # the answers' mechanics, on shelves of every candidate: with the relevance floor a replaced book may have
-    # no fitting successor on the demo, and a shelf that shrinks says nothing of where kept books stand
-    monkeypatch.setenv("SHELFWISE__RANKING__RELEVANCE_FLOOR", "0")
+def answered(demo_copy, tmp_path):
     themes = tmp_path / "review.yaml"
     themes.write_text(THEMES, encoding="utf-8")
     assert shelfwise(["run", str(themes)]) == 0
@@ -66,21 +67,26 @@ def answered(demo_copy, tmp_path, monkeypatch):
 
 def test_a_reshelved_batch_keeps_drops_replaces_and_applies_the_answer(answered, capsys):
     settings, before, path = answered
-    rainy, lengjun, short = (_shelf(before, t) for t in ("rainy", "lengjun", "short-scifi"))
-    assert before.summary["short-scifi"]["status"] == "待审核"
+    themes = ("rainy", "lengjun", "short-scifi", "classics")
+    rainy, lengjun, short, classics = (_shelf(before, t) for t in themes)
+    assert before.summary["short-scifi"]["status"] == "待审核" and len(classics) == 30
     assert shelfwise(["review", "import", str(path)]) == 0
     assert "7 labels added" in capsys.readouterr().out
     assert shelfwise(["run", "--batch", BATCH, "--apply-review"]) == 0
     after = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
-    new_rainy, new_lengjun, new_short = (_shelf(after, t) for t in ("rainy", "lengjun", "short-scifi"))
-    # kept books in their places; dropped and replaced ones gone, their places filled
+    new_rainy, new_lengjun, new_short, new_classics = (_shelf(after, t) for t in themes)
+    # kept books in their places; dropped and replaced ones gone; a dropped book's place closes up, and no book
+    # below the relevance floor comes in: every fitting one was on the shelf already
     assert (new_rainy[0], new_rainy[2], new_lengjun[1]) == (rainy[0], rainy[2], lengjun[1])
-    assert rainy[1] not in new_rainy and rainy[3] not in new_rainy and lengjun[0] not in new_lengjun
-    assert len(new_rainy) == len(rainy)
+    assert rainy[1] not in new_rainy and lengjun[0] not in new_lengjun
+    assert new_rainy == [rainy[0], rainy[3], rainy[2], *rainy[4:]]
     changes = {row["book_id"]: row["change"] for row in after.rows("rainy")}
     assert changes[rainy[0]] == "kept by the curator, in place"
-    assert new_rainy[3] not in rainy and changes[new_rainy[3]] == f"new, in place of {rainy[3]}"
-    assert new_rainy[1] == rainy[4] and changes[new_rainy[1]] == "was 5"  # the dropped book's place closes up
+    assert changes[new_rainy[1]] == "was 4"
+    # a replaced book's place is filled by the next fitting book
+    assert classics[3] not in new_classics and new_classics[3] not in classics and len(new_classics) == 30
+    assert {row["book_id"]: row["change"] for row in after.rows("classics")}[new_classics[3]] == \
+        f"新补入，替下：{classics[3]}"
     # the answer dropped the page limit: the shelf grows, the condition is gone
     assert "pages" not in after.summary["short-scifi"]["query"] and "pages" in before.summary["short-scifi"]["query"]
     assert len(new_short) > len(short)
@@ -88,7 +94,7 @@ def test_a_reshelved_batch_keeps_drops_replaces_and_applies_the_answer(answered,
     # applying the same answers again gives the same shelves; a dropped book never comes back
     assert shelfwise(["run", "--batch", BATCH, "--apply-review"]) == 0
     again = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
-    assert [_shelf(again, t) for t in ("rainy", "lengjun", "short-scifi")] == [new_rainy, new_lengjun, new_short]
+    assert [_shelf(again, t) for t in themes] == [new_rainy, new_lengjun, new_short, new_classics]
     assert rainy[1] not in _shelf(again, "rainy")
 
 

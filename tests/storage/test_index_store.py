@@ -84,7 +84,9 @@ def test_a_version_folder_gives_back_its_books_vocabulary_and_sentences_without_
                    facets=(Facet("genre", "小说", 0.8, "neighbours", "4 of 5 neighbours"),), work_id="w-stoner",
                    content_hash="h2"),
     ]
-    indexes = tmp_path / "indexes"
+    from storage.index_root import IndexRoot
+
+    indexes = IndexRoot(tmp_path / "indexes")
     with pytest.raises(NoIndexError, match="no index has been built yet"):
         open_current(indexes)
     version_id, path = new_version(indexes, "f" * 64)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from config.vocabulary import get_vocabulary
-from tasks.understanding.lang import PACKS_DIR, SCHEMA, PackError, load_packs
+from tasks.understanding.lang import KINDS_FILE, PACKS_DIR, SCHEMA, PackError, load_packs, pack_keys
 from tasks.understanding.reading import EXCLUDED, load_cues, read_brief
 
 FRENCH = {
@@ -97,7 +97,34 @@ def test_every_pack_holds_the_same_files_and_only_known_keys():
     for pack in packs.packs:
         assert set(pack.files) == set(SCHEMA), pack.code
         for file, keys in pack.files.items():
-            assert set(keys) <= set(SCHEMA[file]), (pack.code, file)
+            assert set(keys) <= pack_keys(file, packs.kinds), (pack.code, file)
+
+
+def test_a_new_cue_kind_is_a_row_of_data(tmp_path):
+    """The scope algorithm knows a kind only by what kinds.yaml says it does: a kind added there, with its words in a
+    pack, scopes as its row says (here a negation after what it negates, in French)."""
+    root = _with_french(tmp_path)
+    with (root / KINDS_FILE).open("a", encoding="utf-8") as kinds:
+        kinds.write("rejection: {effect: exclude, direction: preceding}\n")
+    with (root / "fr" / "cues.yaml").open("a", encoding="utf-8") as cues:
+        cues.write("rejection: [\"pas pour nous\"]\n")
+    reading = read_brief("des romans; les romans policiers pas pour nous", get_vocabulary(), cues=load_cues(root))
+    assert ("genre", "推理悬疑", EXCLUDED) in [(m.field, m.value, m.polarity) for m in reading.mentions]
+    assert ("form", "fiction", EXCLUDED) not in [(m.field, m.value, m.polarity) for m in reading.mentions]
+
+
+@pytest.mark.parametrize("row, named", [
+    ("negation_before: {effect: forbid}", "negation_before.effect: unknown value 'forbid'"),
+    ("hedge: {effect: allow, direction: sideways}", "hedge.direction: unknown value 'sideways'"),
+    ("hedge: {effect: allow, continues_over: [nothing]}", "hedge.continues_over: must be a list of the file's kinds"),
+    ("hedge: {direction: clause}", "hedge.effect: missing"),
+])
+def test_a_cue_kind_that_says_nothing_the_algorithm_knows_is_refused(tmp_path, row, named):
+    root = _with_french(tmp_path)
+    (root / KINDS_FILE).write_text(row + "\n", encoding="utf-8")
+    with pytest.raises(PackError) as refused:
+        load_packs(root)
+    assert named in str(refused.value) and KINDS_FILE in str(refused.value)
 
 
 

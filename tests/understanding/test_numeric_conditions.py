@@ -5,7 +5,7 @@ from datetime import date
 import pytest
 
 from tasks.model.conditions import NumericCondition as N
-from tasks.understanding.numbers import parse_numeric_conditions
+from tasks.understanding.numbers import on_scale, parse_numeric_conditions, rating_scale
 
 TODAY = date(2026, 11, 22)
 
@@ -65,3 +65,34 @@ def test_rules_translator_carries_them_into_the_query(vocabulary):
     query = RulesTranslator(vocabulary).translate(Theme("b", "t", brief), read_brief(brief, vocabulary))
     assert query.numeric_conditions == (N("pub_year", ">=", 1980),)
     assert "MUST pub_year>=1980" in query.describe_conditions()
+
+
+@pytest.mark.parametrize("brief, catalog_scale, expected", [
+    ("评分8分以上的推理小说", 5.0, N("rating", ">=", 4)),  # 分 are Douban's ten points
+    ("mysteries rated 4 stars or more", 10.0, N("rating", ">=", 8)),
+    ("rated 8 or higher", 5.0, N("rating", ">=", 4)),  # no scale said, higher than a star can be: ten points
+    ("rated 4 or higher", 5.0, N("rating", ">=", 4)),  # no scale said, within the catalog's: its own
+    ("四星以上", 5.0, N("rating", ">=", 4)),
+    ("rated 4 or higher", None, N("rating", ">=", 4)),  # no book rated: as said, for review to ask about
+])
+def test_a_rating_is_read_on_the_catalogs_own_scale(brief, catalog_scale, expected):
+    assert on_scale(parse_numeric_conditions(brief, TODAY), catalog_scale) == (expected,)
+
+
+def test_the_catalogs_scale_is_read_off_its_ratings():
+    assert rating_scale([3.5, None, 4.8]) == 5.0
+    assert rating_scale([7.9, 9.1, None]) == 10.0
+    assert rating_scale([None, None]) is None
+
+
+@pytest.mark.parametrize("brief, expected", [
+    ("二十世纪以前的书", [N("pub_year", "<", 1901)]),  # before the century: it is left out
+    ("novels from the 19th century or earlier", [N("pub_year", "<=", 1900)]),  # or earlier: it is kept
+    ("19世纪以来的小说", [N("pub_year", ">=", 1801)]),
+    ("written after the 19th century", [N("pub_year", ">", 1900)]),
+    ("Books written in the 1800s", [N("pub_year", ">=", 1800), N("pub_year", "<", 1900)]),  # a century, not a decade
+    ("上个世纪的老书", [N("pub_year", ">=", 1901), N("pub_year", "<=", 2000)]),
+    ("published this century", [N("pub_year", ">=", 2001)]),
+])
+def test_a_century_with_a_comparator_is_a_bound(brief, expected):
+    assert list(parse_numeric_conditions(brief, TODAY)) == expected

@@ -6,7 +6,8 @@ Every file of a pack is checked against one schema: an unknown file, key or lang
 line naming the file and key (PackError is an InputError: the CLI prints it and exits 2).
 
 - cues.yaml: cue words by kind (NegEx-style: negation before and after what it negates, pseudo-negations that only
-  contain a cue, terminations, plus requirement, hedge, preference, the reader, questions, degree);
+  contain a cue, terminations, plus requirement, hedge, preference, the reader, questions, degree); what each cue
+  kind does to its scope is kinds.yaml beside the packs, the same for every language (a new kind is a row there);
 - clauses.yaml: where a clause ends, the words that join two parts of a phrase, the particles a phrase may end in;
 - numbers.yaml: the number grammar's words (digits, units, comparators on either side, periods, reading times);
 - readings.yaml: everyday readings (audiences, feelings, read-alike forms, occasions, languages and literatures).
@@ -28,11 +29,8 @@ WORDS, GROUPS, BY_LANGUAGE, TABLE = "words", "groups", "by_language", "table"
 # file -> key -> shape. words: a list of strings; groups: name -> words; by_language: language code -> words (the
 # code must be a pack's); table: name -> a mapping of plain values (numbers' quantities, readings' occasions).
 SCHEMA: dict[str, dict[str, str]] = {
-    "cues.yaml": {
-        "negation_before": WORDS, "negation_after": WORDS, "negation_before_value": WORDS,
-        "negation_after_contrast": WORDS, "exception_open": WORDS, "exception_close": WORDS,
-        "pseudo_negation": WORDS, "termination": WORDS, "requirement": WORDS, "hedge": WORDS,
-        "hedge_if_several": WORDS, "preference": WORDS, "reader_before": WORDS, "reader_after": WORDS,
+    "cues.yaml": {  # and one key of words for each cue kind of kinds.yaml
+        "pseudo_negation": WORDS, "preference": WORDS, "reader_before": WORDS, "reader_after": WORDS,
         "reader_end": WORDS, "question": WORDS,
         "degree": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS,
@@ -44,7 +42,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "numbers.yaml": {"digits": TABLE, "multipliers": TABLE, "units": GROUPS, "field_words": GROUPS, "before": TABLE,
                      "after": TABLE, "ranges": WORDS, "reading_times": TABLE, "reading_verbs": WORDS,
                      "not_content": WORDS, "relative": WORDS, "time_units": TABLE, "single_time_units": TABLE,
-                     "eras": TABLE, "setting": WORDS, "decade_words": TABLE, "ordinals": TABLE,
+                     "eras": TABLE, "setting": WORDS, "scales": TABLE, "counters": WORDS, "decade_words": TABLE, "ordinals": TABLE,
                      "decade_units": WORDS, "century_units": WORDS, "range_open": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
@@ -52,6 +50,28 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
+KINDS_FILE = "kinds.yaml"
+EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE = "exclude", "require", "allow", "except", "terminate"
+FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE = ("following", "preceding", "next_value", "clause",
+                                                                 "around", "clause_before")
+_KIND_VALUES = {"effect": (EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE),
+                "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE)}
+_KIND_FLAGS = ("several", "only_where_free", "degree", "about_the_reader", "at_clause_end")
+
+
+@dataclass(frozen=True)
+class CueKind:
+    """What one cue kind does (kinds.yaml): its effect on the scope, where the scope runs, what does not end it."""
+
+    name: str
+    effect: str
+    direction: str = FOLLOWING
+    continues_over: frozenset[str] = frozenset()
+    several: bool = False
+    only_where_free: bool = False
+    degree: bool = False
+    about_the_reader: bool = False
+    at_clause_end: bool = False
 
 
 class PackError(InputError):
@@ -77,6 +97,7 @@ class Packs:
     """Every language pack of one folder; `languages` is what the reader knows, in folder order."""
 
     packs: tuple[Pack, ...]
+    kinds: tuple[CueKind, ...] = ()
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -141,7 +162,40 @@ def _check(path: Path, key: str, shape: str, value: Any, codes: set[str]) -> Non
             raise PackError(f"{where}.{name}: must be a value, a list or a mapping of them")
 
 
-def _read(folder: Path, codes: set[str]) -> Pack:
+def pack_keys(file: str, kinds: tuple[CueKind, ...]) -> set[str]:
+    """The keys a pack's file may hold: cues.yaml also one for each cue kind."""
+    return set(SCHEMA[file]) | ({k.name for k in kinds} if file == "cues.yaml" else set())
+
+
+def _kinds(path: Path) -> tuple[CueKind, ...]:
+    """The cue kinds of kinds.yaml, checked: each a known effect and direction, flags true or false, and kinds it
+    continues over that are kinds of the file."""
+    raw = read_yaml(path) if path.exists() else None
+    if not isinstance(raw, dict) or not raw:
+        raise PackError(f"{path}: must be a mapping of cue kinds")
+    kinds = []
+    for name, row in raw.items():
+        where = f"{path}: {name}"
+        if not isinstance(row, dict):
+            raise PackError(f"{where}: must be a mapping")
+        for key, value in row.items():
+            if key in _KIND_VALUES and value not in _KIND_VALUES[key]:
+                raise PackError(f"{where}.{key}: unknown value {value!r} (one of {', '.join(_KIND_VALUES[key])})")
+            if key in _KIND_FLAGS and not isinstance(value, bool):
+                raise PackError(f"{where}.{key}: must be true or false")
+            if key == "continues_over" and not (isinstance(value, list) and set(map(str, value)) <= set(raw)):
+                raise PackError(f"{where}.{key}: must be a list of the file's kinds")
+            if key not in (*_KIND_VALUES, *_KIND_FLAGS, "continues_over"):
+                raise PackError(f"{where}.{key}: unknown key")
+        if "effect" not in row:
+            raise PackError(f"{where}.effect: missing")
+        kinds.append(CueKind(str(name), row["effect"], row.get("direction", FOLLOWING),
+                             frozenset(map(str, row.get("continues_over", ()))),
+                             **{flag: row.get(flag, False) for flag in _KIND_FLAGS}))
+    return tuple(kinds)
+
+
+def _read(folder: Path, codes: set[str], kinds: tuple[CueKind, ...]) -> Pack:
     files: dict[str, dict[str, Any]] = {}
     for path in sorted(folder.iterdir()):
         if path.name.startswith((".", "_")):
@@ -152,9 +206,9 @@ def _read(folder: Path, codes: set[str]) -> Pack:
         if not isinstance(raw, dict):
             raise PackError(f"{path}: must be a mapping of keys")
         for key, value in raw.items():
-            if key not in SCHEMA[path.name]:
+            if key not in pack_keys(path.name, kinds):
                 raise PackError(f"{path}: {key}: unknown key")
-            _check(path, key, SCHEMA[path.name][key], value, codes)
+            _check(path, key, SCHEMA[path.name].get(key, WORDS), value, codes)
         files[path.name] = raw
     return Pack(folder.name, files)
 
@@ -169,7 +223,8 @@ def load_packs(root: Path = PACKS_DIR) -> Packs:
     if not folders:
         raise PackError(f"{root}: no language pack")
     codes = {f.name for f in folders}
-    return Packs(tuple(_read(f, codes) for f in folders))
+    kinds = _kinds(root / KINDS_FILE)
+    return Packs(tuple(_read(f, codes, kinds) for f in folders), kinds)
 
 
 def languages() -> tuple[str, ...]:

@@ -32,9 +32,9 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
+from tasks.understanding.analysis import segment
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
-from tasks.understanding.segments import segment
 from tasks.understanding.topics import brief_keywords
 from tasks.understanding.translate.base import Translator
 

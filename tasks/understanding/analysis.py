@@ -1,0 +1,303 @@
+"""The brief analysed once, the one typed object every reader consumes: its clauses (at the language packs' clause
+ends) and words (jieba's bounds), the terms found in it, and what it names (vocabulary values, forms, audiences,
+languages, literatures and periods, catalog authors and titles, the packs' everyday words for them), each with its
+span, overlaps resolved, the longest winning; and its cues (the packs' cue words of every kind). The readers of a brief (its conditions and numbers, the scopes of its
+cues, its references to earlier shelves) all read these cuts; none splits the brief on its own punctuation."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import TypeVar
+
+from config.class_ranges import ClassRange, class_ranges
+from config.vocabulary import Vocabulary
+from tasks.language.text_analysis import cut
+from tasks.understanding.cues import Cues, load_cues, regex, term_pattern
+from tasks.understanding.lang import EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
+
+WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic the brief names, not a vocabulary value: asked for ("cookbooks for beginners" -> cookbooks),
+    excluded ("不要战争题材" -> 战争) or read from an occasion ("中秋" -> 团圆); subject headings are matched to
+    them. `start` is -1 where the word is not written as such (an occasion's topic is at the occasion's span)."""
+
+    start: int
+    end: int
+    text: str
+    polarity: str
+    source: str  # "asked" (a content word of what the brief asks for) | "excluded" (a phrase a negation scopes
+    #              over) | "occasion" (a topic of the day or month named)
+
+
+Span = TypeVar("Span", bound=tuple)
+
+
+def longest_apart(found: Sequence[Span]) -> list[Span]:
+    """The spans (start, end, ...) that overlap no longer one, in text order; the earlier wins a tie."""
+    kept: list[Span] = []
+    for item in sorted(found, key=lambda f: (-(f[1] - f[0]), f[0])):
+        if all(item[1] <= k[0] or item[0] >= k[1] for k in kept):
+            kept.append(item)
+    return sorted(kept)
+
+
+@lru_cache(maxsize=256)
+def word_bounds(text: str) -> frozenset[int]:
+    """Where jieba puts word boundaries in the text."""
+    bounds, position = {0}, 0
+    for word in cut(text):
+        position += len(word)
+        bounds.add(position)
+    return frozenset(bounds)
+
+
+def _straddles(text: str, start: int, end: int) -> bool:
+    """Whether a match runs across two of jieba's words ("成人" in "换成|人物")."""
+    return any(start < b < end for b in word_bounds(text))
+
+
+def find_terms(text: str, terms: tuple[str, ...] | list[str], plural: bool = False,
+               whole_words: bool = False) -> list[tuple[int, int, str]]:
+    """(start, end, term) of every occurrence, case aside; the longest wins where two overlap.
+
+    `whole_words` keeps a Chinese match from running across two words: for short, common-word terms
+    ("成人", "大人"). jieba splits too coarsely and too finely to ask it of every term ("别太烧|脑").
+    """
+    found = [(start, end, term) for term in terms if term for start, end in _occurrences(text, term, plural)
+             if not (whole_words and not term.isascii() and _straddles(text, start, end))]
+    return longest_apart(found)
+
+
+def _occurrences(text: str, term: str, plural: bool) -> Iterator[tuple[int, int]]:
+    """(start, end) of each occurrence of one term, not overlapping. A term with no cased letter and no
+    word bounds (most Chinese ones) is a plain substring: compiling a pattern for each of the vocabulary's
+    terms was a quarter of a second of every `shelfwise try`."""
+    if not term.isascii() and term.lower() == term.upper():
+        start = text.find(term)
+        while start >= 0:
+            yield start, start + len(term)
+            start = text.find(term, start + len(term))
+        return
+    for match in regex(term_pattern(term, plural), re.IGNORECASE).finditer(text):
+        yield match.start(), match.end()
+
+
+@dataclass(frozen=True)
+class Segmented:
+    """A brief and where its clauses end: `ends` are the starts of its clause-ending marks, in order."""
+
+    text: str
+    ends: tuple[int, ...]
+    mark_ends: tuple[int, ...]  # where each mark stops ("—" is one character, " – " three)
+
+    @cached_property
+    def clauses(self) -> tuple[tuple[int, int], ...]:
+        """(start, end) of each clause; a clause starts at its mark, as the scopes have always counted."""
+        bounds = sorted({0, len(self.text), *self.ends})
+        return tuple((a, b) for a, b in zip(bounds, bounds[1:]) if b > a)
+
+    def clause_of(self, at: int) -> tuple[int, int]:
+        """The clause holding `at`, from just after the mark before it to the next mark."""
+        i = bisect.bisect_left(self.ends, at)
+        start = self.mark_ends[i - 1] if i else 0
+        return start, self.ends[i] if i < len(self.ends) else len(self.text)
+
+    def ends_at(self, at: int) -> bool:
+        """Whether a clause-ending mark starts at `at`."""
+        i = bisect.bisect_left(self.ends, at)
+        return i < len(self.ends) and self.ends[i] == at
+
+    def any_end(self, start: int, end: int) -> bool:
+        """Whether a clause-ending mark starts in [start, end)."""
+        i = bisect.bisect_left(self.ends, start)
+        return i < len(self.ends) and self.ends[i] < end
+
+    def clause_texts(self) -> list[str]:
+        return [self.text[a:b] for a, b in (self.clause_of(at) for at in (0, *(e + 1 for e in self.ends)))
+                if a <= len(self.text)]
+
+    @property
+    def words(self) -> frozenset[int]:
+        """Where jieba puts word boundaries."""
+        return word_bounds(self.text)
+
+
+def segment(text: str, cues: Cues | None = None) -> Segmented:
+    """The brief cut once: asked again by another reader of the same brief, the same cuts."""
+    return _cut(text, (cues or load_cues()).clauses.end)
+
+
+@lru_cache(maxsize=256)
+def _cut(text: str, clause_end: re.Pattern) -> Segmented:
+    found = list(clause_end.finditer(text))
+    return Segmented(text, tuple(m.start() for m in found), tuple(m.end() for m in found))
+
+
+@dataclass
+class Cue:
+    start: int
+    end: int
+    kind: CueKind
+
+    @property
+    def closes(self) -> bool:
+        """The closing half of an exception ("以外"): it pairs with what opened it, it ends no scope."""
+        return self.kind.effect == EXCEPT and self.kind.direction == PRECEDING
+
+    @property
+    def negates_ahead(self) -> bool:
+        return self.kind.effect == EXCLUDE and self.kind.direction == FOLLOWING
+
+
+def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_starts: frozenset[int] = frozenset()
+          ) -> list[Cue]:
+    """Every cue outside the names and values found and outside the words that only contain one ("特别",
+    "分别", "非常"), the longest winning an overlap. A cue of a next-value kind (a bare 不) counts only right before
+    a value or name: "不烧脑" excludes, "不错", "不同", "不安" do not; one of a kind that ends its clause only where
+    nothing follows it there ("translated or not", not "cats and not dogs"). A degree word before a word is a
+    degree ("too long"), not a cue."""
+    text = seg.text
+    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
+    found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
+             if not any(x <= a and b <= y for x, y in taken)
+             and not (kind.direction == NEXT_VALUE and b not in value_starts)
+             and not (kind.at_clause_end and text[b:seg.clause_of(a)[1]].strip(" .!?'\""))
+             and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
+    free = [f for f in found if not f[2].only_where_free]
+    found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free
+                    and not any(x < b and a < y and other.effect != TERMINATE for x, y, other in free)]
+    return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
+
+
+def clause_spans(seg: Segmented, cue_list: list[Cue]) -> list[tuple[int, int]]:
+    """The text cut at its clause ends and terminations: made once per brief."""
+    bounds = {0, len(seg.text), *seg.ends}
+    bounds |= {c.start for c in cue_list if c.kind.effect == TERMINATE}
+    ordered = sorted(bounds)
+    return [(a, b) for a, b in zip(ordered, ordered[1:]) if b > a]
+
+
+# Which kind of mention wins a tie between two of the same length: a proper name over a form word over a value.
+_PRIORITY = {"author": 0, "work": 0, "form": 1, "audience": 1, "adult": 1, "language": 2, "genre": 2}
+
+
+def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities) -> list[tuple[int, int, str, str]]:
+    """(start, end, field, value) of every name and value in the text, overlaps not yet resolved."""
+    text = seg.text
+    found: list[tuple[int, int, str, str]] = []
+    for kind in vocabulary.kinds:
+        found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
+    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
+    # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
+    # or school grade ("fourth graders", "三年级")
+    for name, words in (*cues.readings.values.items(), *cues.readings.audiences.items()):
+        named = named_value(name, vocabulary)
+        if named is not None:
+            found += [(a, b, *named) for a, b, _ in find_terms(text, words, plural=True)]
+    for dimension in vocabulary.dimensions:
+        found += [(a, b, dimension.name, value.name) for value in dimension.values
+                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)
+                  if not (text[a:b].lower() in cues.wanting and cues.person_before.search(text, 0, a))]
+    for code, words in cues.readings.languages.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
+    literary = {a for a, _, _ in find_terms(text, cues.readings.literature_words)}
+    bookish = literary | {a for a, _, _ in find_terms(text, cues.readings.language_nouns)}
+    for code, words in cues.readings.language_names.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
+                  if _names_books(seg, _next_word_start(text, b, edition=True), bookish)]
+    for code, words in cues.readings.literatures.items():
+        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
+                  if _next_word_start(text, b) in literary]
+    historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
+    for entry in class_ranges().entries:
+        found += [(a, b, "classification", entry.key) for a, b in _class_spans(
+            seg, entry, literary if entry.kind == "literatures" else historical, cues)]
+    if entities is not None:
+        found += entities.name_spans(text)
+    # a topic phrase holding a value's word ("no happy ending") is a topic, not the value
+    phrases = [(a, b) for a, b, _ in find_terms(text, cues.readings.topics, plural=True)]
+    return [f for f in found if not any(a <= f[0] and f[1] <= b and (a, b) != (f[0], f[1]) for a, b in phrases)]
+
+
+def named_value(name: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
+    """(field, value) of a readings row's name: a kind of book or audience, or a vocabulary value; None for the
+    audience rows that name only who reads ("readers")."""
+    kind = next((k for k in vocabulary.kinds if k.name == name), None)
+    if kind is not None:
+        return kind.facet, kind.name
+    return next(((v.dimension, v.name) for v in vocabulary.all_values() if v.name == name), None)
+
+
+def everyday_readings(text: str, cues: Cues, vocabulary: Vocabulary) -> tuple[list[tuple[int, int]], list[Topic],
+                                                                     list[tuple[int, int, str, str]]]:
+    """What the packs' everyday readings find beyond values: who reads, where no catalog audience is meant ("new
+    parents", "初中生": the reader's spans); occasions ("中秋", "Valentine's Day": the topics and values a shelf
+    for them is about; their own words are no keyword)."""
+    readers = [(a, b) for name, words in cues.readings.audiences.items() if named_value(name, vocabulary) is None
+               for a, b, _ in find_terms(text, words, plural=True)]
+    topics: list[Topic] = []
+    values: list[tuple[int, int, str, str]] = []
+    for occasion in cues.readings.occasions:
+        for a, b, _ in find_terms(text, occasion.words):
+            topics += [Topic(a, b, t, WANTED, "occasion") for t in occasion.topics]
+            values += [(a, b, *named) for v in occasion.values if (named := named_value(v, vocabulary))]
+    return readers, topics, values
+
+
+def _class_spans(seg: Segmented, entry: ClassRange, kind_starts: set[int], cues: Cues) -> Iterator[tuple[int, int]]:
+    """Where the text names a literature or a period of config/class_ranges.yaml: a name anywhere; a qualifier
+    before a word of its kind or standing for books of its own ("日本推理", "唐代历史", "不要明清的", "no Japanese
+    ones"; not "去日本旅行", "三国演义"); the nation's people as writers ("by Americans", "美国人写的")."""
+    text = seg.text
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.names))
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
+                if _next_word_start(text, b) in kind_starts or _stands_for_books(seg, b, cues))
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
+                if cues.by_people.search(text, 0, a) or cues.written_by.match(text, b))
+
+
+def _stands_for_books(seg: Segmented, end: int, cues: Cues) -> bool:
+    """"no Japanese ones", an English qualifier ending its clause ("nothing Japanese."); "X的" ending its clause,
+    a negation or a preference after it aside ("明清的就不要了", "俄国的最好"): not "日本的风景", "去日本"."""
+    text = seg.text
+    found = cues.ones.match(text, end)
+    if found is None:  # the qualifier follows a cue at once: "nothing Japanese.", not "among Japanese."
+        return (cues.cued_word.search(text[:end]) is not None
+                and (not text[end:].strip() or seg.ends_at(end)))
+    if found.group(0).strip().isascii():
+        return True
+    rest = text[found.end():]
+    # "明清的就不要了", "俄国的最好"
+    rest = rest[max((len(c) for c in (*cues.negation_after, *cues.preference) if rest.startswith(c)), default=0):]
+    return not rest.strip() or seg.ends_at(len(text) - len(rest))
+
+
+def _next_word_start(text: str, end: int, edition: bool = False) -> int:
+    """Where the next word begins after `end`: past spaces and a possessive 的 (with `edition`, also past a 版:
+    "英文版的")."""
+    match = re.compile(r"\s*(?:版\s*)?(?:的\s*)?" if edition else r"\s*(?:的\s*)?").match(text, end)
+    return match.end() if match else end
+
+
+def _names_books(seg: Segmented, start: int, bookish: set[int]) -> bool:
+    """Whether a language's bare name ending before `start` qualifies books: a book word or kind of writing
+    follows, or the clause ends ("只要英文的")."""
+    return start in bookish or start == len(seg.text) or seg.ends_at(start)
+
+
+def resolve_overlaps(found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    found = sorted(found, key=lambda f: (-(f[1] - f[0]), _PRIORITY.get(f[2], 3), f[0]))
+    kept: list[tuple[int, int, str, str]] = []
+    for item in found:
+        if all(item[1] <= k[0] or item[0] >= k[1] or (item[0], item[1]) == (k[0], k[1]) and item[2] == k[2]
+               for k in kept):
+            if not any((item[0], item[1]) == (k[0], k[1]) for k in kept):
+                kept.append(item)
+    return sorted(kept)

@@ -1,0 +1,52 @@
+"""`tune --labels` on the demo, with verdicts a curator gives: the judged dev briefs shelved as one batch, every
+shelved book kept where the judgments say it fits and dropped where not (benchmarks/review_labels.py). Labels that
+favour what is in force write nothing; the judged ones raise the held-out share of kept books, and what is written
+is what the next run reads."""
+
+import re
+
+import pytest
+import yaml
+
+from benchmarks.review_labels import BATCH, JUDGED, answer, judged_verdicts, shelve
+from flows.cli import main as shelfwise
+from tasks.evaluation.judged import load_judged
+from tasks.ranking.calibration import workspace_calibration
+
+pytestmark = pytest.mark.slow
+
+CALIBRATION = re.compile(r"relevance calibration and floor \((\w+)\): (\d+) verdicts on (\d+) themes: "
+                         r"([\d.]+) -> ([\d.]+); kept less dropped books shelved (-?\d+) -> (-?\d+)")
+
+
+def test_tune_labels_learns_from_the_demo_curators_and_never_writes_what_is_worse(demo_copy, tmp_path, monkeypatch,
+                                                                                  capsys):
+    overlay = tmp_path / "local.yaml"
+    monkeypatch.setenv("SHELFWISE_LOCAL_CONFIG", str(overlay))
+    briefs = {b.id: b for b in load_judged(JUDGED)}
+    workbook = shelve(demo_copy, briefs)
+    # a curator who keeps every shelved book: what is in force already shelves only kept books
+    answer(workbook, tmp_path / "all-kept.xlsx", lambda theme_id, book_id: theme_id in briefs or None)
+    assert shelfwise(["review", "import", str(tmp_path / "all-kept.xlsx")]) == 0
+    capsys.readouterr()
+    assert shelfwise(["tune", "--labels"]) == 0
+    out = capsys.readouterr().out
+    assert "nothing written" in out and not overlay.exists() and workspace_calibration(demo_copy.workspace) is None
+    # the judged verdicts supersede them: books that do not fit are dropped
+    curator = judged_verdicts(demo_copy, briefs)
+    first = answer(workbook, tmp_path / "judged.xlsx", curator)
+    assert shelfwise(["review", "import", str(tmp_path / "judged.xlsx")]) == 0
+    capsys.readouterr()
+    assert shelfwise(["tune", "--labels"]) == 0
+    out = capsys.readouterr().out
+    kind, verdicts, themes, before, after, net_before, net_after = CALIBRATION.search(out).groups()
+    assert kind == "tagged" and int(verdicts) >= 200 and int(themes) >= 20
+    assert float(after) > float(before) and int(net_after) >= int(net_before)
+    learned = workspace_calibration(demo_copy.workspace)
+    assert learned is not None and "verdicts" in learned.source
+    floor = yaml.safe_load(overlay.read_text(encoding="utf-8"))["ranking"]["relevance_floor"]
+    assert floor != demo_copy.ranking.relevance_floor
+    # the next run reads what was learned: the batch reshelved under it holds a larger share of fitting books
+    assert shelfwise(["run", "--batch", BATCH]) in (0, 1)
+    again = answer(demo_copy.outputs_dir / f"{BATCH}.xlsx", tmp_path / "again.xlsx", curator)
+    assert again["keep"] / sum(again.values()) > first["keep"] / sum(first.values())

@@ -1,0 +1,53 @@
+"""The one scope algorithm (tasks/understanding/scopes.py), read through whole briefs: each cue kind scopes as
+lang/kinds.yaml says, with no branch for one phrase. Worded apart from the fragment tables."""
+
+import pytest
+
+from config.vocabulary import get_vocabulary
+from tasks.understanding.reading import ALLOWED, EXCLUDED, WANTED, read_brief
+
+
+def polarities(brief: str) -> set[tuple[str, str, str]]:
+    return {(m.field, m.value, m.polarity) for m in read_brief(brief, get_vocabulary()).mentions}
+
+
+@pytest.mark.parametrize("brief, held, not_held", [
+    # others: opening a clause, the clause before it is set apart, unless an additive word follows
+    ("科幻不算，其余奇幻小说都可以", ("genre", "科幻", EXCLUDED), ("genre", "科幻", WANTED)),
+    ("来点科幻，其他类型的也行", ("genre", "科幻", WANTED), ("genre", "科幻", EXCLUDED)),
+    # a modifier naming a kind itself is excluded with the kind it describes
+    ("不是写给小朋友的童书", ("audience", "children", EXCLUDED), ("audience", "children", WANTED)),
+    # ... and one naming no kind leaves the kind asked for
+    ("不要战争题材的小说", ("form", "fiction", WANTED), ("form", "fiction", EXCLUDED)),
+    # an alternative joins the names on either side; an exclusion runs over it
+    ("poetry or essays, anything goes", ("form", "poetry", ALLOWED), ("form", "poetry", WANTED)),
+    ("no poetry or plays", ("form", "drama", EXCLUDED), ("form", "drama", WANTED)),
+    # a negation ending its clause after a joiner says either will do; before more words it excludes them
+    ("love stories, romantic or not", ("emotional_tone", "浪漫深情", ALLOWED), ("emotional_tone", "浪漫深情", EXCLUDED)),
+    ("essays and not poetry", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
+    # a degree after a negation is what it negates, never what came before it
+    ("funny and not too long", ("text_texture", "幽默诙谐", WANTED), ("text_texture", "幽默诙谐", EXCLUDED)),
+    # words of time end an exclusion: the sentence goes on about what is wanted
+    ("no thrillers for now, fantasy instead", ("genre", "奇幻", WANTED), ("genre", "奇幻", EXCLUDED)),
+])
+def test_a_cue_scopes_as_its_kind_says(brief, held, not_held):
+    found = polarities(brief)
+    assert held in found and not_held not in found, found
+
+
+def test_a_word_of_time_is_no_topic_of_an_exclusion():
+    reading = read_brief("Mysteries, but no cozy ones this time", get_vocabulary())
+    assert not [t for t in reading.topics if "time" in t.text]
+
+
+def test_an_occasions_name_is_no_kind_of_book():
+    """"Women's History Month" names a month, not history books; the occasion's own values stay."""
+    assert not polarities("a table for Women's History Month")
+    assert ("emotional_tone", "浪漫深情", WANTED) in polarities("Valentine's Day picks")
+
+
+def test_a_negation_about_the_reader_excludes_no_topic():
+    """"无需专业背景的科普": what the reader need not have, however long its word, is nothing the books lack."""
+    reading = read_brief("无需专业背景的科普", get_vocabulary())
+    assert ("genre", "科普", WANTED) in {(m.field, m.value, m.polarity) for m in reading.mentions}
+    assert not [t for t in reading.topics if t.polarity == EXCLUDED]
