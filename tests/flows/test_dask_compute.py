@@ -12,6 +12,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from config.settings import load_settings
 from flows.cli import main as shelfwise
 from storage.catalog_db import open_catalog
+from storage.index_root import index_root
 from storage.index_store import open_current
 from tasks.export.excel import IDS_SHEET
 from tests.conftest import DEMO_CATALOG
@@ -62,7 +63,7 @@ def _shelves(workbook: Path) -> dict[str, list[tuple]]:
 
 
 def _index(settings) -> dict:
-    snapshot = open_current(settings.indexes_dir)
+    snapshot = open_current(index_root(settings))
     books = snapshot.load_books()
     ids = [b.book_id for b in books]
     with open_catalog(settings.duckdb_path, read_only=True) as db:
