@@ -64,6 +64,11 @@ def test_a_negation_about_the_reader_excludes_no_topic():
     ("散文随笔，诗集一本都别放", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
     ("适合夜读的书，不涉及科幻", ("genre", "科幻", EXCLUDED), ("genre", "科幻", WANTED)),
     ("历史读物，科幻就略过", ("genre", "科幻", EXCLUDED), ("genre", "科幻", WANTED)),
+    # a negation after what it negates, with a word of time after it ("off the list this month")
+    ("Essays; poetry is off the list this season", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
+    # alternatives joined across filler words only, not across words of their own
+    ("an essay collection or a book of poems", ("form", "poetry", ALLOWED), ("form", "poetry", WANTED)),
+    ("poetry set in Iceland or anywhere cold", ("form", "poetry", WANTED), ("form", "poetry", ALLOWED)),
     # a word holding a negation character that is no negation ("有没有", "莫言") negates nothing
     ("有没有科幻小说推荐", ("genre", "科幻", WANTED), ("genre", "科幻", EXCLUDED)),
 ])
