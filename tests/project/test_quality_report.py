@@ -46,7 +46,7 @@ def test_the_judged_row_stands_beside_its_committed_first_sight(tmp_path):
     assert cells[5] == f"2/3 ({first['status_ok']}/{first['briefs']})"
     assert cells[6].startswith("15.0 (")
     # Sets not measured are left out, not shown empty; so is the 90-brief table without its JSON.
-    assert "holdout" not in text and "gutenberg" not in text and "Briefs read as" not in text
+    assert "| demo holdout" not in text and "| gutenberg" not in text and "Briefs read as" not in text
     assert ("first batch **zh 70/82, en 60/78, all 130/160 = 81%** (first sight zh 65/82, en 55/78, all 120/160 = 75%)"
             in text)
     assert "second batch" not in text  # a batch not measured is left out
