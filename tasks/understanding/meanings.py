@@ -5,7 +5,7 @@ no list; the brief embedder puts them near a value's own words and the packs' ev
 A span is a wanted stretch of the brief (nothing excluded, nothing about the reader, no number): each clause and the
 short word runs inside it. A span names a value where its likeness to one of the value's words reaches the threshold
 (chosen on the first fresh fragment batch, checked on the second: benchmarks/fragments/README.md), and where the
-brief names no value of that dimension already.
+brief wishes no value of that dimension already.
 """
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ def _prototypes(embedder: Embedder, vocabulary: Vocabulary, cues: Cues) -> tuple
 def with_meanings(reading: Reading, embedder: Embedder, vocabulary: Vocabulary, cues: Cues,
                   threshold: float = THRESHOLD) -> Reading:
     """The reading with a wanted value for each meant dimension the brief names by meaning only: the best span of
-    a dimension the brief names no value of, where it reaches the threshold."""
-    named = {m.field for m in reading.mentions}
+    a dimension the brief wishes no value of, where it reaches the threshold."""
+    named = {m.field for m in reading.mentions if m.polarity == WANTED}  # "温馨的…，别太悲伤": one excluded, one wished
     if all(d in named for d in MEANT):
         return reading
     blank = reading.excluded_spans + reading.reader_spans + reading.number_spans + reading.name_spans
