@@ -2,8 +2,8 @@
 what a span of the brief means, beside the packs' exact words. "Hope-filled", "心如止水", "rainy-day reads" are in
 no list; the brief embedder puts them near a value's own words and the packs' everyday words for it.
 
-A span is a wanted stretch of the brief (nothing excluded, nothing about the reader, no number): each clause and the
-short word runs inside it. A span names a value where its likeness to one of the value's words reaches the threshold
+A span is a wanted stretch of the brief (nothing excluded, nothing about the reader, no number, nothing read
+already): each clause and the short runs of words inside it. A span names a value where its likeness to one of the value's words reaches the threshold
 (chosen on the first fresh fragment batch, checked on the second: benchmarks/fragments/README.md), and where the
 brief wishes no value of that dimension already.
 """
@@ -17,6 +17,7 @@ import numpy as np
 
 from config.vocabulary import Vocabulary
 from tasks.language.embedders.base import Embedder
+from tasks.understanding.analysis import Segmented, segment
 from tasks.understanding.cues import Cues
 from tasks.understanding.reading import WANTED, Mention, Reading
 
@@ -24,27 +25,30 @@ from tasks.understanding.reading import WANTED, Mention, Reading
 # kinds of book are matched by their own words and by the catalog's subjects (subjects.py), never by likeness.
 MEANT = ("emotional_tone", "text_texture", "reading_context")
 # Cosine (the shipped USE embedder) at or above which a span names a value: the lowest at which the first fresh
-# batch gains no value its fragments do not expect (0.88 read "loved" as romantic, 0.85 "周推" as a weekend read;
-# none of its 160 fragments gained an expected one at any threshold); on the second batch, 7 added, 4 expected
+# batch gains no value its fragments do not expect (0.88 read "loved" as romantic, 0.82 "hearts of" as warm; none of
+# its 160 fragments gained an expected one at any threshold); on the second batch 5 added at it, 3 of them expected
+# ("humor", "read-aloud", "rainy-day") and two no fragment asks for ("榜样力量的" hopeful, "忘掉烦恼" for a troubled mind)
 THRESHOLD = 0.9
 _LATIN = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 
 
-def _spans(text: str, ends: re.Pattern) -> list[tuple[int, int]]:
-    """Each clause of the text, and the runs of one to three words (two to four characters in Chinese) in it."""
-    out = []
-    at = 0
-    for stop in [m.start() for m in ends.finditer(text)] + [len(text)]:
-        clause = text[at:stop]
-        if clause.strip():
-            out.append((at + len(clause) - len(clause.lstrip()), at + len(clause.rstrip())))
-        words = [(at + m.start(), at + m.end()) for m in _LATIN.finditer(clause)]
+def _spans(seg: Segmented) -> list[tuple[int, int]]:
+    """Each clause of the brief (as the one analysis cuts it), and the runs of one to three words in it: Latin words,
+    or one or two of jieba's words of two characters or more (never a stretch across a word's edge: "生热" in
+    "国小生热门")."""
+    text, out = seg.text, []
+    bounds = sorted(seg.words)
+    for a, b in seg.clauses:
+        letters = [i for i in range(a, b) if text[i].isalnum()]
+        if letters:  # the clause without its mark and spaces
+            out.append((letters[0], letters[-1] + 1))
+        words = [(m.start(), m.end()) for m in _LATIN.finditer(text[:b], a)]
         out += [(words[i][0], words[j][1]) for i in range(len(words)) for j in range(i, min(i + 3, len(words)))]
-        for run in _CJK.finditer(clause):
-            a, b = at + run.start(), at + run.end()
-            out += [(i, i + n) for n in (2, 3, 4) for i in range(a, b - n + 1)]
-        at = stop
+        for run in _CJK.finditer(text[:b], a):
+            cuts = [run.start()] + [x for x in bounds if run.start() < x < run.end()] + [run.end()]
+            out += [(cuts[i], cuts[j]) for i in range(len(cuts) - 1) for j in (i + 1, i + 2)
+                    if j < len(cuts) and cuts[j] - cuts[i] >= 2]
     return list(dict.fromkeys(out))
 
 
@@ -82,7 +86,7 @@ def with_meanings(reading: Reading, embedder: Embedder, vocabulary: Vocabulary, 
         return reading
     blank = reading.excluded_spans + reading.reader_spans + reading.number_spans + reading.name_spans
     text = reading.text
-    spans = [(a, b) for a, b in _spans(text, cues.clauses.end)
+    spans = [(a, b) for a, b in _spans(segment(text, cues))
              if not any(x < b and a < y for x, y in blank)
              and not any(m.start < b and a < m.end for m in reading.mentions)]  # what is read is not read again
     if not spans:
