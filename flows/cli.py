@@ -10,8 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,7 +23,7 @@ from config.settings import Settings, SettingsError, configure_runtime_environme
 from flows.prefect_api import ServerError
 from storage.catalog_db import CatalogBusy, CatalogMissing, CatalogUnreadable
 from storage.index_root import IndexStoreError
-from storage.paths import NotWritable, UnsafePath
+from storage.paths import NotWritable, UnsafePath, full_disk
 from storage.workspace_lock import Holder, WorkspaceBusy
 from tasks.intake.formats import SOURCE_FORMATS, CatalogFileError
 from tasks.errors import InputError
@@ -33,6 +37,7 @@ USER_ERRORS = (InputError, CatalogFileError, SettingsError, WorkspaceBusy, Catal
 @contextmanager
 def _writing(settings: Settings, what: str) -> Iterator[None]:
     """Hold the workspace's write lock, saying on stderr whom we wait for."""
+    from storage.leftovers import remove_leftovers
     from storage.paths import check_writable
     from storage.workspace_lock import workspace_lock
 
@@ -44,7 +49,13 @@ def _writing(settings: Settings, what: str) -> Iterator[None]:
         print(f"waiting for {who} to finish… (up to {wait:g} s, locking.wait_seconds)", file=sys.stderr, flush=True)
 
     with workspace_lock(settings.workspace, what, wait, waiting):
-        yield
+        left = remove_leftovers(settings)
+        if left:
+            print(f"removed what an interrupted command left: {', '.join(left)}", file=sys.stderr, flush=True)
+        try:
+            yield
+        finally:  # a build that failed or was interrupted: its half-written folder goes now (it may fill a disk)
+            remove_leftovers(settings)
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -111,15 +122,15 @@ def _cmd_catalog_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     from flows.build_indexes import build_indexes, check_catalog_has_books
-    from flows.prefect_api import flow_api
     from storage.catalog_db import open_catalog
 
     with _writing(settings, _command_line(args)):
         with open_catalog(settings.duckdb_path) as db:  # before Prefect: one line, not a failed flow's log
             check_catalog_has_books(db, settings)
-        with flow_api(settings):
+        with _flow_runs(settings, lambda api: _built_without_server(settings, api)):
             state = build_indexes(full=args.full, return_state=True)
     if not state.is_completed():
+        _raise_full_disk(state.result(raise_on_failure=False), settings)
         print(f"error: the index build failed: {state.message}", file=sys.stderr)
         return 1
     report = state.result()
@@ -290,7 +301,6 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     theme_file = _read_themes(args) if args.file else None  # before the heavy imports: a bad file is refused at once
 
     from flows.generate_shelves import ShelvingFailed, check_outputs, generate_shelves, switch_value
-    from flows.prefect_api import flow_api
 
     batch_id = theme_file.batch_id if theme_file else args.batch
     workbook_path(settings.outputs_dir, batch_id)
@@ -300,7 +310,8 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"error: {args.file or batch_id}: batch {batch_id} has no theme to shelve"
                   + (f" ({len(theme_file.rejected)} rejected)" if theme_file else ""), file=sys.stderr)
             return 2
-        with flow_api(settings):
+        started = time.time()
+        with _flow_runs(settings, lambda api: _saved_without_server(settings, batch_id, api, started)):
             state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
                                      query_expansion=switch_value(args.expansion),
                                      language_preference=args.language_preference or "default",
@@ -310,6 +321,7 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if isinstance(outcome, USER_ERRORS):
         raise outcome
     if isinstance(outcome, BaseException) and result is outcome:
+        _raise_full_disk(outcome, settings)
         print(f"error: the run failed: {type(outcome).__name__}: {outcome}", file=sys.stderr)
         return 1
     for theme_id, count in result.shelves.items():
@@ -318,6 +330,69 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if not state.is_completed():
         print(f"error: {state.message}", file=sys.stderr)
         return 1
+    return 0
+
+
+class _LeaveNow(Exception):  # noqa: N818 - not an error: the command is done
+    """The command has said what it did and the Prefect server is gone: its clients would spend minutes more on
+    the events and logs they still hold for it. main() ends the process at once with this exit code."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+@contextmanager
+def _flow_runs(settings: Settings, saved: Callable[[str], int]) -> Iterator[None]:
+    """The Prefect API for the block's flow runs (flows/prefect_api.py); should that server go away under them,
+    saved(api) says what the workspace holds, and the command ends with the exit code it returns."""
+    from flows.prefect_api import flow_api, server_lost
+
+    with flow_api(settings) as api:
+        try:
+            yield
+        except Exception as err:
+            if not server_lost(err, api):
+                raise
+            raise _LeaveNow(saved(api)) from None
+
+
+def _lost_line(api: str, what: str) -> None:
+    print(f"warning: the Prefect server at {api} stopped answering during the run: {what}", file=sys.stderr,
+          flush=True)
+
+
+def _saved_without_server(settings: Settings, batch_id: str, api: str, started: float) -> int:
+    """What a run whose Prefect server went away saved, read from the workspace: the exit code."""
+    from storage.catalog_db import open_catalog
+    from storage.paths import workbook_path
+    from storage.shelf_db import ShelfDB
+
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        statuses = ShelfDB(db.conn, read_only=True).theme_statuses(batch_id)
+    workbook = workbook_path(settings.outputs_dir, batch_id)
+    if not (workbook.exists() and workbook.stat().st_mtime >= started):  # the batch's one transaction wrote it
+        _lost_line(api, f"batch {batch_id} was not shelved; its themes stay pending: run it again")
+        return 1
+    for theme_id, status in statuses.items():
+        print(f"  {theme_id}: {'failed, stays pending' if status == 'pending' else status}")
+    print(f"workbook: {workbook}")
+    _lost_line(api, "the shelves are written and recorded, but the run's record in Prefect may be incomplete")
+    return 1 if "pending" in statuses.values() else 0
+
+
+def _built_without_server(settings: Settings, api: str) -> int:
+    """What an index build whose Prefect server went away left current: the exit code."""
+    from storage.catalog_db import open_catalog
+
+    with open_catalog(settings.duckdb_path, read_only=True) as db:
+        current = db.current_index_version()
+        changed = db.books_changed_since_build()
+    if current is None or any(changed.values()):
+        _lost_line(api, "the build did not finish; the previous index stays current: run it again")
+        return 1
+    print(f"index {current.version_id}: {current.book_count} books, {current.sentence_count} sentences")
+    _lost_line(api, "the index is built and current, but the run's record in Prefect may be incomplete")
     return 0
 
 
@@ -342,10 +417,6 @@ def _cmd_review_import(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
-    import os
-    import signal
-    import threading
-
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from flows.deployments import keep_serving, run_worker, serve_deployments, trigger_hint
@@ -364,8 +435,8 @@ def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
         print(f"Prefect UI: {server.url} (Ctrl-C stops the server and the "
               f"{'worker' if args.worker else 'deployments'}); workbooks: {server.outputs_url}", flush=True)
         with temporary_settings({PREFECT_API_URL: server.api_url}):
-            if args.worker:
-                run_worker(settings)
+            if args.worker:  # a worker that stops on its own is started again, as the serve loop is
+                keep_serving(lambda: run_worker(settings), stopping)
             else:
                 keep_serving(lambda: serve_deployments(
                     settings, lambda: print(trigger_hint(settings, server.api_url), flush=True)), stopping)
@@ -374,8 +445,6 @@ def _cmd_server(args: argparse.Namespace, settings: Settings) -> int:
 
 def _existing_api(settings: Settings) -> str:
     """The API of a server that is already up: PREFECT_API_URL or the workspace's `shelfwise server`."""
-    import os
-
     from prefect.settings import PREFECT_API_URL
 
     from flows.prefect_api import workspace_server
@@ -841,6 +910,84 @@ def build_parser() -> argparse.ArgumentParser:
 READ_ONLY = {_cmd_status, _cmd_try}
 
 
+def _written_folders(settings: Settings) -> list[Path]:
+    return [settings.workspace, settings.indexes_dir, settings.outputs_dir]
+
+
+def _raise_full_disk(outcome: object, settings: Settings) -> None:
+    """A failed flow run's error raised here when it was a full disk: main() says it in one line."""
+    if isinstance(outcome, Exception) and full_disk(outcome, _written_folders(settings)) is not None:
+        raise outcome
+
+
+def _release(err: BaseException) -> None:
+    """Let go of the frames a handled full-disk error holds (open DuckDB connections among them), so that nothing
+    of DuckDB is left for the interpreter's shutdown to report as leaked."""
+    import gc
+    import traceback
+
+    while err is not None:
+        if err.__traceback__ is not None:
+            traceback.clear_frames(err.__traceback__)
+        err = err.__cause__ or err.__context__
+    gc.collect()
+
+
+def _full_disk_line(where: str) -> str:
+    return (f"error: the disk is full: could not write {where}; nothing was changed (what was being written is rolled "
+            "back: the catalog, the current index and the batches are as they were); free some space and run it again")
+# From Ctrl-C or SIGTERM to the process's end, whatever it was doing: it unwinds (transactions rolled back,
+# half-written files removed, the flow run marked Crashed) for this long, then exits where it is; nothing
+# uncommitted is kept either way, and the next writer removes what is left (storage/leftovers.py).
+INTERRUPT_GRACE_SECONDS = 4.0
+_interrupt = threading.Lock()
+
+
+def _exit_interrupted(signum: int) -> None:
+    """Say what an interrupt kept and leave at once: 128 + the signal's number, as a shell reports it. os._exit,
+    not an exception: an unwinding that hangs (a Prefect server gone too) or interpreter shutdown's chatter
+    cannot add to it."""
+    if _interrupt.acquire(blocking=False):
+        print(f"error: interrupted by {signal.Signals(signum).name}: what it had not committed is rolled back "
+              "(the catalog, the current index and the batches are as they were); run it again", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + signum)
+
+
+_signalled: list[int] = []  # the signals received, first first
+
+
+def _on_interrupt(signum: int, frame) -> None:  # noqa: ANN001 - a signal handler's signature
+    if _signalled:  # a second Ctrl-C: leave now
+        _exit_interrupted(signum)
+    _signalled.append(signum)
+    threading.Thread(target=lambda: (time.sleep(INTERRUPT_GRACE_SECONDS), _exit_interrupted(signum)),
+                     daemon=True).start()
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C and SIGTERM unwind the command, then end it within INTERRUPT_GRACE_SECONDS (handlers restored
+    after: a test calls main() in its own process)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _on_interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    except KeyboardInterrupt:
+        _exit_interrupted(_signalled[0] if _signalled else signal.SIGINT)
+    except Exception:  # what a library made of the interrupt (DuckDB: InterruptException) is the interrupt too
+        if _signalled:
+            _exit_interrupted(_signalled[0])
+        raise
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
@@ -862,13 +1009,22 @@ def main(argv: list[str] | None = None) -> int:
 
     use_auth_string(settings)  # a server beyond loopback asks every client for it
     try:
-        return args.handler(args, settings)
+        with _interruptible():
+            return args.handler(args, settings)
     except USER_ERRORS as err:
         print(f"error: {err}".replace("\n", "\nerror: "), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except _LeaveNow as done:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(done.code)
+    except Exception as err:
+        where = full_disk(err, _written_folders(settings))
+        if where is None:
+            raise
+        print(_full_disk_line(where), file=sys.stderr)
+        _release(err)
+        return 2
 
 
 if __name__ == "__main__":

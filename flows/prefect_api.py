@@ -15,8 +15,9 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,8 +65,10 @@ def start_child(args: list[str], env: dict[str, str], log: Path | None = None) -
     """A child process (args[0] must be a path) that the kernel stops when this process dies."""
     output = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child owns it from here
     try:
+        # A session of its own: Ctrl-C at the terminal reaches this process alone, which then still has the
+        # server to report its interrupted flow run to, and stops it itself.
         return subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(os.getpid()), *args], env=env,
-                                stdout=output, stderr=subprocess.STDOUT)
+                                stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
     finally:
         if log:
             output.close()
@@ -121,10 +124,37 @@ def workspace_server(settings: Settings) -> RunningServer | None:
     return server if healthy(server.api_url) else None
 
 
+# A command's Prefect client retries a failed call this often (2 + 4 s apart), not 5 times over a minute: a
+# server that went away mid-run is known in seconds, and the command says what it saved (flows/cli.py).
+CLIENT_RETRIES = 2
+
+
+def server_lost(err: BaseException, api_url: str) -> bool:
+    """Whether `err` came from the Prefect server at api_url going away: a transport error, and it answers no more."""
+    import httpx
+
+    seen: list[BaseException] = []
+    while err is not None and err not in seen:
+        if isinstance(err, httpx.TransportError):
+            return not healthy(api_url)
+        seen.append(err)
+        err = err.__cause__ or err.__context__
+    return False
+
+
 @contextmanager
 def flow_api(settings: Settings) -> Iterator[str]:
     """The Prefect API the flows of this command report to (see the module's docstring)."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from prefect.settings import PREFECT_CLIENT_MAX_RETRIES, temporary_settings
+
+    with temporary_settings({PREFECT_CLIENT_MAX_RETRIES: CLIENT_RETRIES}):
+        with _flow_api(settings) as api:
+            yield api
+
+
+@contextmanager
+def _flow_api(settings: Settings) -> Iterator[str]:
+    from prefect.settings import PREFECT_API_URL, PREFECT_UI_URL, temporary_settings
 
     configured = PREFECT_API_URL.value()  # exported, or set in the Prefect profile
     if configured:
@@ -146,7 +176,8 @@ def flow_api(settings: Settings) -> Iterator[str]:
                           env)
     try:
         _wait_healthy(process, api_url, None)
-        with temporary_settings({PREFECT_API_URL: api_url}):
+        # No UI, and gone with the command: no "View at" link to it (the command prints what it made instead)
+        with temporary_settings({PREFECT_API_URL: api_url, PREFECT_UI_URL: ""}):
             try:
                 yield api_url
             finally:
@@ -215,11 +246,11 @@ def persistent_server(settings: Settings) -> Iterator[RunningServer]:
            "PREFECT_SERVER_API_PORT": str(port), "PREFECT_UI_API_URL": f"{url}/api"}
     if secret:
         env["PREFECT_SERVER_API_AUTH_STRING"] = secret
-    process = start_child([sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)],
-                          env, log)
+    server = _KeptUp(lambda: start_child([sys.executable, "-m", "prefect", "server", "start", "--host", host,
+                                          "--port", str(port)], env, log), f"{url}/api", log)
     record = settings.prefect_home / SERVER_FILE
     try:
-        _wait_healthy(process, f"{url}/api", log)
+        server.start()
         with ExitStack() as outputs:
             try:
                 outputs_url = outputs.enter_context(serve_outputs(settings.outputs_dir, host,
@@ -228,13 +259,58 @@ def persistent_server(settings: Settings) -> Iterator[RunningServer]:
                 raise ServerError(f"cannot serve {settings.outputs_dir} on {host}:{settings.server.outputs_port} "
                                   f"(server.outputs_port): {err.strerror or err}") from None
             tmp = record.with_name(f".{record.name}.tmp")
-            tmp.write_text(json.dumps({"url": url, "pid": process.pid, "outputs_url": outputs_url}),
-                           encoding="utf-8")
+            # the pid of this process, which keeps the server up: the server's own changes when it is restarted
+            tmp.write_text(json.dumps({"url": url, "pid": os.getpid(), "outputs_url": outputs_url}), encoding="utf-8")
             os.replace(tmp, record)
-            yield RunningServer(url, process.pid, outputs_url)
+            yield RunningServer(url, os.getpid(), outputs_url)
     finally:
         record.unlink(missing_ok=True)
-        stop_child(process)
+        server.stop()
+
+
+class _KeptUp:
+    """A server process started again, on the same port and database, whenever it dies until stop(): its run
+    history, deployments and schedules are in its database, so they are all there again when it is back."""
+
+    CHECK_SECONDS = 1.0
+    RETRY_SECONDS = 5.0
+
+    def __init__(self, start: Callable[[], subprocess.Popen], api_url: str, log: Path):
+        self._start, self._api_url, self._log = start, api_url, log
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        """Start it and wait until it answers (ServerError if it does not), then watch it."""
+        self.process = self._start()
+        _wait_healthy(self.process, self._api_url, self._log)
+        threading.Thread(target=self._watch, name="prefect-server-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(self.CHECK_SECONDS):
+            if self.process.poll() is None:
+                continue
+            print(f"the Prefect server stopped (exit code {self.process.returncode}); starting it again",
+                  file=sys.stderr, flush=True)
+            while not self._stopping.is_set():
+                with self._lock:
+                    if self._stopping.is_set():
+                        return
+                    self.process = self._start()
+                try:
+                    _wait_healthy(self.process, self._api_url, self._log)
+                    print(f"the Prefect server answers again at {self._api_url}", file=sys.stderr, flush=True)
+                    break
+                except ServerError as err:
+                    print(f"{err}; trying again in {self.RETRY_SECONDS:g} s", file=sys.stderr, flush=True)
+                    self._stopping.wait(self.RETRY_SECONDS)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping.set()
+        if self.process is not None:
+            stop_child(self.process)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import Field
 
 from config.settings import Settings
+from storage.leftovers import remove_leftovers
 from storage.workspace_lock import Holder, WorkspaceBusy, holds_lock, workspace_lock
 from tasks.progress import logger
 
@@ -68,6 +69,7 @@ def workspace_writer(settings: Settings, what: str) -> Iterator[None]:
 
     if not _in_flow_run():
         with workspace_lock(settings.workspace, what, settings.locking.wait_seconds, waiting):
+            _remove_leftovers(settings)
             yield
         return
     from prefect.concurrency.sync import concurrency
@@ -77,10 +79,18 @@ def workspace_writer(settings: Settings, what: str) -> Iterator[None]:
         with concurrency(name, timeout_seconds=settings.locking.wait_seconds, lease_duration=LEASE_SECONDS,
                          strict=True):
             with workspace_lock(settings.workspace, what, settings.locking.wait_seconds, waiting):
+                _remove_leftovers(settings)
                 yield
     except TimeoutError:
         raise WorkspaceBusy(f"workspace {settings.workspace} is busy: no slot of concurrency limit {name} "
                             f"within {settings.locking.wait_seconds:g} s") from None
+
+
+def _remove_leftovers(settings: Settings) -> None:
+    """The first writer after an interrupted one removes what it left (storage/leftovers.py)."""
+    left = remove_leftovers(settings)
+    if left:
+        logger.warning("removed what an interrupted command left: %s", ", ".join(left))
 
 
 def label_run(name: str | None, tags: list[str]) -> None:

@@ -97,6 +97,23 @@ def prune_versions(root: IndexRoot, keep: set[str]) -> list[str]:
     return sorted(set(removed))
 
 
+def remove_half_written(indexes_dir: Path) -> list[str]:
+    """Delete what an interrupted or failed build left: version folders without their version file (written
+    last, so a folder without it was never complete) and CURRENT's temp files; returns their names. Only for
+    the workspace's writer: another build may be writing its folder otherwise."""
+    if not indexes_dir.is_dir():
+        return []
+    removed = []
+    for child in sorted(indexes_dir.iterdir()):
+        if child.is_dir() and not (child / VERSION_FILE).exists():
+            shutil.rmtree(child, ignore_errors=True)
+            removed.append(child.name)
+        elif child.is_file() and child.name.startswith(f".{CURRENT_FILE}."):
+            child.unlink(missing_ok=True)
+            removed.append(child.name)
+    return removed
+
+
 def publish(root: IndexRoot, version_id: str) -> None:
     """Put a finished version where readers find it before anything names it: uploaded to an object store (a
     local root has it in place already)."""

@@ -189,6 +189,11 @@ class ShelfDB:
                            switches.language_preference])
         return switches
 
+    def theme_statuses(self, batch_id: str) -> dict[str, str]:
+        """theme_id -> pending | done | needs_review, in the batch's order."""
+        return dict(self.conn.execute("SELECT theme_id, status FROM themes WHERE batch_id = ? ORDER BY position, "
+                                      "theme_id", [batch_id]).fetchall())
+
     def finish_batch(self, batch_id: str, workbook: str) -> None:
         self.conn.execute("UPDATE batches SET workbook = ? WHERE batch_id = ?", [workbook, batch_id])
 

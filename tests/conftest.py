@@ -156,10 +156,27 @@ def demo_run_copy(demo_run, tmp_path, monkeypatch):
     return load_settings()
 
 
+@pytest.fixture
+def server(demo_copy, monkeypatch):
+    """`shelfwise server` for a copy of the demo workspace, on free ports, until the test ends; yields (command,
+    UI address)."""
+    from flows.prefect_api import free_port
+
+    port = free_port()
+    monkeypatch.setenv("SHELFWISE__SERVER__PORT", str(port))
+    monkeypatch.setenv("SHELFWISE__SERVER__OUTPUTS_PORT", str(free_port()))
+    command = Command("server", own_server=True)
+    command.wait_for(r"Your deployments are being served", timeout=300)
+    yield command, f"http://127.0.0.1:{port}"
+    if command.process.poll() is None:
+        command.process.send_signal(signal.SIGINT)
+        command.finish(timeout=60)
+
+
 class Command:
     """`shelfwise ARGS` in its own process; its output is collected line by line as it comes."""
 
-    def __init__(self, *args: str, own_server: bool = False):
+    def __init__(self, *args: str, own_server: bool = False, session: bool = False):
         env = dict(os.environ)
         if own_server:
             env.pop("PREFECT_API_URL", None)
@@ -168,7 +185,8 @@ class Command:
 
             env["PREFECT_API_URL"] = PREFECT_API_URL.value()  # the session's server: no 15 s start each
         self.process = subprocess.Popen([sys.executable, "-m", "flows.cli", *args], cwd=PROJECT_ROOT, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=session)  # session: a group to Ctrl-C as a terminal does
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

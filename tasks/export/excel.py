@@ -16,6 +16,7 @@ a workbook.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import os
@@ -508,7 +509,11 @@ def write_workbook(path: Path, batch_id: str, shelves: Sequence[ThemeShelf], wor
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; a workbook is for every curator the umask allows
     try:
-        wb.save(tmp)
+        # zipped in memory, then written: on a full disk the write fails, not a zip file left half-closed to fail
+        # once more, with a traceback, whenever it is collected
+        zipped = io.BytesIO()
+        wb.save(zipped)
+        Path(tmp).write_bytes(zipped.getvalue())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

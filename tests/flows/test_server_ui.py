@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import time
 
 import httpx
@@ -19,25 +18,6 @@ from storage.catalog_db import open_catalog
 from tests.conftest import Command, gone
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture
-def server(demo_copy, monkeypatch):
-    """`shelfwise server` on a free port, until the test ends; yields (command, UI address)."""
-    port = free_port()
-    monkeypatch.setenv("SHELFWISE__SERVER__PORT", str(port))
-    command = Command("server", own_server=True)
-    command.wait_for(r"Your deployments are being served", timeout=300)
-    yield command, f"http://127.0.0.1:{port}"
-    if command.process.poll() is None:
-        command.process.send_signal(signal.SIGINT)
-        command.finish(timeout=60)
 
 
 def test_the_ui_runs_two_batches_triggered_together_one_after_the_other(server, demo_copy, monkeypatch):

@@ -19,7 +19,7 @@ def _script():
 def _judged(briefs: int, wrong: float, ndcg: float, sizes: list[int]) -> dict:
     """benchmarks/judged_eval.py's --json shape, cut to what the report reads."""
     summary = {"briefs": briefs, "mean_wrong_share": wrong, "mean_ndcg": ndcg, "done_unfit": 1, "status_ok": 2,
-               "empty_shelves": 0}
+               "empty_shelves": 0, "broken_share": 0.25}
     return {"briefs_file": "benchmarks/judged/demo-dev.yaml", "catalog": "catalog.jsonl", "tag_blind": False,
             "summary": {"all": summary, "zh": summary, "en": summary},
             "shelves": [{"id": f"b{i}", "shelf_size": size} for i, size in enumerate(sizes)]}
@@ -27,7 +27,7 @@ def _judged(briefs: int, wrong: float, ndcg: float, sizes: list[int]) -> dict:
 
 def _results(tmp_path):
     (tmp_path / "judged-demo-dev-tagged.json").write_text(json.dumps(_judged(3, 0.3, 0.712, [30, 10, 5])))
-    (tmp_path / "fragments.json").write_text(json.dumps({"passed": {"zh": 70, "en": 60},
+    (tmp_path / "fragments-1.json").write_text(json.dumps({"passed": {"zh": 70, "en": 60},
                                                          "total": {"zh": 82, "en": 78}}))
     (tmp_path / "try.json").write_text(json.dumps({"seconds": {"雨夜": 1.5}}))
     return tmp_path
@@ -41,12 +41,15 @@ def test_the_judged_row_stands_beside_its_committed_first_sight(tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[0] == "demo dev, tagged (3)"
     assert cells[1].startswith("**0.30** (") and cells[2].startswith("**0.71** (")
-    assert cells[3] == f"1 ({first['done_unfit']})"
-    assert cells[4] == f"2/3 ({first['status_ok']}/{first['briefs']})"
-    assert cells[5].startswith("15.0 (")
+    assert cells[3].startswith("0.25 (")  # shelved books wrong; the first sight of cbca387 did not count them
+    assert cells[4] == f"1 ({first['done_unfit']})"
+    assert cells[5] == f"2/3 ({first['status_ok']}/{first['briefs']})"
+    assert cells[6].startswith("15.0 (")
     # Sets not measured are left out, not shown empty; so is the 90-brief table without its JSON.
-    assert "holdout" not in text and "gutenberg" not in text and "Briefs read as" not in text
-    assert "zh 70/82, en 60/78** (first sight zh 65/82, en 55/78)" in text
+    assert "| demo holdout" not in text and "| gutenberg" not in text and "Briefs read as" not in text
+    assert ("first batch **zh 70/82, en 60/78, all 130/160 = 81%** (first sight zh 65/82, en 55/78, all 120/160 = 75%)"
+            in text)
+    assert "second batch" not in text  # a batch not measured is left out
     assert "| `shelfwise try \"雨夜\"` (median of 3, warm) | 1.50 s |" in text
 
 
@@ -59,7 +62,7 @@ def test_the_readme_blocks_are_replaced_between_their_markers_only(tmp_path):
     assert once.startswith("# Shelfwise\nintro\n<!-- report:quality -->\n") and once.endswith("end\n")
     assert "old table" not in once and "\nmiddle\n" in once
     quality = once.split("<!-- report:quality -->\n")[1].split("<!-- /report:quality -->")[0]
-    assert "| demo dev, tagged | 0.30 | 0.71 | 1 | 2/3 |" in quality and "zh 70/82" in quality
+    assert "| demo dev, tagged | 0.30 | 0.71 | 0.25 | 1 | 2/3 |" in quality and "zh 70/82" in quality
     speed = once.split("<!-- report:speed -->\n")[1].split("<!-- /report:speed -->")[0]
     assert "1.50 s" in speed and "demo dev" not in speed
     assert report.replace_blocks(once, blocks) == once  # a rerun writes the same README
