@@ -247,6 +247,26 @@ class ScheduleSettings(Section):
         return value
 
 
+# A Dask scheduler's address as `dask scheduler` prints it: tcp://10.0.0.5:8786 (tls:// and ws:// too).
+_DASK_ADDRESS = re.compile(r"(tcp|tls|ws|wss|inproc|ucx)://[^\s/]+")
+
+
+class ComputeSettings(Section):
+    """Where the index build's chunks and a batch's themes run: in this process, or on a Dask cluster."""
+
+    backend: Literal["local", "dask"] = "local"
+    dask_address: str = ""  # a running scheduler; "" = a LocalCluster of dask_workers processes on this machine
+    dask_workers: Positive = 2
+    chunk_texts: Positive = 2048  # texts a chunk of the build embeds (or books it tokenizes) on one worker
+
+    @field_validator("dask_address")
+    @classmethod
+    def _scheduler_address(cls, value: str) -> str:
+        if value and not _DASK_ADDRESS.fullmatch(value):
+            raise ValueError(f"{value!r} is not a Dask scheduler address such as tcp://10.0.0.5:8786")
+        return value
+
+
 class PrefectSettings(Section):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
@@ -402,6 +422,7 @@ class Settings(BaseSettings):
     locking: LockingSettings = LockingSettings()
     server: ServerSettings = ServerSettings()
     delivery: DeliverySettings = DeliverySettings()
+    compute: ComputeSettings = ComputeSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,

@@ -12,6 +12,7 @@ from prefect.utilities.annotations import quote
 
 from config.settings import Settings, load_settings
 from config.vocabulary import get_vocabulary
+from flows.compute import COMPUTE_FIELD, ComputeChoice, fanout, with_compute
 from flows.runs import form_field, label_run, trigger_tag, workspace_writer
 from storage import index_store, subject_store
 from storage.catalog_db import CatalogDB, open_catalog
@@ -21,6 +22,7 @@ from tasks.catalog import bm25 as bm25_step
 from tasks.catalog import index_build
 from tasks.catalog import subjects as subject_step
 from tasks.catalog.crosswalk import CROSSWALK_FILE
+from tasks.compute import Fanout
 from tasks.errors import InputError
 from tasks.language.embedders import create_embedder
 from tasks.progress import logger, long_lived_objects, timed
@@ -75,8 +77,11 @@ def check_catalog_has_books(db: CatalogDB, settings: Settings) -> None:
                          "`shelfwise catalog import FILE` before building the index")
 
 
-def build_index_version(settings: Settings, full: bool = False) -> index_build.IndexBuildReport:
-    """Build (incrementally unless `full`) the vector and BM25 indexes of the catalog in settings.workspace."""
+def build_index_version(settings: Settings, full: bool = False,
+                        workers: Fanout | None = None) -> index_build.IndexBuildReport:
+    """Build (incrementally unless `full`) the vector and BM25 indexes of the catalog in settings.workspace; the
+    embedding and tokenising in chunks on `workers` where given (compute.backend dask), each chunk's results
+    cached here as it comes back, so that the version commits only when every chunk is in."""
     vocabulary = get_vocabulary()
     use_cache = not full
     stages: dict[str, float] = {}
@@ -107,10 +112,12 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             sentence_list = index_build.split_sentences(books)
             sentence_files = index_store.SentenceFiles(path, [books[i].book_id for i in sentence_list.owners.tolist()],
                                                        sentence_list.texts, embedder.dim)
-            sentences = embed_sentences(books, sentence_list, carry, embedder, db, sentence_files, use_cache)
+            sentences = embed_sentences(books, sentence_list, carry, embedder, db, sentence_files, use_cache,
+                                        workers)
             sentence_files.finish()
         with timed(stages, "embed_books", log=True):
-            book_vectors = embed_books(books, sentences, carry, vocabulary, embedder, db, settings, use_cache)
+            book_vectors = embed_books(books, sentences, carry, vocabulary, embedder, db, settings, use_cache,
+                                       workers)
         sentence_count, sentences_embedded, sentence_hashes = sentences.count, sentences.embedded, sentences.text_hashes
         del sentences, sentence_list  # their means and texts (300 MB at 100k books) are in the book vectors now
         with timed(stages, "enrich_catalog", log=True), long_lived_objects():  # 100k books again, with facets
@@ -123,9 +130,9 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
             with timed(stages, "embed_books_e5", log=True):
                 e5_vectors = embed_books_e5(books, vocabulary, db, settings, use_cache)
         with timed(stages, "build_bm25", log=True), long_lived_objects():  # 100k books' token lists
-            bm25 = build_bm25(books, db, settings, use_cache)
+            bm25 = build_bm25(books, db, settings, use_cache, workers)
         with timed(stages, "subjects", log=True):
-            subjects = build_subjects(books, embedder, db, use_cache)
+            subjects = build_subjects(books, embedder, db, use_cache, workers)
         with timed(stages, "write_lance", log=True):
             write_lance(path, books, book_vectors.vectors, e5_vectors, carry, enriched.settled, vocabulary, settings)
         with timed(stages, "save_snapshot", log=True):
@@ -164,10 +171,11 @@ def build_index_version(settings: Settings, full: bool = False) -> index_build.I
       description="Bring the vector and BM25 indexes up to date with the catalog.")
 def build_indexes(full: Annotated[bool, form_field(
         "Full rebuild", "Embed and tokenize every book again, ignoring the caches (slow). Off: only the books "
-                        "changed since the last build.")] = False) -> index_build.IndexBuildReport:
+                        "changed since the last build.")] = False,
+                  compute: Annotated[ComputeChoice, COMPUTE_FIELD] = "default") -> index_build.IndexBuildReport:
     """Build (incrementally unless `full`) the vector and BM25 indexes from the catalog."""
-    settings = load_settings()
-    with workspace_writer(settings, "the index build"):
-        report = build_index_version(settings, full)
+    settings = with_compute(load_settings(), compute)
+    with workspace_writer(settings, "the index build"), fanout(settings) as workers:
+        report = build_index_version(settings, full, workers)
     label_run(f"indexes-{report.version_id}", [trigger_tag()])
     return report

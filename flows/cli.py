@@ -122,13 +122,15 @@ def _cmd_catalog_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 def _cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     from flows.build_indexes import build_indexes, check_catalog_has_books
+    from flows.compute import check_scheduler, with_compute
     from storage.catalog_db import open_catalog
 
     with _writing(settings, _command_line(args)):
         with open_catalog(settings.duckdb_path) as db:  # before Prefect: one line, not a failed flow's log
             check_catalog_has_books(db, settings)
+        check_scheduler(with_compute(settings, args.compute or "default"))
         with _flow_runs(settings, lambda api: _built_without_server(settings, api)):
-            state = build_indexes(full=args.full, return_state=True)
+            state = build_indexes(full=args.full, compute=args.compute or "default", return_state=True)
     if not state.is_completed():
         _raise_full_disk(state.result(raise_on_failure=False), settings)
         print(f"error: the index build failed: {state.message}", file=sys.stderr)
@@ -300,11 +302,13 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         raise InputError("run: name a theme file, or --batch ID to shelve a batch again")
     theme_file = _read_themes(args) if args.file else None  # before the heavy imports: a bad file is refused at once
 
+    from flows.compute import check_scheduler, with_compute
     from flows.generate_shelves import ShelvingFailed, check_outputs, generate_shelves, switch_value
 
     batch_id = theme_file.batch_id if theme_file else args.batch
     workbook_path(settings.outputs_dir, batch_id)
     check_outputs(settings)
+    check_scheduler(with_compute(settings, args.compute or "default"))
     with _importing(args, settings, theme_file, shelving=True) if theme_file else _known_batch(args, settings) as themes:
         if not themes:
             print(f"error: {args.file or batch_id}: batch {batch_id} has no theme to shelve"
@@ -315,7 +319,8 @@ def _cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             state = generate_shelves(batch_id, sentence_rerank=switch_value(args.sentence_rerank),
                                      query_expansion=switch_value(args.expansion),
                                      language_preference=args.language_preference or "default",
-                                     apply_review=args.apply_review, return_state=True)
+                                     apply_review=args.apply_review, compute=args.compute or "default",
+                                     return_state=True)
     outcome = state.result(raise_on_failure=False)
     result = outcome.result if isinstance(outcome, ShelvingFailed) else outcome
     if isinstance(outcome, USER_ERRORS):
@@ -799,6 +804,12 @@ def _add_stage_switches(command: argparse.ArgumentParser) -> None:
                               "shelf.language_preference; a theme's own column wins)")
 
 
+def _add_compute(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument("--compute", choices=("local", "dask"),
+                         help=f"{what} in this process, or on Dask (compute.dask_address, else a LocalCluster of "
+                              "compute.dask_workers processes); default: compute.backend")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="shelfwise", description="Theme shelves from a library catalog.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -823,6 +834,7 @@ def build_parser() -> argparse.ArgumentParser:
     index = commands.add_parser("index", help="search indexes").add_subparsers(dest="action", required=True)
     build = index.add_parser("build", help="build the BM25 and LanceDB indexes (incremental)")
     build.add_argument("--full", action="store_true", help="ignore caches and rebuild everything")
+    _add_compute(build, "embed and tokenize")
     build.set_defaults(handler=_cmd_index_build)
 
     themes = commands.add_parser("themes", help="theme briefs").add_subparsers(dest="action", required=True)
@@ -837,6 +849,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--apply-review", action="store_true",
                      help="reshelve with the curators' answers imported for the batch (`shelfwise review import`)")
     _add_stage_switches(run)
+    _add_compute(run, "shelve the batch's themes")
     run.set_defaults(handler=_cmd_run)
 
     review = commands.add_parser("review", help="a curator's answered workbook").add_subparsers(dest="action",

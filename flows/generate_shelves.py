@@ -8,9 +8,10 @@ the run waits for the workspace, so a run that never starts loses none of them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cache
 from typing import Annotated, Literal
 
 from prefect import flow, tags, task
@@ -23,12 +24,15 @@ from pydantic import BaseModel, ConfigDict
 from config.settings import ExpansionSettings, SentenceRerankSettings, Settings, load_settings
 from config.vocabulary import get_vocabulary
 from flows.build_indexes import build_indexes
+from flows.compute import COMPUTE_FIELD, ComputeChoice, fanout, with_compute
 from flows.outputs_http import workbook_link
 from flows.prefect_api import workspace_server
 from flows.review import import_waiting_answers
 from flows.runs import NEEDS_REVIEW, NEEDS_REVIEW_TAG, NIGHTLY, form_field, label_run, trigger_tag, workspace_writer
 from flows.shelving import shelve_theme
 from storage.catalog_db import open_catalog
+from storage.index_root import index_root
+from storage.index_store import open_current
 from storage.labels import LabelsDB
 from storage.paths import NotWritable, UnsafePath, check_writable, workbook_path
 from storage.shelf_db import ShelfDB, ThemeOutcome, theme_history
@@ -39,11 +43,13 @@ from tasks.export.artifacts import artifact_key, batch_summary, shelf_table
 from tasks.export.delivery import Delivered, deliver
 from tasks.export.excel import write_workbook
 from tasks.intake.themes import ID_PATTERN, ThemeFile, check_batch_id, new_batch_id, themes_from_form
-from tasks.model.review import NO_REVIEW
+from tasks.compute import Fanout
+from tasks.language.embedders import shared_embedder
+from tasks.model.review import NO_REVIEW, ThemeReview
 from tasks.model.shelf import ThemeShelf, failed_shelf
-from tasks.model.themes import HistoryShelf, StageSwitches
+from tasks.model.themes import HistoryShelf, StageSwitches, Theme
 from tasks.progress import logger
-from tasks.shelving import build_context
+from tasks.shelving import RunSpec, ShelvingContext, ThemeJob, build_context, settle_batch, shelve_job
 
 DELIVERY_FAILED = "DeliveryFailed"  # a Failed state: written and recorded, but not where the curators look
 # What a run refuses with its reason as the state message: input, an unwritable or busy workspace.
@@ -136,7 +142,8 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
     if handed_in is not None:  # on disk first: a run that never gets to shelve loses none of its themes
         keep_themes(settings.workspace, batch_id, handed_in.themes, handed_in.rejected)
     check_outputs(settings)
-    with workspace_writer(settings, f"the run shelves-{batch_id}"), open_catalog(settings.duckdb_path) as db:
+    with (workspace_writer(settings, f"the run shelves-{batch_id}"), open_catalog(settings.duckdb_path) as db,
+          fanout(settings) as workers):
         import_waiting_themes(db, settings.workspace)
         shelf_db = ShelfDB(db.conn)
         batch_themes = shelf_db.themes(batch_id)
@@ -146,24 +153,33 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
         first_run_at = shelf_db.start_batch(batch_id)
         labels = LabelsDB(db.conn)
         reviews = labels.reviews(batch_id) if apply_review else {}
-        ctx = build_context(settings, get_vocabulary(), available_only=not include_unavailable,
-                            switches=shelf_db.batch_switches(batch_id, switches), withdrawn=db.withdrawn_ids())
-        shelves: list[ThemeShelf] = []
-        delivered: list[HistoryShelf] = []  # this run's shelves so far, as its later themes see them
+        batch_switches, withdrawn = shelf_db.batch_switches(batch_id, switches), db.withdrawn_ids()
+        # with workers, each opens its own; here only where a theme is shelved again in order
+        context = cache(lambda: build_context(settings, get_vocabulary(), not include_unavailable, batch_switches,
+                                              withdrawn))
+        if workers is None:
+            context()
         with db.transaction():  # the batch's history and statuses land together or not at all
             # read once a batch, not once a theme: the other batches' shelves do not change during the run
             other_batches = shelf_db.earlier_batches_history(batch_id, first_run_at, settings.history.days,
                                                              settings.history.reference_days)
-            for theme in batch_themes:
-                history = theme_history(theme, other_batches, delivered)
-                try:
-                    shelf = shelve_theme(theme, history, ctx, reviews.get(theme.theme_id, NO_REVIEW))
-                except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
-                    logger.exception("theme %s failed", theme.theme_id)
-                    shelf = failed_shelf(theme, err)
-                shelves.append(shelf)
-                delivered.append(shelf.as_history(first_run_at))
-                logger.info("theme %s: %s, %d books", theme.theme_id, shelf.status, len(shelf.entries))
+
+            def in_order(theme: Theme, delivered: Sequence[HistoryShelf]) -> ThemeShelf:
+                """The theme shelved here, its batch's earlier shelves `delivered`."""
+                return _shelve_one(theme, theme_history(theme, other_batches, delivered), context(),
+                                   reviews.get(theme.theme_id, NO_REVIEW))
+
+            if workers is None:
+                shelves: list[ThemeShelf] = []
+                delivered: list[HistoryShelf] = []  # this run's shelves so far, as its later themes see them
+                for theme in batch_themes:
+                    shelves.append(in_order(theme, delivered))
+                    delivered.append(shelves[-1].as_history(first_run_at))
+            else:
+                run = RunSpec(settings, open_current(index_root(settings)).version_id, not include_unavailable,
+                              batch_switches, withdrawn)
+                shelves = _on_workers(workers, batch_themes, other_batches, reviews, run, first_run_at, in_order)
+                delivered = [s.as_history(first_run_at) for s in shelves]
             # one write for the batch, not three a theme
             shelf_db.record_shelves(delivered)
             shelf_db.set_theme_statuses(batch_id, [ThemeOutcome(s.theme.theme_id, s.status, s.error)
@@ -184,6 +200,30 @@ def shelve_batch(settings: Settings, batch_id: str, handed_in: ThemeFile | None 
                        {s.theme.theme_id: s.status for s in shelves},
                        {s.theme.theme_id: s.stage_seconds for s in shelves},
                        {s.theme.theme_id: s.error for s in shelves if s.error is not None}, deliveries, shelves)
+
+
+def _shelve_one(theme: Theme, history: Sequence[HistoryShelf], ctx: ShelvingContext,
+                review: ThemeReview) -> ThemeShelf:
+    """One theme's shelf, each stage a task run; a failed shelf where it raised."""
+    try:
+        shelf = shelve_theme(theme, history, ctx, review)
+    except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
+        logger.exception("theme %s failed", theme.theme_id)
+        shelf = failed_shelf(theme, err)
+    logger.info("theme %s: %s, %d books", theme.theme_id, shelf.status, len(shelf.entries))
+    return shelf
+
+
+def _on_workers(workers: Fanout, themes: Sequence[Theme], other_batches: Sequence[HistoryShelf],
+                reviews: Mapping[str, ThemeReview], run: RunSpec, started: datetime | None,
+                in_order: Callable[[Theme, Sequence[HistoryShelf]], ThemeShelf]) -> list[ThemeShelf]:
+    """Every theme recalled and ranked at once on the workers against the other batches' shelves, then the batch's
+    own earlier shelves settled in one ordered pass here (settle_batch): the shelves of the run in order."""
+    jobs = [ThemeJob(t, tuple(theme_history(t, other_batches, ())), reviews.get(t.theme_id, NO_REVIEW), run)
+            for t in themes]
+    embedder = shared_embedder(run.settings.embedder.model_copy(update={"threads": run.settings.recall.blas_threads}))
+    return settle_batch(themes, workers.map("shelve-theme", shelve_job, jobs), started, run.settings.history,
+                        embedder, in_order)
 
 
 def batch_state(result: BatchResult) -> State:
@@ -224,9 +264,10 @@ def generate_shelves(
         "Apply review", "Reshelve with the curators' answers imported for this batch (`shelfwise review import`): "
                         "kept books stay in place, dropped and replaced ones leave, answered questions apply.")
     ] = False,
+    compute: Annotated[ComputeChoice, COMPUTE_FIELD] = "default",
 ) -> State:
     """Turn every theme of a batch into a shelf and write outputs/<batch_id>.xlsx."""
-    settings = load_settings()
+    settings = with_compute(load_settings(), compute)
     try:
         batch = new_batch_id() if batch_id in ("", NEW_BATCH) else check_batch_id(batch_id)
         label_run(f"shelves-{batch}", [f"batch:{batch}", trigger_tag()])

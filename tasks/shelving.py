@@ -3,22 +3,29 @@ switches, as each stage's context (understanding's tools, recall's and ranking's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import pickle
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import cache, partial
 
-from config.settings import Settings
-from config.vocabulary import Vocabulary, load_aliases
+from config.settings import HistorySettings, Settings
+from config.vocabulary import Vocabulary, get_vocabulary, load_aliases
 from storage.index_root import index_root
 from storage.index_store import BOOKS_E5_TABLE, BOOKS_TABLE, NoIndexError, open_current
+from storage.shelf_db import theme_history
 from storage.subject_store import read_subjects
 from tasks.catalog.works import overlapping_works
 from tasks.language.embedders import create_embedder
 from tasks.model.constraints import NUMERIC_FIELDS, surely_held
-from tasks.model.shelf import ThemeShelf
+from tasks.language.embedders.base import Embedder
+from tasks.model.review import NO_REVIEW, ThemeReview
+from tasks.model.shelf import ThemeShelf, failed_shelf
 from tasks.model.themes import HistoryShelf, StageSwitches, Theme
-from tasks.progress import limit_blas_threads, long_lived_objects
+from tasks.progress import limit_blas_threads, logger, long_lived_objects
 from tasks.ranking.calibration import workspace_calibration
+from tasks.ranking.dedupe import find_exclusions
 from tasks.ranking.gating import VocabularyVectors
 from tasks.ranking.rank import RankingContext, rank
 from tasks.ranking.relevance import RelevanceModel
@@ -32,6 +39,7 @@ from tasks.recall.recall import recall
 from tasks.recall.vector_search import create_vector_search
 from tasks.understanding.entities import EntityIndex
 from tasks.understanding.numbers import rating_scale
+from tasks.understanding.references import detect_reference
 from tasks.understanding.subjects import SubjectVocabulary
 from tasks.understanding.translate import create_translator
 from tasks.understanding.understand import UnderstandingTools, understand
@@ -113,7 +121,80 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
         return ShelvingContext(tools, recall, ranking)
 
 
-def shelve(theme: Theme, history: Sequence[HistoryShelf], ctx: ShelvingContext) -> ThemeShelf:
-    """One theme from brief to shelf, outside a flow run (`shelfwise try`, evaluation, benchmarks)."""
-    understood = understand(theme, history, ctx.tools)
+def shelve(theme: Theme, history: Sequence[HistoryShelf], ctx: ShelvingContext,
+           review: ThemeReview = NO_REVIEW) -> ThemeShelf:
+    """One theme from brief to shelf, outside a flow run (`shelfwise try`, evaluation, benchmarks, a worker)."""
+    understood = understand(theme, history, ctx.tools, review)
     return rank(recall(understood, ctx.recall), understood, ctx.ranking)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a worker opens its own context of a run from (the context itself is the whole index: it never travels).
+    The version is the one the run started on; the run's workspace lock keeps a build from replacing it."""
+
+    settings: Settings
+    version_id: str
+    available_only: bool = True
+    switches: StageSwitches = StageSwitches()
+    withdrawn: frozenset[str] = frozenset()
+
+    def key(self) -> str:
+        return hashlib.sha256(pickle.dumps((self.settings.model_dump_json(), self.version_id, self.available_only,
+                                            self.switches, sorted(self.withdrawn)))).hexdigest()
+
+
+@dataclass(frozen=True)
+class ThemeJob:
+    """One theme for a worker: shelved against the other batches' shelves; its batch's earlier ones are settled
+    after, in order (settle_batch)."""
+
+    theme: Theme
+    history: tuple[HistoryShelf, ...]
+    review: ThemeReview
+    run: RunSpec
+
+
+# A worker process's context: opened by its first theme of a run, kept for the run's other themes.
+_OPENED: dict[str, ShelvingContext] = {}
+
+
+def worker_context(run: RunSpec) -> ShelvingContext:
+    """This process's context of `run`, opened once (a context of an earlier run is let go)."""
+    key = run.key()
+    if key not in _OPENED:
+        _OPENED.clear()
+        ctx = build_context(run.settings, get_vocabulary(), run.available_only, run.switches, run.withdrawn)
+        if ctx.recall.snapshot.version_id != run.version_id:
+            raise NoIndexError(f"index {ctx.recall.snapshot.version_id} is current here, the run started on "
+                               f"{run.version_id}: the workers do not see the run's workspace")
+        _OPENED[key] = ctx
+    return _OPENED[key]
+
+
+def shelve_job(job: ThemeJob) -> ThemeShelf:
+    """On a worker: one theme shelved; a theme that raises is a failed shelf, shelved again in the ordered pass."""
+    try:
+        return shelve(job.theme, job.history, worker_context(job.run), job.review)
+    except Exception as err:  # noqa: BLE001 - one bad theme must not sink the batch
+        logger.exception("theme %s failed on a worker", job.theme.theme_id)
+        return failed_shelf(job.theme, err)
+
+
+def settle_batch(themes: Sequence[Theme], shelves: Iterable[ThemeShelf], started: datetime | None,
+                 history: HistorySettings, embedder: Embedder,
+                 again: Callable[[Theme, Sequence[HistoryShelf]], ThemeShelf]) -> list[ThemeShelf]:
+    """The batch's shelves as one ordered run gives them, from shelves made without the batch's own earlier themes:
+    one stands where those change nothing for it (its brief refers to no earlier shelf, and no earlier shelf of the
+    batch is like it, which alone would keep its books off); else, and for a failed one, `again` shelves the theme
+    with its batch's earlier shelves (the history it is given: `theme_history`'s, this batch's settled so far)."""
+    settled: list[ThemeShelf] = []
+    delivered: list[HistoryShelf] = []
+    for theme, shelf in zip(themes, shelves):
+        earlier = theme_history(theme, (), delivered)
+        if (shelf.status == "failed" or detect_reference(theme.brief) is not None
+                or find_exclusions(theme.brief, shelf.query.filter_conditions, earlier, embedder, history).shelves):
+            shelf = again(theme, delivered)
+        settled.append(shelf)
+        delivered.append(shelf.as_history(started))
+    return settled

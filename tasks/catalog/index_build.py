@@ -34,6 +34,7 @@ from tasks.catalog.index_text import (
 )
 from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.catalog.works import group_works, work_key
+from tasks.compute import Fanout
 from tasks.language.embedders.base import Embedder, normalize
 from tasks.language.embedding import EmbeddingChunks, embed_with_cache, text_hash
 from tasks.language.text_analysis import ANALYZER_VERSION
@@ -216,9 +217,11 @@ def _carried_runs(books: list[BookRecord], sentences: SentenceList, carry: Carry
 
 
 def embed_sentences(books: list[BookRecord], sentences: SentenceList, carry: CarryOver, embedder: Embedder,
-                    db: CatalogDB, sink: SentenceSink, use_cache: bool = True) -> SentenceVectors:
+                    db: CatalogDB, sink: SentenceSink, use_cache: bool = True,
+                    fanout: Fanout | None = None) -> SentenceVectors:
     """Every summary sentence's vector into `sink`: the carried books' copied from their version, the others'
-    embedded (or read from the cache) a chunk at a time; each fresh book's mean kept.
+    embedded (or read from the cache) a chunk at a time, on `fanout`'s workers where given; each fresh book's
+    mean kept.
 
     The sentences' vectors never sit in memory all at once (300k of them at 100k books).
     """
@@ -231,7 +234,7 @@ def embed_sentences(books: list[BookRecord], sentences: SentenceList, carry: Car
     owners = position[sentences.owners[rows]]
     texts = sentences.texts if len(rows) == len(sentences.texts) else [sentences.texts[r] for r in rows.tolist()]
     sums = np.zeros((len(fresh), embedder.dim), dtype=np.float32)
-    chunks = EmbeddingChunks(texts, embedder, db, "summary sentences", use_cache)
+    chunks = EmbeddingChunks(texts, embedder, db, "summary sentences", use_cache, fanout)
     for chunk_rows, vectors in chunks:
         sink.write(rows[chunk_rows], vectors)
         _add_by_group(sums, owners[chunk_rows], vectors)
@@ -253,7 +256,8 @@ def _add_by_group(sums: np.ndarray, groups: np.ndarray, vectors: np.ndarray, wei
 
 
 def embed_books(books: list[BookRecord], sentences: SentenceVectors, carry: CarryOver, vocabulary: Vocabulary,
-                embedder: Embedder, db: CatalogDB, settings: Settings, use_cache: bool = True) -> BookVectors:
+                embedder: Embedder, db: CatalogDB, settings: Settings, use_cache: bool = True,
+                fanout: Fanout | None = None) -> BookVectors:
     """One vector per book without embedding its long text again: a carried book's from its version, a fresh
     book's composed.
 
@@ -265,7 +269,7 @@ def embed_books(books: list[BookRecord], sentences: SentenceVectors, carry: Carr
     """
     fresh = carry.fresh
     made = _compose_books([books[i] for i in fresh.tolist()] if carry.previous is not None else books, sentences,
-                          vocabulary, embedder, db, settings, use_cache)
+                          vocabulary, embedder, db, settings, use_cache, fanout)
     if carry.previous is None:
         return made
     vectors = np.empty((len(books), embedder.dim), dtype=np.float32)
@@ -278,7 +282,7 @@ def embed_books(books: list[BookRecord], sentences: SentenceVectors, carry: Carr
 
 
 def _compose_books(books: list[BookRecord], sentences: SentenceVectors, vocabulary: Vocabulary, embedder: Embedder,
-                   db: CatalogDB, settings: Settings, use_cache: bool) -> BookVectors:
+                   db: CatalogDB, settings: Settings, use_cache: bool, fanout: Fanout | None = None) -> BookVectors:
     """The composed vectors of these books, `sentences` holding their means in the same order."""
     index = settings.index
     position: dict[str, int] = {}
@@ -292,7 +296,7 @@ def _compose_books(books: list[BookRecord], sentences: SentenceVectors, vocabula
                 owners.append(book)
                 weights.append(weight / len(texts))  # a part counts by its weight, whatever its number of values
                 rows.append(position.setdefault(text, len(position)))
-    result = embed_with_cache(list(position), embedder, db, "book head lines", use_cache)
+    result = embed_with_cache(list(position), embedder, db, "book head lines", use_cache, fanout)
     del position
     owner, weight, row = (np.frombuffer(owners, np.int64), np.frombuffer(weights, np.float32),
                           np.frombuffer(rows, np.int64))

@@ -25,6 +25,7 @@ import numpy as np
 
 from config.class_ranges import ClassRanges, class_ranges
 from storage.catalog_db import CatalogDB
+from tasks.compute import Fanout
 from tasks.model.books import BookRecord
 from tasks.model.conditions import subject_words
 from tasks.language.embedders.base import Embedder
@@ -137,9 +138,9 @@ def embedding_text(subject: Subject) -> str:
 
 
 def build_subject_index(books: Sequence[BookRecord], embedder: Embedder, db: CatalogDB,
-                        use_cache: bool = True) -> SubjectIndex:
+                        use_cache: bool = True, fanout: Fanout | None = None) -> SubjectIndex:
     """The catalog's subjects with their vectors, embedded in the build's batches through the vector cache (a
-    heading part is often embedded already, as a book's head line)."""
+    heading part is often embedded already, as a book's head line), on `fanout`'s workers where given."""
     subjects = collect_subjects(books)
-    result = embed_with_cache([embedding_text(s) for s in subjects], embedder, db, "subjects", use_cache)
+    result = embed_with_cache([embedding_text(s) for s in subjects], embedder, db, "subjects", use_cache, fanout)
     return SubjectIndex(tuple(subjects), result.vectors, result.text_hashes)

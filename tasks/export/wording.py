@@ -129,6 +129,7 @@ TEXT: dict[str, dict[str, str]] = {
         "ask_subject": "「{t}」在馆藏里有几种读法：{v}。本意是哪一个？",
         "limit_few_fit": "馆藏里符合这个主题的书不多",
         "ask_few_fit": "本馆只有 {n} 种关于{t}的书，要围绕相近的主题，还是降低相关度门槛？",
+        "ask_few_fit_none": "本馆没有关于{t}的书，要围绕相近的主题，还是降低相关度门槛？",
         "opt_topic": "围绕：{t}（{n} 种）", "opt_lower_floor": "降低相关度门槛（放入不太确定是否符合的书）",
     },
     "en": {
@@ -175,6 +176,7 @@ TEXT: dict[str, dict[str, str]] = {
         "ask_few_fit": ("Only {n} books in this catalog are about {t}: widen to a nearby topic, or lower the "
                         "relevance floor?"),
         "ask_few_fit_one": "Only 1 book in this catalog is about {t}: widen to a nearby topic, or lower the relevance floor?",
+        "ask_few_fit_none": "No book in this catalog is about {t}: widen to a nearby topic, or lower the relevance floor?",
         "opt_topic": "about: {t} ({n} books)",
         "opt_lower_floor": "lower the relevance floor (shelve books less sure to fit)",
     },
@@ -361,8 +363,8 @@ def question_text(question: Question, language: str, vocabulary: Vocabulary | No
                                             else condition_text(c.field, c.values, language, OR, vocabulary)
                                             for c in named)
     topic = TEXT[language]["list_sep"].join(TEXT[language]["word"].format(w) for w in question.content)
-    kind = f"ask_{question.kind}_one" if question.count == 1 and f"ask_{question.kind}_one" in TEXT[language] else \
-        f"ask_{question.kind}"
+    counted = {0: f"ask_{question.kind}_none", 1: f"ask_{question.kind}_one"}.get(question.count, "")
+    kind = counted if counted in TEXT[language] else f"ask_{question.kind}"
     return TEXT[language][kind].format(n=question.count, v=value, t=topic)
 
 

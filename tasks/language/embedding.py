@@ -8,7 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from config.settings import EmbedderSettings
 from storage.catalog_db import CatalogDB
+from tasks.compute import Fanout, chunked
+from tasks.language.embedders import shared_embedder
 from tasks.language.embedders.base import Embedder
 from tasks.progress import Progress
 
@@ -35,11 +38,13 @@ class EmbeddingChunks:
     at a time and stored as they are. Memory holds one chunk, never the vectors of every text.
     """
 
-    def __init__(self, texts: Sequence[str], embedder: Embedder, db: CatalogDB, label: str, use_cache: bool = True):
+    def __init__(self, texts: Sequence[str], embedder: Embedder, db: CatalogDB, label: str, use_cache: bool = True,
+                 fanout: Fanout | None = None):
         self.texts = texts
         self.text_hashes = [text_hash(t) for t in texts]
         self.computed = 0  # texts sent to the embedder so far (cache misses)
         self._embedder, self._db, self._label, self._use_cache = embedder, db, label, use_cache
+        self._fanout = fanout
 
     def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         found = np.zeros(len(self.texts), dtype=bool)
@@ -54,21 +59,49 @@ class EmbeddingChunks:
             return
         missing = list(rows_of)
         progress = Progress(f"embedding {self._label}", len(missing))
-        for start in range(0, len(missing), CHUNK_TEXTS):
-            chunk = missing[start:start + CHUNK_TEXTS]
-            fresh = self._embedder.embed_documents([self.texts[rows_of[d][0]] for d in chunk],
-                                                   on_batch=progress.advance)
+        for chunk, fresh in self._embedded(missing, rows_of, progress):
             self._db.store_vectors(self._embedder.model_id, chunk, fresh)
             self.computed += len(chunk)
             counts = [len(rows_of[d]) for d in chunk]  # a text that occurs twice gets its vector twice
             yield np.fromiter((r for d in chunk for r in rows_of[d]), dtype=np.int64), np.repeat(fresh, counts, axis=0)
 
+    def _embedded(self, missing: list[str], rows_of: dict[str, list[int]],
+                  progress: Progress) -> Iterator[tuple[list[str], np.ndarray]]:
+        """(text hashes, their vectors) a chunk at a time: embedded here, or on the fanout's workers, whose
+        chunks are smaller (one task run each, spread over the workers) and stored here as they come back in order."""
+        if self._fanout is None:
+            for chunk in chunked(missing, CHUNK_TEXTS):
+                yield chunk, self._embedder.embed_documents([self.texts[rows_of[d][0]] for d in chunk],
+                                                            on_batch=progress.advance)
+            return
+        chunks = chunked(missing, self._fanout.chunk)
+        # made as they are sent: the texts of every chunk at once would be a second copy of them all
+        jobs = (EmbedChunk(self._fanout.embedder, tuple(self.texts[rows_of[d][0]] for d in chunk)) for chunk in chunks)
+        for chunk, fresh in zip(chunks, self._fanout.map("embed-chunk", embed_chunk, jobs)):
+            progress.advance(len(chunk))
+            yield chunk, fresh
+
+
+@dataclass(frozen=True)
+class EmbedChunk:
+    """Texts one worker embeds, with the settings its model is made from."""
+
+    embedder: EmbedderSettings
+    texts: tuple[str, ...]
+
+
+def embed_chunk(chunk: EmbedChunk) -> np.ndarray:
+    """On a worker: the chunk's vectors, by the model the worker process loaded once."""
+    return shared_embedder(chunk.embedder).embed_documents(chunk.texts)
+
 
 def embed_with_cache(
-    texts: Sequence[str], embedder: Embedder, db: CatalogDB, label: str, use_cache: bool = True
+    texts: Sequence[str], embedder: Embedder, db: CatalogDB, label: str, use_cache: bool = True,
+    fanout: Fanout | None = None,
 ) -> EmbeddedTexts:
-    """Vectors for `texts`, in input order; cached ones are reused, new ones embedded and cached."""
-    chunks = EmbeddingChunks(texts, embedder, db, label, use_cache)
+    """Vectors for `texts`, in input order; cached ones are reused, new ones embedded (on `fanout`'s workers where
+    given) and cached."""
+    chunks = EmbeddingChunks(texts, embedder, db, label, use_cache, fanout)
     vectors = np.empty((len(texts), embedder.dim), dtype=np.float32)
     for rows, chunk_vectors in chunks:
         vectors[rows] = chunk_vectors

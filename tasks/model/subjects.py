@@ -77,3 +77,4 @@ class SubjectEvidence:
     how: str  # exact | holds | mapped | vector
     strength: float  # the match's strength: 1 the same words, 0.9 a mapped term, a vector match its similarity
     role: str  # required | preferred: whether the brief asks for it or only prefers it
+    books: int = 0  # books of the catalog carrying the subject: the fewer, the more telling

@@ -39,6 +39,7 @@ from tasks.ranking.relevance import (
     fitting,
     likely_works,
     nearest_topics,
+    topic_vector,
 )
 from tasks.ranking.rerank import Reranker, document_text, rerank
 from tasks.ranking.rerank.sentence import sentence_rerank
@@ -209,11 +210,12 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
                                   understanding.book_ids)
     if ctx.relevance is not None:
         with timed(timings, "relevance"):
-            query_vector = (hits.query_vectors["vector"] if "vector" in hits.query_vectors
-                            else ctx.embedder.embed_queries([query.synthetic_query])[0])
+            query_vector = topic_vector(hits.query_vectors["vector"] if "vector" in hits.query_vectors
+                                        else ctx.embedder.embed_queries([query.synthetic_query])[0],
+                                        understanding.book_ids if policy.paths else (), ctx.snapshot)
             ranking.allowed = ctx.allowed(understood.constraints) if ctx.allowed else None
             ranking.evidence = ctx.relevance.evidence(candidates, query, ctx.books, ctx.snapshot, tokens, query_vector,
-                                                      ranking.allowed)
+                                                      ranking.allowed, ranking.subject_evidence)
             ranking.content = tuple(content_words(query.search_keywords, tokens, query.language,
                                                   ctx.snapshot.bm25.settings.english_stemming))
             candidates = ctx.relevance.score(candidates, ranking.evidence)

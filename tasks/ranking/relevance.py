@@ -19,7 +19,13 @@ tags, and one whose tags are guesses. The evidence, one number each:
 - `narrowed`: how far the brief's hard conditions narrowed the catalog (-log10 of the share of books meeting
   them): among the few short non-fiction books or the few plays of a catalog, most candidates fit;
 - `named`: an intent path found it for what the brief names (the author, the series, new arrivals), and
-  `linked`: for the book the brief names (its neighbours, the books it shares authors or tags with).
+  `linked`: for the book the brief names (its neighbours, the books it shares authors or tags with);
+- the catalog's own subjects it carries among those the brief's topics matched (`SubjectEvidence`, the subject path):
+  `subject_required` and `subject_preferred`, the strongest match's strength of each role (1 the same words, a vector
+  match its similarity); `subject_lexical`, whether a match was by the topic's words or other names, not by meaning
+  alone; `subject_specific`, how few books carry its most specific subject (1 - log(1 + n) / log(1 + catalog): a
+  heading of 3 books says more than one of 300); `subject_absent`, the brief's topics matched subjects of the
+  catalog and the book carries none of them.
 """
 
 from __future__ import annotations
@@ -38,12 +44,14 @@ from storage.index_store import IndexSnapshot
 from tasks.model.books import BookRecord
 from tasks.language.text_analysis import bm25_tokens
 from tasks.model.query import Candidate, ThemeQuery
+from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence
 from tasks.recall.dense_scores import dense_scores
 from tasks.model.constraints import TERM_FIELDS
 
 RELEVANCE_FILE = CONFIG_DIR / "relevance.yaml"
 FEATURES = ("vector_z", "sentence", "cover", "heading", "facet", "bm25_rank", "vector_rank", "named", "linked",
-            "fused", "position", "narrowed")
+            "fused", "position", "narrowed", "subject_required", "subject_preferred", "subject_lexical",
+            "subject_specific", "subject_absent")
 KINDS = ("tagged", "tag_blind")
 NAMED_PATHS = ("entity", "recent")  # books asked for by name or by date
 LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
@@ -69,6 +77,11 @@ class Evidence:
     fused: float = 0.0
     position: float = 0.0
     narrowed: float = 0.0
+    subject_required: float = 0.0
+    subject_preferred: float = 0.0
+    subject_lexical: float = 0.0
+    subject_specific: float = 0.0
+    subject_absent: float = 0.0
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, name) for name in FEATURES], dtype=np.float64)
@@ -164,18 +177,46 @@ def facet_evidence(book: BookRecord, query: ThemeQuery) -> float:
     return float(np.mean([max(book.confidence(c.field, v) for v in c.values) for c in wished])) - 0.5
 
 
+@dataclass(frozen=True)
+class SubjectFeatures:
+    """A book's subject evidence as numbers (see the module docstring)."""
+
+    required: float = 0.0
+    preferred: float = 0.0
+    lexical: float = 0.0
+    specific: float = 0.0
+    absent: float = 0.0
+
+
+def subject_features(evidence: Sequence[SubjectEvidence], matched: bool, catalog: int) -> SubjectFeatures:
+    """The numbers of one book's subject evidence; `matched`: the brief's topics matched some subject of the
+    catalog (a book carrying none of them then says so), `catalog` its count of books."""
+    if not evidence:
+        return SubjectFeatures(absent=float(matched))
+    scale = math.log1p(max(catalog, 1))
+    return SubjectFeatures(
+        required=max((e.strength for e in evidence if e.role == REQUIRED_ROLE), default=0.0),
+        preferred=max((e.strength for e in evidence if e.role == PREFERRED_ROLE), default=0.0),
+        lexical=float(any(e.how != "vector" for e in evidence)),
+        specific=max(max(0.0, 1.0 - math.log1p(e.books) / scale) if e.books else 0.0 for e in evidence))
+
+
 def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                     tokens: Sequence[str], token_weights: Mapping[str, float], cover: Mapping[str, float],
                     similarities: Mapping[str, float], sentences: Mapping[str, float], vector_z: Mapping[str, float],
-                    stem: bool, narrowed: float = 0.0) -> list[Evidence]:
+                    stem: bool, narrowed: float = 0.0,
+                    subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None) -> list[Evidence]:
     """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
-    `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog."""
+    `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog; `subjects` the matched
+    subjects each book carries (the subject path's evidence)."""
     out = []
     best = max((c.fused_score for c in candidates), default=0.0)
+    matched = any(t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and t.matches for t in query.subjects)
     for place, cand in enumerate(candidates, start=1):
         book = books[cand.book_id]
         held = set(bm25_tokens(heading_text(book), book.language or query.language, stem)) if tokens else set()
+        carried = subject_features((subjects or {}).get(cand.book_id, ()), matched, len(books))
         out.append(Evidence(
             vector_z=vector_z.get(cand.book_id, 0.0),
             sentence=sentences.get(cand.book_id, similarities.get(cand.book_id, 0.0)),
@@ -188,8 +229,24 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             linked=float(bool(set(cand.sources) & set(LINKED_PATHS))),
             fused=cand.fused_score / best if best > 0 else 0.0,
             position=rank_weight(place),
-            narrowed=narrowed))
+            narrowed=narrowed,
+            subject_required=carried.required,
+            subject_preferred=carried.preferred,
+            subject_lexical=carried.lexical,
+            subject_specific=carried.specific,
+            subject_absent=carried.absent))
     return out
+
+
+def topic_vector(query_vector: np.ndarray, named: Sequence[str], snapshot: IndexSnapshot) -> np.ndarray:
+    """What a candidate's closeness is read against: the brief's vector, and where the brief names books (a
+    read-alike's book, a spotlit author's or a series' books) the mean of theirs beside it, weighing as much: "Books
+    like Stoner" is about what Stoner is about, which its few words do not say."""
+    vectors = list(snapshot.book_vectors(list(dict.fromkeys(named))).values()) if named else []
+    if not vectors:
+        return query_vector
+    unit = lambda v: v / max(float(np.linalg.norm(v)), 1e-12)  # noqa: E731
+    return unit(unit(np.asarray(query_vector, dtype=np.float64)) + unit(np.mean(vectors, axis=0)))
 
 
 def narrowing(allowed: int | None, catalog: int) -> float:
@@ -254,9 +311,10 @@ class RelevanceModel:
 
     def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                  snapshot: IndexSnapshot, tokens: Sequence[str], query_vector: np.ndarray,
-                 allowed: int | None = None) -> list[Evidence]:
+                 allowed: int | None = None,
+                 subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None) -> list[Evidence]:
         """Each candidate's evidence against the brief's BM25 `tokens` and its vector; `allowed` is how many books
-        of the catalog meet the brief's hard conditions (None: all)."""
+        of the catalog meet the brief's hard conditions (None: all); `subjects` the matched subjects each carries."""
         ids = [c.book_id for c in candidates]
         dense = dense_scores(query_vector, ids, snapshot, sentence_weight=1.0)
         similarities = {b: d.document for b, d in dense.items()}
@@ -265,7 +323,7 @@ class RelevanceModel:
         cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
                                {b: d.sentence for b, d in dense.items()}, z, snapshot.bm25.settings.english_stemming,
-                               narrowing(allowed, len(books)))
+                               narrowing(allowed, len(books)), subjects)
 
     def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence]) -> list[Candidate]:
         """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by

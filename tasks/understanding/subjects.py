@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
@@ -37,7 +38,9 @@ from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
 from tasks.language.embedders.base import Embedder
 from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords
+from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition, merge_conditions, subject_words
+from tasks.model.constraints import condition_expr, evaluate
 from tasks.model.query import ThemeQuery
 from tasks.model.subjects import (
     DOUBTFUL_ROLE,
@@ -50,7 +53,7 @@ from tasks.model.subjects import (
     TopicSubjects,
 )
 from tasks.understanding.expansion import ExpansionTables, load_expansion_tables
-from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Reading
+from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Mention, Reading
 
 # Cosine similarity (the shipped USE embedder) at or above which a topic's vector match is right at least 90% of the
 # time: 0.785 by benchmarks/subject_threshold.py on the subjects of the demo catalog (1,620) and of the Project
@@ -75,6 +78,8 @@ _NAMED_FIELDS = frozenset({"author", "work", "form", "genre", "audience", "langu
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[\u3400-\u9fff]+")
 _BETWEEN = re.compile(r"[ \t\-的类]*")  # what may stand between a topic and the word for books after it
 STRENGTH = {"exact": 1.0, "holds": 0.8, "mapped": 0.9}  # a vector match's strength is its similarity
+# A genre read from part of a word stands where at least this share of the books carrying the word's subjects hold it
+WORD_GENRE_SHARE = 0.5
 
 
 
@@ -423,14 +428,63 @@ def with_subjects(query: ThemeQuery, found: Sequence[TopicSubjects]) -> ThemeQue
                    subjects=tuple(found))
 
 
+def _word_around(text: str, start: int, end: int) -> str:
+    """The brief's word (as jieba cuts it) that holds this span and is longer than it; "" where there is none."""
+    return next((w for a, b, w in _words(text) if a <= start and end <= b and (a, b) != (start, end)), "")
+
+
+def word_genres(reading: Reading, vocabulary: SubjectVocabulary, books: Mapping[str, BookRecord],
+                confidence: float) -> dict[Mention, str]:
+    """The wanted genres the reading found inside a longer word of the brief, each with the genre the catalog's own
+    books say that word is: the genre most of the books carrying the word's subjects hold ("" where none does).
+    科学 (科普) inside 科学幻想: the books under 科学幻想小说 are science fiction, not popular science; 推理 inside
+    推理小说 stays a mystery."""
+    out = {}
+    for mention in reading.mentions:
+        if mention.field != "genre" or mention.polarity != WANTED:
+            continue
+        word = _word_around(reading.searchable_text, mention.start, mention.end)
+        subjects = _untagged(vocabulary.lexical(word)) if word else []
+        carriers = [b for b in books.values()
+                    if any(evaluate(condition_expr(m.subject.field, m.subject.values), b) for m in subjects)]
+        if not carriers:
+            continue
+        held = Counter(v for b in carriers for v in b.values_at("genre", confidence))
+        if held[mention.value] >= WORD_GENRE_SHARE * len(carriers):
+            continue
+        best = [v for v, n in held.most_common(1) if n >= WORD_GENRE_SHARE * len(carriers)]
+        out[mention] = best[0] if best else ""
+    return out
+
+
+def with_word_genres(reading: Reading, query: ThemeQuery, genres: Mapping[Mention, str]) -> tuple[Reading, ThemeQuery]:
+    """The reading and the query with each genre read from part of a word replaced by the word's own genre (or
+    dropped where its books share none)."""
+    if not genres:
+        return reading, query
+    swap = {m.value: g for m, g in genres.items()}
+    mentions = tuple(replace(m, value=genres[m]) if genres.get(m) else m for m in reading.mentions
+                     if m not in genres or genres[m])
+    conditions = []
+    for c in query.filter_conditions:
+        if c.field != "genre" or c.operator == "MUST_NOT" or not set(c.values) & set(swap):
+            conditions.append(c)
+            continue
+        values = tuple(dict.fromkeys(swap.get(v, v) for v in c.values if swap.get(v, v)))
+        conditions += [replace(c, values=values)] if values else []
+    return replace(reading, mentions=mentions), replace(query, filter_conditions=tuple(conditions))
+
+
 def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVocabulary, embedder: Embedder,
-                      cues: Cues, min_books: int, words_held: bool = True) -> ThemeQuery:
+                      cues: Cues, min_books: int, words_held: bool = True,
+                      books: Mapping[str, BookRecord] | None = None, confidence: float = 1.0) -> ThemeQuery:
     """The brief's topics matched to the catalog's subjects, their conditions added to its query; `min_books`
     (gating.min_books) books must carry a head noun's subject for it to be required. `words_held`: some book holds
     one of the brief's keywords; where none does ("asdf qwer"), a topic no subject matches is no condition: the
     brief is not recognised, and the review asks what it is about."""
     if not vocabulary.subjects:
         return query  # an index without subjects (built before them, or a catalog without any)
+    reading, query = with_word_genres(reading, query, word_genres(reading, vocabulary, books or {}, confidence))
     tables = load_expansion_tables()
     topics = [t for t in topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
               if words_held or not t.bare]

@@ -56,7 +56,8 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         reference = apply_reference(tools.translator.translate(theme, reading), theme, history,
                                     shelf_likeness(theme.brief, tools.embedder))
         query = subjects_of_brief(reading, reference.query, tools.subjects, tools.embedder, load_cues(),
-                                  tools.min_books, bool(tools.catalog_words(reference.query)))
+                                  tools.min_books, bool(tools.catalog_words(reference.query)), tools.books,
+                                  tools.filter_confidence)
         notes = [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
         catalog_words = tools.catalog_words(query)

@@ -82,6 +82,13 @@ def test_a_partial_overlay_keeps_the_other_weights(clean_env):
      "setting schedule.timezone (from SHELFWISE__SCHEDULE__TIMEZONE): 'Mars/Base' is not an IANA time zone"),
     ("SHELFWISE__FUSION__WEIGHTS", "{bm25: [",
      "setting fusion.weights (from SHELFWISE__FUSION__WEIGHTS): not a YAML value: '{bm25: ['"),
+    ("SHELFWISE__COMPUTE__BACKEND", "spark",
+     "setting compute.backend (from SHELFWISE__COMPUTE__BACKEND): must be one of 'local' or 'dask', got 'spark'"),
+    ("SHELFWISE__COMPUTE__DASK_ADDRESS", "10.0.0.5:8786",
+     "setting compute.dask_address (from SHELFWISE__COMPUTE__DASK_ADDRESS): '10.0.0.5:8786' is not a Dask scheduler "
+     "address such as tcp://10.0.0.5:8786"),
+    ("SHELFWISE__COMPUTE__DASK_WORKERS", "0",
+     "setting compute.dask_workers (from SHELFWISE__COMPUTE__DASK_WORKERS): must be greater than 0, got 0"),
 ])
 def test_each_bad_environment_value_gives_its_one_line_message(clean_env, monkeypatch, name, value, message):
     monkeypatch.setenv(name, value)

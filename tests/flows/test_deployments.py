@@ -27,7 +27,7 @@ def test_the_run_form_has_titles_a_dated_default_batch_and_a_place_to_paste_a_th
     assert form["required"] == []
     assert [fields[name]["title"] for name in fields] == [
         "Batch id", "Themes", "Themes file text", "Include unavailable books", "Sentence rerank", "Query expansion",
-        "Language preference", "Apply review"]
+        "Language preference", "Apply review", "Compute"]
     assert all(field.get("description") for field in fields.values())
     # the batch id: checked by the form against the one pattern; empty means a new, dated batch
     assert fields["batch_id"]["pattern"] == ID_PATTERN and fields["batch_id"]["default"] == "auto"
@@ -56,12 +56,19 @@ def test_the_build_form_says_what_a_full_rebuild_is():
     assert "ignoring the caches" in full["description"]
 
 
+def test_both_forms_choose_where_the_run_computes():
+    for flow in (build_indexes, generate_shelves):
+        compute = flow.parameters.model_dump()["properties"]["compute"]
+        assert compute["title"] == "Compute" and compute["enum"] == ["default", "local", "dask"]
+        assert "compute.backend" in compute["description"] and compute["default"] == "default"
+
+
 def test_a_flow_called_without_its_optional_parameters_gets_their_defaults():
     # Field(...) as a default once reached the flow as a FieldInfo object
     assert generate_shelves.validate_parameters({"batch_id": "b1"}) == {
         "batch_id": "b1", "themes": [], "themes_file_text": "", "include_unavailable": False,
         "sentence_rerank": "default", "query_expansion": "default", "language_preference": "default",
-        "apply_review": False}
+        "apply_review": False, "compute": "default"}
 
 
 def test_the_serve_loop_starts_again_when_it_ends_or_fails_until_asked_to_stop(capsys):

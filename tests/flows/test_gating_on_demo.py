@@ -255,7 +255,8 @@ def test_try_as_run_leaves_out_what_a_recent_batch_shelved_as_the_run_would(demo
     capsys.readouterr()
     assert shelfwise(["try", "--yaml", "--as-run", "--show", "30", brief]) == 0
     as_run = yaml.safe_load(capsys.readouterr().out)
-    assert len(alone & shelved) > 10  # the same brief alone finds the same books
+    # the same brief alone finds the same books (as many as fit: the shelf may be short of 10)
+    assert shelved and len(alone & shelved) >= 0.8 * len(shelved)
     # with the relevance floor the books left may be none: what matters is that none of the shelved ones return
     assert not {row["book_id"] for row in as_run["shelf"]} & shelved
     assert any(note.startswith("history: skipped books of demo-2026-11/rainy-night-quiet") for note in as_run["notes"])

@@ -23,9 +23,12 @@ from tasks.ranking.relevance import (
     fitting,
     nearest_topics,
     read_calibration,
+    subject_features,
     token_cover,
     topic_counts,
+    topic_vector,
 )
+from tasks.model.subjects import SubjectEvidence
 
 
 def test_the_fit_recovers_the_weights_that_made_the_labels():
@@ -80,6 +83,48 @@ def test_one_stray_word_of_a_long_brief_covers_little():
     assert token_cover(list(weights), weights, {"beekeeping", "bees", "honey"}) == pytest.approx(13 / 14)
 
 
+def test_a_books_subject_evidence_says_its_role_its_kind_of_match_and_how_few_books_share_it():
+    rare = SubjectEvidence("b", "beekeeping", "Bee culture", "heading", "exact", 1.0, "required", books=3)
+    common = SubjectEvidence("b", "nature", "Nature", "part", "vector", 0.82, "preferred", books=300)
+    both = subject_features([rare, common], matched=True, catalog=1000)
+    assert (both.required, both.preferred, both.lexical, both.absent) == (1.0, 0.82, 1.0, 0.0)
+    near = subject_features([common], matched=True, catalog=1000)
+    assert near.lexical == 0.0 and near.required == 0.0  # a match by meaning alone
+    assert both.specific > near.specific > 0.0  # a heading of 3 books says more than one of 300
+    # the brief's topics matched subjects and the book carries none; where they matched none, nothing is missing
+    assert subject_features([], matched=True, catalog=1000).absent == 1.0
+    assert subject_features([], matched=False, catalog=1000) == subject_features([], matched=False, catalog=5)
+
+
+class BookVectors:
+    """What topic_vector reads of an index version: the stored vectors of the books it names."""
+
+    def __init__(self, vectors: dict[str, np.ndarray]):
+        self.vectors = vectors
+
+    def book_vectors(self, book_ids):
+        return {b: self.vectors[b] for b in book_ids if b in self.vectors}
+
+
+def test_a_read_alikes_closeness_is_read_against_its_book_as_much_as_its_words(embedder):
+    stoner, quiet, space = embedder.embed_documents([
+        "Stoner: the quiet life of a farm boy who becomes an assistant professor of English, his unhappy marriage "
+        "and his love of literature, told as he looks back.",
+        "A small-town teacher's uneventful life, his friendships and his marriage, remembered in old age.",
+        "A starship crew fights an alien armada at the edge of the galaxy."])
+    brief = embedder.embed_queries(["Books like Stoner"])[0]
+    index = BookVectors({"stoner": stoner})
+    topic = topic_vector(brief, ["stoner", "stoner"], index)
+    assert np.linalg.norm(topic) == pytest.approx(1.0)
+    unit = lambda v: v / np.linalg.norm(v)  # noqa: E731
+    assert float(topic @ unit(brief)) == pytest.approx(float(topic @ unit(stoner)))  # both weigh as much
+    # the quiet novel stands further ahead of the space opera against the book than against the brief's few words
+    assert float(topic @ quiet - topic @ space) > float(brief @ quiet - brief @ space)
+    # a brief naming no book, or books the version lacks, is read against its own vector
+    assert np.array_equal(topic_vector(brief, [], index), brief)
+    assert np.array_equal(topic_vector(brief, ["gone"], index), brief)
+
+
 def test_the_floor_keeps_only_books_likely_to_fit():
     scored = [Candidate("a", relevance=0.9), Candidate("b", relevance=0.1), Candidate("c", relevance=0.3)]
     assert [c.book_id for c in fitting(scored, 0.2)] == ["a", "c"]
@@ -132,6 +177,15 @@ def test_done_promises_the_set_share_of_the_shelf_fits():
     options = option_texts(short.question, "en")
     assert options[:2] == ("about: popular science (23 books)", "about: 'Whaling -- Fiction' (5 books)")
     assert options[-1].startswith("lower the relevance floor")
+
+
+def test_a_topic_no_book_of_the_catalog_fits_says_none_and_offers_the_nearest_topics():
+    query = ThemeQuery((), ("whales", "sea"), "q", 0.8, "rules", "en")
+    verdict = gate(query, 3, ShelfLimits(), [], GatingSettings(), fit=short_fit(0.1, likely=0))
+    assert verdict.question.kind == "few_fit" and verdict.question.count == 0
+    assert question_text(verdict.question, "en").startswith("No book in this catalog is about 'whales', 'sea'")
+    assert question_text(verdict.question, "zh").startswith("本馆没有关于「whales」、「sea」的书")
+    assert option_texts(verdict.question, "en")[0] == "about: popular science (23 books)"
 
 
 def test_the_nearest_topics_are_broader_than_what_fits():

@@ -44,12 +44,14 @@ def demo_subjects(demo_books, embedder, tmp_path_factory) -> SubjectVocabulary:
     return index_of(demo_books, embedder, tmp_path_factory.mktemp("subjects"))
 
 
-def read(brief: str, subjects: SubjectVocabulary, embedder):
+def read(brief: str, subjects: SubjectVocabulary, embedder, books=None):
     """The brief's query with its subject conditions, as the shelf flow reads it."""
     vocabulary = get_vocabulary()
     reading = read_brief(brief, vocabulary)
     query = RulesTranslator(vocabulary).translate(Theme("b", "t", brief), reading)
-    return subjects_of_brief(reading, query, subjects, embedder, load_cues(), load_settings().gating.min_books)
+    settings = load_settings()
+    return subjects_of_brief(reading, query, subjects, embedder, load_cues(), settings.gating.min_books,
+                             books={b.book_id: b for b in books or ()}, confidence=settings.enrichment.filter_confidence)
 
 
 def roles(query) -> dict[str, tuple[str, list[str]]]:
@@ -106,6 +108,17 @@ def test_a_genre_word_in_a_brief_on_other_subjects_is_doubtful(demo_subjects, em
     assert doubt.topic.text == "推理" and len(doubt.readings) == 2
     assert doubt.reading_subjects()[0][0] == "推理悬疑"  # the genre's own tag, with its count, is one reading
     assert read("推理小说", demo_subjects, embedder).subjects == ()  # asked for alone: the genre, no doubt
+
+
+def test_a_genre_read_from_part_of_a_word_is_the_genre_the_words_books_hold(demo_subjects, demo_books, embedder):
+    # 科学 (an alias of 科普) inside 科学幻想: the books under 科学幻想小说 are science fiction, not popular science
+    query = read("启示的梦想——科学幻想作品推荐", demo_subjects, embedder, demo_books)
+    assert [c for c in query.conditions("MUST") if c.field == "genre"] == [FilterCondition("genre", ("科幻",), "MUST")]
+    without_books = read("启示的梦想——科学幻想作品推荐", demo_subjects, embedder)
+    assert [c.values for c in without_books.conditions("MUST") if c.field == "genre"] == [("科普",)]
+    # 推理 inside 推理小说 is what the books under 推理小说 are
+    query = read("想要推理小说，但不要东野圭吾", demo_subjects, embedder, demo_books)
+    assert [c.values for c in query.conditions("MUST") if c.field == "genre"] == [("推理悬疑",)]
 
 
 def test_the_subject_path_brings_only_books_carrying_the_matched_subjects(demo_subjects, demo_books, embedder):

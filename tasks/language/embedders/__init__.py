@@ -23,4 +23,16 @@ def create_embedder(settings: EmbedderSettings) -> Embedder:
     raise ValueError(f"unknown embedder backend {settings.backend!r}")
 
 
-__all__ = ["Embedder", "create_embedder", "normalize"]
+# A worker process's models, by the settings they were made from: loaded once per process, not once per chunk.
+_SHARED: dict[EmbedderSettings, Embedder] = {}
+
+
+def shared_embedder(settings: EmbedderSettings) -> Embedder:
+    """This process's one embedder of `settings` (a worker's chunks of a build all use it)."""
+    found = _SHARED.get(settings)
+    if found is None:
+        found = _SHARED[settings] = create_embedder(settings)
+    return found
+
+
+__all__ = ["Embedder", "create_embedder", "normalize", "shared_embedder"]

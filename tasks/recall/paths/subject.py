@@ -42,7 +42,8 @@ def weight(evidence: SubjectEvidence) -> float:
 
 def evidence_for(book: BookRecord, found: Sequence[TopicSubjects]) -> tuple[SubjectEvidence, ...]:
     """The matched subjects this book carries, strongest first."""
-    held = [SubjectEvidence(book.book_id, m.topic, m.subject.label, m.subject.kind, m.how, m.strength, t.role)
+    held = [SubjectEvidence(book.book_id, m.topic, m.subject.label, m.subject.kind, m.how, m.strength, t.role,
+                            m.subject.books)
             for t, m in _wanted(found) if evaluate(_expr(m), book)]
     return tuple(sorted(held, key=lambda e: (-weight(e), e.subject)))
 
