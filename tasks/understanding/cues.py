@@ -129,6 +129,7 @@ class Readings:
     values: dict[str, tuple[str, ...]]  # a vocabulary value's or kind's name -> everyday words for it
     occasions: tuple[Occasion, ...]
     read_alike: tuple[str, ...]
+    alike_verbs: tuple[str, ...]  # liking, likeness or reading after: with a title in its clause, a read-alike
     languages: dict[str, tuple[str, ...]]  # language code -> words for it
     language_names: dict[str, tuple[str, ...]]  # language code -> its bare names, a request only before books
     language_nouns: tuple[str, ...]  # the words for books a bare language name may qualify
@@ -217,7 +218,9 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     readings = Readings(said("adults"), packs.groups("readings.yaml", "audiences"),
                         {name: tuple(map(str, row)) for key in ("feelings", "kinds")
                          for name, row in packs.table("readings.yaml", key).items()},
-                        occasions, said("read_alike"), packs.groups("readings.yaml", "languages"),
+                        occasions, said("read_alike"),
+                        tuple(w for ws in packs.groups("readings.yaml", "read_alike_verbs").values() for w in ws),
+                        packs.groups("readings.yaml", "languages"),
                         packs.groups("readings.yaml", "language_names"), said("language_nouns"),
                         packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
                         said("authorship_before"), said("authorship_after"), said("topics"))

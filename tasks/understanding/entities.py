@@ -399,6 +399,40 @@ def _read_alike() -> re.Pattern:
                       re.IGNORECASE)
 
 
+@cache
+def _alike_verbs() -> tuple[re.Pattern, re.Pattern]:
+    """The packs' verbs of liking, likeness and reading after (readings.yaml `read_alike_verbs`): any of them
+    anywhere in a clause, and all of them (a one-character word too) only right beside a title."""
+    verbs = sorted(load_cues().readings.alike_verbs, key=len, reverse=True)
+    anywhere = "|".join(term_pattern(v) for v in verbs if len(v) > 1)
+    return re.compile(anywhere or "(?!)", re.IGNORECASE), re.compile("|".join(map(term_pattern, verbs)) or "(?!)",
+                                                                      re.IGNORECASE)
+
+
+def _alike_by_structure(brief: str, bare_titles: list[tuple[int, int, str]]) -> bool:
+    """A read-alike by its structure, whatever its words: a title in 《》 and a verb of liking, likeness or
+    reading after in its clause, before or after it ("口味接近《我的阿勒泰》的散文", "读过《X》之后还能接着读的"); a
+    catalog title unquoted only with the verb right beside it ("You loved Piranesi", "白夜行同款"), as a bare title
+    may be an everyday word."""
+    anywhere, beside = _alike_verbs()
+    ends = load_cues().clauses.end
+    for quoted in re.finditer(r"《[^》]+》", brief):
+        start = max((m.end() for m in ends.finditer(brief, 0, quoted.start())), default=0)
+        after = ends.search(brief, quoted.end())
+        stop = after.start() if after else len(brief)
+        if (anywhere.search(brief[start:quoted.start()]) or anywhere.search(brief[quoted.end():stop])
+                or _beside(brief, quoted.start(), quoted.end(), beside)):
+            return True
+    return any(_beside(brief, a, b, beside) for a, b, _ in bare_titles)
+
+
+def _beside(brief: str, start: int, end: int, verbs: re.Pattern) -> bool:
+    """Whether a verb ends right before the span or starts right after it (only spaces and "the" between)."""
+    before = re.search(r"(?:\s*\bthe)?\s*$", brief[:start], re.IGNORECASE)
+    return (any(m.end() == before.start() for m in verbs.finditer(brief, max(0, start - 30), before.start()))
+            or bool(verbs.match(brief, end + len(brief[end:]) - len(brief[end:].lstrip()))))
+
+
 def understand(brief: str, index: EntityIndex) -> Understanding:
     """The brief's intent, and the catalog authors, series or titles it names."""
     quoted, corrections = _quoted_titles(brief, index)
@@ -410,11 +444,18 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         series = next((k for k in keys if k in index.series_books), None)
         if series:
             return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
-    alike = _read_alike().search(brief)
+    alike = bool(_read_alike().search(brief))
     # an unquoted title inside an author's name is none: "For fans of Stephen King" is not about a book "King"
-    in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)] if alike and not quoted else []
-    titles = quoted or ([t for a, b, t in index.title_lookup.spans(brief, 2)
-                         if not any(x <= a and b <= y for x, y in in_names)] if alike else [])
+    in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)] if not quoted else []
+    bare_titles = [] if quoted else [(a, b, t) for a, b, t in index.title_lookup.spans(brief, 2)
+                                     if not any(x <= a and b <= y for x, y in in_names)]
+    titles = quoted or [t for _, _, t in bare_titles]
+    # "Anything by Steinbeck? Our book club loved Of Mice and Men": a liked title whose author the brief names
+    # (not excluded: the searchable text holds no exclusion) is the author's, not a read-alike
+    own = {b for n in _authors(brief, index)[0] for b in index.author_books[index.author_names[n]]}
+    alike = alike or (_alike_by_structure(brief, bare_titles)
+                      and not any(b in own for t in titles for b in index.title_books[t]))
+    titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
     if titles and alike:
         ids = tuple(b for t in titles for b in index.title_books[t])

@@ -262,6 +262,19 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     for m in re.finditer(rf"(?:(?:{_words(g.range_open)})\s+)?(?<!\d)(\d{{4}})\s*(?:{units})?\s*(?:{_words(g.ranges)})"
                          rf"\s*(\d{{4}})(?!\d)\s*(?:{units})?", text, flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", int(m.group(1))), ("pub_year", "<=", int(m.group(2))))
+    # "200到300页", "评分8到9分之间", "between 150 and 300 pages": a range of any quantity, its unit after the second
+    # number at least (a rating's unit says its scale)
+    for quantity, words in g.units.items():
+        unit = _words(words)
+        for m in re.finditer(rf"(?:(?:{_words(g.range_open)})\s+)?(?<![\d.])({number})\s*(?:{unit})?\s*"
+                             rf"(?:{_words(g.ranges)})\s*({number})\s*(?P<w>{unit})(?![A-Za-z])", text,
+                             flags=re.IGNORECASE):
+            low, high = g.value(m.group(1)), g.value(m.group(2))
+            if quantity == "pub_year" or not 0 < low < high:
+                continue  # years have their own range above
+            scale = float(_lookup(g.scales, m.group("w")) or 0) or None if quantity == "rating" else None
+            found.append(NumericMention(m.start(), m.end(), (NumericCondition(quantity, ">=", low, scale=scale),
+                                                             NumericCondition(quantity, "<=", high, scale=scale))))
     # 1980年代, 80年代, 八十年代, 八九十年代 (the 1900s; "00年代" the 2000s; 10 and 20 are left out: "20年代的上海"
     # is the 1920s): the decades, or with 以后 / 以前 everything from their start on, or before it
     glyphs = "".join(re.escape(w) for w, v in g.digits.items() if len(w) == 1 and not w.isascii() and 0 < v < 10)

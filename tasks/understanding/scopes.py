@@ -80,7 +80,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             stop = _degree_stop(text, cue, stop, cues, kinds)
         if kind.effect == ALLOW:
             if kind.direction == AROUND:
-                joined = _alternatives(seg, cue, spans)
+                joined = _alternatives(seg, cue, spans, cues)
                 scopes += [Scope(*joined, ALLOWED)] if joined else []
             elif kind.several:
                 several.append((a, b))
@@ -169,14 +169,15 @@ def _set_apart(seg: Segmented, cue: Cue, clause: tuple[int, int], clauses: list[
     return None if additive and not seg.any_end(cue.end, additive.end()) else before
 
 
-def _alternatives(seg: Segmented, cue: Cue, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """What an alternative's cue offers: the names on either side of it, each within two words ("fiction or
-    nonfiction", "poetry or maybe some essays"); None where it joins other words ("crime novels set in Scandinavia
-    or anywhere cold" asks for crime novels, it offers no alternative to them)."""
+def _alternatives(seg: Segmented, cue: Cue, spans: list[tuple[int, int]], cues: Cues) -> tuple[int, int] | None:
+    """What an alternative's cue offers: the names on either side of it, each within two words or only filler
+    words away ("fiction or nonfiction", "poetry or maybe some essays", "a play or a book of poems"); None where it
+    joins other words ("crime novels set in Scandinavia or anywhere cold" asks for crime novels, it offers no
+    alternative to them)."""
     before = max((s for s in spans if s[1] <= cue.start), key=lambda s: s[1], default=None)
     after = min((s for s in spans if s[0] >= cue.end), key=lambda s: s[0], default=None)
     if before is None or after is None:
         return None
-    near = all(len(seg.text[x:y].split()) <= 2 and not seg.any_end(x, y)
-               for x, y in ((before[1], cue.start), (cue.end, after[0])))
+    near = all((len(words := seg.text[x:y].lower().split()) <= 2 or all(w in cues.filler for w in words))
+               and not seg.any_end(x, y) for x, y in ((before[1], cue.start), (cue.end, after[0])))
     return (before[0], after[1]) if near else None

@@ -18,6 +18,7 @@ from tasks.model.themes import HistoryShelf, Theme
 from tasks.progress import timed
 from tasks.understanding.entities import EntityIndex, understand_reading
 from tasks.understanding.intent import keeping_named_kind, raise_confidence, settle_intent, without_named_words
+from tasks.understanding.meanings import with_meanings
 from tasks.understanding.numbers import on_scale
 from tasks.understanding.reading import load_cues, read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
@@ -52,7 +53,8 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
     curator's answered question amends the query (a condition dropped, a value wished for)."""
     timings: dict[str, float] = {}
     with timed(timings, "translate"):
-        reading = read_brief(theme.brief, tools.vocabulary, tools.entities)
+        reading = with_meanings(read_brief(theme.brief, tools.vocabulary, tools.entities), tools.embedder,
+                                tools.vocabulary, load_cues())
         reference = apply_reference(tools.translator.translate(theme, reading), theme, history,
                                     shelf_likeness(theme.brief, tools.embedder))
         query = subjects_of_brief(reading, reference.query, tools.subjects, tools.embedder, load_cues(),

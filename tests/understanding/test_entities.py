@@ -22,6 +22,20 @@ def test_a_named_book_with_a_likeness_cue_asks_for_similar_books():
     assert understand("像三体II那样的科幻", INDEX).titles == ("三体II",)  # the longer title wins
 
 
+def test_a_title_and_a_verb_of_liking_likeness_or_after_in_its_clause_is_a_read_alike_whatever_the_wording():
+    # wordings no read-alike form of the packs spells out: the structure carries them
+    for brief in ("口味接近《边城》的散文，写湘西的", "读过《边城》之后还能接着读的当代小说", "《边城》式的乡土小说",
+                  "同样写湘西的，与《边城》味道相近的书", "边城同款：乡土小说", "You loved Stoner and need another one",
+                  "In the same vein as Stoner: campus novels"):
+        found = understand(brief, INDEX)
+        assert (found.intent, found.book_ids) == ("similar_to_book", ("z3",) if "边城" in brief else ("e1",)), brief
+    # the verb in another clause, a one-character word away from the title, a bare title with no verb beside it
+    # and a liked title whose author the brief names is the author's ("Anything by John Williams? We loved Stoner")
+    for brief in ("《边城》专题；另外要几本喜欢的诗", "《边城》与形式主义", "Stoner and other campus novels we like",
+                  "Anything by John Williams? We loved Stoner"):
+        assert understand(brief, INDEX).intent != "similar_to_book", brief
+
+
 def test_a_plain_theme_is_a_theme_shelf():
     assert understand("适合雨天读的安静小说", INDEX).intent == "theme_shelf"
 

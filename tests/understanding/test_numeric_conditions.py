@@ -96,3 +96,17 @@ def test_the_catalogs_scale_is_read_off_its_ratings():
 ])
 def test_a_century_with_a_comparator_is_a_bound(brief, expected):
     assert list(parse_numeric_conditions(brief, TODAY)) == expected
+
+
+@pytest.mark.parametrize("brief, expected", [
+    # a range of any quantity, its unit said once after the second number (a rating's unit says its scale)
+    ("一百五十到二百五十页的小说", [N("pages", ">=", 150), N("pages", "<=", 250)]),
+    ("from 120 to 240 pages", [N("pages", ">=", 120), N("pages", "<=", 240)]),
+    ("豆瓣7到8分之间", [N("rating", ">=", 7, scale=10.0), N("rating", "<=", 8, scale=10.0)]),
+    # comparators as complete as the grammar lists them, before the number or after it
+    ("不早于1990年的小说", [N("pub_year", ">=", 1990)]),
+    ("1980年或之前出版的", [N("pub_year", "<=", 1980)]),
+    ("essays not earlier than 1960", [N("pub_year", ">=", 1960)]),
+])
+def test_a_range_or_a_comparator_of_the_complete_lists_is_read(brief, expected):
+    assert list(parse_numeric_conditions(brief, TODAY)) == expected

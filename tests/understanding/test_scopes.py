@@ -29,6 +29,23 @@ def polarities(brief: str) -> set[tuple[str, str, str]]:
     ("funny and not too long", ("text_texture", "幽默诙谐", WANTED), ("text_texture", "幽默诙谐", EXCLUDED)),
     # words of time end an exclusion: the sentence goes on about what is wanted
     ("no thrillers for now, fantasy instead", ("genre", "奇幻", WANTED), ("genre", "奇幻", EXCLUDED)),
+    # negspacy's general English rows and a curator's words for leaving out, each scoping as its kind does
+    ("Memoirs for the display, barring any poetry", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
+    ("Essays, with the exception of poetry", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
+    ("Short fiction, poetry is ruled out", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
+    # a termination of NegEx's ends the exclusion: what follows is wanted
+    ("no horror, although fantasy would be nice", ("genre", "奇幻", WANTED), ("genre", "奇幻", EXCLUDED)),
+    # the Chinese negation words as a grammar lists them, before and after what they negate
+    ("散文随笔，诗集一本都别放", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
+    ("适合夜读的书，不涉及科幻", ("genre", "科幻", EXCLUDED), ("genre", "科幻", WANTED)),
+    ("历史读物，科幻就略过", ("genre", "科幻", EXCLUDED), ("genre", "科幻", WANTED)),
+    # a negation after what it negates, with a word of time after it ("off the list this month")
+    ("Essays; poetry is off the list this season", ("form", "poetry", EXCLUDED), ("form", "poetry", WANTED)),
+    # alternatives joined across filler words only, not across words of their own
+    ("an essay collection or a book of poems", ("form", "poetry", ALLOWED), ("form", "poetry", WANTED)),
+    ("poetry set in Iceland or anywhere cold", ("form", "poetry", WANTED), ("form", "poetry", ALLOWED)),
+    # a word holding a negation character that is no negation ("有没有", "莫言") negates nothing
+    ("有没有科幻小说推荐", ("genre", "科幻", WANTED), ("genre", "科幻", EXCLUDED)),
 ])
 def test_a_cue_scopes_as_its_kind_says(brief, held, not_held):
     found = polarities(brief)

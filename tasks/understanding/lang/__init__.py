@@ -45,7 +45,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "eras": TABLE, "setting": WORDS, "scales": TABLE, "counters": WORDS, "decade_words": TABLE, "ordinals": TABLE,
                      "decade_units": WORDS, "century_units": WORDS, "range_open": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
-                      "read_alike": WORDS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
+                      "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
                       "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS},
 }
