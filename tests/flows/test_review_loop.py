@@ -26,7 +26,7 @@ themes:
   - theme_id: short-scifi
     theme_name: 1990年以后出版的科幻小说，300页以内
   - theme_id: classics
-    theme_name: 中国现代文学经典
+    theme_name: 中国现代文学
 """
 RELAX_PAGES = "不再要求：不超过 300 页"
 
