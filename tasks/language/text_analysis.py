@@ -61,11 +61,17 @@ def normalize_language(code: str | None, text_for_detection: str = "") -> str:
     code = (code or "").strip().lower()
     if not code:
         return detect_language(text_for_detection)
-    if code.startswith("zh") or code in {"chi", "zho", "chs", "cht", "cn"}:
+    if code.startswith("zh") or code in {"chs", "cht", "cn"}:
         return "zh"
-    if code.startswith("en") or code == "eng":
+    if code.startswith("en"):
         return "en"
-    return code
+    return _two_letter_codes().get(code, code)
+
+
+@lru_cache(maxsize=1)
+def _two_letter_codes() -> dict[str, str]:
+    """config/language_codes.yaml: a MARC record's three-letter code (fre) is the two-letter one (fr) of a CSV row."""
+    return {str(k): str(v) for k, v in (read_yaml(CONFIG_DIR / "language_codes.yaml") or {}).items()}
 
 
 @lru_cache(maxsize=1)

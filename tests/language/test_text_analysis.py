@@ -28,7 +28,8 @@ def test_language_codes_are_normalized():
     assert normalize_language("zh-CN") == "zh"
     assert normalize_language("eng") == "en"
     assert normalize_language("en-GB") == "en"
-    assert normalize_language("fre") == "fre"
+    assert normalize_language("fre") == normalize_language("fra") == normalize_language("fr") == "fr"  # MARC, ISO, CSV
+    assert normalize_language("fil") == "fil"  # no two-letter code: kept as written
     assert normalize_language("", "我与地坛") == "zh"
 
 
