@@ -20,6 +20,7 @@ T = TypeVar("T")
 MIN_YEAR = -3000  # the oldest works a library catalogs (Gilgamesh is about -1750)
 DEFAULT_LIST_SEPARATOR = r"[;；|、]"
 SCHEMES = ("clc", "ddc", "lcc")
+_DEWEY_NUMBER = re.compile(r"\d{3}(?:[./']|$)")  # a Dewey number, not a local label
 
 _PLAIN_INT = re.compile(r"[+-]?\d+(?:\.0+)?")
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
@@ -166,10 +167,19 @@ def classification_codes(by_scheme: dict[str | None, tuple[str, ...]], language:
             code = raw.strip()
             named = re.match(rf"({'|'.join(SCHEMES)})[:\s]\s*(.+)$", code, re.IGNORECASE)
             if named:
-                out.append(f"{named.group(1).lower()}:{named.group(2).strip()}")
-            elif code:
-                out.append(f"{scheme or default_scheme or guess_scheme(code, language)}:{code}")
+                code_scheme, code = named.group(1).lower(), named.group(2).strip()
+            else:
+                code_scheme = scheme or default_scheme or guess_scheme(code, language)
+            if code:
+                out.append(f"{code_scheme}:{dewey_number(code) if code_scheme == 'ddc' else code}")
     return tuple(dict.fromkeys(out))
+
+
+def dewey_number(code: str) -> str:
+    """A Dewey number without LC's prime marks ("813/.52" -> "813.52": a mark only says where a library may cut the
+    number, and class ranges compare the digits). A local label ("[Fic]", "J FIC", "E") stays as written: the
+    crosswalk reads audience and form from it."""
+    return code.replace("/", "").replace("'", "") if _DEWEY_NUMBER.match(code) else code
 
 
 def class_of_call_number(call_no: str, language: str | None) -> str:

@@ -107,7 +107,7 @@ def test_marc21_records_become_catalog_books(tmp_path, vocabulary):
     assert (remains.publisher, remains.edition, remains.series) == ("Faber and Faber",
                                                                     "1st Vintage International ed.",
                                                                     "Vintage international ; V-34")
-    assert remains.classification == ("ddc:823/.914", "lcc:PR6059.S5 R46 1989")
+    assert remains.classification == ("ddc:823.914", "lcc:PR6059.S5 R46 1989")
     assert remains.subjects == ("Butlers -- Fiction", "Country homes -- England -- Fiction",
                                 "England -- Social life and customs -- 20th century -- Fiction")
     assert remains.summary is None
