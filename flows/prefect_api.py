@@ -242,8 +242,12 @@ def persistent_server(settings: Settings) -> Iterator[RunningServer]:
                           "(set server.port or SHELFWISE__SERVER__PORT to use another port)")
     log = settings.prefect_home / "server.log"
     # The UI asks the server for its API's address: without these it would tell the browser port 4200.
+    # Concurrency leases on disk (under the workspace's PREFECT_HOME), not in the server's memory: a server killed
+    # while a run held a deployment's one slot would otherwise come back with the slot taken and no lease to expire,
+    # and every later run of that deployment would wait for it.
     env = {**os.environ, "PREFECT_UI_ENABLED": "true", "PREFECT_SERVER_API_HOST": host,
-           "PREFECT_SERVER_API_PORT": str(port), "PREFECT_UI_API_URL": f"{url}/api"}
+           "PREFECT_SERVER_API_PORT": str(port), "PREFECT_UI_API_URL": f"{url}/api",
+           "PREFECT_SERVER_CONCURRENCY_LEASE_STORAGE": "prefect.server.concurrency.lease_storage.filesystem"}
     if secret:
         env["PREFECT_SERVER_API_AUTH_STRING"] = secret
     server = _KeptUp(lambda: start_child([sys.executable, "-m", "prefect", "server", "start", "--host", host,
