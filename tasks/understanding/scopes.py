@@ -51,7 +51,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
     found, `kinds` the spans of forms and genres named."""
     scopes: list[Scope] = []
     several: list[tuple[int, int]] = []  # "都可以" clauses: decided once exclusions are known
-    text, particles = seg.text, " " + cues.clauses.particles
+    text = seg.text
     clauses = clause_spans(seg, cue_list)
     for cue in cue_list:
         kind = cue.kind

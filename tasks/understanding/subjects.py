@@ -25,8 +25,7 @@ the catalog does not hold gives a short shelf and a review, never a shelf filled
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
