@@ -52,7 +52,7 @@ def test_every_heading_part_tag_and_class_range_is_counted_once_per_book():
     assert subjects[("heading", "Cooking, French")].aliases == ("French cooking",)
     assert subjects[("part", "World War")].books == 1
     assert ("part", "1939-1945") not in subjects and ("part", "当代") in subjects
-    assert subjects[("heading", "科幻")].field == "subject"
+    assert subjects[("heading", "科幻")].field == "heading"
     assert subjects[("tag", "科幻")].field == "genre" and subjects[("tag", "科幻")].values == ("科幻",)
     japanese = subjects[("class", "日本文学")]
     assert japanese.books == 1 and "clc:I313" in japanese.values and subjects[("class", "Japanese literature")]
@@ -72,7 +72,7 @@ def test_the_subject_index_is_read_back_as_written(tmp_path):
     assert none == () and no_vectors.size == 0
 
 
-def subject(label, books, field="subject", values=None, kind="heading", language="en"):
+def subject(label, books, field="heading", values=None, kind="heading", language="en"):
     return Subject(label, kind, language, books, field, values or (label,))
 
 
