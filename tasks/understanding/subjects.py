@@ -348,7 +348,7 @@ def _imaginative(subject: Subject) -> bool:
     return subject.kind in ("heading", "part") and bool(heading_form(subject.label)[0])
 
 
-def _kind_of_book(matches: list[SubjectMatch], kind: BriefKind) -> list[SubjectMatch]:
+def allowed_by_kind(matches: list[SubjectMatch], kind: BriefKind) -> list[SubjectMatch]:
     """The matches the brief's kind of book allows: a topic's stories ("Psychology -- Fiction") where the brief asks
     for fiction, never where it excludes it, and otherwise where the catalog holds the topic mostly in stories
     ("Pirates -- Fiction", a novel about the war where no history of it is held), not where its own subjects of it
@@ -390,7 +390,7 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
         matches += [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
                     for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
                     and vocabulary.subjects[i].kind != "tag"]
-        matches = _kind_of_book(matches, kind)
+        matches = allowed_by_kind(matches, kind)
         readings = _readings(matches, vocabulary)
         # required: the whole brief; or a head noun ("travel writing", though "travel" alone is a reading situation),
         # said by the own words or other names of a subject at least `min_books` books carry (a tag merely holding

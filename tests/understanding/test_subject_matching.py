@@ -168,3 +168,8 @@ def test_a_real_marc_exports_classes_are_subjects_with_their_counts():
     parts = {s.label: s.books for s in subjects if s.kind == "part"}
     assert parts["Juvenile fiction"] == sum(any(h.rstrip(". ").endswith("Juvenile fiction") or "-- Juvenile fiction --"
                                                 in h for h in b.subjects) for b in books)
+
+
+def test_a_nations_word_before_a_kind_of_writing_says_whose_books_not_what_they_are_about(demo_subjects, embedder):
+    assert "english" not in roles(read("Classic English novels", demo_subjects, embedder))
+    assert "english" in roles(read("English history", demo_subjects, embedder))  # there it is the topic
