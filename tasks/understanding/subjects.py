@@ -385,6 +385,8 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
             if matches:
                 out.append(TopicSubjects(topic, tuple(matches), EXCLUDED_ROLE))
             continue
+        matches += [m for m in _its_writing(topic, vocabulary, kinds, kind) if m.subject not in seen]
+        seen |= {m.subject for m in matches}
         if topic.genre:
             continue  # settled below, once every topic's subjects are known
         matches += [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
@@ -414,6 +416,20 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
     genre_matches = {t: [*vocabulary.tagged("genre", t.genre, t.text), *_untagged(vocabulary.lexical(t.text))]
                      for t in wanted if t.genre}
     return out + [d for t, m in genre_matches.items() if (d := _genre_doubt(t, m, out, vocabulary, context))]
+
+
+def _its_writing(topic: TopicPhrase, vocabulary: SubjectVocabulary, kinds: KindWords,
+                 kind: BriefKind) -> list[SubjectMatch]:
+    """The headings that are the topic's words and a kind of writing ("Sea stories" for "sea", "Ghost stories",
+    "Travel writing"): books of the topic, held as a Chinese term is held by a longer tag (推理小说 holds 推理).
+    A topic said with its kind already ("sea stories") is matched by its words; a brief excluding fiction wants
+    none of its stories."""
+    last = _words(topic.text)[-1][2]
+    if not topic.text.isascii() or last in kinds.all or kind.imaginative == "excluded":
+        return []
+    found = {m.subject: m for kind in sorted(kinds.heads) if kind.isascii()
+             for m in _untagged(vocabulary.lexical(f"{topic.text} {kind}"))}
+    return [SubjectMatch(topic.text, s, STRENGTH["holds"], "holds") for s in found]
 
 
 def _genre_doubt(topic: TopicPhrase, matches: list[SubjectMatch], found: list[TopicSubjects],

@@ -173,3 +173,9 @@ def test_a_real_marc_exports_classes_are_subjects_with_their_counts():
 def test_a_nations_word_before_a_kind_of_writing_says_whose_books_not_what_they_are_about(demo_subjects, embedder):
     assert "english" not in roles(read("Classic English novels", demo_subjects, embedder))
     assert "english" in roles(read("English history", demo_subjects, embedder))  # there it is the topic
+
+
+def test_a_topic_holds_the_heading_of_its_stories_unless_the_brief_excludes_fiction(demo_subjects, embedder):
+    sea = roles(read("Books about the sea and ships", demo_subjects, embedder))["sea"][1]
+    assert "Sea stories" in sea  # the demo's sea books are filed under "Sea stories", no heading "Sea"
+    assert roles(read("Nonfiction about the sea", demo_subjects, embedder))["sea"][1] == ["Ocean"]
