@@ -389,9 +389,11 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
         seen |= {m.subject for m in matches}
         if topic.genre:
             continue  # settled below, once every topic's subjects are known
-        matches += [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
-                    for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
-                    and vocabulary.subjects[i].kind != "tag"]
+        near = [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
+                for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
+                and vocabulary.subjects[i].kind != "tag"]
+        # a short topic's vector is a guess (an abbreviation, one character): its near subjects must hold its words
+        matches += [m for m in near if not _short(topic.text) or _holds_topic(m)]
         matches = allowed_by_kind(matches, kind)
         readings = _readings(matches, vocabulary)
         # required: the whole brief; or a head noun ("travel writing", though "travel" alone is a reading situation),
@@ -481,6 +483,11 @@ def topic_values(matches: Sequence[SubjectMatch]) -> tuple[str, ...]:
     strong = [m for m in matches if m.how != "vector" or _holds_topic(m)] or matches
     return tuple(dict.fromkeys(v for m in strong if m.subject.field in ("heading", "classification")
                                for v in m.subject.values))
+
+
+def _short(text: str) -> bool:
+    """A topic too short for its vector to say what it means: three Latin letters ("AI", "art"), one character."""
+    return len(text.strip()) <= (3 if text.isascii() else 1)
 
 
 def _holds_topic(match: SubjectMatch) -> bool:
