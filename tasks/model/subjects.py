@@ -129,8 +129,9 @@ def heading_form(heading: str) -> tuple[str, list[str]]:
 
 def conjuncts(part: str) -> list[str]:
     """The topics a part joins with "and" or "&" ("Description and travel": Description, travel; "Health &
-    Fitness"); none for a part that joins nothing, or holds a comma (a name, an inverted heading)."""
-    if "," in part or not part.isascii():
+    Fitness"); none for a part that joins nothing, holds a comma (a name, an inverted heading) or a qualifier
+    ("Concertos (Harpsichord and piano)" joins two instruments, not two topics)."""
+    if any(mark in part for mark in ",()") or not part.isascii():
         return []
     pieces = [p.strip() for p in _CONJUNCTION.split(part)]
     return [p[0].upper() + p[1:] for p in pieces] if len(pieces) > 1 and all(pieces) else []

@@ -199,6 +199,7 @@ def test_a_heading_with_a_form_subdivision_holds_its_parts_with_the_form_and_is_
     assert heading_parts("Fiction / Historical") == ["Historical -- Fiction", "Fiction"]  # BISAC writes it first
     assert heading_parts("Fiction -- History and criticism") == [  # criticism of fiction: no novel of anything
         "Fiction", "History and criticism", "History", "Criticism"]
+    assert heading_parts("Concertos (Harpsichord and piano)") == []  # a qualifier joins no topics
     subjects = {s.label: s for s in collect_subjects(TRAVEL_BOOKS)}
     assert subjects["Time travel -- Fiction"].aliases == ("Time travel",)  # a brief on time travel says it so
     assert (subjects["Psychology -- Fiction"].kind, subjects["Psychology -- Fiction"].aliases) == ("part", ("Psychology",))
