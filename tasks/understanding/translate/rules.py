@@ -8,9 +8,9 @@ What each kind of mention becomes:
   then each is a wish; a form excluded while a wanted genre belongs to it excludes only the form's
   general genre ("短篇和随笔，不要长篇小说" keeps short stories);
 - an audience or language asked for: MUST; excluded: MUST_NOT ("给大人看的" excludes children's books);
-- a nation's literature (config/class_ranges.yaml): MUST (MUST_NOT when excluded) on the record's fact of it, the
-  `literature` facet (its class range, subject words, the author's nationality mark, the original language:
-  tasks/catalog/crosswalk.py); a wish where it is only allowed, and where no book of the catalog says any;
+- a nation's literature (config/class_ranges.yaml): a wish on the record's fact of it, the `literature` facet (its
+  class range, subject words, the author's nationality mark, the original language: tasks/catalog/crosswalk.py);
+  MUST where a requirement cue says so or several are offered as one-of; MUST_NOT when excluded;
 - a period of Chinese history (config/class_ranges.yaml): asked, a wish on its classification codes; excluded,
   MUST_NOT on them and on its subject words, for a record without a code;
 - an author or work excluded: MUST_NOT; an author required ("只要刘慈欣的"): MUST, either under every name
@@ -79,16 +79,17 @@ def _literature(mention: Mention) -> bool:
 
 
 def _asked_literatures(reading: Reading) -> list[FilterCondition]:
-    """The literatures a brief asks for, on the record's fact of each (the `literature` facet): the shelf holds one
-    of them ("Russian novels", "法国小说或者德国小说都可以"); only a literature merely allowed alone ("日本的也可以") or
-    preferred ("俄国的最好", "ideally Russian") is a wish. Over a catalog whose records never say a literature,
+    """The literatures a brief asks for, on the record's fact of each (the `literature` facet): a nation named
+    plainly ("日本小说", "Latin American fiction") is a wish, as "Japanese novels" still welcomes a translated
+    classic beside them; a requirement cue ("only British crime fiction") or several nations offered together
+    ("法国小说或者德国小说都可以": the shelf holds one of them) requires it. Over a catalog whose records never say a literature,
     as_wishes (tasks/recall/filters.py) makes the condition a wish."""
     asked = [m for m in reading.mentions if _literature(m) and m.polarity in (WANTED, REQUIRED, ALLOWED)]
     prefer = load_cues().preference
     preferred = [m for m in asked if _in_clause_with(reading.text, m, prefer)]
     firm = [m for m in asked if m not in preferred]
     values = tuple(dict.fromkeys(m.value for m in firm))
-    required = any(m.polarity != ALLOWED for m in firm) or len(values) > 1
+    required = any(m.polarity == REQUIRED for m in firm) or len(values) > 1
     out = [FilterCondition("literature", values, "MUST" if required else "SHOULD")] if values else []
     return out + [FilterCondition("literature", (m.value,), "SHOULD") for m in preferred]
 
