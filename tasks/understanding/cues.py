@@ -189,7 +189,8 @@ def alternation(words: tuple[str, ...]) -> str:
 
 def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degree: tuple[str, ...]) -> re.Pattern:
     """A degree word and what it qualifies: in an unspaced script up to the quality's end ("太学术的"), else the next
-    word and the words joined to it ("too long or too dark"); with no degree words before, only that word."""
+    word and the words joined to it ("too long or too dark"); with no degree words before, only that word. An
+    unspaced quality ends at a degree_end or at its clause's end ("别太说教")."""
     spaced = tuple(w for w in before if w.isascii())
     unspaced = tuple(w for w in before if not w.isascii())
     word = r"[A-Za-z][\w-]*"
@@ -197,7 +198,7 @@ def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degre
     if not before:
         return re.compile(rf"\s+{word}{joined}", re.IGNORECASE)
     end = "".join(re.escape(e) for e in ends)
-    return re.compile(rf"\s*(?:(?:{alternation(unspaced)})[^，,。；;！!？?{end}]{{1,8}}?[{end}]"
+    return re.compile(rf"\s*(?:(?:{alternation(unspaced)})[^，,。；;！!？?{end}]{{1,8}}?(?:[{end}]|(?=[，,。；;！!？?]|$))"
                       rf"|(?:{alternation(spaced)})\s+{word}{joined})", re.IGNORECASE)
 
 

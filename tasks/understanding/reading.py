@@ -270,8 +270,10 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                     and not any(m.field == "work" and m.start == a for m in mentions)):
                 mentions = [m for m in mentions if m.end <= a or m.start >= b] + [Mention(a, b, "work", work,
                                                                                            EXCLUDED)]
+    # a degree's quality ("nothing too clinical", "别太说教") is how a book reads, no subject of books to exclude
+    degrees = {(s.start, s.end) for s in scopes if s.degree}
     for start, end in excluded:  # an excluded plain topic ("不要战争题材") excludes a subject
-        if any(start <= a < end for a, _ in number_spans):
+        if any(start <= a < end for a, _ in number_spans) or (start, end) in degrees:
             continue
         if any(start <= m.start < end for m in mentions):  # "别放工具书和励志书": 励志 is a value, 工具书 a topic
             mentions += [Mention(a, b, "subject", t, EXCLUDED) for a, b in joined_parts(text, start, end, cues)
@@ -293,7 +295,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # no topic to search for.
     excluded = [(a, b) for a, b in excluded
                 if any(a <= m.start < b for m in mentions if m.polarity == EXCLUDED)
-                or any(a <= n.start < b for n in numbers) or not phrase_topic(text[a:b], cues)]
+                or any(a <= n.start < b for n in numbers) or not phrase_topic(text[a:b], cues) or (a, b) in degrees]
     cue_spans = [(c.start, c.end) for c in cue_list
                  if not c.negates_ahead or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]

@@ -27,6 +27,7 @@ class Scope:
     start: int
     end: int
     polarity: str
+    degree: bool = False  # it holds a degree and its quality ("not too clinical", "别太说教"): no subject of books
 
 
 def _reader_scoped(text: str, cue: Cue, cues: Cues) -> bool:
@@ -76,8 +77,9 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             continue
         stop = min([c.start for c in cue_list if cue.end <= c.start < b and not c.closes
                     and c.kind.name not in kind.continues_over] + [b])
+        degree = False
         if kind.degree:
-            stop = _degree_stop(text, cue, stop, cues, kinds)
+            stop, degree = _degree_stop(text, cue, stop, cues, kinds)
         if kind.effect == ALLOW:
             if kind.direction == AROUND:
                 joined = _alternatives(seg, cue, spans, cues)
@@ -106,7 +108,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             # "不看刘慈欣以外的科幻": what stands before 以外 is the only thing wanted
             scopes.append(Scope(cue.start, close.start, REQUIRED))
         else:
-            scopes.append(Scope(cue.start, stop, polarity))
+            scopes.append(Scope(cue.start, stop, polarity, degree))
     for a, b in several:  # alternatives only among the kinds not excluded
         wanted = [k for k, e in kinds if a <= k < b and not any(s.start <= k and e <= s.end for s in scopes
                                                                  if s.polarity == EXCLUDED)]
@@ -115,15 +117,16 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
     return scopes
 
 
-def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]]) -> int:
-    """Where a scope that a degree narrows ends: "不要太学术的哲学入门书", "not too academic philosophy" exclude the
-    degree, not the books it describes; "不要二战题材的小说" the modifier before 的, not the kind of book, unless the
-    modifier names a kind itself ("不是给孩子看的绘本": children's picture books, both said twice)."""
+def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]]) -> tuple[int, bool]:
+    """Where a scope that a degree narrows ends, and whether a degree narrows it: "不要太学术的哲学入门书", "not too
+    academic philosophy" exclude the degree, not the books it describes; "不要二战题材的小说" the modifier before 的,
+    not the kind of book, unless the modifier names a kind itself ("不是给孩子看的绘本": children's picture books,
+    both said twice)."""
     degree = _degree_after(text, cue, cues)
-    if degree and degree.end() < stop:
+    if degree and degree.end() <= stop:
         stop = degree.end()
     return next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"
-                 and not any(cue.end <= k < x for k, _ in kinds)), stop)
+                 and not any(cue.end <= k < x for k, _ in kinds)), stop), degree is not None and degree.end() <= stop
 
 
 def _degree_after(text: str, cue: Cue, cues: Cues) -> re.Match | None:

@@ -68,3 +68,13 @@ def test_a_negation_about_the_reader_excludes_no_topic():
     reading = read_brief("无需专业背景的科普", get_vocabulary())
     assert ("genre", "科普", WANTED) in {(m.field, m.value, m.polarity) for m in reading.mentions}
     assert not [t for t in reading.topics if t.polarity == EXCLUDED]
+
+
+@pytest.mark.parametrize("brief", ["travel essays, not too preachy", "Westerns that aren't overly violent",
+                                   "乡土散文，别太煽情", "家族小说，不要过于冗长的"])
+def test_a_degrees_quality_is_no_excluded_subject(brief):
+    """"not too preachy", "别太煽情": a degree names how a book reads, not a subject to leave off the shelf, nor a
+    word to search for."""
+    reading = read_brief(brief, get_vocabulary())
+    assert not [t for t in reading.topics if t.polarity == EXCLUDED]
+    assert not any(word in reading.searchable_text for word in ("preachy", "violent", "煽情", "冗长"))
