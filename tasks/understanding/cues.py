@@ -210,7 +210,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     said = partial(packs.words, "readings.yaml")
     ends = packs.words("clauses.yaml", "ends")
     end = "|".join([re.escape(e) for e in ends]
-                   + [rf"{re.escape(e)}(?=\s|$)" for e in packs.words("clauses.yaml", "ends_before_space")]
+                   # a mark after a lone capital is an initial's: "Ursula K. Le Guin" is one name
+                   + [rf"(?<!\b[A-Z]){re.escape(e)}(?=\s|$)" for e in packs.words("clauses.yaml", "ends_before_space")]
                    + [rf"\s{re.escape(e)}\s" for e in packs.words("clauses.yaml", "ends_between_spaces")])
     marks = "".join(re.escape(m) for m in packs.words("clauses.yaml", "question_marks"))
     occasions = tuple(Occasion(name, tuple(map(str, row.get("words", ()))), tuple(map(str, row.get("topics", ()))),

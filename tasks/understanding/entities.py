@@ -409,21 +409,22 @@ def _alike_verbs() -> tuple[re.Pattern, re.Pattern]:
                                                                       re.IGNORECASE)
 
 
-def _alike_by_structure(brief: str, bare_titles: list[tuple[int, int, str]]) -> bool:
+def _alike_by_structure(brief: str, bare: list[tuple[int, int, str]], names: list[tuple[int, int]] = ()) -> bool:
     """A read-alike by its structure, whatever its words: a title in 《》 and a verb of liking, likeness or
     reading after in its clause, before or after it ("口味接近《我的阿勒泰》的散文", "读过《X》之后还能接着读的"); a
-    catalog title unquoted only with the verb right beside it ("You loved Piranesi", "白夜行同款"), as a bare title
-    may be an everyday word."""
+    catalog name unquoted only with the verb right beside it ("You loved Piranesi", "白夜行同款"), as a bare title
+    may be an everyday word; `names` (authors': never everyday words) as a quoted title is."""
     anywhere, beside = _alike_verbs()
     ends = load_cues().clauses.end
-    for quoted in re.finditer(r"《[^》]+》", brief):
-        start = max((m.end() for m in ends.finditer(brief, 0, quoted.start())), default=0)
-        after = ends.search(brief, quoted.end())
+    quoted = [(m.start(), m.end()) for m in re.finditer(r"《[^》]+》", brief)]
+    for begin, end in quoted + list(names):
+        start = max((m.end() for m in ends.finditer(brief, 0, begin)), default=0)
+        after = ends.search(brief, end)
         stop = after.start() if after else len(brief)
-        if (anywhere.search(brief[start:quoted.start()]) or anywhere.search(brief[quoted.end():stop])
-                or _beside(brief, quoted.start(), quoted.end(), beside)):
+        if (anywhere.search(brief[start:begin]) or anywhere.search(brief[end:stop])
+                or _beside(brief, begin, end, beside)):
             return True
-    return any(_beside(brief, a, b, beside) for a, b, _ in bare_titles)
+    return any(_beside(brief, a, b, beside) for a, b, _ in bare)
 
 
 def _beside(brief: str, start: int, end: int, verbs: re.Pattern) -> bool:
@@ -470,8 +471,11 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         ids = tuple(b for a in authors for b in index.author_books[a])
         typo = any(written not in index.author_names for written, _ in corrections)
         confidence = TYPO if typo else ALIAS if corrections else EXACT
-        # "For fans of Jane Austen", "喜欢金庸的读者": books like the author's, not the author's own
-        intent = Intent.SIMILAR_TO_BOOK if alike or _FANS_CUES.search(brief) else Intent.AUTHOR_SPOTLIGHT
+        # "For fans of Jane Austen", "喜欢金庸的读者", "沈从文和王小波都喜欢的读者", "read everything Tana French wrote
+        # and want something similar": an author liked or likened is where the brief starts, not what it is about
+        liked = _alike_by_structure(brief, [], [(a, b) for a, b, _ in index.author_lookup.spans(brief, 2)])
+        intent = (Intent.SIMILAR_TO_BOOK if alike or liked or _FANS_CUES.search(brief)
+                  else Intent.AUTHOR_SPOTLIGHT)
         return _named(intent, brief, corrections, confidence, authors=authors, book_ids=ids)
     if _NEW_ARRIVAL_CUES.search(brief):
         return Understanding(Intent.NEW_ARRIVALS, resolved_query=brief)

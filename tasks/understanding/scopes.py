@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from tasks.understanding.analysis import ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms
-from tasks.understanding.cues import Cues, regex
+from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
                                       PRECEDING, REQUIRE, TERMINATE)
 from tasks.understanding.topics import has_topic
@@ -31,10 +31,13 @@ class Scope:
 
 
 def _reader_scoped(text: str, cue: Cue, cues: Cues) -> bool:
-    """Whether a negation is about the reader: a reader word just before it ("readers without …") or right after
-    it, however long ("不需要懂", "无需专业背景")."""
+    """Whether a negation is about the reader: a reader word just before it ("readers without …"), not after an
+    authorship word, or right after it, however long ("不需要懂", "无需专业背景")."""
     before = text[max(0, cue.start - 25):cue.start].lower()
-    if any(regex(rf"\b{re.escape(w.lower())}\s*$").search(before) for w in cues.reader_before):
+    # "by anyone except Annie Dillard": after an authorship word the person is the writer, not the reader
+    by = regex(rf"\b(?:{alternation(cues.readings.authorship_before)})\s+$", re.IGNORECASE)
+    if any((m := regex(rf"\b{re.escape(w.lower())}\s*$").search(before)) and not by.search(before, 0, m.start())
+           for w in cues.reader_before):
         return True
     return any(text.startswith(w, cue.end) for w in cues.reader_after)
 
@@ -91,7 +94,13 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             continue
         polarity = _POLARITY[kind.effect]
         if _runs_back(seg, cue, (a, stop), spans, cues):
-            scopes.append(Scope(a, cue.start, polarity))
+            # nothing said before it in its clause ("…钱德勒的现在读着一般，就不放了"): the clause before is what it
+            # negates, where that names something
+            said = any(a <= s < cue.start for s, _ in spans) or has_topic(text[a:cue.start], cues)
+            before = next(((x, y) for x, y in clauses if y == a), None) if kind.direction == PRECEDING else None
+            reach = before[0] if (not said and before is not None
+                                  and any(before[0] <= s < before[1] for s, _ in spans)) else a
+            scopes.append(Scope(reach, cue.start, polarity))
             continue
         if kind.about_the_reader and _asks(seg, cue, cues):
             continue  # a question's "why … not": its words stay what the text is about

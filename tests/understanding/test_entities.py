@@ -117,3 +117,24 @@ def test_fans_of_an_author_ask_for_books_like_the_authors_not_the_authors_own():
     # a title inside the author's name is none ("For fans of Stephen King" had found a book called "King")
     kings = EntityIndex.build([BookRecord("k", "King"), BookRecord("s1", "Carrie", authors=("Stephen King",))], {}, {})
     assert understand("For fans of Stephen King", kings).book_ids == ("s1",)
+
+
+def test_an_author_liked_or_likened_in_the_clause_is_where_the_brief_starts_not_what_it_is_about():
+    for brief in ("沈从文和鲁迅都喜欢的读者，再推几本", "和刘慈欣风格相近的科幻",
+                  "I read everything John Williams wrote and want something similar"):
+        assert understand(brief, INDEX).intent == "similar_to_book", brief
+
+
+def test_an_author_only_excluded_or_allowed_makes_no_spotlight():
+    """Who the brief is about, not whom it mentions: an exclusion after the name, over an empty clause of its own,
+    a writer 'by anyone except', a permission ending its clause."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.entities import understand_reading
+    from tasks.understanding.reading import EXCLUDED, read_brief
+    for brief, author in (("写湘西的小说，沈从文本人的不算", "沈从文"), ("乡土小说，沈从文的读过了，就不放了", "沈从文"),
+                          ("campus novels by anyone except John Williams", "John Williams"),
+                          ("乡土散文，鲁迅的可以", None)):
+        reading = read_brief(brief, get_vocabulary(), INDEX)
+        assert understand_reading(reading, INDEX).intent == "theme_shelf", brief
+        assert author is None or ("author", author, EXCLUDED) in {(m.field, m.value, m.polarity)
+                                                                 for m in reading.mentions}, brief
