@@ -160,6 +160,8 @@ class Clauses:
     sentence_ends: tuple[str, ...]
     joiners: frozenset[str]
     particles: str
+    containers: tuple[str, ...]  # between two kinds, the second found inside the first: "科普精选里的科幻"
+    offering: frozenset[str]  # the joiners that offer a choice: "or", "或者"
 
 
 @lru_cache(maxsize=None)
@@ -229,7 +231,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
-                      "".join(packs.words("clauses.yaml", "particles")))
+                      "".join(packs.words("clauses.yaml", "particles")), packs.words("clauses.yaml", "containers"),
+                      frozenset(w.lower() for w in packs.words("clauses.yaml", "offering")))
     plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words"}
     sets = {"wanting", "filler", "not_a_topic", "pronouns"}
     return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root), kinds=packs.kinds,
