@@ -22,7 +22,7 @@ from datetime import date
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
-from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans,
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, resolve_overlaps,
                                           segment, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
@@ -93,6 +93,20 @@ class Reading:
             return 0.0
         spans = [(m.start, m.end) for m in self.mentions] + list(self.number_spans)
         return sum(1 for i in content if any(a <= i < b for a, b in spans)) / len(content)
+
+
+def _both_ages(mentions: list[Mention], grown: list[Mention], text: str, cues: Cues) -> list[Mention]:
+    """Grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子") the shelf
+    is for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these are
+    ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing."""
+    children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
+    if not grown or not children:
+        return mentions
+    pairs = sorted(grown + children, key=lambda m: m.start)
+    listed = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
+                 if (a in grown) != (b in grown))
+    dropped = set(children) | (set(grown) if listed else set())
+    return [m for m in mentions if m not in dropped]
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
@@ -226,13 +240,16 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 and any(scope.start <= f[0] < start for f in found))
 
     mentions = []
+    grown: list[Mention] = []  # the grown-ups asked for, as the children's books they exclude
     for start, end, field_name, value in found:
         mood = polarity(start, end)
         if field_name == "audience" and mood == EXCLUDED and for_the_reader(start, end):
             mood = WANTED
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
+            grown += [Mention(start, end, field_name, value, mood)] if mood == EXCLUDED else []
         mentions.append(Mention(start, end, field_name, value, mood))
+    mentions = _both_ages(mentions, grown, text, cues)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)

@@ -78,3 +78,20 @@ def test_a_degrees_quality_is_no_excluded_subject(brief):
     reading = read_brief(brief, get_vocabulary())
     assert not [t for t in reading.topics if t.polarity == EXCLUDED]
     assert not any(word in reading.searchable_text for word in ("preachy", "violent", "煽情", "冗长"))
+
+
+@pytest.mark.parametrize("brief, children", [
+    # grown-ups and children listed together: a shelf for everyone, nothing said of children's books
+    ("Summer picks for adults and kids", None),
+    ("大人和孩子都能读的历史书", None),
+    # the grown-ups' word says whose books these are
+    ("成人童话，给大人读的", EXCLUDED),
+    # a readers' age up to a children's book's oldest reader
+    ("graphic novels for ages 7 to 10", WANTED),
+    ("6-9岁孩子的科普", WANTED),
+    ("novels for 16 year olds", None),
+])
+def test_who_the_shelf_is_for(brief, children):
+    held = {m.polarity for m in read_brief(brief, get_vocabulary()).mentions
+            if m.field == "audience" and m.value == "children"}
+    assert held == ({children} if children else set()), held

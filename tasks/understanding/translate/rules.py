@@ -34,9 +34,8 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
-from tasks.understanding.analysis import segment
+from tasks.understanding.analysis import list_gap, segment
 from tasks.understanding.expansion import load_expansion_tables
-from tasks.understanding.cues import term_pattern
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
 from tasks.understanding.topics import brief_keywords
 from tasks.understanding.translate.base import Translator
@@ -176,7 +175,7 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
             items.append([mention])
     chain, offers = items[:1], False
     for item in [*items[1:], None]:
-        gap = _list_gap(text[chain[-1][-1].end:item[0].start], cues) if item is not None else None
+        gap = list_gap(text[chain[-1][-1].end:item[0].start], cues) if item is not None else None
         if gap is not None:
             chain.append(item)
             offers = offers or gap
@@ -198,30 +197,6 @@ def _offers_other_things(chain: list[list[Mention]], text: str, cues: Cues) -> b
         opening = re.findall(r"[a-z'-]+", text[chain[-2][-1].end:chain[-1][0].start].lower())
         return any(w in cues.filler and w not in cues.clauses.joiners for w in opening)
     return True
-
-
-def _list_gap(gap: str, cues: Cues) -> bool | None:
-    """What stands between two items of a list: None where it is not a list's joining (no joiner, a sentence's end,
-    more than two words of their own on either side of the joiner: an item's own words, "a snowed-in thriller"),
-    else whether it offers a choice ("or", "或者") rather than adding ("and", "、")."""
-    if any(mark in gap for mark in (*cues.clauses.sentence_ends, ":", "：", ";", "；")):
-        return None
-    lowered = gap.lower()
-    # a comma between Chinese words (NFKC makes "，" one) ends a clause, it joins no list
-    joiners = sorted((j for j in cues.clauses.joiners if gap.isascii() or not j.isascii()), key=len, reverse=True)
-    found = [(m.start(), m.end()) for j in joiners for m in re.finditer(term_pattern(j), lowered)]
-    if not found:
-        return None
-    left, right = lowered[:min(a for a, _ in found)], lowered[max(b for _, b in found):]
-
-    def too_long(part: str) -> bool:  # as an alternative's names stand (scopes._alternatives): two words, or filler
-        if not part.isascii():
-            return len(part.strip(" " + cues.clauses.particles)) > 4
-        words = re.findall(r"[a-z'-]+", part)
-        return len(words) > 2 and not all(w in cues.filler for w in words)
-    if too_long(left) or too_long(right):
-        return None
-    return any(re.search(term_pattern(o), lowered) for o in cues.clauses.offering)
 
 
 def _one_of_the_kinds(mentions: Sequence[Mention], vocabulary: Vocabulary, alternatives: bool) -> list[FilterCondition]:
