@@ -20,7 +20,7 @@ from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
 from tasks.understanding.analysis import longest_apart
 from tasks.understanding.cues import term_pattern
-from tasks.understanding.reading import ALLOWED, Reading, load_cues
+from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
@@ -381,11 +381,19 @@ def _other_given_name(before: str, author: str) -> bool:
 
 def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
     """`understand` on what the brief asks for; no spotlight on authors it only allows ("几本科幻，刘慈欣的可以有":
-    his books may stand on a theme shelf, among others)."""
+    his books may stand on a theme shelf, among others); a book set apart and likened is a read-alike's."""
     found = understand(reading.searchable_text, index)
     allowed = {m.value for m in reading.of(ALLOWED) if m.field == "author"}
     if found.intent is Intent.AUTHOR_SPOTLIGHT and set(found.authors) <= allowed:
         return Understanding(Intent.THEME_SHELF, resolved_query=found.resolved_query)
+    # "《明朝那些事儿》之外的同类好书": the book set apart is the one the others are to be like (a read-alike never
+    # shelves its book)
+    excluded = {m.value for m in reading.of(EXCLUDED) if m.field == "work"}
+    if excluded and found.intent is not Intent.SIMILAR_TO_BOOK:
+        whole = understand(reading.text, index)
+        if whole.intent is Intent.SIMILAR_TO_BOOK and any(w in excluded for t in whole.titles
+                                                            for w in index.title_works.get(t, ())):
+            return whole
     return found
 
 
@@ -458,6 +466,11 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
                       and not any(b in own for t in titles for b in index.title_books[t]))
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
+    unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief)) if q not in quoted
+               and not any(q == written for written, _ in corrections)]
+    if alike and not titles and unknown and _alike_by_structure(brief, []):
+        # "中国版《鼠疫》那样的疫病小说": a book the catalog lacks is still the one the shelf is to be like
+        return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(unknown), book_ids=())
     if titles and alike:
         ids = tuple(b for t in titles for b in index.title_books[t])
         # "Books like The Hunger Games" had shelved Mockingjay first: a read-alike is another series
