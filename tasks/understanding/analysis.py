@@ -218,8 +218,9 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     """(start, end, field, value) of every name and value in the text, overlaps not yet resolved."""
     text = seg.text
     found: list[tuple[int, int, str, str]] = []
-    for kind in vocabulary.kinds:
-        found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
+    for kind in vocabulary.kinds:  # a kind by its words and its own names ("散文随笔" is the form, as a genre's too)
+        found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, (*kind.words, kind.name_zh),
+                                                                          plural=True)]
     found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
     # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
     # or school grade ("fourth graders", "三年级")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tasks.understanding.analysis import ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms
 from tasks.understanding.cues import Cues, alternation, regex
-from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
+from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
                                       PRECEDING, REQUIRE, TERMINATE)
 from tasks.understanding.topics import has_topic
 
@@ -84,7 +84,10 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
         if kind.degree:
             stop, degree = _degree_stop(text, cue, stop, cues, kinds)
         if kind.effect == ALLOW:
-            if kind.direction == AROUND:
+            held = _degree_after(text, cue, cues) if kind.direction == CLAUSE else None
+            if held and held.end() <= b:  # "不必太厚的传记": the degree is what need not be, not the books
+                scopes.append(Scope(cue.start, held.end(), EXCLUDED, True))
+            elif kind.direction == AROUND:
                 joined = _alternatives(seg, cue, spans, cues)
                 scopes += [Scope(*joined, ALLOWED)] if joined else []
             elif kind.several:

@@ -132,3 +132,19 @@ def test_a_list_offering_a_choice_with_other_things_makes_its_kinds_wishes(vocab
     assert {(c.field, c.operator) for c in q.filter_conditions} == {("genre", "SHOULD"), ("emotional_tone", "SHOULD")}
     # qualities listed before the one kind they describe leave it asked for
     assert ops(translate(vocabulary, theme_name="t", description="romantic or cozy fantasy"))[("genre", "奇幻")] == "MUST"
+
+
+def test_a_head_noun_names_the_kind_and_a_kinds_own_name_is_that_kind(vocabulary):
+    # a genre before a form none of its books has: the novels are about it ("哲学小说" are novels)
+    found = ops(translate(vocabulary, theme_name="t", description="哲学小说，不要太长"))
+    assert found[("form", "fiction")] == "MUST" and found.get(("genre", "哲学")) == "SHOULD"
+    # the form's own name is the form, as its genre's name too
+    assert ops(translate(vocabulary, theme_name="t", description="散文随笔，写故乡的"))[("form", "essays")] == "MUST"
+
+
+def test_a_preference_ending_its_clause_wishes_and_a_degree_after_a_hedge_is_what_need_not_be(vocabulary):
+    assert ops(translate(vocabulary, theme_name="t", description="Short books, poetry preferred"))[
+        ("form", "poetry")] == "SHOULD"
+    assert ops(translate(vocabulary, theme_name="t", description="诗集，有插图的更好，古典诗歌优先"))[("form", "poetry")] == "MUST"
+    found = ops(translate(vocabulary, theme_name="t", description="不用太长的科普"))
+    assert found == {("genre", "科普"): "MUST"}

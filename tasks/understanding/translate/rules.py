@@ -149,9 +149,10 @@ def _with_plurals(values: Iterable[str]) -> tuple[str, ...]:
 
 def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabulary: Vocabulary) -> set[Mention]:
     """The kinds of book asked for that only qualify another or are one choice among other things:
-    - two kinds of one field side by side, nothing joining them, describe one book: the later qualifies the first
-      ("日本推理短篇集", "science fiction short stories"), where one book can be both; with a container word between them the second is found
-      inside the first ("科普佳作精选里的科幻"), and the first qualifies it;
+    - two kinds side by side, nothing joining them, describe one book: of one field the later qualifies the first
+      ("日本推理短篇集", "science fiction short stories"), where one book can be both; a genre before a form no book
+      of that genre has is what the books are about ("历史小说": novels); with a container word between them the
+      second is found inside the first ("科普佳作精选里的科幻"), and the first qualifies it;
     - a list that offers a choice ("a romance, a cozy mystery or a snowed-in thriller") with an item naming no kind of
       book makes each kind in it one choice among other things: a wish, never a requirement of one alone."""
     seg = segment(text)
@@ -161,12 +162,15 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
     wishes: set[Mention] = set()
     for (first, one), (second, other) in zip(zip(kinds, forms), list(zip(kinds, forms))[1:]):
         gap = text[first.end:second.start]
-        if first.field != second.field or first.value == second.value or seg.any_end(first.end, second.start):
+        if first.value == second.value or seg.any_end(first.end, second.start):
             continue
-        if any(c in gap.lower() for c in cues.clauses.containers):
+        if first.field == second.field and any(c in gap.lower() for c in cues.clauses.containers):
             wishes.add(first)
-        elif one & other and not gap.strip(" -" + cues.clauses.particles):  # "散文小说都可以" are two kinds
-            wishes.add(second)
+        elif not gap.strip(" -" + cues.clauses.particles):
+            if one & other:  # one book both: the later qualifies the first, unless it is the general form
+                wishes |= {second} if first.field == second.field else set()
+            elif first.field != second.field and one and other:
+                wishes.add(first)  # "历史小说": the head names the kind, the word before it what the novels are about
     items: list[list[Mention]] = []  # the mentions side by side, one item each ("cozy mystery")
     for mention in asked:
         if items and not text[items[-1][-1].end:mention.start].strip(" -" + cues.clauses.particles):
