@@ -2,6 +2,7 @@
 100-theme batch shelved both ways.
 
     .venv/bin/python benchmarks/scale_1m.py [--books 1000000] [--workers 2] [--themes 100] [--workspace DIR]
+    .venv/bin/python benchmarks/scale_1m.py --workspace DIR --step build-local --cached   # one step again
 
 Prints, for each build (both full: every text embedded again, no cache): the seconds of every stage, the peak RSS
 of the coordinating process and of each worker, and the speed-up; then the batch's p50 per theme and its wall time
@@ -73,6 +74,9 @@ def main() -> None:
     parser.add_argument("--themes", type=int, default=100)
     parser.add_argument("--workspace", type=Path, default=None)
     parser.add_argument("--step", choices=STEPS, help="only this step, on the imported --workspace, in this process")
+    parser.add_argument("--cached", action="store_true",
+                        help="with --step build-*: embed only what the embedding cache lacks (after an earlier full "
+                             "build filled it), to time the build's other stages apart")
     args = parser.parse_args()
     workspace = args.workspace or Path(tempfile.mkdtemp(prefix="shelfwise-scale-"))
     os.environ["SHELFWISE__WORKSPACE"] = str(workspace)
@@ -181,14 +185,16 @@ def _run(step: str, args: argparse.Namespace, compute: str) -> None:
         from flows.build_indexes import build_indexes
 
         start = time.perf_counter()
-        report = build_indexes(full=True, compute=compute)
+        report = build_indexes(full=not args.cached, compute=compute)
         total = time.perf_counter() - start
         print(f"  full build: {total:,.1f} s; {report.sentence_count:,} sentences, "
               f"{report.sentences_embedded:,} and {report.books_embedded:,} head-line texts embedded, "
               f"{report.books_tokenized:,} books tokenized", flush=True)
         for stage, seconds in report.stage_seconds.items():
             print(f"  {stage:<16} {seconds:10.2f} s")
-        print(f"  sentences embedded per second: {report.sentences_embedded / report.stage_seconds['embed_sentences']:,.0f}")
+        if report.sentences_embedded:
+            print(f"  sentences embedded per second: "
+                  f"{report.sentences_embedded / report.stage_seconds['embed_sentences']:,.0f}")
         return
     from config.vocabulary import get_vocabulary
     from flows.generate_shelves import ThemeBrief, generate_shelves

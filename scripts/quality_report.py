@@ -59,6 +59,8 @@ FRAGMENT_BATCHES = (
      "benchmarks/fragments/first-sight-fresh2.json"),
     ("third batch", ("benchmarks/fragments/fresh3-zh.yaml", "benchmarks/fragments/fresh3-en.yaml"),
      "benchmarks/fragments/first-sight-fresh3.json"),
+    ("fourth batch", ("benchmarks/fragments/fresh4-zh.yaml", "benchmarks/fragments/fresh4-en.yaml"),
+     "benchmarks/fragments/first-sight-fresh4.json"),
 )
 MARKERS = ("quality", "speed")
 BRIEF_ROWS = ("briefs", "mean pass share", "mean pass share zh", "mean pass share en", "mean condition share",

@@ -33,7 +33,8 @@ BUSY_RETRY_SECONDS = 10.0  # readers (status, try) hold the file for seconds: a 
 # DuckDB's buffer pool may grow to 80% of the machine's memory by default; an index build reads every cached
 # vector once (300k summary sentences at 100k books), and the pool kept them: peak RSS 4.1 GB with it, 2.8 GB
 # with this cap (docs/measurements.md). Larger work spills to the database's temp directory.
-MEMORY_LIMIT = "512MB"
+MEMORY_LIMIT_MB = 512
+MEMORY_LIMIT = f"{MEMORY_LIMIT_MB}MB"
 # ... and keeps them up to that cap after the read: lowering the cap is how DuckDB is told to evict
 # (its maintainers' advice, duckdb/duckdb#5455); a build gives the pool back after each scan of the cache.
 RELEASED_LIMIT = "32MB"
@@ -407,22 +408,31 @@ class CatalogDB:
         book_ids = sorted(set(facets) | set(work_ids))
         if not book_ids:
             return
-        with self.transaction():
-            for start in range(0, len(book_ids), WRITE_BATCH):
-                table = pa.Table.from_pylist([
-                    {"book_id": book_id, "facets": _facets_json(facets.get(book_id, ())),
-                     "work_id": work_ids.get(book_id)}
-                    for book_id in book_ids[start:start + WRITE_BATCH]
-                ])
-                self.conn.register("derived", table)
-                self.conn.execute(
-                    "UPDATE books SET facets = derived.facets, work_id = derived.work_id, "
-                    "tag_origin = CASE WHEN books.tag_origin = 'source' THEN 'source' "
-                    "WHEN derived.facets IS NULL THEN NULL ELSE 'enriched' END "
-                    "FROM derived WHERE books.book_id = derived.book_id"
-                )
-                self.conn.unregister("derived")
-        self.release_buffers()
+        # DuckDB holds an UPDATE's new values in memory until its transaction commits (they do not spill to disk
+        # as inserted rows do): a full build of 1M books failed at this write, over MEMORY_LIMIT
+        # (benchmarks/scale_1m.py). The cap grows by twice the bytes this transaction writes, and is given back.
+        written = sum(sum(len(_facet_json(f)) for f in facets.get(b, ())) + len(work_ids.get(b) or "")
+                      for b in book_ids)
+        self.conn.execute(f"SET memory_limit = '{MEMORY_LIMIT_MB + 2 * written // 2**20}MB'")
+        try:
+            with self.transaction():
+                for start in range(0, len(book_ids), WRITE_BATCH):
+                    table = pa.Table.from_pylist([
+                        {"book_id": book_id, "facets": _facets_json(facets.get(book_id, ())),
+                         "work_id": work_ids.get(book_id)}
+                        for book_id in book_ids[start:start + WRITE_BATCH]
+                    ])
+                    self.conn.register("derived", table)
+                    self.conn.execute(
+                        "UPDATE books SET facets = derived.facets, work_id = derived.work_id, "
+                        "tag_origin = CASE WHEN books.tag_origin = 'source' THEN 'source' "
+                        "WHEN derived.facets IS NULL THEN NULL ELSE 'enriched' END "
+                        "FROM derived WHERE books.book_id = derived.book_id"
+                    )
+                    self.conn.unregister("derived")
+            self.conn.execute("CHECKPOINT")  # the committed values stay in memory, over the cap, until written
+        finally:
+            self.release_buffers()  # and MEMORY_LIMIT again
 
     def rejected_rows(self, source_file: str | None = None) -> list[RejectedRow]:
         sql = "SELECT source_file, row_number, field, reason, raw FROM rejected_rows"

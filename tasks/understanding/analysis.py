@@ -17,9 +17,11 @@ from config.class_ranges import ClassRange, class_ranges
 from config.vocabulary import Vocabulary
 from tasks.language.text_analysis import cut
 from tasks.understanding.cues import Cues, load_cues, regex, term_pattern
+from tasks.understanding.numbers import reader_ages
 from tasks.understanding.lang import EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
 
 WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
+CHILDHOOD_ENDS = 12  # the oldest reader of a children's book: middle grade's upper end
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,30 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
 
 
+def list_gap(gap: str, cues: Cues) -> bool | None:
+    """What stands between two items of a list: None where it is not a list's joining (no joiner, a sentence's end,
+    more than two words of their own on either side of the joiner: an item's own words, "a snowed-in thriller"),
+    else whether it offers a choice ("or", "或者") rather than adding ("and", "、")."""
+    if any(mark in gap for mark in (*cues.clauses.sentence_ends, ":", "：", ";", "；")):
+        return None
+    lowered = gap.lower()
+    # a comma between Chinese words (NFKC makes "，" one) ends a clause, it joins no list
+    joiners = sorted((j for j in cues.clauses.joiners if gap.isascii() or not j.isascii()), key=len, reverse=True)
+    found = [(m.start(), m.end()) for j in joiners for m in re.finditer(term_pattern(j), lowered)]
+    if not found:
+        return None
+    left, right = lowered[:min(a for a, _ in found)], lowered[max(b for _, b in found):]
+
+    def too_long(part: str) -> bool:  # as an alternative's names stand (scopes._alternatives): two words, or filler
+        if not part.isascii():
+            return len(part.strip(" " + cues.clauses.particles)) > 4
+        words = re.findall(r"[a-z'-]+", part)
+        return len(words) > 2 and not all(w in cues.filler for w in words)
+    if too_long(left) or too_long(right):
+        return None
+    return any(re.search(term_pattern(o), lowered) for o in cues.clauses.offering)
+
+
 def clause_spans(seg: Segmented, cue_list: list[Cue]) -> list[tuple[int, int]]:
     """The text cut at its clause ends and terminations: made once per brief."""
     bounds = {0, len(seg.text), *seg.ends}
@@ -192,8 +218,9 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     """(start, end, field, value) of every name and value in the text, overlaps not yet resolved."""
     text = seg.text
     found: list[tuple[int, int, str, str]] = []
-    for kind in vocabulary.kinds:
-        found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, kind.words, plural=True)]
+    for kind in vocabulary.kinds:  # a kind by its words and its own names ("散文随笔" is the form, as a genre's too)
+        found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, (*kind.words, kind.name_zh),
+                                                                          plural=True)]
     found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
     # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
     # or school grade ("fourth graders", "三年级")
@@ -219,6 +246,9 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     for entry in class_ranges().entries:
         found += [(a, b, "classification", entry.key) for a, b in _class_spans(
             seg, entry, literary if entry.kind == "literatures" else historical, cues)]
+    # readers' ages up to a children's book's oldest reader: "for ages 9 to 12", "3-6岁"
+    found += [(a, b, "audience", "children") for a, b, oldest in reader_ages(text, cues.numbers)
+              if oldest <= CHILDHOOD_ENDS and named_value("children", vocabulary) is not None]
     if entities is not None:
         found += entities.name_spans(text)
     # a topic phrase holding a value's word ("no happy ending") is a topic, not the value

@@ -160,6 +160,8 @@ class Clauses:
     sentence_ends: tuple[str, ...]
     joiners: frozenset[str]
     particles: str
+    containers: tuple[str, ...]  # between two kinds, the second found inside the first: "科普精选里的科幻"
+    offering: frozenset[str]  # the joiners that offer a choice: "or", "或者"
 
 
 @lru_cache(maxsize=None)
@@ -189,7 +191,8 @@ def alternation(words: tuple[str, ...]) -> str:
 
 def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degree: tuple[str, ...]) -> re.Pattern:
     """A degree word and what it qualifies: in an unspaced script up to the quality's end ("太学术的"), else the next
-    word and the words joined to it ("too long or too dark"); with no degree words before, only that word."""
+    word and the words joined to it ("too long or too dark"); with no degree words before, only that word. An
+    unspaced quality ends at a degree_end or at its clause's end ("别太说教")."""
     spaced = tuple(w for w in before if w.isascii())
     unspaced = tuple(w for w in before if not w.isascii())
     word = r"[A-Za-z][\w-]*"
@@ -197,7 +200,7 @@ def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degre
     if not before:
         return re.compile(rf"\s+{word}{joined}", re.IGNORECASE)
     end = "".join(re.escape(e) for e in ends)
-    return re.compile(rf"\s*(?:(?:{alternation(unspaced)})[^，,。；;！!？?{end}]{{1,8}}?[{end}]"
+    return re.compile(rf"\s*(?:(?:{alternation(unspaced)})[^，,。；;！!？?{end}]{{1,8}}?(?:[{end}]|(?=[，,。；;！!？?]|$))"
                       rf"|(?:{alternation(spaced)})\s+{word}{joined})", re.IGNORECASE)
 
 
@@ -209,7 +212,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     said = partial(packs.words, "readings.yaml")
     ends = packs.words("clauses.yaml", "ends")
     end = "|".join([re.escape(e) for e in ends]
-                   + [rf"{re.escape(e)}(?=\s|$)" for e in packs.words("clauses.yaml", "ends_before_space")]
+                   # a mark after a lone capital is an initial's: "Ursula K. Le Guin" is one name
+                   + [rf"(?<!\b[A-Z]){re.escape(e)}(?=\s|$)" for e in packs.words("clauses.yaml", "ends_before_space")]
                    + [rf"\s{re.escape(e)}\s" for e in packs.words("clauses.yaml", "ends_between_spaces")])
     marks = "".join(re.escape(m) for m in packs.words("clauses.yaml", "question_marks"))
     occasions = tuple(Occasion(name, tuple(map(str, row.get("words", ()))), tuple(map(str, row.get("topics", ()))),
@@ -227,7 +231,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
-                      "".join(packs.words("clauses.yaml", "particles")))
+                      "".join(packs.words("clauses.yaml", "particles")), packs.words("clauses.yaml", "containers"),
+                      frozenset(w.lower() for w in packs.words("clauses.yaml", "offering")))
     plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words"}
     sets = {"wanting", "filler", "not_a_topic", "pronouns"}
     return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root), kinds=packs.kinds,

@@ -20,7 +20,7 @@ from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
 from tasks.understanding.analysis import longest_apart
 from tasks.understanding.cues import term_pattern
-from tasks.understanding.reading import ALLOWED, Reading, load_cues
+from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
@@ -381,11 +381,19 @@ def _other_given_name(before: str, author: str) -> bool:
 
 def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
     """`understand` on what the brief asks for; no spotlight on authors it only allows ("几本科幻，刘慈欣的可以有":
-    his books may stand on a theme shelf, among others)."""
+    his books may stand on a theme shelf, among others); a book set apart and likened is a read-alike's."""
     found = understand(reading.searchable_text, index)
     allowed = {m.value for m in reading.of(ALLOWED) if m.field == "author"}
     if found.intent is Intent.AUTHOR_SPOTLIGHT and set(found.authors) <= allowed:
         return Understanding(Intent.THEME_SHELF, resolved_query=found.resolved_query)
+    # "《明朝那些事儿》之外的同类好书": the book set apart is the one the others are to be like (a read-alike never
+    # shelves its book)
+    excluded = {m.value for m in reading.of(EXCLUDED) if m.field == "work"}
+    if excluded and found.intent is not Intent.SIMILAR_TO_BOOK:
+        whole = understand(reading.text, index)
+        if whole.intent is Intent.SIMILAR_TO_BOOK and any(w in excluded for t in whole.titles
+                                                            for w in index.title_works.get(t, ())):
+            return whole
     return found
 
 
@@ -409,21 +417,22 @@ def _alike_verbs() -> tuple[re.Pattern, re.Pattern]:
                                                                       re.IGNORECASE)
 
 
-def _alike_by_structure(brief: str, bare_titles: list[tuple[int, int, str]]) -> bool:
+def _alike_by_structure(brief: str, bare: list[tuple[int, int, str]], names: list[tuple[int, int]] = ()) -> bool:
     """A read-alike by its structure, whatever its words: a title in 《》 and a verb of liking, likeness or
     reading after in its clause, before or after it ("口味接近《我的阿勒泰》的散文", "读过《X》之后还能接着读的"); a
-    catalog title unquoted only with the verb right beside it ("You loved Piranesi", "白夜行同款"), as a bare title
-    may be an everyday word."""
+    catalog name unquoted only with the verb right beside it ("You loved Piranesi", "白夜行同款"), as a bare title
+    may be an everyday word; `names` (authors': never everyday words) as a quoted title is."""
     anywhere, beside = _alike_verbs()
     ends = load_cues().clauses.end
-    for quoted in re.finditer(r"《[^》]+》", brief):
-        start = max((m.end() for m in ends.finditer(brief, 0, quoted.start())), default=0)
-        after = ends.search(brief, quoted.end())
+    quoted = [(m.start(), m.end()) for m in re.finditer(r"《[^》]+》", brief)]
+    for begin, end in quoted + list(names):
+        start = max((m.end() for m in ends.finditer(brief, 0, begin)), default=0)
+        after = ends.search(brief, end)
         stop = after.start() if after else len(brief)
-        if (anywhere.search(brief[start:quoted.start()]) or anywhere.search(brief[quoted.end():stop])
-                or _beside(brief, quoted.start(), quoted.end(), beside)):
+        if (anywhere.search(brief[start:begin]) or anywhere.search(brief[end:stop])
+                or _beside(brief, begin, end, beside)):
             return True
-    return any(_beside(brief, a, b, beside) for a, b, _ in bare_titles)
+    return any(_beside(brief, a, b, beside) for a, b, _ in bare)
 
 
 def _beside(brief: str, start: int, end: int, verbs: re.Pattern) -> bool:
@@ -457,6 +466,11 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
                       and not any(b in own for t in titles for b in index.title_books[t]))
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
+    unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief)) if q not in quoted
+               and not any(q == written for written, _ in corrections)]
+    if alike and not titles and unknown and _alike_by_structure(brief, []):
+        # "中国版《鼠疫》那样的疫病小说": a book the catalog lacks is still the one the shelf is to be like
+        return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(unknown), book_ids=())
     if titles and alike:
         ids = tuple(b for t in titles for b in index.title_books[t])
         # "Books like The Hunger Games" had shelved Mockingjay first: a read-alike is another series
@@ -470,8 +484,11 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         ids = tuple(b for a in authors for b in index.author_books[a])
         typo = any(written not in index.author_names for written, _ in corrections)
         confidence = TYPO if typo else ALIAS if corrections else EXACT
-        # "For fans of Jane Austen", "喜欢金庸的读者": books like the author's, not the author's own
-        intent = Intent.SIMILAR_TO_BOOK if alike or _FANS_CUES.search(brief) else Intent.AUTHOR_SPOTLIGHT
+        # "For fans of Jane Austen", "喜欢金庸的读者", "沈从文和王小波都喜欢的读者", "read everything Tana French wrote
+        # and want something similar": an author liked or likened is where the brief starts, not what it is about
+        liked = _alike_by_structure(brief, [], [(a, b) for a, b, _ in index.author_lookup.spans(brief, 2)])
+        intent = (Intent.SIMILAR_TO_BOOK if alike or liked or _FANS_CUES.search(brief)
+                  else Intent.AUTHOR_SPOTLIGHT)
         return _named(intent, brief, corrections, confidence, authors=authors, book_ids=ids)
     if _NEW_ARRIVAL_CUES.search(brief):
         return Understanding(Intent.NEW_ARRIVALS, resolved_query=brief)

@@ -56,6 +56,8 @@ class NumberGrammar:
     ordinals: dict[str, int]  # "nineteenth" -> 19
     decade_units: tuple[str, ...]  # "年代"
     century_units: tuple[str, ...]  # "世纪", "century"
+    age_before: tuple[str, ...] = ()  # before a reader's age: "ages", "aged"
+    age_after: tuple[str, ...] = ()  # after it: "岁", "year-olds"
 
     @cached_property
     def number_source(self) -> str:
@@ -151,7 +153,21 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "setting"),
                          {k: int(v) for k, v in table("decade_words").items()},
                          {k: int(v) for k, v in table("ordinals").items()},
-                         packs.words("numbers.yaml", "decade_units"), packs.words("numbers.yaml", "century_units"))
+                         packs.words("numbers.yaml", "decade_units"), packs.words("numbers.yaml", "century_units"),
+                         packs.words("numbers.yaml", "age_before"), packs.words("numbers.yaml", "age_after"))
+
+
+def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:
+    """(start, end, oldest) of each readers' age said: "for ages 9 to 12", "ages 8-12", "8到12岁", "6岁以下"; the
+    oldest is the range's upper end, or the one age."""
+    number, ranges = rf"(?:{g.number_source})", _words(g.ranges)
+    before, after = _words(g.age_before), _words(g.age_after)
+    found = []
+    for m in re.finditer(rf"(?:(?:{before})\s*({number})(?:\s*(?:{ranges})\s*({number}))?(?:\s*(?:{after}))?"
+                         rf"|({number})(?:\s*(?:{ranges})\s*({number}))?\s*(?:{after}))", text, flags=re.IGNORECASE):
+        said = [x for x in m.groups() if x]
+        found.append((m.start(), m.end(), max(g.value(x) for x in said)))
+    return found
 
 
 def _lookup(table: dict[str, str], word: str) -> str:
@@ -302,11 +318,26 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     # "21世纪", "19th-century novels", "the twentieth century": books of that century, not ones set in it; with a
     # comparator on either side ("二十世纪以前", "before the 20th century", "19世纪以来") from or before its first year
     ordinals = _words(tuple(g.ordinals))
+    # two centuries joined ("the 18th and 19th centuries", "十八到十九世纪"): from the first's first year to the
+    # second's last, and neither alone
+    def century_of(said: str) -> int:
+        digits = re.match(r"\d+", said)
+        return int(digits.group(0)) if digits else g.ordinals.get(said.lower()) or int(g.value(said))
+    one = rf"(?:(?:1[5-9]|2[01])(?:st|nd|rd|th)?|{ordinals}|{number})"
+    joined = []
+    for m in re.finditer(rf"{g.not_set}(?:the\s+)?({one})\s*(?:{_words(g.ranges)})\s*(?:the\s+)?({one})[\s-]*"
+                         rf"(?:{_words(g.century_units)})", text, flags=re.IGNORECASE):
+        first, last = century_of(m.group(1)), century_of(m.group(2))
+        if 15 <= first < last <= 21:
+            add(m, ("pub_year", ">=", (first - 1) * 100 + 1), ("pub_year", "<=", last * 100))
+            joined.append((m.start(), m.end()))
     for m in re.finditer(rf"{g.not_set}(?:the\s+)?(?:(1[5-9]|2[01])(?:st|nd|rd|th)?|({ordinals})|({number}))[\s-]*"
                          rf"(?:{_words(g.century_units)})\s*({g.comparator_words('>=', '>', '<', '<=')})?", text,
                          flags=re.IGNORECASE):
         said = m.group(1) or m.group(2) or m.group(3)
         century = int(m.group(1)) if m.group(1) else g.ordinals.get(said.lower()) or int(g.value(said))
+        if any(a <= m.start() < b for a, b in joined):
+            continue
         before = g.before_comparator.search(text, clause_of(m.start())[0], m.start())
         said_before = before.group(0).strip().lower() if before and before.end() == m.start() else ""
         op = (_lookup(g.after, m.group(4)) if m.group(4)  # "from the 20th century" is its years, no bound
@@ -323,7 +354,7 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
             add(m, ("pub_year", ">=", first), ("pub_year", "<=", last))
     # "the 1960s", "1960s or 1970s", "the 1920s and '30s": from the first decade to the end of the last; "the 1800s"
     # alone is a century, as curators say it
-    for m in re.finditer(r"\b(?:in |from )?(?:the )?(\d{3})0s\b(?:\s*(?:or|and|to|through|-|–)\s*(?:the )?"
+    for m in re.finditer(rf"{g.not_set}\b(?:in |from )?(?:the )?(\d{{3}})0s\b(?:\s*(?:or|and|to|through|-|–)\s*(?:the )?"
                          r"(?:(\d{3})|'?(\d))0s\b)?", text, flags=re.IGNORECASE):
         first = int(m.group(1)) * 10
         last = (int(m.group(2)) * 10 if m.group(2) else first // 100 * 100 + int(m.group(3)) * 10 if m.group(3)

@@ -22,7 +22,7 @@ from datetime import date
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
-from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans,
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, resolve_overlaps,
                                           segment, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
@@ -93,6 +93,20 @@ class Reading:
             return 0.0
         spans = [(m.start, m.end) for m in self.mentions] + list(self.number_spans)
         return sum(1 for i in content if any(a <= i < b for a, b in spans)) / len(content)
+
+
+def _both_ages(mentions: list[Mention], grown: list[Mention], text: str, cues: Cues) -> list[Mention]:
+    """Grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子") the shelf
+    is for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these are
+    ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing."""
+    children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
+    if not grown or not children:
+        return mentions
+    pairs = sorted(grown + children, key=lambda m: m.start)
+    listed = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
+                 if (a in grown) != (b in grown))
+    dropped = set(children) | (set(grown) if listed else set())
+    return [m for m in mentions if m not in dropped]
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
@@ -226,13 +240,16 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 and any(scope.start <= f[0] < start for f in found))
 
     mentions = []
+    grown: list[Mention] = []  # the grown-ups asked for, as the children's books they exclude
     for start, end, field_name, value in found:
         mood = polarity(start, end)
         if field_name == "audience" and mood == EXCLUDED and for_the_reader(start, end):
             mood = WANTED
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
+            grown += [Mention(start, end, field_name, value, mood)] if mood == EXCLUDED else []
         mentions.append(Mention(start, end, field_name, value, mood))
+    mentions = _both_ages(mentions, grown, text, cues)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
@@ -270,8 +287,10 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                     and not any(m.field == "work" and m.start == a for m in mentions)):
                 mentions = [m for m in mentions if m.end <= a or m.start >= b] + [Mention(a, b, "work", work,
                                                                                            EXCLUDED)]
+    # a degree's quality ("nothing too clinical", "别太说教") is how a book reads, no subject of books to exclude
+    degrees = {(s.start, s.end) for s in scopes if s.degree}
     for start, end in excluded:  # an excluded plain topic ("不要战争题材") excludes a subject
-        if any(start <= a < end for a, _ in number_spans):
+        if any(start <= a < end for a, _ in number_spans) or (start, end) in degrees:
             continue
         if any(start <= m.start < end for m in mentions):  # "别放工具书和励志书": 励志 is a value, 工具书 a topic
             mentions += [Mention(a, b, "subject", t, EXCLUDED) for a, b in joined_parts(text, start, end, cues)
@@ -293,7 +312,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # no topic to search for.
     excluded = [(a, b) for a, b in excluded
                 if any(a <= m.start < b for m in mentions if m.polarity == EXCLUDED)
-                or any(a <= n.start < b for n in numbers) or not phrase_topic(text[a:b], cues)]
+                or any(a <= n.start < b for n in numbers) or not phrase_topic(text[a:b], cues) or (a, b) in degrees]
     cue_spans = [(c.start, c.end) for c in cue_list
                  if not c.negates_ahead or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]

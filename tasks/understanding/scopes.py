@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from tasks.understanding.analysis import ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms
-from tasks.understanding.cues import Cues, regex
-from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
+from tasks.understanding.cues import Cues, alternation, regex
+from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
                                       PRECEDING, REQUIRE, TERMINATE)
 from tasks.understanding.topics import has_topic
 
@@ -27,13 +27,17 @@ class Scope:
     start: int
     end: int
     polarity: str
+    degree: bool = False  # it holds a degree and its quality ("not too clinical", "别太说教"): no subject of books
 
 
 def _reader_scoped(text: str, cue: Cue, cues: Cues) -> bool:
-    """Whether a negation is about the reader: a reader word just before it ("readers without …") or right after
-    it, however long ("不需要懂", "无需专业背景")."""
+    """Whether a negation is about the reader: a reader word just before it ("readers without …"), not after an
+    authorship word, or right after it, however long ("不需要懂", "无需专业背景")."""
     before = text[max(0, cue.start - 25):cue.start].lower()
-    if any(regex(rf"\b{re.escape(w.lower())}\s*$").search(before) for w in cues.reader_before):
+    # "by anyone except Annie Dillard": after an authorship word the person is the writer, not the reader
+    by = regex(rf"\b(?:{alternation(cues.readings.authorship_before)})\s+$", re.IGNORECASE)
+    if any((m := regex(rf"\b{re.escape(w.lower())}\s*$").search(before)) and not by.search(before, 0, m.start())
+           for w in cues.reader_before):
         return True
     return any(text.startswith(w, cue.end) for w in cues.reader_after)
 
@@ -76,10 +80,14 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             continue
         stop = min([c.start for c in cue_list if cue.end <= c.start < b and not c.closes
                     and c.kind.name not in kind.continues_over] + [b])
+        degree = False
         if kind.degree:
-            stop = _degree_stop(text, cue, stop, cues, kinds)
+            stop, degree = _degree_stop(text, cue, stop, cues, kinds)
         if kind.effect == ALLOW:
-            if kind.direction == AROUND:
+            held = _degree_after(text, cue, cues) if kind.direction == CLAUSE else None
+            if held and held.end() <= b:  # "不必太厚的传记": the degree is what need not be, not the books
+                scopes.append(Scope(cue.start, held.end(), EXCLUDED, True))
+            elif kind.direction == AROUND:
                 joined = _alternatives(seg, cue, spans, cues)
                 scopes += [Scope(*joined, ALLOWED)] if joined else []
             elif kind.several:
@@ -89,7 +97,13 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             continue
         polarity = _POLARITY[kind.effect]
         if _runs_back(seg, cue, (a, stop), spans, cues):
-            scopes.append(Scope(a, cue.start, polarity))
+            # nothing said before it in its clause ("…钱德勒的现在读着一般，就不放了"): the clause before is what it
+            # negates, where that names something
+            said = any(a <= s < cue.start for s, _ in spans) or has_topic(text[a:cue.start], cues)
+            before = next(((x, y) for x, y in clauses if y == a), None) if kind.direction == PRECEDING else None
+            reach = before[0] if (not said and before is not None
+                                  and any(before[0] <= s < before[1] for s, _ in spans)) else a
+            scopes.append(Scope(reach, cue.start, polarity))
             continue
         if kind.about_the_reader and _asks(seg, cue, cues):
             continue  # a question's "why … not": its words stay what the text is about
@@ -106,7 +120,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             # "不看刘慈欣以外的科幻": what stands before 以外 is the only thing wanted
             scopes.append(Scope(cue.start, close.start, REQUIRED))
         else:
-            scopes.append(Scope(cue.start, stop, polarity))
+            scopes.append(Scope(cue.start, stop, polarity, degree))
     for a, b in several:  # alternatives only among the kinds not excluded
         wanted = [k for k, e in kinds if a <= k < b and not any(s.start <= k and e <= s.end for s in scopes
                                                                  if s.polarity == EXCLUDED)]
@@ -115,15 +129,16 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
     return scopes
 
 
-def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]]) -> int:
-    """Where a scope that a degree narrows ends: "不要太学术的哲学入门书", "not too academic philosophy" exclude the
-    degree, not the books it describes; "不要二战题材的小说" the modifier before 的, not the kind of book, unless the
-    modifier names a kind itself ("不是给孩子看的绘本": children's picture books, both said twice)."""
+def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]]) -> tuple[int, bool]:
+    """Where a scope that a degree narrows ends, and whether a degree narrows it: "不要太学术的哲学入门书", "not too
+    academic philosophy" exclude the degree, not the books it describes; "不要二战题材的小说" the modifier before 的,
+    not the kind of book, unless the modifier names a kind itself ("不是给孩子看的绘本": children's picture books,
+    both said twice)."""
     degree = _degree_after(text, cue, cues)
-    if degree and degree.end() < stop:
+    if degree and degree.end() <= stop:
         stop = degree.end()
     return next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"
-                 and not any(cue.end <= k < x for k, _ in kinds)), stop)
+                 and not any(cue.end <= k < x for k, _ in kinds)), stop), degree is not None and degree.end() <= stop
 
 
 def _degree_after(text: str, cue: Cue, cues: Cues) -> re.Match | None:

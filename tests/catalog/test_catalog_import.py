@@ -159,3 +159,20 @@ def test_goodbooks_imports_all_rows_through_a_mapping_and_reimport_is_a_noop(tmp
         assert hunger.pub_year == 2008 and hunger.language == "en" and hunger.rating == 4.34
         again = db.import_books(validate_file(source, mapping, vocabulary).books, [], str(source))
         assert (again.inserted, again.updated, again.unchanged) == (0, 0, 10_000)
+
+
+def test_a_whole_catalogs_facets_are_saved_past_the_memory_cap(tmp_path, monkeypatch):
+    # DuckDB keeps an UPDATE's new values in memory until commit: 1M books' facets outgrew the 512 MB cap at the
+    # end of a full build. Here the cap is 64 MB and the facets written about 130 MB, in the one transaction.
+    monkeypatch.setattr(catalog_db, "MEMORY_LIMIT_MB", 64)
+    monkeypatch.setattr(catalog_db, "MEMORY_LIMIT", "64MB")
+    books = 40_000
+    with open_catalog(tmp_path / "catalog.duckdb") as db:
+        db.conn.execute("INSERT INTO books (book_id, title, content_hash) "
+                        f"SELECT 'b' || lpad(i::VARCHAR, 6, '0'), 'T', 'h' FROM range({books}) t(i)")
+        facets = {f"b{i:06d}": tuple(shared_facet("theme", f"value {j}", 0.8, "subject", f"heading {i} {'x' * 200}")
+                                     for j in range(8)) for i in range(books)}
+        db.save_facets(facets, {b: f"w-{b}" for b in facets})
+        saved = db.conn.execute("SELECT count(*) FROM books WHERE facets IS NOT NULL AND work_id = 'w-' || book_id")
+        assert saved.fetchone()[0] == books
+        assert db.conn.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "61.0 MiB"  # given back

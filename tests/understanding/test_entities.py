@@ -73,7 +73,9 @@ def test_one_wrong_character_elsewhere_is_not_an_author():
                                BookRecord("z9", "资治通鉴", authors=("司马光",))], {})
     assert understand("景点要在工作人员的陪同下参观", index).intent == "theme_shelf"
     assert understand("司马晏是谁的儿子", index).intent == "theme_shelf"
-    assert understand("像《边诚》那样的书", SERIES_INDEX).intent == "theme_shelf"  # two characters: too short
+    # two characters: too short to correct; still a read-alike, of a book the catalog does not hold
+    found = understand("像《边诚》那样的书", SERIES_INDEX)
+    assert (found.titles, found.book_ids, found.corrections) == (("边诚",), (), ())
 
 
 def test_aliases_and_exact_names_say_how_sure_they_are():
@@ -117,3 +119,37 @@ def test_fans_of_an_author_ask_for_books_like_the_authors_not_the_authors_own():
     # a title inside the author's name is none ("For fans of Stephen King" had found a book called "King")
     kings = EntityIndex.build([BookRecord("k", "King"), BookRecord("s1", "Carrie", authors=("Stephen King",))], {}, {})
     assert understand("For fans of Stephen King", kings).book_ids == ("s1",)
+
+
+def test_an_author_liked_or_likened_in_the_clause_is_where_the_brief_starts_not_what_it_is_about():
+    for brief in ("沈从文和鲁迅都喜欢的读者，再推几本", "和刘慈欣风格相近的科幻",
+                  "I read everything John Williams wrote and want something similar"):
+        assert understand(brief, INDEX).intent == "similar_to_book", brief
+
+
+def test_an_author_only_excluded_or_allowed_makes_no_spotlight():
+    """Who the brief is about, not whom it mentions: an exclusion after the name, over an empty clause of its own,
+    a writer 'by anyone except', a permission ending its clause."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.entities import understand_reading
+    from tasks.understanding.reading import EXCLUDED, read_brief
+    for brief, author in (("写湘西的小说，沈从文本人的不算", "沈从文"), ("乡土小说，沈从文的读过了，就不放了", "沈从文"),
+                          ("campus novels by anyone except John Williams", "John Williams"),
+                          ("乡土散文，鲁迅的可以", None)):
+        reading = read_brief(brief, get_vocabulary(), INDEX)
+        assert understand_reading(reading, INDEX).intent == "theme_shelf", brief
+        assert author is None or ("author", author, EXCLUDED) in {(m.field, m.value, m.polarity)
+                                                                 for m in reading.mentions}, brief
+
+
+def test_a_book_set_apart_or_missing_from_the_catalog_is_still_what_a_read_alike_is_like():
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.entities import understand_reading
+    from tasks.understanding.reading import read_brief
+    # the named book excluded ("之外"): the others are to be like it, and it is never shelved
+    reading = read_brief("《边城》之外的同类小说", get_vocabulary(), INDEX)
+    assert (understand_reading(reading, INDEX).intent, understand_reading(reading, INDEX).book_ids) == (
+        "similar_to_book", ("z3",))
+    # a quoted book the catalog lacks, with a verb of likeness or liking in its clause
+    for brief in ("《城南旧事》那样的回忆散文", "假如《城南旧事》打动过你"):
+        assert understand(brief, INDEX).intent == "similar_to_book", brief

@@ -110,3 +110,24 @@ def test_a_century_with_a_comparator_is_a_bound(brief, expected):
 ])
 def test_a_range_or_a_comparator_of_the_complete_lists_is_read(brief, expected):
     assert list(parse_numeric_conditions(brief, TODAY)) == expected
+
+
+@pytest.mark.parametrize("brief, expected", [
+    # two centuries joined: from the first's first year to the second's last
+    ("essays of the 17th and 18th centuries", [N("pub_year", ">=", 1601), N("pub_year", "<=", 1800)]),
+    ("十七到十八世纪的游记", [N("pub_year", ">=", 1601), N("pub_year", "<=", 1800)]),
+    # a comparator that runs to today
+    ("2015年至今出版的散文", [N("pub_year", ">=", 2015)]),
+    # a decade the books are set in is no publication year
+    ("spy novels set in the 1950s Berlin", []),
+])
+def test_joined_centuries_a_bound_to_today_and_a_setting(brief, expected):
+    assert list(parse_numeric_conditions(brief, TODAY)) == expected
+
+
+def test_a_negated_comparator_turns_round():
+    """"none older than 1990": nothing before 1990, so from 1990 on."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    assert read_brief("Westerns, none older than 1990", get_vocabulary(), today=TODAY).numeric == (
+        N("pub_year", ">=", 1990),)

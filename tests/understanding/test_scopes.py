@@ -68,3 +68,30 @@ def test_a_negation_about_the_reader_excludes_no_topic():
     reading = read_brief("无需专业背景的科普", get_vocabulary())
     assert ("genre", "科普", WANTED) in {(m.field, m.value, m.polarity) for m in reading.mentions}
     assert not [t for t in reading.topics if t.polarity == EXCLUDED]
+
+
+@pytest.mark.parametrize("brief", ["travel essays, not too preachy", "Westerns that aren't overly violent",
+                                   "乡土散文，别太煽情", "家族小说，不要过于冗长的"])
+def test_a_degrees_quality_is_no_excluded_subject(brief):
+    """"not too preachy", "别太煽情": a degree names how a book reads, not a subject to leave off the shelf, nor a
+    word to search for."""
+    reading = read_brief(brief, get_vocabulary())
+    assert not [t for t in reading.topics if t.polarity == EXCLUDED]
+    assert not any(word in reading.searchable_text for word in ("preachy", "violent", "煽情", "冗长"))
+
+
+@pytest.mark.parametrize("brief, children", [
+    # grown-ups and children listed together: a shelf for everyone, nothing said of children's books
+    ("Summer picks for adults and kids", None),
+    ("大人和孩子都能读的历史书", None),
+    # the grown-ups' word says whose books these are
+    ("成人童话，给大人读的", EXCLUDED),
+    # a readers' age up to a children's book's oldest reader
+    ("graphic novels for ages 7 to 10", WANTED),
+    ("6-9岁孩子的科普", WANTED),
+    ("novels for 16 year olds", None),
+])
+def test_who_the_shelf_is_for(brief, children):
+    held = {m.polarity for m in read_brief(brief, get_vocabulary()).mentions
+            if m.field == "audience" and m.value == "children"}
+    assert held == ({children} if children else set()), held

@@ -111,3 +111,40 @@ def test_a_degree_or_a_length_is_no_keyword_of_a_brief(vocabulary):
     # 老 had found 老舍 and 老人与海 for "older Chinese novels"
     assert translate(vocabulary, theme_name="想要老一点的中国小说").search_keywords == ("中国",)
     assert translate(vocabulary, theme_name="Short, funny novels").search_keywords == ("funny", "novels")
+
+
+def test_kinds_side_by_side_are_one_book_and_a_kind_found_inside_another_is_the_one_asked(vocabulary):
+    # the later qualifies the first where one book can be both; a container word makes the later the one asked
+    assert ops(translate(vocabulary, theme_name="t", description="韩国推理短篇集"))[("genre", "推理悬疑")] == "MUST"
+    assert ops(translate(vocabulary, theme_name="t", description="fantasy short stories"))[("genre", "奇幻")] == "MUST"
+    found = ops(translate(vocabulary, theme_name="t", description="百年文学经典里的科幻"))
+    assert found[("genre", "科幻")] == "MUST"
+    found = ops(translate(vocabulary, theme_name="t", description="历史读物中的奇幻"))
+    assert found[("genre", "奇幻")] == "MUST" and found.get(("genre", "历史")) != "MUST"
+    # two kinds no book is both are still alternatives: one of them
+    q = translate(vocabulary, theme_name="t", description="诗歌小说都可以")
+    assert {c.values for c in q.filter_conditions if c.operator == "MUST"} == {("poetry", "fiction")}
+
+
+def test_a_list_offering_a_choice_with_other_things_makes_its_kinds_wishes(vocabulary):
+    # "a love story, a ghost tale or a thriller": one choice among things that are no kind of book
+    q = translate(vocabulary, theme_name="t", description="a romance, a gothic mystery or a fantasy")
+    assert {(c.field, c.operator) for c in q.filter_conditions} == {("genre", "SHOULD"), ("emotional_tone", "SHOULD")}
+    # qualities listed before the one kind they describe leave it asked for
+    assert ops(translate(vocabulary, theme_name="t", description="romantic or cozy fantasy"))[("genre", "奇幻")] == "MUST"
+
+
+def test_a_head_noun_names_the_kind_and_a_kinds_own_name_is_that_kind(vocabulary):
+    # a genre before a form none of its books has: the novels are about it ("哲学小说" are novels)
+    found = ops(translate(vocabulary, theme_name="t", description="哲学小说，不要太长"))
+    assert found[("form", "fiction")] == "MUST" and found.get(("genre", "哲学")) == "SHOULD"
+    # the form's own name is the form, as its genre's name too
+    assert ops(translate(vocabulary, theme_name="t", description="散文随笔，写故乡的"))[("form", "essays")] == "MUST"
+
+
+def test_a_preference_ending_its_clause_wishes_and_a_degree_after_a_hedge_is_what_need_not_be(vocabulary):
+    assert ops(translate(vocabulary, theme_name="t", description="Short books, poetry preferred"))[
+        ("form", "poetry")] == "SHOULD"
+    assert ops(translate(vocabulary, theme_name="t", description="诗集，有插图的更好，古典诗歌优先"))[("form", "poetry")] == "MUST"
+    found = ops(translate(vocabulary, theme_name="t", description="不用太长的科普"))
+    assert found == {("genre", "科普"): "MUST"}

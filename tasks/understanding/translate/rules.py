@@ -5,12 +5,14 @@ What each kind of mention becomes:
 - a vocabulary value: SHOULD when wanted, MUST when required, MUST_NOT when excluded;
 - a form or genre asked for: MUST, since it names the kind of book the shelf is ("科幻小说", "poetry"),
   unless the brief offers alternatives ("散文和小说都可以", "fiction or nonfiction", "也可以有一些诗"):
-  then each is a wish; a form excluded while a wanted genre belongs to it excludes only the form's
-  general genre ("短篇和随笔，不要长篇小说" keeps short stories);
+  then each is a wish; two kinds side by side are one book, the later (or, after a container word, the
+  earlier) only a wish ("推理短篇集", "科普精选里的科幻"); a list offering a choice among kinds and other
+  things ("a romance, a cozy mystery or a thriller") makes its kinds wishes; a form excluded while a wanted
+  genre belongs to it excludes only the form's general genre ("短篇和随笔，不要长篇小说" keeps short stories);
 - an audience or language asked for: MUST; excluded: MUST_NOT ("给大人看的" excludes children's books);
-- a nation's literature (config/class_ranges.yaml): MUST (MUST_NOT when excluded) on the record's fact of it, the
-  `literature` facet (its class range, subject words, the author's nationality mark, the original language:
-  tasks/catalog/crosswalk.py); a wish where it is only allowed, and where no book of the catalog says any;
+- a nation's literature (config/class_ranges.yaml): a wish on the record's fact of it, the `literature` facet (its
+  class range, subject words, the author's nationality mark, the original language: tasks/catalog/crosswalk.py);
+  MUST where a requirement cue says so or several are offered as one-of; MUST_NOT when excluded;
 - a period of Chinese history (config/class_ranges.yaml): asked, a wish on its classification codes; excluded,
   MUST_NOT on them and on its subject words, for a record without a code;
 - an author or work excluded: MUST_NOT; an author required ("只要刘慈欣的"): MUST, either under every name
@@ -32,7 +34,7 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
-from tasks.understanding.analysis import segment
+from tasks.understanding.analysis import list_gap, segment
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
 from tasks.understanding.topics import brief_keywords
@@ -50,15 +52,17 @@ def _form_sets(mentions: list[Mention], vocabulary: Vocabulary) -> list[set[str]
 
 def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondition, ...]:
     """The filter conditions a reading states (see the module docstring)."""
-    asked = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity == WANTED]
+    wishes = _kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
+    kept = [m for m in reading.mentions if m not in wishes]
+    asked = [m for m in kept if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
-    one_of = _one_of_the_kinds(reading, vocabulary, alternatives)
+    one_of = _one_of_the_kinds(kept, vocabulary, alternatives)
     conditions = list(one_of)
     asked_words = {reading.text[m.start:m.end].lower() for m in reading.mentions if m.polarity in (WANTED, REQUIRED)}
     for mention in _narrowed_exclusions(reading.mentions, reading.text):
         if _literature(mention) and mention.polarity != EXCLUDED:
             continue  # asked literatures are read together (_asked_literatures)
-        operator = _operator(mention, alternatives or bool(one_of))
+        operator = "SHOULD" if mention in wishes else _operator(mention, alternatives or bool(one_of))
         if operator:
             # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945";
             # never by a name the brief asks for ("History, but nothing historical fiction" keeps "history")
@@ -79,16 +83,17 @@ def _literature(mention: Mention) -> bool:
 
 
 def _asked_literatures(reading: Reading) -> list[FilterCondition]:
-    """The literatures a brief asks for, on the record's fact of each (the `literature` facet): the shelf holds one
-    of them ("Russian novels", "法国小说或者德国小说都可以"); only a literature merely allowed alone ("日本的也可以") or
-    preferred ("俄国的最好", "ideally Russian") is a wish. Over a catalog whose records never say a literature,
+    """The literatures a brief asks for, on the record's fact of each (the `literature` facet): a nation named
+    plainly ("日本小说", "Latin American fiction") is a wish, as "Japanese novels" still welcomes a translated
+    classic beside them; a requirement cue ("only British crime fiction") or several nations offered together
+    ("法国小说或者德国小说都可以": the shelf holds one of them) requires it. Over a catalog whose records never say a literature,
     as_wishes (tasks/recall/filters.py) makes the condition a wish."""
     asked = [m for m in reading.mentions if _literature(m) and m.polarity in (WANTED, REQUIRED, ALLOWED)]
     prefer = load_cues().preference
     preferred = [m for m in asked if _in_clause_with(reading.text, m, prefer)]
     firm = [m for m in asked if m not in preferred]
     values = tuple(dict.fromkeys(m.value for m in firm))
-    required = any(m.polarity != ALLOWED for m in firm) or len(values) > 1
+    required = any(m.polarity == REQUIRED for m in firm) or len(values) > 1
     out = [FilterCondition("literature", values, "MUST" if required else "SHOULD")] if values else []
     return out + [FilterCondition("literature", (m.value,), "SHOULD") for m in preferred]
 
@@ -142,11 +147,67 @@ def _with_plurals(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _one_of_the_kinds(reading: Reading, vocabulary: Vocabulary, alternatives: bool) -> list[FilterCondition]:
+def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabulary: Vocabulary) -> set[Mention]:
+    """The kinds of book asked for that only qualify another or are one choice among other things:
+    - two kinds side by side, nothing joining them, describe one book: of one field the later qualifies the first
+      ("日本推理短篇集", "science fiction short stories"), where one book can be both; a genre before a form no book
+      of that genre has is what the books are about ("历史小说": novels); with a container word between them the
+      second is found inside the first ("科普佳作精选里的科幻"), and the first qualifies it;
+    - a list that offers a choice ("a romance, a cozy mystery or a snowed-in thriller") with an item naming no kind of
+      book makes each kind in it one choice among other things: a wish, never a requirement of one alone."""
+    seg = segment(text)
+    asked = [m for m in mentions if m.polarity in (WANTED, ALLOWED)]
+    kinds = [m for m in asked if m.field in _VALUE_FIELDS_ASKED_AS_KIND]
+    forms = _form_sets(kinds, vocabulary)
+    wishes: set[Mention] = set()
+    for (first, one), (second, other) in zip(zip(kinds, forms), list(zip(kinds, forms))[1:]):
+        gap = text[first.end:second.start]
+        if first.value == second.value or seg.any_end(first.end, second.start):
+            continue
+        if first.field == second.field and any(c in gap.lower() for c in cues.clauses.containers):
+            wishes.add(first)
+        elif not gap.strip(" -" + cues.clauses.particles):
+            if one & other:  # one book both: the later qualifies the first, unless it is the general form
+                wishes |= {second} if first.field == second.field else set()
+            elif first.field != second.field and one and other:
+                wishes.add(first)  # "历史小说": the head names the kind, the word before it what the novels are about
+    items: list[list[Mention]] = []  # the mentions side by side, one item each ("cozy mystery")
+    for mention in asked:
+        if items and not text[items[-1][-1].end:mention.start].strip(" -" + cues.clauses.particles):
+            items[-1].append(mention)
+        else:
+            items.append([mention])
+    chain, offers = items[:1], False
+    for item in [*items[1:], None]:
+        gap = list_gap(text[chain[-1][-1].end:item[0].start], cues) if item is not None else None
+        if gap is not None:
+            chain.append(item)
+            offers = offers or gap
+            continue
+        if offers and _offers_other_things(chain, text, cues):
+            wishes |= {m for i in chain for m in i if m.field in _VALUE_FIELDS_ASKED_AS_KIND}
+        chain, offers = [item], False
+    return wishes
+
+
+def _offers_other_things(chain: list[list[Mention]], text: str, cues: Cues) -> bool:
+    """Whether a list offering a choice has an item that names no kind of book, and is not a list of qualities
+    before one kind they all describe ("温暖或者治愈的小说", "romantic or cozy mysteries": the last item alone holds a
+    kind, with no article opening it as a thing of its own, as in "a romance or a thriller")."""
+    holds = [any(m.field in _VALUE_FIELDS_ASKED_AS_KIND for m in item) for item in chain]
+    if all(holds):
+        return False
+    if holds.count(True) == 1 and holds[-1]:
+        opening = re.findall(r"[a-z'-]+", text[chain[-2][-1].end:chain[-1][0].start].lower())
+        return any(w in cues.filler and w not in cues.clauses.joiners for w in opening)
+    return True
+
+
+def _one_of_the_kinds(mentions: Sequence[Mention], vocabulary: Vocabulary, alternatives: bool) -> list[FilterCondition]:
     """Kinds of book offered as alternatives ("散文和小说都可以", "essays, and some poetry is fine") are each a
     wish, but together a requirement: the shelf holds one of them, nothing else. One kind merely allowed
     ("也可以有小说") requires nothing."""
-    kinds = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity in (WANTED, ALLOWED)]
+    kinds = [m for m in mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity in (WANTED, ALLOWED)]
     allowed = [m for m in kinds if m.polarity == ALLOWED]
     if not (alternatives or (allowed and len(kinds) >= 2)):
         return []
