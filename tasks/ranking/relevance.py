@@ -37,7 +37,10 @@ the topic, and not under this book. Of the books the calibration put above the f
 with no subject and no word where the topics matched some fitted 5 of 38 times (tagged demo) and 5 of 28 (Gutenberg),
 where books with subject evidence fitted 68% and 78%. A match by meaning alone is no such filing ('古典文学' met the
 Greek and Latin 'Classical literature' of an English catalog, whose Chinese novels carry no such heading), and a
-read-alike's topic is its book, which the books like it need not carry. Where the topics match no subject by their
+read-alike's topic is its book, which the books like it need not carry. Nor where the brief's hard conditions leave
+at most a tenth of the catalog (`FEW_ALLOWED`): among the few books of the kind asked for, a topic colours the shelf
+more than it decides it ("the bedtime shelf again, English books only" over children's books, 'Bedtime' a heading of
+one book). Where the topics match no subject by their
 words, a book found by meaning alone is left to the weights: on the demo those are mostly books of the kind the
 brief's conditions require (58% fit).
 """
@@ -73,6 +76,7 @@ MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distributio
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
 LIKELY = 0.5  # a book at least this likely to fit counts as fitting when the catalog's fitting books are counted
+FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
 
 
 @dataclass(frozen=True)
@@ -227,12 +231,13 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
     `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog; `subjects` the matched
     subjects each book carries (the subject path's evidence); `theme_shelf`: the brief names no book, author or
-    series (only there can a book be untied)."""
+    series (only there, and where its hard conditions leave more than a tenth of the catalog, can a book be untied)."""
     out = []
     best = max((c.fused_score for c in candidates), default=0.0)
     wanted = [t for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE)]
     matched = any(t.matches for t in wanted)
-    filed = theme_shelf and any(m.how != "vector" for t in wanted for m in t.matches)
+    filed = (theme_shelf and narrowed < FEW_ALLOWED
+             and any(m.how != "vector" for t in wanted for m in t.matches))
     for place, cand in enumerate(candidates, start=1):
         book = books[cand.book_id]
         held = set(bm25_tokens(heading_text(book), book.language or query.language, stem)) if tokens else set()

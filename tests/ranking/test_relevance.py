@@ -120,6 +120,10 @@ def test_a_book_tied_to_the_brief_by_its_vector_alone_is_untied_where_the_catalo
     by_meaning = replace(topic, matches=(SubjectMatch("beekeeping", bees, 0.86, "vector"),))
     assert untied(query, {}) == untied(replace(query, subjects=(by_meaning,)), {}) == [False] * 3
     assert untied(filed, {"honey": 0.5}, theme_shelf=False) == [False] * 3
+    # nor where the brief's hard conditions leave a tenth of the catalog or less: they say what the books are
+    few = gather_evidence(candidates, filed, books, ["beekeep"], {"beekeep": 3.0}, {}, {}, {}, {}, True, narrowed=1.0,
+                          subjects=carried)
+    assert not any(e.untied for e in few)
 
 
 def test_an_untied_book_does_not_fit_and_a_named_one_does_whatever_the_weights_say():
