@@ -6,7 +6,8 @@
 Each judged brief is understood, recalled and ordered by the product path over its catalog, imported as it is
 (its kind, `tagged` or `tag_blind`, read from its books) and, where it is tagged, once more without its tags
 (kind `tag_blind`); every candidate's evidence (tasks/ranking/relevance.py)
-is a row, labelled 1 where the judgments grade its work 1 or 2 and 0 otherwise (a book not listed is wrong). A
+is a row, labelled 1 where the judgments grade its work 1 or 2 and 0 otherwise (a book not listed is wrong). An
+untied candidate (tied to the brief by its vector alone, relevance.py) is 0 by rule, so no row of the fit. A
 logistic regression per kind gives the weights; probabilities left out one brief at a time (the brief's rows
 predicted by weights fitted on the other briefs) say how well they are calibrated and choose the floor: the lowest
 at which the books a shelf would take (at most 30 per brief, in the product's order) fit at least 90% of the time.
@@ -62,19 +63,25 @@ def gather(briefs, catalog: Path, workspace: Path, tag_blind: bool):
         fits = {works.get(b, b) for b, g in brief.judgments.items() if g > 0}
         labels = np.array([works.get(c.book_id, c.book_id) in fits for c in ranking.candidates], dtype=np.float64)
         x = np.vstack([e.as_array() for e in ranking.evidence]) if ranking.evidence else np.zeros((0, len(FEATURES)))
-        rows.append((brief.id, x, labels, [works.get(c.book_id, c.book_id) for c in ranking.candidates]))
+        untied = np.array([e.untied for e in ranking.evidence], dtype=bool)
+        rows.append((brief.id, x, labels, [works.get(c.book_id, c.book_id) for c in ranking.candidates], untied))
     return ctx.ranking.relevance.kind, rows
 
 
-def left_out_probabilities(rows):
-    """Each brief's candidates scored by weights fitted on the other briefs."""
+def fit_rows(rows):
+    """The weights and intercept fitted on the rows' candidates that are not untied."""
     from tasks.ranking.relevance import fit_logistic
 
+    rows = [r for r in rows if len(r[1])]
+    return fit_logistic(np.vstack([r[1][~r[4]] for r in rows]), np.concatenate([r[2][~r[4]] for r in rows]), L2)
+
+
+def left_out_probabilities(rows):
+    """Each brief's candidates scored by weights fitted on the other briefs (an untied one 0)."""
     out = []
-    for i, (_, x, _, _) in enumerate(rows):
-        others = [r for j, r in enumerate(rows) if j != i and len(r[1])]
-        w, b = fit_logistic(np.vstack([r[1] for r in others]), np.concatenate([r[2] for r in others]), L2)
-        out.append(1.0 / (1.0 + np.exp(-(x @ w + b))) if len(x) else np.zeros(0))
+    for i, (_, x, _, _, untied) in enumerate(rows):
+        w, b = fit_rows([r for j, r in enumerate(rows) if j != i])
+        out.append(np.where(untied, 0.0, 1.0 / (1.0 + np.exp(-(x @ w + b)))) if len(x) else np.zeros(0))
     return out
 
 
@@ -82,7 +89,7 @@ def shelf_precision(rows, probabilities, floor: float) -> tuple[float, int, int]
     """Over every brief: the share of fitting books among those a shelf at this floor takes (its first SHELF
     works at or above the floor, in the product's order), and how many shelves hold at least 10."""
     taken = fit = full = 0
-    for (_, _, labels, works), p in zip(rows, probabilities):
+    for (_, _, labels, works, _), p in zip(rows, probabilities):
         seen: set[str] = set()
         shelf = []
         for label, work, prob in zip(labels, works, p):
@@ -106,7 +113,7 @@ def main() -> int:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from tasks.evaluation.judged import load_judged
-    from tasks.ranking.relevance import FEATURES, RELEVANCE_FILE, fit_logistic
+    from tasks.ranking.relevance import FEATURES, RELEVANCE_FILE
 
     sets = [(Path(b), Path(c).resolve()) for b, _, c in (item.partition("=") for item in args.set)]
     fitted = {}
@@ -126,16 +133,18 @@ def main() -> int:
         if args.dump:
             np.savez(f"{args.dump}-{kind}.npz", brief=np.concatenate([[r[0]] * len(r[2]) for r in rows]),
                      x=np.vstack([r[1] for r in rows if len(r[1])]), y=np.concatenate([r[2] for r in rows]),
-                     work=np.concatenate([r[3] for r in rows]))
-        x = np.vstack([r[1] for r in rows if len(r[1])])
+                     work=np.concatenate([r[3] for r in rows]), untied=np.concatenate([r[4] for r in rows]))
         y = np.concatenate([r[2] for r in rows])
-        w, b = fit_logistic(x, y, L2)
+        w, b = fit_rows(rows)
         fitted[kind] = {"intercept": round(b, 4), "weights": {f: round(float(v), 4) for f, v in zip(FEATURES, w)}}
         held_out = left_out_probabilities(rows)
         p = np.concatenate(held_out)
-        loss = -np.mean(y * np.log(np.clip(p, 1e-9, 1)) + (1 - y) * np.log(np.clip(1 - p, 1e-9, 1)))
-        print(f"{kind}: {len(y)} candidates of {len(rows)} briefs, {int(y.sum())} fitting; "
-              f"left-one-brief-out log loss {loss:.3f} (base rate {y.mean():.3f})")
+        untied = np.concatenate([r[4] for r in rows])
+        weighed, q = y[~untied], p[~untied]
+        loss = -np.mean(weighed * np.log(np.clip(q, 1e-9, 1)) + (1 - weighed) * np.log(np.clip(1 - q, 1e-9, 1)))
+        print(f"{kind}: {len(y)} candidates of {len(rows)} briefs, {int(y.sum())} fitting; untied {int(untied.sum())}, "
+              f"{int(y[untied].sum())} of them fitting; left-one-brief-out log loss of the others {loss:.3f} "
+              f"(base rate {weighed.mean():.3f})")
         for low, high in ((0, .1), (.1, .3), (.3, .5), (.5, .7), (.7, .9), (.9, 1.01)):
             inside = (p >= low) & (p < high)
             if inside.any():

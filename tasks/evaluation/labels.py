@@ -42,7 +42,7 @@ from tasks.model.themes import Theme
 from tasks.ranking.calibration import log_loss, refit
 from tasks.ranking.fusion import short_query
 from tasks.ranking.rank import order
-from tasks.ranking.relevance import Calibration, Evidence
+from tasks.ranking.relevance import Calibration, Evidence, probabilities
 from tasks.recall.keywords import bm25_query_tokens
 from tasks.recall.recall import recall
 from tasks.shelving import ShelvingContext
@@ -239,7 +239,7 @@ def shelf_of(theme: ThemeEvidence, taken: Sequence[int], head: int = HEAD) -> Sh
 
 
 def shelf_score(theme: ThemeEvidence, calibration: Calibration, kind: str, floor: float) -> ShelfScore:
-    p = calibration.probability(theme.evidence, kind)
+    p = probabilities(calibration, theme.evidence, kind)
     return shelf_of(theme, [i for i in sorted(range(len(p)), key=lambda i: (-p[i], theme.ranks[i])) if p[i] >= floor])
 
 

@@ -215,7 +215,8 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
                                         understanding.book_ids if policy.paths else (), ctx.snapshot)
             ranking.allowed = ctx.allowed(understood.constraints) if ctx.allowed else None
             ranking.evidence = ctx.relevance.evidence(candidates, query, ctx.books, ctx.snapshot, tokens, query_vector,
-                                                      ranking.allowed, ranking.subject_evidence)
+                                                      ranking.allowed, ranking.subject_evidence,
+                                                      theme_shelf=not policy.paths)
             ranking.content = tuple(content_words(query.search_keywords, tokens, query.language,
                                                   ctx.snapshot.bm25.settings.english_stemming))
             candidates = ctx.relevance.score(candidates, ranking.evidence)

@@ -21,14 +21,16 @@ from tasks.ranking.relevance import (
     expected_fit_share,
     fit_logistic,
     fitting,
+    gather_evidence,
     nearest_topics,
+    probabilities,
     read_calibration,
     subject_features,
     token_cover,
     topic_counts,
     topic_vector,
 )
-from tasks.model.subjects import SubjectEvidence
+from tasks.model.subjects import REQUIRED_ROLE, Subject, SubjectEvidence, SubjectMatch, TopicPhrase, TopicSubjects
 
 
 def test_the_fit_recovers_the_weights_that_made_the_labels():
@@ -94,6 +96,49 @@ def test_a_books_subject_evidence_says_its_role_its_kind_of_match_and_how_few_bo
     # the brief's topics matched subjects and the book carries none; where they matched none, nothing is missing
     assert subject_features([], matched=True, catalog=1000).absent == 1.0
     assert subject_features([], matched=False, catalog=1000) == subject_features([], matched=False, catalog=5)
+
+
+def test_a_book_tied_to_the_brief_by_its_vector_alone_is_untied_where_the_catalog_files_the_topic():
+    bees = Subject("Bee culture", "heading", "en", 3, "subject", ("Bee culture",))
+    topic = TopicSubjects(TopicPhrase("beekeeping", 0, 10, "wanted"), (SubjectMatch("beekeeping", bees, 1.0, "exact"),),
+                          REQUIRED_ROLE)
+    books = {b: BookRecord(b, b.title()) for b in ("hive", "honey", "meadow")}
+    carried = {"hive": (SubjectEvidence("hive", "beekeeping", "Bee culture", "heading", "exact", 1.0, REQUIRED_ROLE, 3),)}
+    candidates = [Candidate(b) for b in books]
+    query = ThemeQuery((), ("beekeeping",), "beekeeping", 1.0, "rules", "en")
+
+    def untied(q, cover, theme_shelf=True):
+        return [e.untied for e in gather_evidence(candidates, q, books, ["beekeep"], {"beekeep": 3.0}, cover, {}, {},
+                                                  {}, True, subjects=carried, theme_shelf=theme_shelf)]
+
+    filed = replace(query, subjects=(topic,))
+    # the hive carries the matched heading, the honey book's text holds the brief's word: only the meadow is untied
+    assert untied(filed, {"honey": 0.5}) == [False, False, True]
+    # where the brief's topics matched no subject of the catalog, or matched one by meaning alone (not how the
+    # catalog files the topic), or the brief names a book whose readers' books need not carry its subjects, a book
+    # found by meaning alone is not untied
+    by_meaning = replace(topic, matches=(SubjectMatch("beekeeping", bees, 0.86, "vector"),))
+    assert untied(query, {}) == untied(replace(query, subjects=(by_meaning,)), {}) == [False] * 3
+    assert untied(filed, {"honey": 0.5}, theme_shelf=False) == [False] * 3
+    # nor where the brief's hard conditions leave a tenth of the catalog or less: they say what the books are
+    few = gather_evidence(candidates, filed, books, ["beekeep"], {"beekeep": 3.0}, {}, {}, {}, {}, True, narrowed=1.0,
+                          subjects=carried)
+    assert not any(e.untied for e in few)
+
+
+def test_an_untied_book_does_not_fit_and_a_named_one_does_whatever_the_weights_say():
+    sure = Calibration({k: {"vector_z": 1.0} for k in KINDS}, {k: 0.0 for k in KINDS})
+    near = Evidence(vector_z=4.0)
+    p = probabilities(sure, [near, replace(near, untied=True), Evidence(vector_z=-4.0, named=1.0)], "tagged")
+    assert p[0] > 0.9 and p[1] == 0.0 and p[2] == 1.0
+
+
+def test_a_book_the_order_marked_doubtful_says_so_in_its_evidence():
+    books = {b: BookRecord(b, b.title()) for b in ("novel", "picture-book")}
+    candidates = [Candidate("novel"), Candidate("picture-book", doubtful=True)]
+    query = ThemeQuery((), (), "", 1.0, "rules", "en")
+    found = gather_evidence(candidates, query, books, [], {}, {}, {}, {}, {}, True)
+    assert [e.doubtful for e in found] == [0.0, 1.0]
 
 
 class BookVectors:
