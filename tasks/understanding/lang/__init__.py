@@ -35,7 +35,7 @@ SCHEMA: dict[str, dict[str, str]] = {
         "degree": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS,
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
-        "reference_stances": GROUPS,
+        "reference_stances": GROUPS, "composed": TABLE,
     },
     "clauses.yaml": {"ends": WORDS, "sentence_ends": WORDS, "ends_before_space": WORDS, "ends_between_spaces": WORDS,
                      "question_marks": WORDS, "joiners": WORDS, "particles": WORDS, "containers": WORDS,
