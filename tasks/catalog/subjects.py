@@ -9,6 +9,9 @@ the catalog's records say ("Cooking", "推理小说", DDC 641.5) rather than for
   century is no topic and is left out.
 - An inverted heading ("Cooking, French") also holds its head ("Cooking") and is matched in natural order
   ("French cooking"); a comma before a date ("World War, 1939-1945") is no inversion.
+- A heading with an imaginative form subdivision ("Men -- Psychology -- Fiction") holds its parts with the form
+  ("Psychology -- Fiction"), matched by the part's own words too; a brief decides whether it wants the novels.
+- A heading or part is found whole by a `heading` condition (tasks/model/subjects.py `subject_keys`).
 - A tag is a vocabulary value a record's source gives (tags.genre 科幻).
 - A class is a range of config/class_ranges.yaml (a literature, a period of history) some book is filed under,
   one entry per language of its caption.
@@ -30,13 +33,8 @@ from tasks.model.books import BookRecord
 from tasks.model.conditions import subject_words
 from tasks.language.embedders.base import Embedder
 from tasks.language.embedding import embed_with_cache
-from tasks.model.subjects import Subject
+from tasks.model.subjects import Subject, heading_form, heading_parts, inverted
 
-# LCSH's " -- " (and its one-character forms), CNMARC's "—" / "－"; a slash between Chinese tags
-_SUBDIVISION = re.compile(r"\s*(?:--+|—+|－+|–{2,}|/)\s*")
-# A part that is a date or a period only: "1939-1945", "20th century", "二十世纪", "1980年代"
-_DATE_ONLY = re.compile(r"^(?:\d{1,4}(?:\s*[-–]\s*\d{0,4})?|\d{1,2}(?:st|nd|rd|th)\s+century|[\d一二三四五六七八九十]+"
-                        r"(?:世纪|年代|年)(?:[\d一二三四五六七八九十]+年代)?)$", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -53,29 +51,18 @@ def subject_language(text: str) -> str:
     return "zh" if _CJK.search(text) else "en"
 
 
-def inverted(heading: str) -> tuple[str, str] | None:
-    """("Cooking", "French cooking") of an inverted heading "Cooking, French"; None where the comma is not an
-    inversion: a date after it ("World War, 1939-1945"), or more than one comma (a name, "Smith, John, 1900-")."""
-    head, comma, rest = heading.partition(",")
-    head, rest = head.strip(), rest.strip()
-    if not comma or "," in rest or not head or not rest or any(ch.isdigit() for ch in rest) or not heading.isascii():
-        return None
-    return head, f"{rest} {head[0].lower()}{head[1:]}" if not head.isupper() else f"{rest} {head}"
-
-
-def heading_parts(heading: str) -> list[str]:
-    """The topics a heading holds besides itself: its subdivisions, the head of an inverted one ("Cooking" of
-    "Cooking, French") and of a dated one ("World War" of "World War, 1939-1945"); never a date alone."""
-    parts = [p for p in (p.strip(" .;,") for p in _SUBDIVISION.split(heading)) if p]
-    found = parts if len(parts) > 1 else []
-    for part in parts:
-        turned = inverted(part)
-        head, comma, rest = part.partition(",")
-        if turned:
-            found.append(turned[0])
-        elif comma and _DATE_ONLY.match(rest.strip()):
-            found.append(head.strip())
-    return list(dict.fromkeys(p for p in found if p != heading and len(p) > 1 and not _DATE_ONLY.match(p)))
+def other_names(heading: str) -> tuple[str, ...]:
+    """How a brief may say the heading: an inverted one in natural order ("French cooking"), one with an imaginative
+    form subdivision without it ("Time travel" of "Time travel -- Fiction", which a brief on time travel stories
+    means)."""
+    turned = inverted(heading)
+    form, parts = heading_form(heading)
+    if turned:
+        return (turned[1],)
+    if form and len(parts) == 1:
+        turned = inverted(parts[0])
+        return (turned[1] if turned else parts[0],)
+    return ()
 
 
 def _count(keys_per_book: Iterable[set[str]]) -> Counter[str]:
@@ -116,9 +103,8 @@ def collect_subjects(books: Sequence[BookRecord], ranges: ClassRanges | None = N
     subjects = []
     for key, count in counts.items():
         label = spellings[key].most_common(1)[0][0]
-        turned = inverted(label)
-        subjects.append(Subject(label, kinds[key], subject_language(label), count, "subject", (label,),
-                                (turned[1],) if turned else ()))
+        subjects.append(Subject(label, kinds[key], subject_language(label), count, "heading", (label,),
+                                other_names(label)))
     tags = _count({(dim, v) for dim, values in b.tags.items() for v in values} for b in books)
     subjects += [Subject(value, "tag", subject_language(value), count, dim, (value,))
                  for (dim, value), count in tags.items()]
@@ -133,7 +119,9 @@ def collect_subjects(books: Sequence[BookRecord], ranges: ClassRanges | None = N
 
 
 def embedding_text(subject: Subject) -> str:
-    """What a subject's vector is made from: an inverted heading in natural order ("French cooking")."""
+    """What a subject's vector is made from: an inverted heading in natural order ("French cooking"), one with an
+    imaginative form subdivision without it ("Friendship" of "Friendship -- Fiction": a brief on friendship meets it
+    by meaning, and its kind of book decides whether the stories stand)."""
     return subject.aliases[0] if subject.aliases else subject.label
 
 

@@ -57,8 +57,9 @@ def detect_language(text: str) -> str:
 
 
 def normalize_language(code: str | None, text_for_detection: str = "") -> str:
-    """Map source language codes (zh-CN, chi, eng, en-US ...) to 'zh' / 'en' / the code itself."""
-    code = (code or "").strip().lower()
+    """Map source language codes (zh-CN, chi, eng, en-US ...) to 'zh' / 'en' / the code itself. A cell naming
+    several ("de; en", a two-language edition) is its first: the filters know one language a book."""
+    code = re.split(r"[;,/|]", (code or "").strip().lower())[0].strip()
     if not code:
         return detect_language(text_for_detection)
     if code.startswith("zh") or code in {"chs", "cht", "cn"}:

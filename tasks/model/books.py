@@ -9,6 +9,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from tasks.model.conditions import subject_words
+from tasks.model.subjects import subject_keys
 
 # Fields that come from a catalog source; content_hash is computed over exactly these.
 SOURCE_FIELDS = (
@@ -126,10 +127,13 @@ class BookRecord:
 
     @property
     def subject_text(self) -> str:
-        """The subject headings as filters read them: `subject_words` of all headings, space padded. A record
+        """The subject headings as filters read them: `subject_words` of every heading and heading part
+        (tasks/model/subjects.py), each between bars, so that a word is found in any ("war" in "| world war |")
+        and a heading whole ("| travel |" is not in "| time travel |"), never a phrase across two. A record
         without any is read by its title: over a catalog of titles and authors (a Goodreads export) "except
         Poirot" had kept "The Murder on the Links (Hercule Poirot, #2)", which no subject heading could exclude."""
-        return f" {subject_words(' '.join(self.subjects) if self.subjects else self.title)} "
+        keys = subject_keys(self.subjects) if self.subjects else (subject_words(self.title),)
+        return f"| {' | '.join(keys)} |"
 
     @property
     def class_prefixes(self) -> tuple[str, ...]:

@@ -1,10 +1,11 @@
 """The constraint tree: a brief's hard conditions as one typed expression, and its evaluation on one book.
 
 HasAny names a field: a facet (a vocabulary dimension, `form`, `audience`), held with at least the
-index's filter confidence; or `author`, `work`, `subject` (a word or phrase of the subject headings, or
-of the title where a record has none), `classification` (a code prefix, "clc:I24"; a range of codes is a set
-of prefixes, config/class_ranges.yaml) or `language`. A `topic` condition (the catalog's subjects a brief's topic
-matched) is any of its headings or class codes: `condition_expr` makes it an AnyOf of the two.
+index's filter confidence; or `author`, `work`, `subject` (a word or phrase of one subject heading, or
+of the title where a record has none), `heading` (a whole heading or heading part, tasks/model/subjects.py: "Travel"
+is not "Time travel"), `classification` (a code prefix, "clc:I24"; a range of codes is a set of prefixes,
+config/class_ranges.yaml) or `language`. A `topic` condition (the catalog's subjects a brief's topic matched) is any
+of its headings or class codes: `condition_expr` makes it an AnyOf of the two.
 tasks/recall/filters.py gives the same tree a column
 form and a LanceDB compiler; a property test keeps the three in agreement.
 """
@@ -27,7 +28,7 @@ NUMERIC_FIELDS = ("pub_year", "rating", "pages", "copies_available")
 CompareOp = Literal["<", "<=", ">", ">=", "=", "!="]
 
 
-TERM_FIELDS = ("author", "work", "subject", "classification", "language", "topic")  # every other field is a facet
+TERM_FIELDS = ("author", "work", "subject", "heading", "classification", "language", "topic")  # every other field is a facet
 CLASS_SCHEMES = ("clc:", "ddc:", "lcc:")  # a topic's value that is a class code, not a heading
 
 
@@ -44,6 +45,17 @@ def subject_term(term: str) -> str:
     """A subject condition's value as the subject text is searched: Latin words whole, Chinese anywhere."""
     words = subject_words(term)
     return f" {words} " if words.isascii() else words
+
+
+def heading_term(term: str) -> str:
+    """A heading condition's value as the subject text is searched: the whole heading or part, between its bars."""
+    words = subject_words(term)
+    return f"| {words} |" if words else ""
+
+
+def subject_terms(field: str, values: tuple[str, ...]) -> list[str]:
+    """A `subject` or `heading` condition's values as the subject text is searched (empty ones left out)."""
+    return [t for t in map(heading_term if field == "heading" else subject_term, values) if t]
 
 
 def class_code(value: str) -> str:
@@ -102,7 +114,7 @@ def condition_expr(field: str, values: tuple[str, ...], min_confidence: float = 
         return HasAny(field, values, min_confidence)
     codes = tuple(v for v in values if v.lower().startswith(CLASS_SCHEMES))
     terms = tuple(v for v in values if v not in codes)
-    return AnyOf((*([HasAny("subject", terms)] if terms else []),
+    return AnyOf((*([HasAny("heading", terms)] if terms else []),
                   *([HasAny("classification", codes)] if codes else [])))
 
 
@@ -185,9 +197,9 @@ def _holds(expr: HasAny, book: BookRecord) -> bool:
         return (book.work_id or book.book_id) in values
     if expr.field == "language":
         return book.language in values
-    if expr.field == "subject":
+    if expr.field in ("subject", "heading"):
         text = book.subject_text
-        return any(term and term in text for term in map(subject_term, values))
+        return any(term in text for term in subject_terms(expr.field, expr.values))
     if expr.field == "classification":
         return not _class_codes(expr.values).isdisjoint(book.class_prefixes)
     return bool(values & book.values_at(expr.field, expr.min_confidence))

@@ -4,7 +4,21 @@ evidence the subject path gives (tasks/recall/paths/subject.py) for the relevanc
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from config.settings import CONFIG_DIR
+from config.yaml_files import read_yaml
+from tasks.model.conditions import subject_words
+
+# LCSH's " -- " (and its one-character forms), CNMARC's "—" / "－"; a slash between Chinese tags or BISAC's parts
+_SUBDIVISION = re.compile(r"\s*(?:--+|—+|－+|–{2,}|/)\s*")
+# A part that is a date or a period only: "1939-1945", "20th century", "二十世纪", "1980年代"
+_DATE_ONLY = re.compile(r"^(?:\d{1,4}(?:\s*[-–]\s*\d{0,4})?|\d{1,2}(?:st|nd|rd|th)\s+century|[\d一二三四五六七八九十]+"
+                        r"(?:世纪|年代|年)(?:[\d一二三四五六七八九十]+年代)?)$", re.IGNORECASE)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_CONJUNCTION = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -78,3 +92,81 @@ class SubjectEvidence:
     strength: float  # the match's strength: 1 the same words, 0.9 a mapped term, a vector match its similarity
     role: str  # required | preferred: whether the brief asks for it or only prefers it
     books: int = 0  # books of the catalog carrying the subject: the fewer, the more telling
+
+
+@lru_cache(maxsize=1)
+def imaginative_forms() -> frozenset[str]:
+    """config/subjects.yaml `forms`: the subdivisions that make a heading's book a story, play or poem about its
+    other parts ("-- Fiction", "-- Juvenile fiction", BISAC's "Fiction / ..."), in `subject_words` form."""
+    raw = (read_yaml(CONFIG_DIR / "subjects.yaml") or {}).get("forms") or {}
+    return frozenset(subject_words(str(w)) for words in raw.values() for w in words or ())
+
+
+def inverted(heading: str) -> tuple[str, str] | None:
+    """("Cooking", "French cooking") of an inverted heading "Cooking, French"; None where the comma is not an
+    inversion: a date after it ("World War, 1939-1945"), more than one comma (a name, "Smith, John, 1900-"), or a
+    heading with subdivisions."""
+    head, comma, rest = heading.partition(",")
+    head, rest = head.strip(), rest.strip()
+    if (not comma or "," in rest or not head or not rest or any(ch.isdigit() for ch in rest)
+            or not heading.isascii() or _SUBDIVISION.search(heading)):
+        return None
+    return head, f"{rest} {head[0].lower()}{head[1:]}" if not head.isupper() else f"{rest} {head}"
+
+
+def heading_form(heading: str) -> tuple[str, list[str]]:
+    """The heading's imaginative form subdivision ("Fiction" of "Time travel -- Fiction"; BISAC writes it first,
+    "Fiction / Historical") and its other parts; ("", parts) where it has none. A heading of one part has no form
+    subdivision: "Psychological fiction" is a kind of book, no form of another topic."""
+    parts = [p for p in (p.strip(" .;,") for p in _SUBDIVISION.split(heading)) if p]
+    forms = imaginative_forms()
+    if len(parts) > 1 and subject_words(parts[-1]) in forms:
+        return parts[-1], parts[:-1]
+    if len(parts) > 1 and "/" in heading and "--" not in heading and subject_words(parts[0]) in forms:
+        return parts[0], parts[1:]
+    return "", parts
+
+
+def conjuncts(part: str) -> list[str]:
+    """The topics a part joins with "and" or "&" ("Description and travel": Description, travel; "Health &
+    Fitness"); none for a part that joins nothing, holds a comma (a name, an inverted heading) or a qualifier
+    ("Concertos (Harpsichord and piano)" joins two instruments, not two topics)."""
+    if any(mark in part for mark in ",()") or not part.isascii():
+        return []
+    pieces = [p.strip() for p in _CONJUNCTION.split(part)]
+    return [p[0].upper() + p[1:] for p in pieces] if len(pieces) > 1 and all(pieces) else []
+
+
+def with_form(part: str, form: str) -> str:
+    """A heading part said with its heading's form: "Psychology -- Fiction" (a novel about psychology)."""
+    return f"{part}{'—' if _CJK.search(part + form) else ' -- '}{form}" if form else part
+
+
+def heading_parts(heading: str) -> list[str]:
+    """The subjects a heading holds besides itself: its subdivisions, the head of an inverted one ("Cooking" of
+    "Cooking, French") and of a dated one ("World War" of "World War, 1939-1945"); never a date alone. In a
+    heading with an imaginative form subdivision each other part keeps the form ("Men -- Psychology -- Fiction"
+    holds "Men -- Fiction", "Psychology -- Fiction" and "Fiction", not "Psychology"): a novel whose characters'
+    psychology a heading names is no psychology book. A part joining topics holds each ("Description and travel"
+    holds "Travel"), where a part that qualifies its last word does not ("Time travel" is no "Travel")."""
+    form, parts = heading_form(heading)
+    found = list(parts) if len(parts) > 1 or form else []
+    for part in parts:
+        turned = inverted(part)
+        head, comma, rest = part.partition(",")
+        if turned:
+            found.append(turned[0])
+        elif comma and _DATE_ONLY.match(rest.strip()):
+            found.append(head.strip())
+        found += conjuncts(turned[0] if turned else part)
+    found = [with_form(p, form) for p in found if not _DATE_ONLY.match(p)] + ([form] if form else [])
+    return list(dict.fromkeys(p for p in found if p != heading and len(p) > 1))
+
+
+@lru_cache(maxsize=1 << 16)
+def subject_keys(headings: tuple[str, ...]) -> tuple[str, ...]:
+    """Every heading and heading part of these headings in `subject_words` form: what a `heading` condition finds
+    whole (a topic "Travel" is not in "Time travel"). Cached: the evaluator reads a book's subject text per
+    condition."""
+    keys = (subject_words(t) for h in headings for t in (h, *heading_parts(h)))
+    return tuple(dict.fromkeys(k for k in keys if k))

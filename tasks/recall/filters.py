@@ -8,8 +8,8 @@ number is false, so NOT of it is true, in Python and in SQL alike. Every value r
 escaped literal, never pasted raw.
 
 HasAny names a field: a facet (a vocabulary dimension, `form`, `audience`), held with at least the
-index's filter confidence; or `author`, `work`, `subject` (a word or phrase of the subject headings, or
-of the title where a record has none), `classification` (a code prefix, "clc:I24"; a range of codes is a set
+index's filter confidence; or `author`, `work`, `subject` (a word or phrase of one subject heading, or
+of the title where a record has none), `heading` (a whole heading or heading part), `classification` (a code prefix, "clc:I24"; a range of codes is a set
 of prefixes, config/class_ranges.yaml) or `language`.
 """
 
@@ -37,7 +37,7 @@ from tasks.model.constraints import (
     HasAny,
     Not,
     class_code,
-    subject_term,
+    subject_terms,
 )
 
 # ---- evaluation ----------------------------------------------------------------------------------
@@ -88,9 +88,9 @@ class FilterColumns:
     def has_any(self, expr: HasAny) -> np.ndarray:
         """Which books hold one of the values (a facet with at least the condition's confidence)."""
         found = np.zeros(len(self), dtype=bool)
-        if expr.field == "subject":
+        if expr.field in ("subject", "heading"):
             joined, starts = self._subject_index
-            for term in filter(None, map(subject_term, expr.values)):
+            for term in subject_terms(expr.field, expr.values):
                 at = [m.start() for m in re.finditer(re.escape(term), joined)]
                 found[np.searchsorted(starts, at, side="right") - 1] = True
             return found
@@ -161,8 +161,8 @@ def _has_any(expr: HasAny) -> str:
         return f"coalesce(work_id IN ({_literals(expr.values)}), false)"
     if expr.field == "language":
         return f"coalesce(language IN ({_literals(expr.values)}), false)"
-    if expr.field == "subject":
-        terms = [t for t in map(subject_term, expr.values) if t]
+    if expr.field in ("subject", "heading"):
+        terms = subject_terms(expr.field, expr.values)
         return "(" + " OR ".join(f"subject_text LIKE {sql_string('%' + t + '%')}" for t in terms) + ")" \
             if terms else "false"
     if expr.field == "classification":

@@ -50,6 +50,7 @@ from tasks.model.subjects import (
     SubjectMatch,
     TopicPhrase,
     TopicSubjects,
+    heading_form,
 )
 from tasks.understanding.expansion import ExpansionTables, load_expansion_tables
 from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Mention, Reading
@@ -165,6 +166,9 @@ class KindWords:
     writing: frozenset[str]  # "fiction", "novels", 小说: a topic only inside a longer subject ("travel writing")
     history: frozenset[str]  # "history", 历史: a topic of its own where nothing before it is one ("history books")
     other: frozenset[str]  # words about reading and libraries ("read", "library", 借阅) and occasions: no topic, no kind
+    # a nation's or language's words (config/class_ranges.yaml's literatures, the packs' literatures and language
+    # names): before a kind of writing they say whose writing it is ("Classic English novels"), not what about
+    nations: frozenset[str] = frozenset()
 
     @property
     def heads(self) -> frozenset[str]:
@@ -188,7 +192,24 @@ def kind_words(cues: Cues) -> KindWords:
     table = _subjects_table()
     books, people = lower((*cues.readings.language_nouns, *table.get("kinds", ()))), lower(table.get("people", ()))
     return KindWords(books, lower(cues.readings.literature_words) - people, lower(class_ranges().history_words),
-                     lower((*book_words(), *table.get("occasions", ()), *people)) - books)
+                     lower((*book_words(), *table.get("occasions", ()), *people)) - books, _nation_words(cues))
+
+
+def _nation_words(cues: Cues) -> frozenset[str]:
+    """The words of a nation or a language: each literature's qualifiers and people, and what its subject phrases
+    hold besides a kind of writing ("English" of "English fiction", 日本 of 日本文学); the packs' literatures and
+    language names."""
+    literary = sorted({w.lower() for w in cues.readings.literature_words}, key=len, reverse=True)
+    words = {w for ws in (*cues.readings.literatures.values(), *cues.readings.language_names.values()) for w in ws}
+    for entry in class_ranges().entries:
+        if entry.kind != "literatures":
+            continue
+        words |= {*entry.qualifiers, *entry.people}
+        for phrase in map(str.lower, entry.subjects):
+            rest = ([w for w in phrase.split() if w not in literary] if phrase.isascii()
+                    else [phrase[:-len(w)] for w in literary if phrase.endswith(w) and len(phrase) > len(w)][:1])
+            words |= set(rest[:1]) if len(rest) == 1 else set()
+    return frozenset(w.lower() for w in words)
 
 
 def _words(text: str) -> list[tuple[int, int, str]]:
@@ -247,7 +268,8 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
         for start, end, _, _ in topical:
             if text[start:end].lower() not in {t.text.lower() for t in topics}:  # said twice (a name, its blurb)
                 topics.append(TopicPhrase(text[start:end], start, end, WANTED))
-    topics = [replace(t, head=_is_head(t, text, kinds), bare=_is_bare(t, reading.text, kinds)) for t in topics]
+    topics = [replace(t, head=_is_head(t, text, kinds), bare=_is_bare(t, reading.text, kinds)) for t in topics
+              if not _whose_writing(t, text, kinds)]
     excluded = [TopicPhrase(m.value, m.start, m.end, EXCLUDED) for m in reading.mentions
                 if m.field == "subject" and m.polarity == EXCLUDED]
     # a genre word said as a kind of book ("推理小说", "histories", "科幻作品") means the genre; said otherwise ("推理的
@@ -255,6 +277,16 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
     genres = [TopicPhrase(text[m.start:m.end], m.start, m.end, WANTED, genre=m.value) for m in reading.mentions
               if m.field == "genre" and m.polarity == WANTED and m.end - m.start >= 2]
     return [*topics, *(g for g in genres if not _said_as_kind(g, text, kinds)), *excluded]
+
+
+def _whose_writing(topic: TopicPhrase, text: str, kinds: KindWords) -> bool:
+    """Whether the topic is a nation's or language's word before a kind of writing: "English" in "Classic English
+    novels" says whose novels, and the catalog's few headings "English" are no requirement of the shelf."""
+    if topic.text.lower() not in kinds.nations:
+        return False
+    after = _words(text[topic.end:topic.end + 24])
+    return bool(after) and bool(_BETWEEN.fullmatch(text[topic.end:topic.end + after[0][0]])) and (
+        after[0][2] in kinds.writing or text[topic.end:].lower().lstrip(" -").startswith(tuple(kinds.writing)))
 
 
 def _said_as_kind(genre: TopicPhrase, text: str, kinds: KindWords) -> bool:
@@ -292,8 +324,46 @@ def _is_bare(topic: TopicPhrase, brief: str, kinds: KindWords) -> bool:
     return bool(words) and words == [w for _, _, w in _words(topic.text)]
 
 
+@dataclass(frozen=True)
+class BriefKind:
+    """What the brief's hard conditions already say of its books' kind."""
+
+    imaginative: str = ""  # "wanted": fiction, poetry or drama asked for; "excluded": not, or nonfiction asked for
+
+
+IMAGINATIVE_FORMS = frozenset({"fiction", "poetry", "drama"})  # the vocabulary's forms (config/crosswalk.yaml)
+
+
+def brief_kind(query: ThemeQuery) -> BriefKind:
+    forms = [(c.operator, v) for c in query.filter_conditions if c.field == "form" for v in c.values]
+    wanted = {v for op, v in forms if op != "MUST_NOT"}
+    excluded = {v for op, v in forms if op == "MUST_NOT"}
+    imaginative = ("wanted" if wanted & IMAGINATIVE_FORMS else
+                   "excluded" if wanted or IMAGINATIVE_FORMS <= excluded or "fiction" in excluded else "")
+    return BriefKind(imaginative)
+
+
+def _imaginative(subject: Subject) -> bool:
+    """A heading or part with an imaginative form subdivision: "Psychology -- Fiction"."""
+    return subject.kind in ("heading", "part") and bool(heading_form(subject.label)[0])
+
+
+def allowed_by_kind(matches: list[SubjectMatch], kind: BriefKind) -> list[SubjectMatch]:
+    """The matches the brief's kind of book allows: a topic's stories ("Psychology -- Fiction") where the brief asks
+    for fiction, never where it excludes it, and otherwise where the catalog holds the topic mostly in stories
+    ("Pirates -- Fiction", a novel about the war where no history of it is held), not where its own subjects of it
+    carry more books ("Psychology", "Educational psychology"): a psychology brief wants no novels."""
+    plain = [m for m in matches if not _imaginative(m.subject)]
+    stories = sum(m.subject.books for m in matches if _imaginative(m.subject))
+    if kind.imaginative == "wanted" or (kind.imaginative != "excluded"
+                                        and stories >= sum(m.subject.books for m in plain)):
+        return matches
+    return plain
+
+
 def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, embedder: Embedder,
-                 brief: str, tables: ExpansionTables, kinds: KindWords, min_books: int) -> list[TopicSubjects]:
+                 brief: str, tables: ExpansionTables, kinds: KindWords, min_books: int,
+                 kind: BriefKind = BriefKind()) -> list[TopicSubjects]:
     """Each topic's subjects and role (see the module docstring). A topic ending in a kind word is also matched
     without it: "travel writing" is the heading "Travel writing", and the books about "Travel"."""
     wanted = [t for t in topics if t.polarity == WANTED]
@@ -315,11 +385,16 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
             if matches:
                 out.append(TopicSubjects(topic, tuple(matches), EXCLUDED_ROLE))
             continue
+        matches += [m for m in _its_writing(topic, vocabulary, kinds, kind) if m.subject not in seen]
+        seen |= {m.subject for m in matches}
         if topic.genre:
             continue  # settled below, once every topic's subjects are known
-        matches += [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
-                    for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
-                    and vocabulary.subjects[i].kind != "tag"]
+        near = [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
+                for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
+                and vocabulary.subjects[i].kind != "tag"]
+        # a short topic's vector is a guess (an abbreviation, one character): its near subjects must hold its words
+        matches += [m for m in near if not _short(topic.text) or _holds_topic(m)]
+        matches = allowed_by_kind(matches, kind)
         readings = _readings(matches, vocabulary)
         # required: the whole brief; or a head noun ("travel writing", though "travel" alone is a reading situation),
         # said by the own words or other names of a subject at least `min_books` books carry (a tag merely holding
@@ -343,6 +418,20 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
     genre_matches = {t: [*vocabulary.tagged("genre", t.genre, t.text), *_untagged(vocabulary.lexical(t.text))]
                      for t in wanted if t.genre}
     return out + [d for t, m in genre_matches.items() if (d := _genre_doubt(t, m, out, vocabulary, context))]
+
+
+def _its_writing(topic: TopicPhrase, vocabulary: SubjectVocabulary, kinds: KindWords,
+                 kind: BriefKind) -> list[SubjectMatch]:
+    """The headings that are the topic's words and a kind of writing ("Sea stories" for "sea", "Ghost stories",
+    "Travel writing"): books of the topic, held as a Chinese term is held by a longer tag (推理小说 holds 推理).
+    A topic said with its kind already ("sea stories") is matched by its words; a brief excluding fiction wants
+    none of its stories."""
+    last = _words(topic.text)[-1][2]
+    if not topic.text.isascii() or last in kinds.all or kind.imaginative == "excluded":
+        return []
+    found = {m.subject: m for kind in sorted(kinds.heads) if kind.isascii()
+             for m in _untagged(vocabulary.lexical(f"{topic.text} {kind}"))}
+    return [SubjectMatch(topic.text, s, STRENGTH["holds"], "holds") for s in found]
 
 
 def _genre_doubt(topic: TopicPhrase, matches: list[SubjectMatch], found: list[TopicSubjects],
@@ -389,11 +478,22 @@ def _readings(matches: list[SubjectMatch], vocabulary: SubjectVocabulary) -> lis
 
 
 def topic_values(matches: Sequence[SubjectMatch]) -> tuple[str, ...]:
-    """A `topic` condition's values: the headings and the class ranges' codes matched by their words, or where
-    none is, by meaning."""
-    strong = [m for m in matches if m.how != "vector"] or matches
-    return tuple(dict.fromkeys(v for m in strong if m.subject.field in ("subject", "classification")
+    """A `topic` condition's values: the headings and the class ranges' codes matched by their words, and those near
+    in meaning that hold the topic's words ("Social psychology" for "psychology"); where none is, by meaning."""
+    strong = [m for m in matches if m.how != "vector" or _holds_topic(m)] or matches
+    return tuple(dict.fromkeys(v for m in strong if m.subject.field in ("heading", "classification")
                                for v in m.subject.values))
+
+
+def _short(text: str) -> bool:
+    """A topic too short for its vector to say what it means: three Latin letters ("AI", "art"), one character."""
+    return len(text.strip()) <= (3 if text.isascii() else 1)
+
+
+def _holds_topic(match: SubjectMatch) -> bool:
+    """Whether the subject's words hold the topic's (singular or plural: "Voyages and travels" holds "travel")."""
+    topic, label = _key(match.topic), _key(match.subject.label)
+    return bool(topic) and (f" {topic} " in f" {label} " if topic.isascii() else topic in label)
 
 
 def subject_conditions(found: Sequence[TopicSubjects]) -> tuple[FilterCondition, ...]:
@@ -406,7 +506,7 @@ def subject_conditions(found: Sequence[TopicSubjects]) -> tuple[FilterCondition,
         if topic.role == DOUBTFUL_ROLE:
             continue
         if topic.role == EXCLUDED_ROLE:
-            values = tuple(m.subject.label for m in topic.matches if m.subject.field == "subject")
+            values = tuple(m.subject.label for m in topic.matches if m.subject.field == "heading")
             conditions += [FilterCondition("subject", values, "MUST_NOT")] if values else []
             continue
         operator = "MUST" if topic.role == REQUIRED_ROLE else "SHOULD"
@@ -488,4 +588,4 @@ def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVo
     topics = [t for t in topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
               if words_held or not t.bare]
     return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues),
-                                             min_books))
+                                             min_books, brief_kind(query)))

@@ -106,7 +106,7 @@ def test_a_record_without_subject_headings_is_read_by_its_title_in_all_three_eng
     expr = Not(HasAny("subject", ("Poirot",)))
     assert [b.book_id for b in titled if evaluate(expr, b)] == ["s"]
     assert mask(expr, FilterColumns.build(titled)).tolist() == [False, True]
-    assert titled[0].subject_text == " the murder on the links hercule poirot 2 "  # the LanceDB column's text
+    assert titled[0].subject_text == "| the murder on the links hercule poirot 2 |"  # the LanceDB column's text
 
 
 def test_a_range_left_out_keeps_the_books_below_and_above_it_and_none_without_the_number():

@@ -34,6 +34,7 @@ VALUES = {"emotional_tone": ["忧伤怅惘", "悬疑紧张", "温暖治愈", "�
           "genre": ["小说", "科幻", "儿童文学", "历史"], "form": ["nonfiction", "fiction"], "audience": ["children"],
           "author": ["沈从文", "Ken Liu", "O'Brien"], "work": ["w1", "b3", "b4"], "language": ["zh", "en", "fr"],
           "subject": ["war", "award", "小说", "world war", "现代", "100%_"],
+          "heading": ["World War", "World War, 1939-1945 -- Fiction", "Fiction", "war", "长篇小说", "现代", "100%_"],
           "classification": ["clc:I24", "clc:I246.5", "lcc:PR", "ddc:823", "ddc:9", "clc:K", "lcc:PL856.",
                              "lcc:PL8560", "ddc:J81", "clc:K248"]}
 
@@ -80,7 +81,7 @@ def test_every_literature_and_period_selects_in_lance_what_the_evaluator_accepts
 
 
 def test_an_injected_value_matches_nothing_and_raises_nothing(table):
-    for field in ("genre", "author", "subject", "classification", "work"):
+    for field in ("genre", "author", "subject", "heading", "classification", "work"):
         expr = HasAny(field, ("x' OR 1=1 --",), CONFIDENCE)
         assert table.search().where(to_lance_sql(expr)).limit(None).to_arrow().num_rows == 0
         assert table.search().where(to_lance_sql(Not(expr))).limit(None).to_arrow().num_rows == len(BOOKS)

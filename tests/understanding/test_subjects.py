@@ -2,11 +2,14 @@
 read back, a topic condition evaluated over headings and class codes, the matches said with their counts, and a
 doubtful topic asked in review. Matching by vector is in tests/understanding/test_subject_matching.py."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from config.settings import GatingSettings
 from storage.subject_store import read_subjects, write_subjects
-from tasks.catalog.subjects import collect_subjects, heading_parts, inverted
+from tasks.catalog.subjects import collect_subjects
+from tasks.model.subjects import heading_parts, inverted
 from tasks.export.wording import conditions_text, option_texts, question_text
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition
@@ -23,7 +26,14 @@ from tasks.model.subjects import (
 )
 from tasks.ranking.gating import ShelfLimits, gate
 from tasks.recall.paths.subject import evidence_for, subject_score
-from tasks.understanding.subjects import SubjectVocabulary, subject_conditions, with_subjects
+from tasks.understanding.subjects import (
+    BriefKind,
+    SubjectVocabulary,
+    allowed_by_kind,
+    brief_kind,
+    subject_conditions,
+    with_subjects,
+)
 
 BOOKS = [
     BookRecord("b1", "Mastering the Art", subjects=("Cooking, French", "Cooking -- History")),
@@ -52,7 +62,7 @@ def test_every_heading_part_tag_and_class_range_is_counted_once_per_book():
     assert subjects[("heading", "Cooking, French")].aliases == ("French cooking",)
     assert subjects[("part", "World War")].books == 1
     assert ("part", "1939-1945") not in subjects and ("part", "当代") in subjects
-    assert subjects[("heading", "科幻")].field == "subject"
+    assert subjects[("heading", "科幻")].field == "heading"
     assert subjects[("tag", "科幻")].field == "genre" and subjects[("tag", "科幻")].values == ("科幻",)
     japanese = subjects[("class", "日本文学")]
     assert japanese.books == 1 and "clc:I313" in japanese.values and subjects[("class", "Japanese literature")]
@@ -72,7 +82,7 @@ def test_the_subject_index_is_read_back_as_written(tmp_path):
     assert none == () and no_vectors.size == 0
 
 
-def subject(label, books, field="subject", values=None, kind="heading", language="en"):
+def subject(label, books, field="heading", values=None, kind="heading", language="en"):
     return Subject(label, kind, language, books, field, values or (label,))
 
 
@@ -119,6 +129,11 @@ def test_vector_matches_make_the_condition_only_where_no_word_matched():
     near = subject("Gastronomy", 30)
     assert subject_conditions([found("cooking", PREFERRED_ROLE, (COOKING, 1.0, "exact"), (near, 0.85, "vector"))]
                               ) == (FilterCondition("topic", ("Cooking",), "SHOULD"),)
+    # a near heading holding the topic's words joins the words' own ("Social psychology" for "psychology")
+    social = subject("Social psychology", 3)
+    assert subject_conditions([found("psychology", PREFERRED_ROLE, (subject("Psychology", 1), 1.0, "exact"),
+                                     (social, 0.81, "vector"), (subject("Psychologists", 1), 0.87, "vector"))]
+                              ) == (FilterCondition("topic", ("Psychology", "Social psychology"), "SHOULD"),)
     assert subject_conditions([found("cuisine", PREFERRED_ROLE, (near, 0.85, "vector"))]
                               ) == (FilterCondition("topic", ("Gastronomy",), "SHOULD"),)
 
@@ -154,3 +169,53 @@ def test_a_doubtful_topic_goes_to_review_with_each_readings_count():
     assert verdict.status == "needs_review" and verdict.question.readings == (("推理小说", 30), ("逻辑", 12))
     assert question_text(verdict.question, "zh") == "「推理」在馆藏里有几种读法：推理小说（30 种）、逻辑（12 种）。本意是哪一个？"
     assert option_texts(verdict.question, "en") == ("about: 推理小说 (30 books)", "about: 逻辑 (12 books)")
+
+
+TRAVEL_BOOKS = [
+    BookRecord("t1", "The Time Machine", subjects=("Time travel -- Fiction", "Science fiction")),
+    BookRecord("t2", "The Innocents Abroad", subjects=("Europe -- Description and travel",)),
+    BookRecord("t3", "Marco Polo", subjects=("Voyages and travels", "Asia -- Description and travel")),
+    BookRecord("t4", "Anthem", subjects=("Men -- Psychology -- Fiction", "Dystopias")),
+    BookRecord("t5", "Principles of Psychology", subjects=("Psychology",)),
+    BookRecord("t6", "Beyond Good and Evil", subjects=("Philosophy, German",)),
+]
+
+
+def held_by(field, *values):
+    return [b.book_id for b in TRAVEL_BOOKS if evaluate(hard_constraints((FilterCondition(field, values, "MUST"),)), b)]
+
+
+def test_a_topic_finds_whole_headings_and_parts_never_a_word_inside_one():
+    assert held_by("topic", "Travel") == ["t2", "t3"]  # "Description and travel" joins it; "Time travel" is another
+    assert held_by("subject", "travel") == ["t1", "t2", "t3"]  # a subject word is found in any heading
+    assert held_by("topic", "Time travel -- Fiction") == ["t1"] and held_by("topic", "Fiction") == ["t1", "t4"]
+    assert held_by("topic", "Psychology") == ["t5"]  # Anthem's heading is a novel's: "Psychology -- Fiction"
+    assert held_by("topic", "Philosophy") == ["t6"] and held_by("topic", "German") == []  # its head, not its nation
+    assert held_by("topic", "travel") == held_by("topic", "TRAVEL.")  # as a heading is compared: case, stops
+
+
+def test_a_heading_with_a_form_subdivision_holds_its_parts_with_the_form_and_is_said_without_it():
+    assert heading_parts("Men -- Psychology -- Fiction") == ["Men -- Fiction", "Psychology -- Fiction", "Fiction"]
+    assert heading_parts("Fiction / Historical") == ["Historical -- Fiction", "Fiction"]  # BISAC writes it first
+    assert heading_parts("Fiction -- History and criticism") == [  # criticism of fiction: no novel of anything
+        "Fiction", "History and criticism", "History", "Criticism"]
+    assert heading_parts("Concertos (Harpsichord and piano)") == []  # a qualifier joins no topics
+    subjects = {s.label: s for s in collect_subjects(TRAVEL_BOOKS)}
+    assert subjects["Time travel -- Fiction"].aliases == ("Time travel",)  # a brief on time travel says it so
+    assert (subjects["Psychology -- Fiction"].kind, subjects["Psychology -- Fiction"].aliases) == ("part", ("Psychology",))
+    assert subjects["Travel"].books == 2 and subjects["Psychology"].books == 1
+
+
+def test_a_brief_asking_no_fiction_takes_a_topics_stories_only_where_the_catalog_holds_it_mostly_in_them():
+    stories, plain = subject("Psychology -- Fiction", 2, kind="part"), subject("Psychology", 3)
+    matches = [SubjectMatch("psychology", s, 1.0, "exact") for s in (stories, plain)]
+    assert allowed_by_kind(matches, BriefKind()) == matches[1:]  # "psychology books": the catalog's own subject
+    assert allowed_by_kind(matches, BriefKind("wanted")) == matches  # "novels about psychology"
+    pirates = [SubjectMatch("pirates", s, 1.0, "exact") for s in (subject("Pirates -- Fiction", 5, kind="heading"),
+                                                                    subject("Pirates", 2))]
+    assert allowed_by_kind(pirates, BriefKind()) == pirates  # the catalog's pirates are mostly in stories
+    assert allowed_by_kind(pirates, BriefKind("excluded")) == pirates[1:]
+    fiction = ThemeQuery((FilterCondition("form", ("fiction",), "MUST"),), (), "q", 0.5, "rules")
+    assert brief_kind(fiction).imaginative == "wanted"
+    assert brief_kind(replace(fiction, filter_conditions=(FilterCondition("form", ("nonfiction",), "MUST"),))
+                      ).imaginative == "excluded"
