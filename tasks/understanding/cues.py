@@ -8,7 +8,8 @@ from dataclasses import dataclass, fields
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
-from tasks.understanding.lang import EXCLUDE, FOLLOWING, PRECEDING, PACKS_DIR, REQUIRE, CueKind, load_packs
+from tasks.understanding.lang import (EXCLUDE, FOLLOWING, PRECEDING, PACKS_DIR, REQUIRE, CueKind, PackError, Packs,
+                                     load_packs)
 from tasks.understanding.numbers import NumberGrammar, number_grammar
 
 
@@ -204,6 +205,27 @@ def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degre
                       rf"|(?:{alternation(spaced)})\s+{word}{joined})", re.IGNORECASE)
 
 
+def _unspaced(ch: str) -> bool:
+    """A character of a script written without spaces between words (CJK and after)."""
+    return ord(ch) >= 0x2E80
+
+
+def _composed(packs: Packs, root: Path) -> dict[str, tuple[str, ...]]:
+    """A cue kind's words made of parts (cues.yaml composed: kind -> heads and verbs): every head before every verb,
+    so that "暂不" and "展出" make "暂不展出" without the pack listing each pair (a space between words of a spaced
+    script: "won't be" and "shown")."""
+    out: dict[str, list[str]] = {}
+    kinds = {k.name for k in packs.kinds}
+    for pack in packs.packs:
+        for kind, row in (pack.get("cues.yaml", "composed") or {}).items():
+            if kind not in kinds or not isinstance(row, dict) or set(row) != {"heads", "verbs"}:
+                raise PackError(f"{root / pack.code / 'cues.yaml'}: composed.{kind}: must name a cue kind and hold "
+                                "heads and verbs")
+            out.setdefault(kind, []).extend(h + ("" if _unspaced(h[-1]) or _unspaced(v[0]) else " ") + v
+                                            for h in map(str, row["heads"]) for v in map(str, row["verbs"]))
+    return {kind: tuple(words) for kind, words in out.items()}
+
+
 @lru_cache(maxsize=4)
 def load_cues(root: Path = PACKS_DIR) -> Cues:
     """The cues of every language pack under `root` (a test's own packs in a temp folder, else the product's)."""
@@ -235,6 +257,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "offering")))
     plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words"}
     sets = {"wanting", "filler", "not_a_topic", "pronouns"}
+    composed = _composed(packs, root)
     return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root), kinds=packs.kinds,
-                kind_words={k.name: words(k.name) for k in packs.kinds},
+                kind_words={k.name: tuple(dict.fromkeys((*words(k.name), *composed.get(k.name, ()))))
+                            for k in packs.kinds},
                 **{k: frozenset(w.lower() for w in words(k)) if k in sets else words(k) for k in plain})

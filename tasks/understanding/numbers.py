@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -58,6 +58,13 @@ class NumberGrammar:
     century_units: tuple[str, ...]  # "世纪", "century"
     age_before: tuple[str, ...] = ()  # before a reader's age: "ages", "aged"
     age_after: tuple[str, ...] = ()  # after it: "岁", "year-olds"
+    halves: tuple[str, ...] = ()  # a half after a number or after its unit: "七分半", "三星半", "three and a half stars"
+    named_years: dict[str, int] = field(default_factory=dict)  # a year named by its distance from this one: "今年" 0, "last year" 1
+    publishing_words: tuple[str, ...] = ()  # a named year is the books' only beside one: "今年出版", "published last year"
+
+    @cached_property
+    def half(self) -> re.Pattern:
+        return re.compile(rf"\s*(?:{_words(self.halves)})", re.IGNORECASE)
 
     @cached_property
     def number_source(self) -> str:
@@ -154,7 +161,10 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          {k: int(v) for k, v in table("decade_words").items()},
                          {k: int(v) for k, v in table("ordinals").items()},
                          packs.words("numbers.yaml", "decade_units"), packs.words("numbers.yaml", "century_units"),
-                         packs.words("numbers.yaml", "age_before"), packs.words("numbers.yaml", "age_after"))
+                         packs.words("numbers.yaml", "age_before"), packs.words("numbers.yaml", "age_after"),
+                         packs.words("numbers.yaml", "halves"),
+                         {k: int(v) for k, v in table("named_years").items()},
+                         packs.words("numbers.yaml", "publishing_words"))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:
@@ -183,10 +193,16 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
     for m in grammar.number.finditer(text):
         value, start, end = grammar.value(m.group(0)), m.start(), m.end()
         quantity, op, scale = "", "", None
+        half = grammar.half.match(text, end)  # "three and a half stars": the half before the unit
+        if half:
+            value, end = value + 0.5, half.end()
         unit = grammar.unit.match(text, end)
         if unit:
             quantity, end = _lookup({w: q for q, ws in grammar.units.items() for w in ws}, unit.group("w")), unit.end()
             scale = float(_lookup(grammar.scales, unit.group("w")) or 0) or None
+            half = None if half else grammar.half.match(text, end)  # "七分半", "三星半": the half after it
+            if half:
+                value, end = value + 0.5, half.end()
         after = grammar.after_comparator.match(text, end)
         if after:
             op, end = _lookup(grammar.after, after.group("w")), after.end()
@@ -308,6 +324,13 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
                 add(m, ("pub_year", _lookup(g.after, m.group(5)), first))
             else:
                 add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
+    # "今年出版的", "published last year": that year, where a publishing word is in its clause ("this year's
+    # Halloween display" is no year of the books); a longer "the past year" below is the year up to now
+    for m in re.finditer(rf"(?:{_words(tuple(g.named_years))})", text, flags=re.IGNORECASE):
+        if not re.search(_words(g.publishing_words), text[slice(*clause_of(m.start()))], re.IGNORECASE):
+            continue
+        said = year - g.named_years[next(k for k in g.named_years if k.lower() == m.group(0).lower())]
+        add(m, ("pub_year", ">=", said), ("pub_year", "<=", said))
     # "近五年", "the past two decades", "the last decade"
     for m in re.finditer(rf"(?:{_words(g.relative)})\s*({number})\s*({_words(tuple(g.time_units))})", text,
                          flags=re.IGNORECASE):

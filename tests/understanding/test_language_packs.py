@@ -127,6 +127,22 @@ def test_a_cue_kind_that_says_nothing_the_algorithm_knows_is_refused(tmp_path, r
     assert named in str(refused.value) and KINDS_FILE in str(refused.value)
 
 
+def test_a_cue_kinds_words_composed_of_heads_and_verbs(tmp_path):
+    """A pack's composed row makes every head and verb one word of its kind: a French exclusion after what it
+    negates, said with a verb of displaying no pack lists whole."""
+    root = _with_french(tmp_path)
+    with (root / "fr" / "cues.yaml").open("a", encoding="utf-8") as cues:
+        cues.write("composed:\n  negation_after:\n    heads: [ne seront pas, pas]\n    verbs: [exposés, exposées]\n")
+    reading = read_brief("des romans; les romans policiers ne seront pas exposés", get_vocabulary(),
+                         cues=load_cues(root))
+    assert ("genre", "推理悬疑", EXCLUDED) in [(m.field, m.value, m.polarity) for m in reading.mentions]
+    broken = _with_french(tmp_path / "broken")  # a composed row of a kind kinds.yaml does not have
+    with (broken / "fr" / "cues.yaml").open("a", encoding="utf-8") as cues:
+        cues.write("composed:\n  rejection:\n    heads: [pas]\n    verbs: [exposé]\n")
+    with pytest.raises(PackError) as refused:
+        load_cues(broken)
+    assert "composed.rejection" in str(refused.value) and "cues.yaml" in str(refused.value)
+
 
 def test_a_reading_lists_its_topics_with_their_polarity():
     """What subject headings are matched to: asked-for content words, excluded topics, an occasion's topics."""

@@ -125,6 +125,26 @@ def test_joined_centuries_a_bound_to_today_and_a_setting(brief, expected):
     assert list(parse_numeric_conditions(brief, TODAY)) == expected
 
 
+@pytest.mark.parametrize("brief, expected", [
+    # a half after the number or after its unit, in words; a comparator on either side of it
+    ("评分七分半以上的推理", [N("rating", ">=", 7.5, scale=10.0)]),
+    ("豆瓣不低于八分半", [N("rating", ">=", 8.5, scale=10.0)]),
+    ("三星半起的绘本", [N("rating", ">=", 3.5, scale=5.0)]),
+    ("thrillers of at least three and a half stars", [N("rating", ">=", 3.5, scale=5.0)]),
+    ("memoirs rated four and a half stars or higher", [N("rating", ">=", 4.5, scale=5.0)]),
+    ("评分起码8分", [N("rating", ">=", 8, scale=10.0)]),
+    # a year named by its distance from this one, where its clause says the books were published then
+    ("今年出版的散文", [N("pub_year", ">=", 2026), N("pub_year", "<=", 2026)]),
+    ("去年的新书里挑几本", [N("pub_year", ">=", 2025), N("pub_year", "<=", 2025)]),
+    ("novels published last year", [N("pub_year", ">=", 2025), N("pub_year", "<=", 2025)]),
+    ("this year's Halloween display, spooky picture books", []),
+    ("今年读书月的书单", []),
+    ("essays from the past year", [N("pub_year", ">=", 2025)]),
+])
+def test_a_half_in_words_and_a_year_named_from_this_one(brief, expected):
+    assert list(parse_numeric_conditions(brief, TODAY)) == expected
+
+
 def test_a_negated_comparator_turns_round():
     """"none older than 1990": nothing before 1990, so from 1990 on."""
     from config.vocabulary import get_vocabulary

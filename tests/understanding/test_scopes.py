@@ -19,6 +19,9 @@ def polarities(brief: str) -> set[tuple[str, str, str]]:
     ("不是写给小朋友的童书", ("audience", "children", EXCLUDED), ("audience", "children", WANTED)),
     # ... and one naming no kind leaves the kind asked for
     ("不要战争题材的小说", ("form", "fiction", WANTED), ("form", "fiction", EXCLUDED)),
+    # an exclusion said by a verb of showing after what it excludes, its words composed in the pack
+    ("小说都行，戏剧暂时不陈列", ("form", "drama", EXCLUDED), ("form", "drama", WANTED)),
+    ("any novels; plays won't be shown this year", ("form", "drama", EXCLUDED), ("form", "drama", WANTED)),
     # an alternative joins the names on either side; an exclusion runs over it
     ("poetry or essays, anything goes", ("form", "poetry", ALLOWED), ("form", "poetry", WANTED)),
     ("no poetry or plays", ("form", "drama", EXCLUDED), ("form", "drama", WANTED)),
