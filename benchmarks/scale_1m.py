@@ -187,7 +187,8 @@ def _run(step: str, args: argparse.Namespace, compute: str) -> None:
         start = time.perf_counter()
         report = build_indexes(full=not args.cached, compute=compute)
         total = time.perf_counter() - start
-        print(f"  full build: {total:,.1f} s; {report.sentence_count:,} sentences, "
+        print(f"  {'build from the cache' if args.cached else 'full build'}: {total:,.1f} s; "
+              f"{report.sentence_count:,} sentences, "
               f"{report.sentences_embedded:,} and {report.books_embedded:,} head-line texts embedded, "
               f"{report.books_tokenized:,} books tokenized", flush=True)
         for stage, seconds in report.stage_seconds.items():

@@ -95,11 +95,18 @@ class SubjectEvidence:
 
 
 @lru_cache(maxsize=1)
+def subjects_table() -> dict[str, tuple[str, ...]]:
+    """config/subjects.yaml, read once for every stage: key -> its words of both languages."""
+    raw = read_yaml(CONFIG_DIR / "subjects.yaml") or {}
+    return {key: tuple(str(w) for language in ("zh", "en") for w in (words or {}).get(language) or ())
+            for key, words in raw.items()}
+
+
+@lru_cache(maxsize=1)
 def imaginative_forms() -> frozenset[str]:
     """config/subjects.yaml `forms`: the subdivisions that make a heading's book a story, play or poem about its
     other parts ("-- Fiction", "-- Juvenile fiction", BISAC's "Fiction / ..."), in `subject_words` form."""
-    raw = (read_yaml(CONFIG_DIR / "subjects.yaml") or {}).get("forms") or {}
-    return frozenset(subject_words(str(w)) for words in raw.values() for w in words or ())
+    return frozenset(subject_words(w) for w in subjects_table().get("forms", ()))
 
 
 def inverted(heading: str) -> tuple[str, str] | None:

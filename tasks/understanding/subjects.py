@@ -28,13 +28,11 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 
 from config.class_ranges import class_ranges
-from config.settings import CONFIG_DIR
-from config.yaml_files import read_yaml
 from tasks.language.embedders.base import Embedder
 from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords
 from tasks.model.books import BookRecord
@@ -51,6 +49,7 @@ from tasks.model.subjects import (
     TopicPhrase,
     TopicSubjects,
     heading_form,
+    subjects_table,
 )
 from tasks.understanding.expansion import ExpansionTables, load_expansion_tables
 from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Mention, Reading
@@ -179,17 +178,9 @@ class KindWords:
         return self.heads | self.other
 
 
-@lru_cache(maxsize=1)
-def _subjects_table() -> dict[str, tuple[str, ...]]:
-    """config/subjects.yaml: key -> its words of both languages."""
-    raw = read_yaml(CONFIG_DIR / "subjects.yaml") or {}
-    return {key: tuple(str(w) for language in ("zh", "en") for w in (words or {}).get(language) or ())
-            for key, words in raw.items()}
-
-
 def kind_words(cues: Cues) -> KindWords:
     lower = lambda words: frozenset(w.lower() for w in words)  # noqa: E731
-    table = _subjects_table()
+    table = subjects_table()
     books, people = lower((*cues.readings.language_nouns, *table.get("kinds", ()))), lower(table.get("people", ()))
     return KindWords(books, lower(cues.readings.literature_words) - people, lower(class_ranges().history_words),
                      lower((*book_words(), *table.get("occasions", ()), *people)) - books, _nation_words(cues))
