@@ -61,6 +61,8 @@ class NumberGrammar:
     halves: tuple[str, ...] = ()  # a half after a number or after its unit: "七分半", "三星半", "three and a half stars"
     named_years: dict[str, int] = field(default_factory=dict)  # a year named by its distance from this one: "今年" 0, "last year" 1
     publishing_words: tuple[str, ...] = ()  # a named year is the books' only beside one: "今年出版", "published last year"
+    range_close: tuple[str, ...] = ()  # after a range: "之间"
+    decimal_points: tuple[str, ...] = ()  # between a number and its decimals: "七点八", "three point five"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -68,9 +70,21 @@ class NumberGrammar:
 
     @cached_property
     def number_source(self) -> str:
+        """A number as written: digits ("8.5"), number glyphs ("三百五十"), number words in sequence ("two hundred
+        and fifty", an "and" only after a multiplier), each with decimals after a decimal point ("七点八", "three
+        point five")."""
         glyphs = "".join(re.escape(w) for w in (*self.digits, *self.multipliers) if len(w) == 1 and not w.isascii())
-        words = _words(tuple(w for w in self.digits if w.isascii()))
-        return r"(?<![A-Za-z\d.])\d+(?:\.\d+)?(?!\d|\.\d)" + (f"|[{glyphs}]+" if glyphs else "") + "|" + words
+        digit_glyphs = "".join(re.escape(w) for w, v in self.digits.items() if len(w) == 1 and not w.isascii()
+                               and v < 10)
+        word = f"(?:{_words(tuple(w for w in (*self.digits, *self.multipliers) if w.isascii()))})"
+        after_multiplier = "|".join(rf"(?<={re.escape(w)})" for w in self.multipliers if w.isascii())
+        words = rf"{word}(?:[\s-]+{word}|" + (rf"(?:{after_multiplier})\s+and\s+{word}" if after_multiplier
+                                              else "(?!)") + ")*"
+        digit_words = _words(tuple(w for w, v in self.digits.items() if w.isascii() and v < 10))
+        decimals = (rf"(?:\s*(?:{_words(self.decimal_points)})\s*(?:\d+" + (f"|[{digit_glyphs}]+" if digit_glyphs else "")
+                    + rf"|(?:{digit_words})(?:\s+(?:{digit_words}))*))?" if self.decimal_points else "")
+        whole = (r"(?<![A-Za-z\d.])\d+(?:\.\d+)?(?!\d|\.\d)" + (f"|[{glyphs}]+" if glyphs else "") + "|" + words)
+        return f"(?:{whole}){decimals}"
 
     @cached_property
     def not_set(self) -> str:
@@ -108,17 +122,22 @@ class NumberGrammar:
         return not rest.strip() or rest.lower() in self.counters
 
     def value(self, said: str) -> float:
-        """A number as written: "8.5", "三百", "two"."""
+        """A number as written: "8.5", "三百", "two hundred and fifty", "七点八", "three point five"."""
+        point = re.search(rf"\s*(?:{_words(self.decimal_points)})\s*", said, re.IGNORECASE) if self.decimal_points else None
+        if point and point.start() > 0:
+            decimals = said[point.end():]
+            digits = decimals if decimals.isdigit() else "".join(
+                str(self.digits[w.lower()]) for w in (decimals.split() if decimals.isascii() else decimals))
+            return self.value(said[:point.start()]) + float(f"0.{digits}")
         if said[0].isdigit():
             return float(said)
-        if said.lower() in self.digits:
-            return float(self.digits[said.lower()])
         total, current = 0, 0
-        for ch in said:
-            if ch in self.digits:
-                current = self.digits[ch]
-            elif ch in self.multipliers:
-                total += (current or 1) * self.multipliers[ch]
+        # a glyph stands alone ("三百五十": each digit before its multiplier); words add up ("twenty five")
+        for w in re.findall(r"[A-Za-z]+", said.lower()) if said.isascii() else said:
+            if w in self.digits:
+                current = current + self.digits[w] if said.isascii() else self.digits[w]
+            elif w in self.multipliers:
+                total += (current or 1) * self.multipliers[w]
                 current = 0
         return float(total + current)
 
@@ -164,7 +183,8 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "age_before"), packs.words("numbers.yaml", "age_after"),
                          packs.words("numbers.yaml", "halves"),
                          {k: int(v) for k, v in table("named_years").items()},
-                         packs.words("numbers.yaml", "publishing_words"))
+                         packs.words("numbers.yaml", "publishing_words"), packs.words("numbers.yaml", "range_close"),
+                         packs.words("numbers.yaml", "decimal_points"))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:
