@@ -204,7 +204,9 @@ def _lookup(table: dict[str, str], word: str) -> str:
     return table.get(word, table.get(word.lower(), next((v for k, v in table.items() if k.lower() == word.lower()), "")))
 
 
-_YEARS = (1000, 2100)  # a number alone is a year only in these: "2005 or later", not "3 or more"
+# a number is a publication year only in these: "2005 or later", not "3 or more"; a year before printing ("written
+# before 1400", "1200年以前") is when a work was written, which no edition's year says
+_YEARS = (1450, 2100)
 _SCALE = {"rating": 10}  # the highest number a quantity may take: "rated 4" is a rating, "rated 40" none
 
 
@@ -314,19 +316,24 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     for m in re.finditer(rf"(?:(?:{_words(g.range_open)})\s+)?(?<!\d)(\d{{4}})\s*(?:{units})?\s*(?:{_words(g.ranges)})"
                          rf"\s*(\d{{4}})(?!\d)\s*(?:{units})?", text, flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", int(m.group(1))), ("pub_year", "<=", int(m.group(2))))
-    # "200到300页", "评分8到9分之间", "between 150 and 300 pages": a range of any quantity, its unit after the second
-    # number at least (a rating's unit says its scale)
-    for quantity, words in g.units.items():
-        unit = _words(words)
-        for m in re.finditer(rf"(?:(?:{_words(g.range_open)})\s+)?(?<![\d.])({number})\s*(?:{unit})?\s*"
-                             rf"(?:{_words(g.ranges)})\s*({number})\s*(?P<w>{unit})(?![A-Za-z])", text,
-                             flags=re.IGNORECASE):
-            low, high = g.value(m.group(1)), g.value(m.group(2))
-            if quantity == "pub_year" or not 0 < low < high:
-                continue  # years have their own range above
-            scale = float(_lookup(g.scales, m.group("w")) or 0) or None if quantity == "rating" else None
-            found.append(NumericMention(m.start(), m.end(), (NumericCondition(quantity, ">=", low, scale=scale),
-                                                             NumericCondition(quantity, "<=", high, scale=scale))))
+    # "200到300页", "评分8到9分之间", "between 150 and 300 pages", "页数在150到250之间", "rated between 3 and 4": a
+    # range of any quantity, said by a unit after either number (a rating's unit says its scale) or by a field word
+    # before the range in its clause
+    units = {w: q for q, ws in g.units.items() for w in ws}
+    unit = _words(tuple(units))
+    for m in re.finditer(rf"(?:(?:{_words(g.range_open)})\s*)?(?<![\d.])(?P<low>{number})\s*(?P<first>{unit})?\s*"
+                         rf"(?:{_words(g.ranges)})\s*(?P<high>{number})\s*(?P<w>{unit})?(?![A-Za-z])"
+                         rf"(?:\s*(?:{_words(g.range_close)}))?", text, flags=re.IGNORECASE):
+        said = m.group("w") or m.group("first")
+        named = list(g.field_word.finditer(text, clause_of(m.start())[0], m.start()))
+        fields = {w: q for q, ws in g.field_words.items() for w in ws}
+        quantity = _lookup(units, said) if said else _lookup(fields, named[-1].group("w")) if named else ""
+        low, high = g.value(m.group("low")), g.value(m.group("high"))
+        if quantity in ("", "pub_year") or not 0 < low < high or high > _SCALE.get(quantity, high):
+            continue  # years have their own range above
+        scale = float(_lookup(g.scales, said) or 0) or None if quantity == "rating" and said else None
+        found.append(NumericMention(m.start(), m.end(), (NumericCondition(quantity, ">=", low, scale=scale),
+                                                         NumericCondition(quantity, "<=", high, scale=scale))))
     # 1980年代, 80年代, 八十年代, 八九十年代 (the 1900s; "00年代" the 2000s; 10 and 20 are left out: "20年代的上海"
     # is the 1920s): the decades, or with 以后 / 以前 everything from their start on, or before it
     glyphs = "".join(re.escape(w) for w, v in g.digits.items() if len(w) == 1 and not w.isascii() and 0 < v < 10)
@@ -423,12 +430,59 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
             continue
         years = g.eras[next(k for k in g.eras if k.lower() == m.group(0).lower())]
         add(m, ("pub_year", ">=", years[0]), *([("pub_year", "<=", years[1])] if len(years) > 1 else []))
+    found = _bounded_periods(text, g, clause_of, found)
+    found += _joined_periods(text, g, found)
     found.sort(key=lambda n: (-(n.end - n.start), n.start))
     kept: list[NumericMention] = []
     for mention in found:
         if all(mention.end <= k.start or mention.start >= k.end for k in kept):
             kept.append(mention)
     return sorted(kept, key=lambda n: n.start)
+
+
+def _period(mention: NumericMention) -> tuple[NumericCondition, NumericCondition] | None:
+    """The lower and upper bound of a period of years said ("the 1970s", "八十年代", "21世纪"); None for a bound."""
+    low = next((c for c in mention.conditions if c.field == "pub_year" and c.op == ">="), None)
+    high = next((c for c in mention.conditions if c.field == "pub_year" and c.op in ("<", "<=")), None)
+    return (low, high) if len(mention.conditions) == 2 and low and high else None
+
+
+def _bounded_periods(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int, int]],
+                     found: list[NumericMention]) -> list[NumericMention]:
+    """A period with a comparator on either side is a bound of it ("the 1970s or earlier", "since the 1980s",
+    "before the 1960s"): a comparator that takes the period in ("or earlier", "since") bounds at its far end, one
+    that leaves it out ("before", "after") at its near end."""
+    out = []
+    for mention in found:
+        period = _period(mention)
+        after = g.after_comparator.match(text, mention.end) if period else None
+        before = g.before_comparator.search(text, clause_of(mention.start)[0], mention.start) if period else None
+        before = before if before and not text[before.end():mention.start].strip() else None
+        op = _lookup(g.after, after.group("w")) if after else _lookup(g.before, before.group(0).strip()) if before else ""
+        if not period or not op or (before and before.group(0).strip().lower() in g.range_open):
+            out.append(mention)
+            continue
+        low, high = period
+        bound = {">=": low, "<": replace(low, op="<"), "<=": high,
+                 ">": replace(high, op=">=") if high.op == "<" else replace(high, op=">")}[op]
+        out.append(NumericMention(before.start() if before and not after else mention.start,
+                                  after.end() if after else mention.end, (bound,)))
+    return out
+
+
+def _joined_periods(text: str, g: NumberGrammar, found: list[NumericMention]) -> list[NumericMention]:
+    """Two periods joined by a range word ("七十年代到九十年代", "80年代至90年代"): from the first's first year to the
+    second's last, one phrase."""
+    periods = sorted((m for m in found if _period(m)), key=lambda m: m.start)
+    between = re.compile(rf"\s*(?:{_words(g.ranges)})\s*", re.IGNORECASE)
+    opening = re.compile(rf"(?:{_words(g.range_open)})\s*$", re.IGNORECASE)
+    joined = []
+    for one, other in zip(periods, periods[1:]):
+        (low, _), (_, high) = _period(one), _period(other)
+        if between.fullmatch(text, one.end, other.start) and low.value < high.value:
+            opened = opening.search(text, 0, one.start)
+            joined.append(NumericMention(opened.start() if opened else one.start, other.end, (low, high)))
+    return joined
 
 
 def rating_scale(ratings: Iterable[float | None]) -> float | None:
