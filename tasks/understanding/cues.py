@@ -255,10 +255,15 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
                       "".join(packs.words("clauses.yaml", "particles")), packs.words("clauses.yaml", "containers"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "offering")))
-    plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words"}
-    sets = {"wanting", "filler", "not_a_topic", "pronouns"}
+    plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words", "filler"}
+    sets = {"wanting", "not_a_topic", "pronouns"}
     composed = _composed(packs, root)
+    # a composed cue's verb is a verb of shelving ("上架", "displayed"): after a negation it names no topic, so
+    # "评分低于7分的就别上架了" negates what comes before it
+    verbs = (str(v) for p in packs.packs for row in (p.get("cues.yaml", "composed") or {}).values()
+             for v in row["verbs"])
     return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root), kinds=packs.kinds,
                 kind_words={k.name: tuple(dict.fromkeys((*words(k.name), *composed.get(k.name, ()))))
                             for k in packs.kinds},
+                filler=frozenset(w.lower() for w in (*words("filler"), *verbs)),
                 **{k: frozenset(w.lower() for w in words(k)) if k in sets else words(k) for k in plain})

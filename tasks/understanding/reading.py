@@ -248,7 +248,15 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if field_name == "adult":  # "for grown-ups": children's books excluded; "not for grown-ups": wanted
             field_name, mood = "audience", {EXCLUDED: WANTED, READER: READER}.get(mood, EXCLUDED)
             grown += [Mention(start, end, field_name, value, mood)] if mood == EXCLUDED else []
+        if (start, end, field_name, value) in occasion_values:  # a day's mood: a wish where the day is asked for,
+            if mood not in (WANTED, REQUIRED, ALLOWED):  # nothing where not ("No Valentine this year?")
+                continue
+            mood = WANTED
         mentions.append(Mention(start, end, field_name, value, mood))
+    # a value the brief names in words of its own is theirs to decide, not the day's ("Valentine's picks, no romance")
+    own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
+    mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
+                or (m.field, m.value) not in own]
     mentions = _both_ages(mentions, grown, text, cues)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
