@@ -225,7 +225,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     cue_list = find_cues(seg, cues, spans + titled, frozenset(f[0] for f in found))
     # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
-    scopes = find_scopes(seg, cue_list, spans, cues, kinds)
+    scopes = find_scopes(seg, cue_list, spans, cues, kinds,
+                         [(f[0], f[1]) for f in found if f[2] in vocabulary.dimension_names])
 
     def polarity(start: int, end: int) -> str:
         inside = [s for s in scopes if s.start <= start and end <= s.end and s.polarity != ALLOWED]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.understanding.analysis import ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms,
+                                          list_gap)
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
                                       PRECEDING, REQUIRE, TERMINATE)
@@ -49,11 +50,12 @@ def _asks(seg: Segmented, cue: Cue, cues: Cues) -> bool:
 
 
 def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]], cues: Cues,
-            kinds: list[tuple[int, int]]) -> list[Scope]:
+            kinds: list[tuple[int, int]], values: list[tuple[int, int]] = ()) -> list[Scope]:
     """Where each cue's polarity holds: its scope opened at the cue and run as its kind's direction says to its
     termination (the next cue but those it continues over, or the clause's end); `spans` are the names and values
-    found, `kinds` the spans of forms and genres named."""
-    scopes: list[Scope] = []
+    found, `kinds` the spans of forms and genres named, `values` those of vocabulary values (a mood, a setting).
+    A range of kinds of book ("从散文到小说", "from fairy tales to science fiction") offers each of them."""
+    scopes: list[Scope] = [Scope(*r, ALLOWED) for r in _ranges(seg, kinds, values, cues)]
     several: list[tuple[int, int]] = []  # "都可以" clauses: decided once exclusions are known
     text = seg.text
     clauses = clause_spans(seg, cue_list)
@@ -90,8 +92,10 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             elif kind.direction == AROUND:
                 joined = _alternatives(seg, cue, spans, cues)
                 scopes += [Scope(*joined, ALLOWED)] if joined else []
-            elif kind.several:
-                several.append((a, b))
+            elif kind.several:  # alone in its clause ("…, either is fine") it speaks of the clause before
+                before = next((x for x, y in clauses if y == a), None)
+                alone = before is not None and not any(a <= x < cue.start for x, _ in spans)
+                several.append((before if alone else a, b))
             else:
                 scopes.append(Scope(a, b, ALLOWED))
             continue
@@ -121,12 +125,33 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             scopes.append(Scope(cue.start, close.start, REQUIRED))
         else:
             scopes.append(Scope(cue.start, stop, polarity, degree))
-    for a, b in several:  # alternatives only among the kinds not excluded
-        wanted = [k for k, e in kinds if a <= k < b and not any(s.start <= k and e <= s.end for s in scopes
-                                                                 if s.polarity == EXCLUDED)]
-        if len(wanted) > 1:
+    for a, b in several:  # alternatives only among the kinds not excluded, or a kind in a list with other things
+        free = [(x, y) for x, y in sorted({*kinds, *values}) if a <= x < b and not any(
+            s.start <= x and y <= s.end for s in scopes if s.polarity == EXCLUDED)]
+        wanted = [x for x in free if x in kinds]
+        listed = any((one in kinds or other in kinds) and list_gap(text[one[1]:other[0]], cues) is not None
+                     for one, other in zip(free, free[1:]))
+        if len(wanted) > 1 or wanted and listed:
             scopes.append(Scope(a, b, ALLOWED))
     return scopes
+
+
+def _ranges(seg: Segmented, kinds: list[tuple[int, int]], values: list[tuple[int, int]], cues: Cues
+            ) -> list[tuple[int, int]]:
+    """Where a range (the number grammar's words: "从 X 到 Y", "from X to Y") runs from one thing to a kind of book
+    or back: the span from X to Y, X a name or a few words ("fairy tales"), Y a kind or value right after the range
+    word."""
+    g, text = cues.numbers, seg.text
+    opening = regex(rf"(?:{alternation(g.range_open)})\s*(?P<x>[^,，。；;:：]{{1,24}}?)\s*(?:{alternation(g.ranges)})"
+                    rf"\s*(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
+    found = []
+    for y in sorted({*kinds, *values}):
+        m = opening.search(text, seg.clause_of(y[0])[0], y[0])
+        x = m.group("x") if m else ""
+        if m and (len(x.split()) <= 3 if x.isascii() else len(x) <= 6) and (
+                y in kinds or any(m.start("x") <= k < y[0] for k, _ in kinds)):
+            found.append((m.start("x"), y[1]))
+    return found
 
 
 def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]]) -> tuple[int, bool]:
