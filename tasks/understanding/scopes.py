@@ -94,7 +94,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
                 scopes += [Scope(*joined, ALLOWED)] if joined else []
             elif kind.several:  # alone in its clause ("…, either is fine") it speaks of the clause before
                 before = next((x for x, y in clauses if y == a), None)
-                alone = before is not None and not any(a <= x < cue.start for x, _ in spans)
+                alone = before is not None and not text[a:cue.start].strip(" ，,、" + cues.clauses.particles)
                 several.append((before if alone else a, b))
             else:
                 scopes.append(Scope(a, b, ALLOWED))
