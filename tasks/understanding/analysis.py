@@ -222,6 +222,10 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, (*kind.words, kind.name_zh),
                                                                           plural=True)]
     found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
+    for name, endings in cues.readings.kind_endings.items():  # "世界史": the ending of a longer word names the kind
+        named = named_value(name, vocabulary)
+        found += [(b - len(e), b, *named) for a, b in _words_of(seg) for e in endings
+                  if named and b - a > len(e) and text.endswith(e, a, b)]
     # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
     # or school grade ("fourth graders", "三年级")
     for name, words in (*cues.readings.values.items(), *cues.readings.audiences.items()):
@@ -254,6 +258,12 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     # a topic phrase holding a value's word ("no happy ending") is a topic, not the value
     phrases = [(a, b) for a, b, _ in find_terms(text, cues.readings.topics, plural=True)]
     return [f for f in found if not any(a <= f[0] and f[1] <= b and (a, b) != (f[0], f[1]) for a, b in phrases)]
+
+
+def _words_of(seg: Segmented) -> list[tuple[int, int]]:
+    """(start, end) of each of jieba's words."""
+    bounds = sorted(seg.words)
+    return list(zip(bounds, bounds[1:]))
 
 
 def named_value(name: str, vocabulary: Vocabulary) -> tuple[str, str] | None:

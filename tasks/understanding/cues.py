@@ -4,7 +4,7 @@ everyday readings (tasks/understanding/lang/<code>/*.yaml), with the patterns bu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
@@ -140,6 +140,7 @@ class Readings:
     authorship_before: tuple[str, ...]  # a nation's people as writers: "by Americans"
     authorship_after: tuple[str, ...]  # "美国人写的"
     topics: tuple[str, ...]  # topic phrases holding a value's word: "happy ending" is no wish for happy books
+    kind_endings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a kind's name -> word endings: 史
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         packs.groups("readings.yaml", "languages"),
                         packs.groups("readings.yaml", "language_names"), said("language_nouns"),
                         packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
-                        said("authorship_before"), said("authorship_after"), said("topics"))
+                        said("authorship_before"), said("authorship_after"), said("topics"),
+                        packs.groups("readings.yaml", "kind_endings"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -319,15 +319,15 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     # "200到300页", "评分8到9分之间", "between 150 and 300 pages", "页数在150到250之间", "rated between 3 and 4": a
     # range of any quantity, said by a unit after either number (a rating's unit says its scale) or by a field word
     # before the range in its clause
-    units = {w: q for q, ws in g.units.items() for w in ws}
-    unit = _words(tuple(units))
+    unit_of = {w: q for q, ws in g.units.items() for w in ws}
+    unit = _words(tuple(unit_of))
     for m in re.finditer(rf"(?:(?:{_words(g.range_open)})\s*)?(?<![\d.])(?P<low>{number})\s*(?P<first>{unit})?\s*"
                          rf"(?:{_words(g.ranges)})\s*(?P<high>{number})\s*(?P<w>{unit})?(?![A-Za-z])"
                          rf"(?:\s*(?:{_words(g.range_close)}))?", text, flags=re.IGNORECASE):
         said = m.group("w") or m.group("first")
         named = list(g.field_word.finditer(text, clause_of(m.start())[0], m.start()))
         fields = {w: q for q, ws in g.field_words.items() for w in ws}
-        quantity = _lookup(units, said) if said else _lookup(fields, named[-1].group("w")) if named else ""
+        quantity = _lookup(unit_of, said) if said else _lookup(fields, named[-1].group("w")) if named else ""
         low, high = g.value(m.group("low")), g.value(m.group("high"))
         if quantity in ("", "pub_year") or not 0 < low < high or high > _SCALE.get(quantity, high):
             continue  # years have their own range above
@@ -358,6 +358,13 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
             continue
         said = year - g.named_years[next(k for k in g.named_years if k.lower() == m.group(0).lower())]
         add(m, ("pub_year", ">=", said), ("pub_year", "<=", said))
+    # "2019年出版的", "published in 2019": a year with no comparator, beside a word of publishing in its clause, is
+    # that year (a comparator or a range makes a longer phrase, which wins)
+    for m in re.finditer(rf"(?<![\d.])(\d{{4}})(?![\d.])(?:\s*(?:{units}))?", text, flags=re.IGNORECASE):
+        said = int(m.group(1))
+        if _YEARS[0] <= said <= _YEARS[1] and re.search(_words(g.publishing_words),
+                                                        text[slice(*clause_of(m.start()))], re.IGNORECASE):
+            add(m, ("pub_year", ">=", said), ("pub_year", "<=", said))
     # "近五年", "the past two decades", "the last decade"
     for m in re.finditer(rf"(?:{_words(g.relative)})\s*({number})\s*({_words(tuple(g.time_units))})", text,
                          flags=re.IGNORECASE):

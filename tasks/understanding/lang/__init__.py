@@ -50,7 +50,8 @@ SCHEMA: dict[str, dict[str, str]] = {
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
-                      "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS},
+                      "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS,
+                      "kind_endings": GROUPS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
