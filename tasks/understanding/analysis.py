@@ -222,10 +222,12 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, (*kind.words, kind.name_zh),
                                                                           plural=True)]
     found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
-    for name, endings in cues.readings.kind_endings.items():  # "世界史": the ending of a longer word names the kind
+    # "世界史", "近代史": the ending of a word of two characters or more and it names the kind (a word of one and it,
+    # 野史, 病史, is a word of its own)
+    for name, endings in cues.readings.kind_endings.items():
         named = named_value(name, vocabulary)
         found += [(b - len(e), b, *named) for a, b in _words_of(seg) for e in endings
-                  if named and b - a > len(e) and text.endswith(e, a, b)]
+                  if named and b - a >= len(e) + 2 and text.endswith(e, a, b)]
     # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
     # or school grade ("fourth graders", "三年级")
     for name, words in (*cues.readings.values.items(), *cues.readings.audiences.items()):
