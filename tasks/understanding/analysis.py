@@ -268,6 +268,19 @@ def _words_of(seg: Segmented) -> list[tuple[int, int]]:
     return list(zip(bounds, bounds[1:]))
 
 
+def named_as_title(seg: Segmented, start: int, end: int, cues: Cues) -> bool:
+    """Whether a catalog title in the brief is named as one: in title case ("The House in the Cerulean Sea": every word
+    capitalised but the filler and joining words; "The sea" is the sea), or with a read-alike word in its clause
+    ("像雨天的书那样")."""
+    said = seg.text[start:end].split()
+    if len(said) > 1 and said[0][:1].isupper() and all(w[:1].isupper() or w.lower() in cues.filler
+                                                       or w.lower() in cues.clauses.joiners for w in said):
+        return True
+    a, b = seg.clause_of(start)
+    return bool(find_terms(seg.text[a:start] + " " + seg.text[end:b], (*cues.readings.alike_verbs,
+                                                                         *cues.readings.read_alike)))
+
+
 def named_value(name: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
     """(field, value) of a readings row's name: a kind of book or audience, or a vocabulary value; None for the
     audience rows that name only who reads ("readers")."""

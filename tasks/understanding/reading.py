@@ -23,8 +23,8 @@ from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
-                                          everyday_readings, find_candidates, find_cues, find_terms, resolve_overlaps,
-                                          segment, word_bounds)
+                                          everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
+                                          resolve_overlaps, segment, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
@@ -213,10 +213,13 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # is not 孤独, "Women's History Month" asks for no history books).
     audience_readers, occasion_topics, occasion_values = everyday_readings(text, cues, vocabulary)
     names = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)] + [(t.start, t.end) for t in occasion_topics]
+    # so is a catalog title unquoted, written as a title or beside a read-alike word ("If you loved The Secret History")
+    titles = [(a, b) for a, b, _ in entities.title_spans(text) if named_as_title(seg, a, b, cues)] if entities else []
     found = [f for f in resolve_overlaps(find_candidates(seg, vocabulary, cues, entities) + occasion_values)
              if not any(a < f[1] and f[0] < b for a, b in number_spans)
-             and (f[2] in ("author", "work") or f in occasion_values
-                  or not any(a <= f[0] and f[1] <= b for a, b in names))]
+             and (f[2] in ("author", "work") or (f in occasion_values or not any(a <= f[0] and f[1] <= b
+                                                                                for a, b in names))
+                  and not any(a <= f[0] and f[1] <= b for a, b in titles))]
     spans = [(f[0], f[1]) for f in found] + number_spans
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
