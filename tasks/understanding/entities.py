@@ -407,6 +407,18 @@ def _read_alike() -> re.Pattern:
                       re.IGNORECASE)
 
 
+def _titled_after_alike(brief: str) -> list[str]:
+    """Titles written in title case right after a read-alike form ("If you liked The Thursday Murder Club", "for
+    fans of Lessons in Chemistry"): every word capitalised but the filler and joining words between them."""
+    cues = load_cues()
+    small = "|".join(re.escape(w) for w in sorted({*cues.filler, *cues.clauses.joiners}, key=len, reverse=True)
+                     if w.isascii() and w.isalpha())
+    word = r"[A-Z][\w'’-]*"
+    title = re.compile(rf"\s*({word}(?:\s+(?:(?:{small})\s+)*{word})*)")
+    return [m.group(1) for form in _read_alike().finditer(brief)
+            if (m := title.match(brief, form.end())) and " " in m.group(1)]
+
+
 @cache
 def _alike_verbs() -> tuple[re.Pattern, re.Pattern]:
     """The packs' verbs of liking, likeness and reading after (readings.yaml `read_alike_verbs`): any of them
@@ -466,9 +478,10 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
                       and not any(b in own for t in titles for b in index.title_books[t]))
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
-    unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief)) if q not in quoted
+    titled = _titled_after_alike(brief)  # right after a read-alike form: the form is the structure
+    unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief) + titled) if q not in quoted
                and not any(q == written for written, _ in corrections)]
-    if alike and not titles and unknown and _alike_by_structure(brief, []):
+    if alike and not titles and unknown and (_alike_by_structure(brief, []) or titled):
         # "中国版《鼠疫》那样的疫病小说": a book the catalog lacks is still the one the shelf is to be like
         return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(unknown), book_ids=())
     if titles and alike:
