@@ -23,6 +23,7 @@ from tasks.understanding.cues import term_pattern
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
+_INITIALS = re.compile(r"\b([A-Z])\. (?=[A-Z]\.)")  # an initial and the space before the next one
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
                                r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
 _FANS_CUES = re.compile(r"(\bfans?\b|\breaders of\b|\bif you (?:like|liked|love|loved|enjoy|enjoyed)\b"
@@ -316,6 +317,8 @@ def _other_forms(authors: Iterable[str]) -> Iterable[tuple[str, str]]:
             yield author, credit.name
     short: dict[str, set[str]] = {}
     for author in authors:
+        if _INITIALS.search(author):  # "T. S. Eliot" as briefs write it: "T.S. Eliot"
+            yield author, _INITIALS.sub(r"\1.", author)
         words = author.split()
         if author.isascii() and len(words) >= 3:
             short.setdefault(f"{words[0]} {words[-1]}", set()).add(author)

@@ -111,7 +111,9 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             continue
         if kind.about_the_reader and _asks(seg, cue, cues):
             continue  # a question's "why … not": its words stay what the text is about
-        if kind.about_the_reader and _reader_scoped(text, cue, cues):
+        after = len(text) - len(text[cue.end:].lstrip())  # "anyone except Agatha Christie": the writer, not the reader
+        named_next = any(x == after for x, _ in spans)
+        if kind.about_the_reader and not named_next and _reader_scoped(text, cue, cues):
             # "不需要懂哲学也能读的好书": what the reader need not know ends where the book is spoken of again
             end = cues.reader_stop.search(text[cue.end:stop])
             scopes.append(Scope(cue.start, cue.end + end.start() if end else stop, READER))
