@@ -329,6 +329,7 @@ def _stands_for_books(seg: Segmented, end: int, cues: Cues) -> bool:
     if found.group(0).strip().isascii():
         return True
     rest = text[found.end():]
+    rest = rest[max((len(w) for w in cues.moment if rest.startswith(w)), default=0):]  # "日本的这次除外"
     # "明清的就不要了", "俄国的最好"
     rest = rest[max((len(c) for c in (*cues.negation_after, *cues.preference) if rest.startswith(c)), default=0):]
     return not rest.strip() or seg.ends_at(len(text) - len(rest))

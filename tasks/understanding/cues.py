@@ -35,6 +35,7 @@ class Cues:
     filler: frozenset[str]
     not_a_topic: frozenset[str]
     pronouns: frozenset[str]
+    moment: tuple[str, ...]  # words of the moment: between a phrase and the cue after it they change nothing
     readings: Readings
     clauses: Clauses
     numbers: NumberGrammar
@@ -267,5 +268,5 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     return Cues(readings=readings, clauses=clauses, numbers=number_grammar(root), kinds=packs.kinds,
                 kind_words={k.name: tuple(dict.fromkeys((*words(k.name), *composed.get(k.name, ()))))
                             for k in packs.kinds},
-                filler=frozenset(w.lower() for w in (*words("filler"), *verbs)),
+                filler=frozenset(w.lower() for w in (*words("filler"), *words("moment"), *verbs)),
                 **{k: frozenset(w.lower() for w in words(k)) if k in sets else words(k) for k in plain})
