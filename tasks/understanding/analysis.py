@@ -313,9 +313,19 @@ def _class_spans(seg: Segmented, entry: ClassRange, kind_starts: set[int], cues:
     text = seg.text
     yield from ((a, b) for a, b, _ in find_terms(text, entry.names))
     yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
-                if _next_word_start(text, b) in kind_starts or _stands_for_books(seg, b, cues))
+                if _next_word_start(text, b) in kind_starts or _stands_for_books(seg, b, cues)
+                or entry.kind != "literatures" and _kind_after_modifier(seg, b, kind_starts))
     yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
                 if cues.by_people.search(text, 0, a) or cues.written_by.match(text, b))
+
+
+def _kind_after_modifier(seg: Segmented, end: int, kind_starts: set[int]) -> bool:
+    """"明清的通俗历史", "魏晋的好读的历史": a kind of book a few characters after the qualifier's 的, what stands
+    between them modifying it (an unspaced script's: "明清小说" is a kind's own compound, read above)."""
+    start = _next_word_start(seg.text, end)
+    if start == end or seg.text[start:start + 1].isascii():
+        return False
+    return any(start < k <= start + 4 and not seg.any_end(start, k) for k in kind_starts)
 
 
 def _stands_for_books(seg: Segmented, end: int, cues: Cues) -> bool:

@@ -74,9 +74,12 @@ class Cues:
 
     @cached_property
     def cued_word(self) -> re.Pattern:
-        """A negation or requirement and one word, ending the text: "nothing Japanese"."""
-        words = tuple(w for w in self.words_of((EXCLUDE, REQUIRE), FOLLOWING) if w.isascii())
-        return re.compile(rf"(?:{alternation(words)})\s+[A-Za-z-]+$", re.IGNORECASE)
+        """A negation or requirement and one word, ending the text: "nothing Japanese", "不要先秦" (the word of an
+        unspaced script is the one asked about, its end where the text ends)."""
+        words = self.words_of((EXCLUDE, REQUIRE), FOLLOWING)
+        spaced, unspaced = (tuple(w for w in words if w.isascii() == a) for a in (True, False))
+        return re.compile(rf"(?:(?:{alternation(spaced)})\s+[A-Za-z-]+|(?:{alternation(unspaced)})[^\sA-Za-z]{{1,4}})$",
+                          re.IGNORECASE)
 
     @cached_property
     def by_people(self) -> re.Pattern:

@@ -59,9 +59,13 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
     several: list[tuple[int, int]] = []  # "都可以" clauses: decided once exclusions are known
     text = seg.text
     clauses = clause_spans(seg, cue_list)
+    # a negation of a negation asks for what it holds: "don't leave out poetry", "不要排除科幻"
+    negating = [c for c in cue_list if c.kind.effect == EXCLUDE and c.kind.direction == FOLLOWING]
+    cancelled = {id(c) for one, other in zip(negating, negating[1:]) if not text[one.end:other.start].strip()
+                 for c in (one, other)}
     for cue in cue_list:
         kind = cue.kind
-        if kind.effect == TERMINATE:
+        if kind.effect == TERMINATE or id(cue) in cancelled:
             continue
         if kind.direction == NEXT_VALUE:  # "不太沉重的历史书": the value after it, not the books it describes
             if not (kind.about_the_reader and _asks(seg, cue, cues)):  # a question's 不 states a fact
