@@ -234,9 +234,10 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         named = named_value(name, vocabulary)
         if named is not None:
             found += [(a, b, *named) for a, b, _ in find_terms(text, words, plural=True)]
-    for dimension in vocabulary.dimensions:
+    for dimension in vocabulary.dimensions:  # a value by its name, aliases and their compared forms ("lighter")
         found += [(a, b, dimension.name, value.name) for value in dimension.values
-                  for a, b, _ in find_terms(text, (value.name, *value.aliases), plural=dimension.nouns)
+                  for a, b, _ in find_terms(text, (value.name, *value.aliases,
+                                                   *cues.readings.comparisons(value.aliases)), plural=dimension.nouns)
                   if not (text[a:b].lower() in cues.wanting and cues.person_before.search(text, 0, a))]
     for code, words in cues.readings.languages.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]

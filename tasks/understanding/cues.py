@@ -145,6 +145,17 @@ class Readings:
     authorship_after: tuple[str, ...]  # "美国人写的"
     topics: tuple[str, ...]  # topic phrases holding a value's word: "happy ending" is no wish for happy books
     kind_endings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a kind's name -> word endings: 史
+    compared: tuple[str, ...] = ()  # the endings of a word compared: "er", "est"
+
+    def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
+        """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
+        sadder): a spelling that is no word is never found."""
+        out = []
+        for w in (w.lower() for w in words if w.isascii() and w.isalpha() and len(w) >= 3):
+            stem = (w[:-1] + "i" if w.endswith("y") else w[:-1] if w.endswith("e")
+                    else w + w[-1] if re.fullmatch(r".*[^aeiou][aeiou][bdgmnpt]", w) else w)
+            out += [stem + e for e in self.compared] + [w + e for e in self.compared if stem != w]
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -255,7 +266,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         packs.groups("readings.yaml", "language_names"), said("language_nouns"),
                         packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
                         said("authorship_before"), said("authorship_after"), said("topics"),
-                        packs.groups("readings.yaml", "kind_endings"))
+                        packs.groups("readings.yaml", "kind_endings"), said("compared"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

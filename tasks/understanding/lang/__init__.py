@@ -51,7 +51,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
                       "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS,
-                      "kind_endings": GROUPS},
+                      "kind_endings": GROUPS, "compared": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
