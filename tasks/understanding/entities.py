@@ -481,7 +481,8 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
                       and not any(b in own for t in titles for b in index.title_books[t]))
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
-    titled = _titled_after_alike(brief)  # right after a read-alike form: the form is the structure
+    # right after a read-alike form, the form is the structure; a catalog author's name is no title
+    titled = [t for t in _titled_after_alike(brief) if not index.author_lookup.spans(t, 2)]
     unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief) + titled) if q not in quoted
                and not any(q == written for written, _ in corrections)]
     if alike and not titles and unknown and (_alike_by_structure(brief, []) or titled):
