@@ -235,6 +235,8 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         if named is not None:
             found += [(a, b, *named) for a, b, _ in find_terms(text, words, plural=True)]
     for dimension in vocabulary.dimensions:  # a value by its name, aliases and their compared forms ("lighter")
+        found += [(a, b, dimension.name, value.name) for value in dimension.values if dimension.nouns
+                  for a, b in _parted(text, value.aliases, cues)]
         found += [(a, b, dimension.name, value.name) for value in dimension.values
                   for a, b, _ in find_terms(text, (value.name, *value.aliases,
                                                    *cues.readings.comparisons(value.aliases)), plural=dimension.nouns)
@@ -261,6 +263,22 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     # a topic phrase holding a value's word ("no happy ending") is a topic, not the value
     phrases = [(a, b) for a, b, _ in find_terms(text, cues.readings.topics, plural=True)]
     return [f for f in found if not any(a <= f[0] and f[1] <= b and (a, b) != (f[0], f[1]) for a, b in phrases)]
+
+
+def _parted(text: str, terms: tuple[str, ...], cues: Cues) -> list[tuple[int, int]]:
+    """The head word of a two-word noun term with a word of the brief's own between its words ("short scary
+    stories", "short love stories": the word between stays what it is); not a joining, filler or cue word ("short
+    and long")."""
+    found = []
+    for term in terms:
+        words = term.split()
+        if len(words) != 2 or not term.isascii():
+            continue
+        pattern = regex(rf"{term_pattern(words[0])}\s+([A-Za-z][\w-]*)\s+(?P<head>{term_pattern(words[1], True)})",
+                        re.IGNORECASE)
+        found += [m.span("head") for m in pattern.finditer(text)
+                  if m.group(1).lower() not in (*cues.filler, *cues.clauses.joiners, *cues.all_words)]
+    return found
 
 
 def _words_of(seg: Segmented) -> list[tuple[int, int]]:
