@@ -358,12 +358,13 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
             continue
         said = year - g.named_years[next(k for k in g.named_years if k.lower() == m.group(0).lower())]
         add(m, ("pub_year", ">=", said), ("pub_year", "<=", said))
-    # "2019年出版的", "published in 2019": a year with no comparator, beside a word of publishing in its clause, is
-    # that year (a comparator or a range makes a longer phrase, which wins)
+    # "2019年出版的", "published in 2019": the one year of its clause, with no comparator, beside a word of
+    # publishing there, is that year (a comparator or a range makes a longer phrase, which wins; "2019 and 2020"
+    # is neither alone)
     for m in re.finditer(rf"(?<![\d.])(\d{{4}})(?![\d.])(?:\s*(?:{units}))?", text, flags=re.IGNORECASE):
-        said = int(m.group(1))
-        if _YEARS[0] <= said <= _YEARS[1] and re.search(_words(g.publishing_words),
-                                                        text[slice(*clause_of(m.start()))], re.IGNORECASE):
+        said, clause = int(m.group(1)), text[slice(*clause_of(m.start()))]
+        if (_YEARS[0] <= said <= _YEARS[1] and len(re.findall(r"(?<![\d.])\d{4}(?![\d.])", clause)) == 1
+                and re.search(_words(g.publishing_words), clause, re.IGNORECASE)):
             add(m, ("pub_year", ">=", said), ("pub_year", "<=", said))
     # "近五年", "the past two decades", "the last decade"
     for m in re.finditer(rf"(?:{_words(g.relative)})\s*({number})\s*({_words(tuple(g.time_units))})", text,
