@@ -6,7 +6,6 @@ Dask is imported only when the settings ask for it: a local run starts no Dask p
 
 from __future__ import annotations
 
-import inspect
 import logging
 import socket
 from collections import deque
@@ -85,8 +84,7 @@ class DaskFanout:
         self._runner, self._in_flight = runner, in_flight
 
     def map(self, name: str, fn: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]:
-        step = task(fn, name=name, cache_policy=NONE, retries=RETRIES)
-        parameter = next(iter(inspect.signature(fn).parameters))
+        step = task(open_parcel, name=name, cache_policy=NONE, retries=RETRIES)
         waiting = iter(enumerate(items, start=1))
         pending: deque = deque()
 
@@ -97,7 +95,7 @@ class DaskFanout:
                 outside_step = TaskRunContext.__var__.set(None)
                 try:
                     pending.append(self._runner.submit(step.with_options(task_run_name=f"{name}-{number}"),
-                                                       {parameter: item}))
+                                                       {"parcel": Parcel(fn, item)}))
                 finally:
                     TaskRunContext.__var__.reset(outside_step)
                 return
@@ -108,3 +106,20 @@ class DaskFanout:
             result = pending.popleft().result()  # a piece that failed every retry fails the run here
             submit_next()
             yield result
+
+
+class Parcel:
+    """One piece of work as it travels to a worker. A plain object on purpose: Prefect walks a task's parameters
+    through every list, tuple and dataclass, field by field, looking for futures, here and again on the worker, and
+    copies what it walks; a chunk of 2,048 books has about a million fields (tokenising 1M books on two workers ran
+    at 550 books a second that way, against 5,600 in one process). An object it does not know it passes on whole."""
+
+    __slots__ = ("fn", "item")
+
+    def __init__(self, fn: Callable[[Item], Result], item: Item):
+        self.fn, self.item = fn, item
+
+
+def open_parcel(parcel: Parcel) -> Any:
+    """On a worker: the parcel's work done."""
+    return parcel.fn(parcel.item)

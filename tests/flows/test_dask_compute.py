@@ -43,7 +43,7 @@ class KillFirstChunk(WorkerPlugin):
         self.marker = marker
 
     def transition(self, key, start: str, finish: str, **kwargs) -> None:  # noqa: ANN001
-        if finish == "executing" and str(key).startswith("embed_chunk") and not os.path.exists(self.marker):
+        if finish == "executing" and str(key).startswith("open_parcel") and not os.path.exists(self.marker):
             Path(self.marker).touch()
             os._exit(1)
 
