@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -133,19 +134,27 @@ def demo_copy(demo_workspace, tmp_path, monkeypatch):
     return load_settings()
 
 
+@contextmanager
+def workspace_env(env: dict[str, str]):
+    """The process's settings point at another workspace (copy_workspace's env) until the block ends: for a
+    session or module fixture, which outlives a test's monkeypatch; the session's other tests keep theirs."""
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 @pytest.fixture(scope="session")
 def demo_run(demo_workspace, tmp_path_factory):
     """The demo batch shelved once, in a copy of the indexed demo workspace of its own: for tests that read it."""
     from flows.cli import main as shelfwise
 
-    saved = dict(os.environ)
-    os.environ.update(copy_workspace(demo_workspace, tmp_path_factory.mktemp("demo-run")))
-    try:  # the session's other tests keep the demo workspace as theirs
+    with workspace_env(copy_workspace(demo_workspace, tmp_path_factory.mktemp("demo-run"))):
         assert shelfwise(["run", str(DEMO_THEMES)]) == 0
         return load_settings()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 @pytest.fixture

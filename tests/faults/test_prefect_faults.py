@@ -18,27 +18,11 @@ from tests.faults.test_kill_and_concurrency import history
 pytestmark = pytest.mark.slow
 
 
-def test_a_run_whose_server_is_killed_prints_its_workbook_and_says_the_record_may_be_incomplete(server, demo_copy,
-                                                                                                 record):
-    command, url = server
-    api = f"{url}/api"
-    run = Command("run", str(DEMO_THEMES), own_server=True)  # reports to the workspace's server
-    run.wait_for(r"theme \S+: (done|needs_review)")  # shelving: the server goes now, its Prefect server with it
-    os.kill(command.process.pid, signal.SIGKILL)
-    command.finish()
-    code = run.finish()
-    workbook = demo_copy.outputs_dir / "demo-2026-11.xlsx"
-    record("`shelfwise server` killed while `run` shelves", f"exit {code}: {run.lines[-1]}",
-           "the shelves recorded and the workbook written", "server-killed-mid-run")
-    assert code == 0, "\n".join(run.lines[-20:])
-    assert run.lines[-2:] == [f"workbook: {workbook}",
-                              f"warning: the Prefect server at {api} stopped answering during the run: the shelves "
-                              "are written and recorded, but the run's record in Prefect may be incomplete"]
-    assert workbook.is_file()
-    assert history(demo_copy, "demo-2026-11")  # recorded
-
-
-def test_the_server_starts_its_prefect_server_again_with_its_schedules_and_serves_on(server, demo_copy, record):
+def test_the_server_starts_its_prefect_server_again_and_a_run_whose_server_is_killed_still_delivers(server, demo_copy,
+                                                                                                  record):
+    """One `shelfwise server` for both (a start costs half a minute): its Prefect server killed, it comes back with
+    its schedules and serves on; then the server itself killed under a run, which prints its workbook and says
+    that its record may be incomplete."""
     command, url = server
     api = f"{url}/api"
     [prefect_server] = command.children()
@@ -59,6 +43,21 @@ def test_the_server_starts_its_prefect_server_again_with_its_schedules_and_serve
             run = client.read_flow_run(run.id)
     assert run.state.is_completed(), run.state
     assert command.process.poll() is None
+
+    run = Command("run", str(DEMO_THEMES), own_server=True)  # reports to the workspace's server
+    run.wait_for(r"theme \S+: (done|needs_review)")  # shelving: the server goes now, its Prefect server with it
+    os.kill(command.process.pid, signal.SIGKILL)
+    command.finish()
+    code = run.finish()
+    workbook = demo_copy.outputs_dir / "demo-2026-11.xlsx"
+    record("`shelfwise server` killed while `run` shelves", f"exit {code}: {run.lines[-1]}",
+           "the shelves recorded and the workbook written", "server-killed-mid-run")
+    assert code == 0, "\n".join(run.lines[-20:])
+    assert run.lines[-2:] == [f"workbook: {workbook}",
+                              f"warning: the Prefect server at {api} stopped answering during the run: the shelves "
+                              "are written and recorded, but the run's record in Prefect may be incomplete"]
+    assert workbook.is_file()
+    assert history(demo_copy, "demo-2026-11")  # recorded
 
 
 def test_a_command_on_a_temporary_server_links_to_no_page_of_it(demo_copy):

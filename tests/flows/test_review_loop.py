@@ -7,9 +7,11 @@ import subprocess
 import pytest
 from openpyxl import load_workbook
 
+from config.settings import load_settings
 from flows.cli import main as shelfwise
 from storage.catalog_db import open_catalog
 from storage.labels import LabelsDB
+from tests.conftest import copy_workspace, workspace_env
 from tests.flows.workbook_reading import BatchWorkbook
 
 pytestmark = pytest.mark.slow
@@ -55,14 +57,27 @@ def _answer(path, out):
     return out
 
 
-@pytest.fixture
-def answered(demo_copy, tmp_path):
-    themes = tmp_path / "review.yaml"
+@pytest.fixture(scope="module")
+def answered_batch(demo_workspace, tmp_path_factory):
+    """The review batch shelved once, in a copy of the demo workspace of its own, and its workbook answered."""
+    root = tmp_path_factory.mktemp("review")
+    themes = root / "review.yaml"
     themes.write_text(THEMES, encoding="utf-8")
-    assert shelfwise(["run", str(themes)]) == 0
-    workbook = demo_copy.outputs_dir / f"{BATCH}.xlsx"
-    before = BatchWorkbook(workbook)
-    return demo_copy, before, _answer(workbook, tmp_path / "answered.xlsx")
+    with workspace_env(copy_workspace(demo_workspace, root)):
+        assert shelfwise(["run", str(themes)]) == 0
+        settings = load_settings()
+    return settings, _answer(settings.outputs_dir / f"{BATCH}.xlsx", root / "answered.xlsx")
+
+
+@pytest.fixture
+def answered(answered_batch, tmp_path, monkeypatch):
+    """A copy of the shelved review batch's workspace, made this test's, with the workbook as shelved and the
+    curator's answers."""
+    shelved, path = answered_batch
+    for key, value in copy_workspace(shelved, tmp_path).items():
+        monkeypatch.setenv(key, value)
+    settings = load_settings()
+    return settings, BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx"), path
 
 
 def test_a_reshelved_batch_keeps_drops_replaces_and_applies_the_answer(answered, capsys):

@@ -171,37 +171,3 @@ def test_lancedb_is_imported_without_its_rest_client_until_something_asks_for_it
             "print('lance_namespace_urllib3_client.api' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
-
-
-@pytest.mark.slow  # a subprocess that loads the model and builds a small index
-def test_a_build_outside_a_flow_runs_its_steps_without_starting_a_prefect_server(tmp_path):
-    import json
-    import os
-    import subprocess
-    import sys
-
-    from config.settings import PROJECT_ROOT
-
-    catalog = tmp_path / "catalog.jsonl"
-    catalog.write_text("\n".join(json.dumps({"book_id": f"b{i}", "title": f"Book {i}", "summary": f"A tale of {i}.",
-                                             "language": "en"}) for i in range(3)), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
-    env.update(SHELFWISE__WORKSPACE=str(tmp_path / "var"), PREFECT_HOME=str(tmp_path / "prefect"))
-    code = """
-import sys
-from pathlib import Path
-from config.settings import load_settings
-from config.vocabulary import get_vocabulary
-from flows.build_indexes import build_index_version
-from storage.catalog_db import open_catalog
-from tasks.catalog.ingest import ColumnMapping, validate_file
-
-settings = load_settings()
-with open_catalog(settings.duckdb_path) as db:
-    db.import_books(validate_file(Path(sys.argv[1]), ColumnMapping(), get_vocabulary()).books, [], "catalog")
-print(build_index_version(settings).book_count)
-"""
-    out = subprocess.run([sys.executable, "-c", code, str(catalog)], cwd=PROJECT_ROOT, env=env, capture_output=True,
-                         text=True, check=True)
-    assert out.stdout.split()[-1] == "3"
-    assert "temporary server" not in out.stderr and not (tmp_path / "prefect" / "prefect.db").exists()
