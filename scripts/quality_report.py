@@ -61,6 +61,8 @@ FRAGMENT_BATCHES = (
      "benchmarks/fragments/first-sight-fresh3.json"),
     ("fourth batch", ("benchmarks/fragments/fresh4-zh.yaml", "benchmarks/fragments/fresh4-en.yaml"),
      "benchmarks/fragments/first-sight-fresh4.json"),
+    ("fifth batch", ("benchmarks/fragments/fresh5-zh.yaml", "benchmarks/fragments/fresh5-en.yaml"),
+     "benchmarks/fragments/first-sight-fresh5.json"),
 )
 MARKERS = ("quality", "speed")
 BRIEF_ROWS = ("briefs", "mean pass share", "mean pass share zh", "mean pass share en", "mean condition share",
