@@ -40,10 +40,10 @@ def main() -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
     from config.settings import SettingsError, configure_runtime_environment, load_settings
+    from flows.cli import USER_ERRORS
     from flows.evaluate import benchmark_settings, shelve_judged
     from flows.prefect_api import flow_api
     from storage.workspace_lock import workspace_lock
-    from tasks.catalog.ingest import CatalogFileError
     from tasks.evaluation.judged import (TOP, JudgedFileError, fitting_works, grade, load_judged, score_shelf,
                                          summaries)
 
@@ -69,7 +69,7 @@ def main() -> int:
         with workspace_lock(run_settings.workspace, f"benchmarks/judged_eval.py {briefs_path.name}",
                             run_settings.locking.wait_seconds), flow_api(run_settings):
             shelves, works = shelve_judged(batch_id, forms, catalog, run_settings, args.tag_blind)
-    except CatalogFileError as err:
+    except USER_ERRORS as err:  # a bad catalog file, a busy workspace, a Prefect server that did not start
         print(f"error: {err}", file=sys.stderr)
         return 2
     by_theme = {s.theme.theme_id: s for s in shelves}
