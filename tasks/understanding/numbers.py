@@ -321,12 +321,12 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     # before the range in its clause
     unit_of = {w: q for q, ws in g.units.items() for w in ws}
     unit = _words(tuple(unit_of))
+    fields = {w: q for q, ws in g.field_words.items() for w in ws}
     for m in re.finditer(rf"(?:(?:{_words(g.range_open)})\s*)?(?<![\d.])(?P<low>{number})\s*(?P<first>{unit})?\s*"
                          rf"(?:{_words(g.ranges)})\s*(?P<high>{number})\s*(?P<w>{unit})?(?![A-Za-z])"
                          rf"(?:\s*(?:{_words(g.range_close)}))?", text, flags=re.IGNORECASE):
         said = m.group("w") or m.group("first")
-        named = list(g.field_word.finditer(text, clause_of(m.start())[0], m.start()))
-        fields = {w: q for q, ws in g.field_words.items() for w in ws}
+        named = [] if said else list(g.field_word.finditer(text, clause_of(m.start())[0], m.start()))
         quantity = _lookup(unit_of, said) if said else _lookup(fields, named[-1].group("w")) if named else ""
         low, high = g.value(m.group("low")), g.value(m.group("high"))
         if quantity in ("", "pub_year") or not 0 < low < high or high > _SCALE.get(quantity, high):
