@@ -27,6 +27,7 @@ class Cues:
     reader_end: tuple[str, ...]
     question: tuple[str, ...]
     degree: tuple[str, ...]
+    degree_after: tuple[str, ...]  # a degree after its quality: "不要煽情过度的"
     degree_end: tuple[str, ...]
     additive: tuple[str, ...]
     for_whom: tuple[str, ...]
@@ -122,7 +123,7 @@ class Cues:
     def degree_then_word(self) -> re.Pattern:
         """A degree after a negation and the quality it qualifies: up to a degree_end ("太学术的"), or one word and
         the words joined to it ("too long or too dark")."""
-        return _degree_pattern(self.degree, self.degree_end, self.degree)
+        return _degree_pattern(self.degree, self.degree_end, self.degree, self.degree_after, self.clauses.end)
 
 
 @dataclass(frozen=True)
@@ -206,10 +207,12 @@ def alternation(words: tuple[str, ...]) -> str:
     return "|".join(term_pattern(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
 
 
-def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degree: tuple[str, ...]) -> re.Pattern:
+def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degree: tuple[str, ...],
+                    after: tuple[str, ...] = (), clause_end: re.Pattern | None = None) -> re.Pattern:
     """A degree word and what it qualifies: in an unspaced script up to the quality's end ("太学术的"), else the next
     word and the words joined to it ("too long or too dark"); with no degree words before, only that word. An
-    unspaced quality ends at a degree_end or at its clause's end ("别太说教")."""
+    unspaced quality ends at a degree_end or at its clause's end as the packs' clauses.yaml marks it ("别太说教：",
+    "不要那么累——"); a degree after its quality ("不要煽情过度的", "no romance overload") qualifies it as well."""
     spaced = tuple(w for w in before if w.isascii())
     unspaced = tuple(w for w in before if not w.isascii())
     word = r"[A-Za-z][\w-]*"
@@ -217,8 +220,14 @@ def _degree_pattern(before: tuple[str, ...], ends: tuple[str, ...], joined_degre
     if not before:
         return re.compile(rf"\s+{word}{joined}", re.IGNORECASE)
     end = "".join(re.escape(e) for e in ends)
-    return re.compile(rf"\s*(?:(?:{alternation(unspaced)})[^，,。；;！!？?{end}]{{1,8}}?(?:[{end}]|(?=[，,。；;！!？?]|$))"
-                      rf"|(?:{alternation(spaced)})\s+{word}{joined})", re.IGNORECASE)
+    stop = clause_end.pattern if clause_end is not None else "(?!)"
+    quality = rf"(?:(?!{stop})[^{end}]){{1,8}}?"
+    trailing = rf"|{quality}(?:{alternation(tuple(w for w in after if not w.isascii()))})" if any(
+        not w.isascii() for w in after) else ""
+    trailing += rf"|(?:{word}\s+){{1,2}}(?:{alternation(tuple(w for w in after if w.isascii()))})\b" if any(
+        w.isascii() for w in after) else ""
+    return re.compile(rf"\s*(?:(?:{alternation(unspaced)}){quality}(?:[{end}]|(?={stop}|$))"
+                      rf"|(?:{alternation(spaced)})\s+{word}{joined}{trailing})", re.IGNORECASE)
 
 
 def _unspaced(ch: str) -> bool:

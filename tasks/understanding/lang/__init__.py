@@ -32,7 +32,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "cues.yaml": {  # and one key of words for each cue kind of kinds.yaml
         "pseudo_negation": WORDS, "preference": WORDS, "reader_before": WORDS, "reader_after": WORDS,
         "reader_end": WORDS, "question": WORDS,
-        "degree": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
+        "degree": WORDS, "degree_after": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS, "moment": WORDS,
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
         "reference_stances": GROUPS, "composed": TABLE,
