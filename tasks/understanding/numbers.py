@@ -26,6 +26,8 @@ from tasks.model.conditions import NumericCondition
 from tasks.understanding.lang import PACKS_DIR, load_packs
 
 # Turning a bound round: what "not (x op v)" means.
+# what may join a number to its unit and comparators: a space, or a hyphen making them one word ("under-200-page")
+_JOINED = r"(?:\s*|\s*-\s*)"
 _APPOSED = re.compile(r"[\s,，、:：(（)）]*")  # what may stand between a period's name and its years
 _OPPOSITE = {">=": "<", "<": ">=", ">": "<=", "<=": ">", "=": "!=", "!=": "="}
 
@@ -100,15 +102,15 @@ class NumberGrammar:
 
     @cached_property
     def unit(self) -> re.Pattern:
-        return _table_pattern({w: q for q, words in self.units.items() for w in words}, r"\s*")
+        return _table_pattern({w: q for q, words in self.units.items() for w in words}, _JOINED)
 
     @cached_property
     def after_comparator(self) -> re.Pattern:
-        return _table_pattern(self.after, r"\s*")
+        return _table_pattern(self.after, _JOINED)
 
     @cached_property
     def before_comparator(self) -> re.Pattern:
-        return re.compile(rf"(?:{_words(tuple(self.before))})\s*$", re.IGNORECASE)
+        return re.compile(rf"(?P<w>{_words(tuple(self.before))}){_JOINED}$", re.IGNORECASE)
 
     @cached_property
     def field_word(self) -> re.Pattern:
@@ -131,6 +133,9 @@ class NumberGrammar:
             return self.value(said[:point.start()]) + float(f"0.{digits}")
         if said[0].isdigit():
             return float(said)
+        glyphs = [self.digits.get(w) for w in said] if not said.isascii() else []
+        if len(glyphs) == 4 and all(v is not None and v < 10 for v in glyphs):  # a year digit by digit: "二〇一〇"
+            return float("".join(str(v) for v in glyphs))
         total, current = 0, 0
         # a glyph stands alone ("三百五十": each digit before its multiplier); words add up ("twenty five")
         for w in re.findall(r"[A-Za-z]+", said.lower()) if said.isascii() else said:
@@ -145,8 +150,9 @@ class NumberGrammar:
 def _words(words: tuple[str, ...]) -> str:
     """An alternation of words, longest first; a Latin word whole ("on" is not in "novel")."""
     def one(w: str) -> str:
-        edge = r"(?<![\w-])" if w[:1].isalnum() and w.isascii() else ""
-        end = r"(?![\w-])" if w[-1:].isalnum() and w.isascii() else ""
+        # a hyphen joins a word to a number ("800-plus", "under-200"), not to another word ("long-term")
+        edge = r"(?<!\w)(?<![A-Za-z]-)" if w[:1].isalnum() and w.isascii() else ""
+        end = r"(?!\w)(?!-[A-Za-z])" if w[-1:].isalnum() and w.isascii() else ""
         return edge + re.escape(w) + end
     return "|".join(one(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
 
@@ -218,20 +224,25 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
         half = grammar.half.match(text, end)  # "three and a half stars": the half before the unit
         if half:
             value, end = value + 0.5, half.end()
-        unit = grammar.unit.match(text, end)
+        # a comparator may stand between the number and its unit ("800-plus pages", "300 or more pages")
+        inner = grammar.after_comparator.match(text, end)
+        unit = grammar.unit.match(text, inner.end()) if inner else None
+        unit = unit or grammar.unit.match(text, end)
+        if unit and inner and unit.start() >= inner.end():
+            op = _lookup(grammar.after, inner.group("w"))
         if unit:
             quantity, end = _lookup({w: q for q, ws in grammar.units.items() for w in ws}, unit.group("w")), unit.end()
             scale = float(_lookup(grammar.scales, unit.group("w")) or 0) or None
             half = None if half else grammar.half.match(text, end)  # "七分半", "三星半": the half after it
             if half:
                 value, end = value + 0.5, half.end()
-        after = grammar.after_comparator.match(text, end)
+        after = None if op else grammar.after_comparator.match(text, end)
         if after:
             op, end = _lookup(grammar.after, after.group("w")), after.end()
         clause = clause_start(start)
         before = grammar.before_comparator.search(text, clause, start)
         if before and not text[before.end():start].strip():
-            op, start = op or _lookup(grammar.before, before.group(0).strip()), before.start()
+            op, start = op or _lookup(grammar.before, before.group("w")), before.start()
         named = [f for f in grammar.field_word.finditer(text, clause, start)]
         if named:
             field = named[-1]
@@ -397,7 +408,7 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
         if any(a <= m.start() < b for a, b in joined):
             continue
         before = g.before_comparator.search(text, clause_of(m.start())[0], m.start())
-        said_before = before.group(0).strip().lower() if before and before.end() == m.start() else ""
+        said_before = before.group("w").lower() if before and before.end() == m.start() else ""
         op = (_lookup(g.after, m.group(4)) if m.group(4)  # "from the 20th century" is its years, no bound
               else _lookup(g.before, said_before) if said_before not in ("", *g.range_open) else "")
         if not 15 <= century <= 21:
@@ -466,8 +477,8 @@ def _bounded_periods(text: str, g: NumberGrammar, clause_of: Callable[[int], tup
         after = g.after_comparator.match(text, mention.end) if period else None
         before = g.before_comparator.search(text, clause_of(mention.start)[0], mention.start) if period else None
         before = before if before and not text[before.end():mention.start].strip() else None
-        op = _lookup(g.after, after.group("w")) if after else _lookup(g.before, before.group(0).strip()) if before else ""
-        if not period or not op or (before and before.group(0).strip().lower() in g.range_open):
+        op = _lookup(g.after, after.group("w")) if after else _lookup(g.before, before.group("w")) if before else ""
+        if not period or not op or (before and before.group("w").lower() in g.range_open):
             out.append(mention)
             continue
         low, high = period
@@ -481,7 +492,14 @@ def _bounded_periods(text: str, g: NumberGrammar, clause_of: Callable[[int], tup
 def _joined_periods(text: str, g: NumberGrammar, found: list[NumericMention]) -> list[NumericMention]:
     """Two periods joined by a range word ("七十年代到九十年代", "80年代至90年代"): from the first's first year to the
     second's last, one phrase."""
-    periods = sorted((m for m in found if _period(m)), key=lambda m: m.start)
+    # a year alone is a period of one year at either end of a range: "九十年代到二〇一〇年", "from the sixties to 1975"
+    years = [NumericMention(m.start(), unit.end() if unit else m.end(),
+                            (NumericCondition("pub_year", ">=", value), NumericCondition("pub_year", "<=", value)))
+             for m in g.number.finditer(text)
+             if (value := g.value(m.group(0))).is_integer() and _YEARS[0] <= value <= _YEARS[1]
+             for unit in [re.compile(rf"\s*(?:{_words(g.units.get('pub_year', ()))})").match(text, m.end())]
+             if not any(f.start <= m.start() < f.end for f in found if _period(f))]
+    periods = sorted((m for m in (*found, *years) if _period(m)), key=lambda m: (m.start, -m.end))
     between = re.compile(rf"\s*(?:{_words(g.ranges)})\s*", re.IGNORECASE)
     opening = re.compile(rf"(?:{_words(g.range_open)})\s*$", re.IGNORECASE)
     joined = []
