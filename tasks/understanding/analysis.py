@@ -169,13 +169,28 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
     found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
              if not any(x <= a and b <= y for x, y in taken)
-             and not (kind.direction == NEXT_VALUE and b not in value_starts)
+             and not (kind.direction == NEXT_VALUE and next_start(text, b, value_starts, cues.filler) is None)
              and not (kind.at_clause_end and text[b:seg.clause_of(a)[1]].strip(" .!?'\""))
              and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
     free = [f for f in found if not f[2].only_where_free]
     found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free
                     and not any(x < b and a < y and other.effect != TERMINATE for x, y, other in free)]
     return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
+
+
+def next_start(text: str, at: int, starts: frozenset[int] | set[int], filler: frozenset[str]) -> int | None:
+    """Where the value or name right after `at` starts: at once ("不烧脑"), or past spaces and the filler words
+    between spaced words ("stranger than any novel"); None where another word comes first."""
+    while at not in starts:
+        space = re.compile(r"\s+").match(text, at)
+        if space is None:
+            return None
+        at = space.end()
+        word = None if at in starts else re.compile(r"[A-Za-z']+(?=\s)").match(text, at)
+        if at not in starts and (word is None or word.group(0).lower() not in filler):
+            return None
+        at = word.end() if word else at
+    return at
 
 
 def list_gap(gap: str, cues: Cues) -> bool | None:

@@ -14,13 +14,14 @@ import re
 from dataclasses import dataclass
 
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms,
-                                          list_gap)
+                                          list_gap, next_start)
 from tasks.understanding.cues import Cues, alternation, regex
-from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE, CLAUSE_BEFORE, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE,
-                                      PRECEDING, REQUIRE, TERMINATE)
+from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE, CLAUSE_BEFORE, DESCRIBE, EXCEPT, EXCLUDE, FOLLOWING,
+                                      NEXT_VALUE, PRECEDING, REQUIRE, TERMINATE)
 from tasks.understanding.topics import has_topic
 
-_POLARITY = {EXCLUDE: EXCLUDED, EXCEPT: EXCLUDED, REQUIRE: REQUIRED, ALLOW: ALLOWED}
+# a kind of book that describes those asked for ("stranger than fiction") is, like a reader's, none of them
+_POLARITY = {EXCLUDE: EXCLUDED, EXCEPT: EXCLUDED, REQUIRE: REQUIRED, ALLOW: ALLOWED, DESCRIBE: READER}
 
 
 @dataclass
@@ -68,9 +69,13 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
         if kind.effect == TERMINATE or id(cue) in cancelled:
             continue
         if kind.direction == NEXT_VALUE:  # "不太沉重的历史书": the value after it, not the books it describes
+            held = kinds if kind.kinds_only else spans  # "stranger than fiction": a kind, never "like Dune"
+            at = next_start(text, cue.end, {x for x, _ in held}, cues.filler)
+            end = max((y for x, y in held if x == at), default=cue.end)
+            while kind.kinds_only and (more := next_start(text, end, {x for x, _ in held}, frozenset())) is not None:
+                end = max(y for x, y in held if x == more)  # a kind said in two ("推理小说", "mystery novels")
             if not (kind.about_the_reader and _asks(seg, cue, cues)):  # a question's 不 states a fact
-                scopes.append(Scope(cue.start, max((y for x, y in spans if x == cue.end), default=cue.end),
-                                    _POLARITY[kind.effect]))
+                scopes.append(Scope(cue.start, end, _POLARITY[kind.effect]))
             continue
         a, b = next((x, y) for x, y in clauses if x <= cue.start < y)
         if kind.direction == CLAUSE_BEFORE:

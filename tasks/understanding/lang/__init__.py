@@ -55,12 +55,12 @@ SCHEMA: dict[str, dict[str, str]] = {
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
-EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE = "exclude", "require", "allow", "except", "terminate"
+EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE, DESCRIBE = "exclude", "require", "allow", "except", "terminate", "describe"
 FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE = ("following", "preceding", "next_value", "clause",
                                                                  "around", "clause_before")
-_KIND_VALUES = {"effect": (EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE),
+_KIND_VALUES = {"effect": (EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE, DESCRIBE),
                 "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE)}
-_KIND_FLAGS = ("several", "only_where_free", "degree", "about_the_reader", "at_clause_end")
+_KIND_FLAGS = ("several", "only_where_free", "degree", "about_the_reader", "at_clause_end", "kinds_only")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ class CueKind:
     degree: bool = False
     about_the_reader: bool = False
     at_clause_end: bool = False
+    kinds_only: bool = False  # it holds a kind of book (a form, a genre), never a name: "like fiction", not "like Dune"
 
 
 class PackError(InputError):
