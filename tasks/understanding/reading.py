@@ -188,8 +188,14 @@ def _narrower_topics(mentions: list[Mention], text: str, vocabulary: Vocabulary)
     names = {(v.dimension, v.name): {v.name.lower(), *(a.lower() for a in v.aliases)} for v in vocabulary.all_values()}
     asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, REQUIRED)}
     asked_names = set().union(*(names.get(key, set()) for key in asked))
-    narrower = [m for m in mentions if m.polarity == EXCLUDED and (m.field, m.value) not in asked
-                and names.get((m.field, m.value), set()) & asked_names]
+    # the same value asked by one word and excluded by another ("mysteries, but no thrillers", "科幻，不要太空歌剧")
+    # excludes that word's part of it: the value both required and excluded had left the shelf empty
+    said = {(m.field, m.value): text[m.start:m.end].lower() for m in mentions
+            if m.polarity in (WANTED, REQUIRED, ALLOWED)}
+    narrower = [m for m in mentions if m.polarity == EXCLUDED
+                and ((m.field, m.value) not in asked and names.get((m.field, m.value), set()) & asked_names
+                     or m.field == "genre"  # a kind of book; a quality said twice is one ("hard", "not difficult")
+                     and said.get((m.field, m.value), text[m.start:m.end].lower()) != text[m.start:m.end].lower())]
     if not narrower:
         return mentions
     bounds = sorted(word_bounds(text))  # jieba's words: only for a brief that has such an exclusion

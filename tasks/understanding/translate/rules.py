@@ -65,9 +65,10 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
         operator = "SHOULD" if mention in wishes else _operator(mention, alternatives or bool(one_of))
         if operator:
             # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945";
-            # never by a name the brief asks for ("History, but nothing historical fiction" keeps "history")
+            # never by a name the brief asks for, or one holding its words ("History, but nothing historical
+            # fiction" keeps "history"; "Crime novels, nothing noir" keeps "crime fiction")
             values = (_with_plurals(v for v in load_expansion_tables().same_as(mention.value)
-                                    if v == mention.value or v.lower() not in asked_words)
+                                    if v == mention.value or not asked_words & {v.lower(), *v.lower().split()})
                       if mention.field == "subject" else _author_names(mention.value)
                       if mention.field == "author" else (mention.value,))
             if mention.field == "classification":
