@@ -19,6 +19,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 from datetime import date
 
+from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
@@ -321,7 +322,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
                 excluded.append((author.start, author.end))
             else:
-                mentions += [Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
+                # a period or literature's qualifier that is all a topic holds is that range ("明清的已经太多了，这次
+                # 不要"), wherever the cue that excludes it stands
+                ranges = {w.lower(): e.key for e in class_ranges().entries for w in (*e.names, *e.qualifiers)}
+                mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
+                             else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}
                 mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]

@@ -113,9 +113,12 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             # nothing said before it in its clause ("…钱德勒的现在读着一般，就不放了"): the clause before is what it
             # negates, where that names something
             said = any(a <= s < cue.start for s, _ in spans) or has_topic(text[a:cue.start], cues)
-            before = next(((x, y) for x, y in clauses if y == a), None) if kind.direction == PRECEDING else None
+            follows = kind.direction == PRECEDING or text[cue.start:cue.end] in cues.words_of((kind.effect,), PRECEDING)
+            before = next(((x, y) for x, y in clauses if y == a), None) if follows else None
+            # (a topic the packs do not know opens it as a name does: "明清的已经太多了，就不放了")
             reach = before[0] if (not said and before is not None
-                                  and any(before[0] <= s < before[1] for s, _ in spans)) else a
+                                  and (any(before[0] <= s < before[1] for s, _ in spans)
+                                       or has_topic(text[before[0]:before[1]], cues))) else a
             scopes.append(Scope(reach, cue.start, polarity))
             continue
         if kind.about_the_reader and _asks(seg, cue, cues):
@@ -200,7 +203,16 @@ def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tu
         return False
     either_way = text[cue.start:cue.end] in cues.words_of((cue.kind.effect,), PRECEDING)
     topic_before = either_way and not said_after and has_topic(text[a:cue.start], cues)
+    if either_way and not said_after and not _said(text[a:cue.start], cues):  # "…，这次不要": of the clause before
+        return True
     return (named_before or topic_before) and not named_after and not has_topic(text[cue.end:stop], cues)
+
+
+def _said(part: str, cues: Cues) -> bool:
+    """Whether a part of a clause says anything but the moment and particles ("这次", "这回就")."""
+    for word in sorted(cues.moment, key=len, reverse=True):
+        part = part.replace(word, "")
+    return bool(part.strip(" ,，、" + cues.clauses.particles))
 
 
 def _set_apart(seg: Segmented, cue: Cue, clause: tuple[int, int], clauses: list[tuple[int, int]],
