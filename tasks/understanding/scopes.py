@@ -138,6 +138,14 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             # "不看刘慈欣以外的科幻": what stands before 以外 is the only thing wanted
             scopes.append(Scope(cue.start, close.start, REQUIRED))
         else:
+            if (kind.degree and not degree and kind.effect == EXCLUDE and _contrasts(text, cue, values, kinds, cues)
+                    and next_start(text, cue.end, {x for x, _ in spans}, cues.filler) is None):
+                # "heartwarming but not sappy", "温暖而不矫情的小说": a quality set against the one asked for is how
+                # the books read, as a degree's is; the kind of book after it is asked ("funny but not silly essays")
+                quality = cues.word_after_degree.match(text, cue.end) if text[cue.end - 1:cue.end].isascii() else None
+                stop = quality.end() if quality and quality.end() <= stop else _degree_stop(text, cue, stop, cues,
+                                                                                              kinds)[0]
+                degree = True
             scopes.append(Scope(cue.start, stop, polarity, degree))
     for a, b in several:  # alternatives only among the kinds not excluded, or a kind in a list with other things
         free = [(x, y) for x, y in sorted({*kinds, *values}) if a <= x < b and not any(
@@ -206,6 +214,21 @@ def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tu
     if either_way and not said_after and not _said(text[a:cue.start], cues):  # "…，这次不要": of the clause before
         return True
     return (named_before or topic_before) and not named_after and not has_topic(text[cue.end:stop], cues)
+
+
+def _contrasts(text: str, cue: Cue, values: list[tuple[int, int]], kinds: list[tuple[int, int]], cues: Cues) -> bool:
+    """Whether a negation follows a quality asked for with a contrast between ("heartwarming but not", "hopeful yet
+    not", "温暖而不": a contrast's own cue), nothing else: a value of the vocabulary that is no kind of book."""
+    contrast = {w.lower() for w in cues.kind_words.get("termination", ())}
+    # a contrast cue of its own ("而不", "但不", "but not")
+    own = cue.kind.only_where_free or bool(contrast & set(text[cue.start:cue.end].lower().split()))
+    for a, b in values:
+        if (a, b) in kinds or b > cue.start or cue.start - b > 12:
+            continue
+        words = re.findall(r"[^\s,，、]+", text[b:cue.start].lower())
+        if (own and not words) or (words and all(w in contrast for w in words)):
+            return True
+    return False
 
 
 def _said(part: str, cues: Cues) -> bool:
