@@ -140,12 +140,11 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
         else:
             if (kind.degree and not degree and kind.effect == EXCLUDE and _contrasts(text, cue, values, kinds, cues)
                     and next_start(text, cue.end, {x for x, _ in spans}, cues.filler) is None):
-                # "heartwarming but not sappy", "温暖而不矫情的小说": a quality set against the one asked for is how
-                # the books read, as a degree's is; the kind of book after it is asked ("funny but not silly essays")
+                # "funny but not silly essays", "温暖而不矫情的小说": a quality set against the one asked for is the
+                # one word excluded (as a subject, where the catalog's headings say it), the kind after it asked
                 quality = cues.word_after_degree.match(text, cue.end) if text[cue.end - 1:cue.end].isascii() else None
                 stop = quality.end() if quality and quality.end() <= stop else _degree_stop(text, cue, stop, cues,
                                                                                               kinds)[0]
-                degree = True
             scopes.append(Scope(cue.start, stop, polarity, degree))
     for a, b in several:  # alternatives only among the kinds not excluded, or a kind in a list with other things
         free = [(x, y) for x, y in sorted({*kinds, *values}) if a <= x < b and not any(
