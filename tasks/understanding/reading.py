@@ -25,7 +25,7 @@ from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
-                                          resolve_overlaps, segment, word_bounds)
+                                          Segmented, resolve_overlaps, segment, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
@@ -96,16 +96,20 @@ class Reading:
         return sum(1 for i in content if any(a <= i < b for a, b in spans)) / len(content)
 
 
-def _both_ages(mentions: list[Mention], grown: list[Mention], text: str, cues: Cues) -> list[Mention]:
-    """Grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子") the shelf
-    is for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these are
-    ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing."""
+def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
+    """Grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子") or the
+    grown-ups added with an additive word ("children's books, plus a few for adults too", "童书，也放几本给大人的") the
+    shelf is for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these
+    are ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing."""
     children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
     if not grown or not children:
         return mentions
+    text = seg.text
     pairs = sorted(grown + children, key=lambda m: m.start)
     listed = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
-                 if (a in grown) != (b in grown))
+                 if (a in grown) != (b in grown)) or any(
+        find_terms(text[slice(*seg.clause_of(g.start))], cues.additive) for g in grown
+        if any(c.end <= g.start for c in children))
     dropped = set(children) | (set(grown) if listed else set())
     return [m for m in mentions if m not in dropped]
 
@@ -268,7 +272,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = _both_ages(mentions, grown, text, cues)
+    mentions = _both_ages(mentions, grown, seg, cues)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
