@@ -93,7 +93,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
                     and c.kind.name not in kind.continues_over] + [b])
         degree = False
         if kind.degree:
-            stop, degree = _degree_stop(text, cue, stop, cues, kinds)
+            stop, degree = _degree_stop(text, cue, stop, cues, kinds, values)
         if kind.effect == ALLOW:
             held = _degree_after(text, cue, cues) if kind.direction == CLAUSE else None
             if held and held.end() <= b:  # "不必太厚的传记": the degree is what need not be, not the books
@@ -175,7 +175,8 @@ def _ranges(seg: Segmented, kinds: list[tuple[int, int]], values: list[tuple[int
     return found
 
 
-def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]]) -> tuple[int, bool]:
+def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[int, int]],
+                 values: list[tuple[int, int]] = ()) -> tuple[int, bool]:
     """Where a scope that a degree narrows ends, and whether a degree narrows it: "不要太学术的哲学入门书", "not too
     academic philosophy" exclude the degree, not the books it describes; "不要二战题材的小说" the modifier before 的,
     not the kind of book, unless the modifier names a kind itself ("不是给孩子看的绘本": children's picture books,
@@ -183,8 +184,12 @@ def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[i
     degree = _degree_after(text, cue, cues)
     if degree and degree.end() <= stop:
         stop = degree.end()
-    return next((x for x, _ in kinds if cue.end + 1 < x < stop and text[x - 1] == "的"
-                 and not any(cue.end <= k < x for k, _ in kinds)), stop), degree is not None and degree.end() <= stop
+    # the head after the modifier's 的 may be a value said as a kind of book: joined to one, or its name ending in a
+    # word for one ("不要穿越的言情小说": 言情小说 is a mood's name)
+    starts = {k for k, _ in kinds}
+    heads = starts | {a for a, b in values if b in starts or text[a:b].endswith(cues.readings.literature_words)}
+    return next((x for x in sorted(heads) if cue.end + 1 < x < stop and text[x - 1] == "的"
+                 and not any(cue.end <= k < x for k in starts)), stop), degree is not None and degree.end() <= stop
 
 
 def _degree_after(text: str, cue: Cue, cues: Cues) -> re.Match | None:
