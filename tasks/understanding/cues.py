@@ -26,6 +26,7 @@ class Cues:
     reader_after: tuple[str, ...]
     reader_end: tuple[str, ...]
     question: tuple[str, ...]
+    request: tuple[str, ...]  # a question with one of these asks for something: "Could we skip the horror?"
     degree: tuple[str, ...]
     degree_after: tuple[str, ...]  # a degree after its quality: "不要煽情过度的"
     degree_end: tuple[str, ...]

@@ -66,7 +66,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
                  for c in (one, other)}
     for cue in cue_list:
         kind = cue.kind
-        if kind.effect == TERMINATE or id(cue) in cancelled:
+        if kind.effect == TERMINATE or id(cue) in cancelled or (kind.effect == EXCLUDE and _rhetorical(text, cue, cues)):
             continue
         if kind.direction == NEXT_VALUE:  # "不太沉重的历史书": the value after it, not the books it describes
             held = kinds if kind.kinds_only else spans  # "stranger than fiction": a kind, never "like Dune"
@@ -233,6 +233,17 @@ def _contrasts(text: str, cue: Cue, values: list[tuple[int, int]], kinds: list[t
         if (own and not words) or (words and all(w in contrast for w in words)):
             return True
     return False
+
+
+def _rhetorical(text: str, cue: Cue, cues: Cues) -> bool:
+    """Whether a negation is in a question the brief goes on past ("Never touch a romance novel? Try …", "不爱读诗？
+    这几本…"): it asks about the reader, and the books are what follows; a request ("Could we skip the horror?") and
+    a question that ends the brief ("No Valentine this year?") are left as they are."""
+    ends = [text.find(mark, cue.end) for mark in cues.clauses.sentence_ends]
+    end = min((at for at in ends if at >= 0), default=-1)
+    start = max(text.rfind(mark, 0, cue.start) for mark in cues.clauses.sentence_ends) + 1
+    return (end >= 0 and cues.clauses.question_end.search(text[end:end + 1]) is not None
+            and bool(text[end + 1:].strip()) and not find_terms(text[start:end], cues.request))
 
 
 def _said(part: str, cues: Cues) -> bool:

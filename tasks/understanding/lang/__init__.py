@@ -31,7 +31,7 @@ WORDS, GROUPS, BY_LANGUAGE, TABLE = "words", "groups", "by_language", "table"
 SCHEMA: dict[str, dict[str, str]] = {
     "cues.yaml": {  # and one key of words for each cue kind of kinds.yaml
         "pseudo_negation": WORDS, "preference": WORDS, "reader_before": WORDS, "reader_after": WORDS,
-        "reader_end": WORDS, "question": WORDS,
+        "reader_end": WORDS, "question": WORDS, "request": WORDS,
         "degree": WORDS, "degree_after": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS, "moment": WORDS,
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
