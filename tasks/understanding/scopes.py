@@ -99,7 +99,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             if held and held.end() <= b:  # "不必太厚的传记": the degree is what need not be, not the books
                 scopes.append(Scope(cue.start, held.end(), EXCLUDED, True))
             elif kind.direction == AROUND:
-                joined = _alternatives(seg, cue, spans, cues)
+                joined = _alternatives(seg, cue, spans, cues, kinds)
                 scopes += [Scope(*joined, ALLOWED)] if joined else []
             elif kind.several:  # alone in its clause ("…, either is fine") it speaks of the clause before
                 before = next((x for x, y in clauses if y == a), None)
@@ -270,15 +270,18 @@ def _set_apart(seg: Segmented, cue: Cue, clause: tuple[int, int], clauses: list[
     return None if additive and not seg.any_end(cue.end, additive.end()) else before
 
 
-def _alternatives(seg: Segmented, cue: Cue, spans: list[tuple[int, int]], cues: Cues) -> tuple[int, int] | None:
+def _alternatives(seg: Segmented, cue: Cue, spans: list[tuple[int, int]], cues: Cues,
+                  kinds: list[tuple[int, int]] = ()) -> tuple[int, int] | None:
     """What an alternative's cue offers: the names on either side of it, each within two words or only filler
-    words away ("fiction or nonfiction", "poetry or maybe some essays", "a play or a book of poems"); None where it
+    words away ("fiction or nonfiction", "poetry or maybe some essays", "a play or a book of poems"), or within four
+    where both are kinds of book, each with its own words ("a sci-fi prequel or a World War II novel"); None where it
     joins other words ("crime novels set in Scandinavia or anywhere cold" asks for crime novels, it offers no
     alternative to them)."""
     before = max((s for s in spans if s[1] <= cue.start), key=lambda s: s[1], default=None)
     after = min((s for s in spans if s[0] >= cue.end), key=lambda s: s[0], default=None)
     if before is None or after is None:
         return None
-    near = all((len(words := seg.text[x:y].lower().split()) <= 2 or all(w in cues.filler for w in words))
+    reach = 4 if before in kinds and after in kinds else 2
+    near = all((len(words := seg.text[x:y].lower().split()) <= reach or all(w in cues.filler for w in words))
                and not seg.any_end(x, y) for x, y in ((before[1], cue.start), (cue.end, after[0])))
     return (before[0], after[1]) if near else None
