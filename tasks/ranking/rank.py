@@ -93,10 +93,15 @@ class Ranking:
 
 def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
     """The theme's shelf, gated, every shelved book checked against the constraints."""
+    return shelve_ranking(order(hits, understood, ctx), hits, understood, ctx)
+
+
+def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
+    """The shelf from an order already made: what `rank` does after `order` (benchmarks/shelf_decision.py shelves
+    one order at several floors and "done" rules)."""
     theme, query, constraints, understanding = (understood.theme, understood.query, understood.constraints,
                                                 understood.understanding)
     settings, review = ctx.settings, understood.review
-    ranking = order(hits, understood, ctx)
     timings: dict[str, float] = {}
     with timed(timings, "history"):
         exclusions = find_exclusions(theme.brief, query.filter_conditions, understood.history, ctx.embedder,
