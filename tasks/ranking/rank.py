@@ -34,6 +34,7 @@ from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.relevance import (
     Evidence,
     RelevanceModel,
+    conditions_define,
     content_words,
     expected_fit_share,
     fitting,
@@ -219,11 +220,12 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
                                         else ctx.embedder.embed_queries([query.synthetic_query])[0],
                                         understanding.book_ids if policy.paths else (), ctx.snapshot)
             ranking.allowed = ctx.allowed(understood.constraints) if ctx.allowed else None
-            ranking.evidence = ctx.relevance.evidence(candidates, query, ctx.books, ctx.snapshot, tokens, query_vector,
-                                                      ranking.allowed, ranking.subject_evidence,
-                                                      theme_shelf=not policy.paths)
-            ranking.content = tuple(content_words(query.search_keywords, tokens, query.language,
-                                                  ctx.snapshot.bm25.settings.english_stemming))
+            stem = ctx.snapshot.bm25.settings.english_stemming
+            ranking.content = tuple(content_words(query.search_keywords, tokens, query.language, stem))
+            ranking.evidence = ctx.relevance.evidence(
+                candidates, query, ctx.books, ctx.snapshot, tokens, query_vector, ranking.allowed,
+                ranking.subject_evidence, theme_shelf=not policy.paths,
+                defined=conditions_define(query, ranking.content, not policy.paths, ctx.vocabulary, stem))
             candidates = ctx.relevance.score(candidates, ranking.evidence)
     ranking.candidates = candidates
     return ranking
