@@ -67,7 +67,6 @@ from config.yaml_files import read_yaml
 from storage.index_store import IndexSnapshot
 from tasks.model.books import BookRecord
 from tasks.language.text_analysis import bm25_tokens
-from tasks.model.conditions import FilterCondition
 from tasks.model.query import Candidate, ThemeQuery
 from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence
 from tasks.recall.dense_scores import dense_scores
@@ -235,14 +234,13 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
                     similarities: Mapping[str, float], sentences: Mapping[str, float], vector_z: Mapping[str, float],
                     stem: bool, narrowed: float = 0.0,
                     subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
-                    theme_shelf: bool = True, defined: bool = False, sure: float = 1.0) -> list[Evidence]:
+                    theme_shelf: bool = True, defined: bool = False) -> list[Evidence]:
     """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
     `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog; `subjects` the matched
     subjects each book carries (the subject path's evidence); `theme_shelf`: the brief names no book, author or
     series (only there, and where its hard conditions leave more than a tenth of the catalog, can a book be untied);
-    `defined`: the brief says nothing beyond its conditions and wishes (`conditions_define`): a book meeting them,
-    holding every wish at the catalog's filter confidence `sure`, fits it."""
+    `defined`: the brief says nothing beyond its hard conditions (`conditions_define`)."""
     out = []
     best = max((c.fused_score for c in candidates), default=0.0)
     wanted = [t for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE)]
@@ -275,7 +273,7 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             subject_absent=carried.absent,
             doubtful=float(cand.doubtful),
             untied=filed and carried.absent > 0 and not words,
-            defined=defined and holds_wishes(book, query, sure)))
+            defined=defined))
     return out
 
 
@@ -366,8 +364,7 @@ class RelevanceModel:
         cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
                                {b: d.sentence for b, d in dense.items()}, z, snapshot.bm25.settings.english_stemming,
-                               narrowing(allowed, len(books)), subjects, theme_shelf, defined,
-                               snapshot.filter_confidence)
+                               narrowing(allowed, len(books)), subjects, theme_shelf, defined)
 
     def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence]) -> list[Candidate]:
         """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by
@@ -384,16 +381,12 @@ def probabilities(calibration: Calibration, evidence: Sequence[Evidence], kind: 
     return np.array([1.0 if e.named or e.defined else 0.0 if e.untied else q for e, q in zip(evidence, p)])
 
 
-def wished_names(query: ThemeQuery, vocabulary: Vocabulary) -> list[str]:
-    return required_names(query, vocabulary, "SHOULD")
-
-
-def required_names(query: ThemeQuery, vocabulary: Vocabulary, operator: str = "MUST") -> list[str]:
+def required_names(query: ThemeQuery, vocabulary: Vocabulary) -> list[str]:
     """Every name of every value the brief's hard conditions require of a book's facets (a value's name and aliases;
-    a form's or an audience's names, words and genres); of those it wishes for, with the operator SHOULD."""
+    a form's or an audience's names, words and genres)."""
     names: list[str] = []
     for condition in query.filter_conditions:
-        if condition.operator != operator or condition.field in TERM_FIELDS:
+        if condition.operator != "MUST" or condition.field in TERM_FIELDS:
             continue
         for value in condition.values:
             kind = vocabulary.kind(condition.field, value)
@@ -412,29 +405,18 @@ def required_names(query: ThemeQuery, vocabulary: Vocabulary, operator: str = "M
     return names
 
 
-def wishes(query: ThemeQuery) -> list[FilterCondition]:
-    return [c for c in query.filter_conditions if c.operator == "SHOULD"]
-
-
 def conditions_define(query: ThemeQuery, content: Sequence[str], theme_shelf: bool, vocabulary: Vocabulary,
                       stem: bool) -> bool:
-    """Whether the brief says nothing beyond its conditions and wishes: a theme brief that requires something (a
-    value, a year, a length), wishes only for values of the vocabulary's facets, whose topics matched no subject, and
-    each of whose content words names a value it requires or wishes for ("科幻小说" with genre 科幻 required, "quiet"
-    with the tone 平静淡然 wished)."""
+    """Whether the brief says nothing beyond its hard conditions: a theme brief that requires something (a value, a
+    year, a length), wishes for nothing, whose topics matched no subject, and each of whose content words names a
+    value it requires ("科幻小说" with genre 科幻 required)."""
     required = ([c for c in query.filter_conditions if c.operator == "MUST"] or query.numeric_conditions)
+    wishes = [c for c in query.filter_conditions if c.operator == "SHOULD"]
     topics = any(t.matches for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE))
-    if not theme_shelf or not required or topics or any(c.field in TERM_FIELDS for c in wishes(query)):
+    if not theme_shelf or not required or wishes or topics:
         return False
-    names = required_names(query, vocabulary) + wished_names(query, vocabulary)
-    named = {t for name in names for t in bm25_tokens(name, query.language, stem)}
+    named = {t for name in required_names(query, vocabulary) for t in bm25_tokens(name, query.language, stem)}
     return all(set(bm25_tokens(word, query.language, stem)) <= named for word in content)
-
-
-def holds_wishes(book: BookRecord, query: ThemeQuery, sure: float) -> bool:
-    """The book surely holds a value of every value the brief wishes for (at `sure`, the catalog's filter
-    confidence: 1 for its source's own tags)."""
-    return all(max(book.confidence(c.field, v) for v in c.values) >= sure for c in wishes(query))
 
 
 def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord]) -> int:
