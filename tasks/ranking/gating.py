@@ -40,7 +40,7 @@ class ShelfLimits:
 class Fit:
     """How well the catalog fills the brief, by its books' probabilities of fitting (tasks/ranking/relevance.py)."""
 
-    likely: int  # works of the catalog more likely than not to fit the brief
+    likely: int  # works of the catalog likely enough to fit the brief: at or above the relevance floor
     shelf_share: float  # the share of the shelf expected to fit: the mean of its books' probabilities
     allowed: int | None = None  # books meeting the brief's hard conditions (None: not counted)
     topic: tuple[str, ...] = ()  # the brief's topic, as its content words say it
@@ -72,6 +72,16 @@ class VocabularyVectors:
         order = np.argsort(-similarities, kind="stable")
         return [self.values[i] for i in order
                 if self.values[i].dimension not in exclude and similarities[i] >= floor][:k]
+
+
+def likely_fitting(count: int, fit: Fit | None) -> int:
+    """Of `count` books meeting the brief's hard conditions but kept off the shelf unscored (no copy on the shelf:
+    recall leaves them out), how many are likely to fit its topic: the share of the books meeting the conditions that
+    are likely to fit, applied to them. "12 fitting books have no copy" had been said of 12 novels after 1950 on a
+    shelf of small-town novels, where the true limit was how few books fit the topic."""
+    if fit is None or not fit.allowed:
+        return count
+    return round(count * min(1.0, fit.likely / fit.allowed))
 
 
 def few_fit(fit: Fit) -> Question:

@@ -82,7 +82,6 @@ LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
 MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
-LIKELY = 0.5  # a book at least this likely to fit counts as fitting when the catalog's fitting books are counted
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
 
 
@@ -419,10 +418,12 @@ def conditions_define(query: ThemeQuery, content: Sequence[str], theme_shelf: bo
     return all(set(bm25_tokens(word, query.language, stem)) <= named for word in content)
 
 
-def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord]) -> int:
-    """How many works among the candidates are more likely than not to fit (one per work, editions aside)."""
+def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], floor: float) -> int:
+    """How many works among the candidates are likely enough to fit for a shelf (at or above its floor; one per work,
+    editions aside): the count a short shelf's question gives, the same books its shelf could take. (At 0.5 it had
+    said "Only 1 book in this catalog is about 'towns', 'villages'" beside a shelf of 9 books, 8 of them fitting.)"""
     return len({books[c.book_id].work_id or c.book_id for c in candidates
-                if c.relevance is not None and c.relevance >= LIKELY and c.book_id in books})
+                if c.relevance is not None and c.relevance >= floor and c.book_id in books})
 
 
 def content_words(keywords: Sequence[str], tokens: Sequence[str], language: str, stem: bool) -> list[str]:

@@ -11,7 +11,7 @@ from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.export.wording import option_texts, question_text
 from tasks.model.books import BookRecord
 from tasks.model.query import Candidate, ThemeQuery
-from tasks.ranking.gating import Fit, ShelfLimits, gate
+from tasks.ranking.gating import Fit, ShelfLimits, gate, likely_fitting
 from tasks.ranking.language import LanguageChoice, prefer_language
 from tasks.ranking.relevance import (
     FEATURES,
@@ -251,6 +251,19 @@ def test_done_promises_the_set_share_of_the_shelf_fits():
     options = option_texts(short.question, "en")
     assert options[:2] == ("about: popular science (23 books)", "about: 'Whaling -- Fiction' (5 books)")
     assert options[-1].startswith("lower the relevance floor")
+
+
+def test_books_without_a_copy_limit_a_shelf_only_as_far_as_they_are_likely_to_fit():
+    query = ThemeQuery((FilterCondition("form", ("fiction",), "MUST"),), ("towns",), "q", 0.8, "rules", "en",
+                       (NumericCondition("pub_year", ">=", 1950),))
+    # 12 novels after 1950 have no copy, but 9 of the 114 with one fit small towns: about 1 of the 12 does
+    fit = Fit(9, 0.8, allowed=114, topic=("towns",))
+    assert likely_fitting(12, fit) == 1 and likely_fitting(12, None) == 12
+    # 60 without a copy, of which about 5 fit, are what limits a shelf of 9; 12 are not: too few fit the topic
+    assert gate(query, 9, ShelfLimits(unavailable=likely_fitting(60, fit)), [], GatingSettings(),
+                fit=fit).limited_by == "availability"
+    assert gate(query, 4, ShelfLimits(unavailable=likely_fitting(12, fit)), [], GatingSettings(),
+                fit=replace(fit, likely=4)).limited_by == "few_fit"
 
 
 def test_a_topic_no_book_of_the_catalog_fits_says_none_and_offers_the_nearest_topics():
