@@ -40,7 +40,7 @@ class ShelfLimits:
 class Fit:
     """How well the catalog fills the brief, by its books' probabilities of fitting (tasks/ranking/relevance.py)."""
 
-    likely: int  # works of the catalog more likely than not to fit the brief
+    likely: int  # works of the catalog likely enough to fit the brief: at or above the relevance floor
     shelf_share: float  # the share of the shelf expected to fit: the mean of its books' probabilities
     allowed: int | None = None  # books meeting the brief's hard conditions (None: not counted)
     topic: tuple[str, ...] = ()  # the brief's topic, as its content words say it
@@ -72,6 +72,16 @@ class VocabularyVectors:
         order = np.argsort(-similarities, kind="stable")
         return [self.values[i] for i in order
                 if self.values[i].dimension not in exclude and similarities[i] >= floor][:k]
+
+
+def likely_fitting(count: int, fit: Fit | None) -> int:
+    """Of `count` books meeting the brief's hard conditions but kept off the shelf unscored (no copy on the shelf:
+    recall leaves them out), how many are likely to fit its topic: the share of the books meeting the conditions that
+    are likely to fit, applied to them. "12 fitting books have no copy" had been said of 12 novels after 1950 on a
+    shelf of small-town novels, where the true limit was how few books fit the topic."""
+    if fit is None or not fit.allowed:
+        return count
+    return round(count * min(1.0, fit.likely / fit.allowed))
 
 
 def few_fit(fit: Fit) -> Question:
@@ -143,11 +153,17 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         reasons.append(f"the catalog cannot check {', '.join(said)}: shelved as a wish")
         question = question or Question("unchecked", relax=tuple(unchecked))
     if shelved < settings.min_books:
-        reasons.append(f"only {shelved} book{'' if shelved == 1 else 's'} pass (fewer than {settings.min_books})")
         short = _short_shelf_question(shelved, limits, query, settings, closest, fit)
+        books = f"{shelved} book{'' if shelved == 1 else 's'}"
+        if short.kind == "few_fit" and fit is not None:
+            # the floor cut it, not the conditions: say how many fit and how many the conditions left
+            reasons.append(f"only {books} likely enough to fit the brief (fewer than {settings.min_books})"
+                           + (f", of {fit.allowed} meeting its conditions" if fit.allowed is not None else ""))
+        else:
+            reasons.append(f"only {books} pass (fewer than {settings.min_books})")
         limited_by, question = short.kind, question or short
     elif fit is not None and fit.shelf_share < settings.done_fit_share:
-        reasons.append(f"about {fit.shelf_share:.0%} of the shelf is likely to fit "
-                       f"(under {settings.done_fit_share:.0%})")
+        reasons.append(f"about {round(fit.shelf_share * shelved)} of its {shelved} books are likely to fit "
+                       f"({fit.shelf_share:.0%}; a shelf is done from {settings.done_fit_share:.0%})")
         limited_by, question = "few_fit", question or few_fit(fit)
     return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, limited_by)

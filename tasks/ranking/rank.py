@@ -28,12 +28,13 @@ from tasks.ranking.fusion import (
     promote_wished,
     screen_unsure_exclusions,
 )
-from tasks.ranking.gating import Fit, ShelfLimits, VocabularyVectors, gate
+from tasks.ranking.gating import Fit, ShelfLimits, VocabularyVectors, gate, likely_fitting
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.relevance import (
     Evidence,
     RelevanceModel,
+    conditions_define,
     content_words,
     expected_fit_share,
     fitting,
@@ -93,10 +94,15 @@ class Ranking:
 
 def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
     """The theme's shelf, gated, every shelved book checked against the constraints."""
+    return shelve_ranking(order(hits, understood, ctx), hits, understood, ctx)
+
+
+def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
+    """The shelf from an order already made: what `rank` does after `order` (benchmarks/shelf_decision.py shelves
+    one order at several floors and "done" rules)."""
     theme, query, constraints, understanding = (understood.theme, understood.query, understood.constraints,
                                                 understood.understanding)
     settings, review = ctx.settings, understood.review
-    ranking = order(hits, understood, ctx)
     timings: dict[str, float] = {}
     with timed(timings, "history"):
         exclusions = find_exclusions(theme.brief, query.filter_conditions, understood.history, ctx.embedder,
@@ -128,15 +134,15 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
                                   ranking.content)
     with timed(timings, "gating"):
         short = len(placed) < settings.gating.min_books
-        unavailable = (count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence)
-                       if short and ctx.available_only else 0)
+        fit = fit_of(ranking, placed, ctx, theme.theme_name) if ctx.relevance else None
+        unavailable = (likely_fitting(count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence),
+                                      fit) if short and ctx.available_only else 0)
         limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
         closest = ctx.vocabulary_vectors.closest(ctx.embedder.embed_queries([theme.brief])[0],
                                                  floor=settings.gating.option_similarity)
         verdict = gate(query, len(placed), limits, closest, settings.gating,
                        recognised=understanding.intent is not Intent.UNKNOWN, unchecked=understood.unchecked,
-                       theme_shelf=understanding.intent is Intent.THEME_SHELF,
-                       fit=fit_of(ranking, placed, ctx, theme.theme_name) if ctx.relevance else None)
+                       theme_shelf=understanding.intent is Intent.THEME_SHELF, fit=fit)
     notes = [*understood.notes, *hits.notes, *ranking.notes]
     if exclusions.because_of:
         notes.append("history: skipped books of " + ", ".join(exclusions.because_of))
@@ -154,7 +160,7 @@ def rank(hits: Hits, understood: Understood, ctx: RankingContext) -> ThemeShelf:
 def fit_of(ranking: Ranking, entries: Sequence[ShelfEntry], ctx: RankingContext, name: str) -> Fit:
     """How well the catalog fills the brief: its books likely to fit, the shelf's expected fitting share, the
     nearest topics it holds."""
-    likely = likely_works(ranking.candidates, ctx.books)
+    likely = likely_works(ranking.candidates, ctx.books, ctx.settings.ranking.relevance_floor)
     topics = nearest_topics(ranking.candidates, ctx.books, ctx.relevance.topics, likely) if ctx.relevance else ()
     return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed,
                tuple((ranking.content or ())[:TOPIC_WORDS]) or (name,), topics)
@@ -214,11 +220,12 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
                                         else ctx.embedder.embed_queries([query.synthetic_query])[0],
                                         understanding.book_ids if policy.paths else (), ctx.snapshot)
             ranking.allowed = ctx.allowed(understood.constraints) if ctx.allowed else None
-            ranking.evidence = ctx.relevance.evidence(candidates, query, ctx.books, ctx.snapshot, tokens, query_vector,
-                                                      ranking.allowed, ranking.subject_evidence,
-                                                      theme_shelf=not policy.paths)
-            ranking.content = tuple(content_words(query.search_keywords, tokens, query.language,
-                                                  ctx.snapshot.bm25.settings.english_stemming))
+            stem = ctx.snapshot.bm25.settings.english_stemming
+            ranking.content = tuple(content_words(query.search_keywords, tokens, query.language, stem))
+            ranking.evidence = ctx.relevance.evidence(
+                candidates, query, ctx.books, ctx.snapshot, tokens, query_vector, ranking.allowed,
+                ranking.subject_evidence, theme_shelf=not policy.paths,
+                defined=conditions_define(query, ranking.content, not policy.paths, ctx.vocabulary, stem))
             candidates = ctx.relevance.score(candidates, ranking.evidence)
     ranking.candidates = candidates
     return ranking

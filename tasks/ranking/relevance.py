@@ -43,6 +43,12 @@ more than it decides it ("the bedtime shelf again, English books only" over chil
 one book). Where the topics match no subject by their
 words, a book found by meaning alone is left to the weights: on the demo those are mostly books of the kind the
 brief's conditions require (58% fit).
+
+A third rule, `defined`: a theme brief that says nothing beyond its hard conditions ("Contemporary fiction only:
+nothing published before 2000", "奇幻小说，除了托尔金以外的都可以") has no topic for a book to miss: every content word
+of it names a value its conditions require, it wishes for nothing and its topics matched no subject. Every book
+meeting those conditions fits it (probability 1), as a named author's books fit a spotlight. The weights had read
+such shelves by the topical evidence they lack: 'Not too long, no poetry, fiction only' scored its 30 novels 0.2-0.5.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from pathlib import Path
 import numpy as np
 
 from config.settings import CONFIG_DIR
+from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
 from storage.index_store import IndexSnapshot
 from tasks.model.books import BookRecord
@@ -75,7 +82,6 @@ LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
 MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
-LIKELY = 0.5  # a book at least this likely to fit counts as fitting when the catalog's fitting books are counted
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
 
 
@@ -101,7 +107,8 @@ class Evidence:
     subject_specific: float = 0.0
     subject_absent: float = 0.0
     doubtful: float = 0.0
-    untied: bool = False  # not a weighed feature: the rule of the module's docstring
+    untied: bool = False  # not weighed features: the rules of the module's docstring
+    defined: bool = False
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, name) for name in FEATURES], dtype=np.float64)
@@ -226,12 +233,13 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
                     similarities: Mapping[str, float], sentences: Mapping[str, float], vector_z: Mapping[str, float],
                     stem: bool, narrowed: float = 0.0,
                     subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
-                    theme_shelf: bool = True) -> list[Evidence]:
+                    theme_shelf: bool = True, defined: bool = False) -> list[Evidence]:
     """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
     `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog; `subjects` the matched
     subjects each book carries (the subject path's evidence); `theme_shelf`: the brief names no book, author or
-    series (only there, and where its hard conditions leave more than a tenth of the catalog, can a book be untied)."""
+    series (only there, and where its hard conditions leave more than a tenth of the catalog, can a book be untied);
+    `defined`: the brief says nothing beyond its hard conditions (`conditions_define`)."""
     out = []
     best = max((c.fused_score for c in candidates), default=0.0)
     wanted = [t for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE)]
@@ -263,7 +271,8 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             subject_specific=carried.specific,
             subject_absent=carried.absent,
             doubtful=float(cand.doubtful),
-            untied=filed and carried.absent > 0 and not words))
+            untied=filed and carried.absent > 0 and not words,
+            defined=defined))
     return out
 
 
@@ -342,10 +351,10 @@ class RelevanceModel:
                  snapshot: IndexSnapshot, tokens: Sequence[str], query_vector: np.ndarray,
                  allowed: int | None = None,
                  subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
-                 theme_shelf: bool = True) -> list[Evidence]:
+                 theme_shelf: bool = True, defined: bool = False) -> list[Evidence]:
         """Each candidate's evidence against the brief's BM25 `tokens` and its vector; `allowed` is how many books
         of the catalog meet the brief's hard conditions (None: all); `subjects` the matched subjects each carries;
-        `theme_shelf`: the brief names no book, author or series."""
+        `theme_shelf`: the brief names no book, author or series; `defined`: its hard conditions say all it asks."""
         ids = [c.book_id for c in candidates]
         dense = dense_scores(query_vector, ids, snapshot, sentence_weight=1.0)
         similarities = {b: d.document for b, d in dense.items()}
@@ -354,25 +363,67 @@ class RelevanceModel:
         cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
                                {b: d.sentence for b, d in dense.items()}, z, snapshot.bm25.settings.english_stemming,
-                               narrowing(allowed, len(books)), subjects, theme_shelf)
+                               narrowing(allowed, len(books)), subjects, theme_shelf, defined)
 
     def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence]) -> list[Candidate]:
         """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by
-        date (the named author's, the series', a new arrival under the brief's conditions) fits it by definition; an
-        untied one (tied by the vector alone to a topic the catalog files under subjects) does not."""
+        date (the named author's, the series', a new arrival under the brief's conditions), or by its hard conditions
+        alone, fits it by definition; an untied one (tied by the vector alone to a topic the catalog files under
+        subjects) does not."""
         return with_relevance(candidates, probabilities(self.calibration, evidence, self.kind))
 
 
 def probabilities(calibration: Calibration, evidence: Sequence[Evidence], kind: str) -> np.ndarray:
-    """Each candidate's probability of fitting: the calibration's, 1 for a named book, 0 for an untied one."""
+    """Each candidate's probability of fitting: the calibration's, 1 for a named book or one a brief defined by its
+    conditions alone, 0 for an untied one."""
     p = calibration.probability(evidence, kind)
-    return np.array([1.0 if e.named else 0.0 if e.untied else q for e, q in zip(evidence, p)])
+    return np.array([1.0 if e.named or e.defined else 0.0 if e.untied else q for e, q in zip(evidence, p)])
 
 
-def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord]) -> int:
-    """How many works among the candidates are more likely than not to fit (one per work, editions aside)."""
+def required_names(query: ThemeQuery, vocabulary: Vocabulary) -> list[str]:
+    """Every name of every value the brief's hard conditions require of a book's facets (a value's name and aliases;
+    a form's or an audience's names, words and genres)."""
+    names: list[str] = []
+    for condition in query.filter_conditions:
+        if condition.operator != "MUST" or condition.field in TERM_FIELDS:
+            continue
+        for value in condition.values:
+            kind = vocabulary.kind(condition.field, value)
+            if kind is not None:
+                names += [kind.name, kind.name_zh, kind.name_en, *kind.words]
+                genres = [(TOPIC_DIMENSION, g) for g in kind.genres]
+            else:
+                genres = [(condition.field, value)]
+            for dimension, name in genres:
+                try:
+                    found = vocabulary.value(dimension, name)
+                except KeyError:
+                    names.append(name)
+                    continue
+                names += [found.name, *found.aliases]
+    return names
+
+
+def conditions_define(query: ThemeQuery, content: Sequence[str], theme_shelf: bool, vocabulary: Vocabulary,
+                      stem: bool) -> bool:
+    """Whether the brief says nothing beyond its hard conditions: a theme brief that requires something (a value, a
+    year, a length), wishes for nothing, whose topics matched no subject, and each of whose content words names a
+    value it requires ("科幻小说" with genre 科幻 required)."""
+    required = ([c for c in query.filter_conditions if c.operator == "MUST"] or query.numeric_conditions)
+    wishes = [c for c in query.filter_conditions if c.operator == "SHOULD"]
+    topics = any(t.matches for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE))
+    if not theme_shelf or not required or wishes or topics:
+        return False
+    named = {t for name in required_names(query, vocabulary) for t in bm25_tokens(name, query.language, stem)}
+    return all(set(bm25_tokens(word, query.language, stem)) <= named for word in content)
+
+
+def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], floor: float) -> int:
+    """How many works among the candidates are likely enough to fit for a shelf (at or above its floor; one per work,
+    editions aside): the count a short shelf's question gives, the same books its shelf could take. (At 0.5 it had
+    said "Only 1 book in this catalog is about 'towns', 'villages'" beside a shelf of 9 books, 8 of them fitting.)"""
     return len({books[c.book_id].work_id or c.book_id for c in candidates
-                if c.relevance is not None and c.relevance >= LIKELY and c.book_id in books})
+                if c.relevance is not None and c.relevance >= floor and c.book_id in books})
 
 
 def content_words(keywords: Sequence[str], tokens: Sequence[str], language: str, stem: bool) -> list[str]:

@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from config.settings import GatingSettings
+from config.vocabulary import get_vocabulary
+from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.export.wording import option_texts, question_text
 from tasks.model.books import BookRecord
 from tasks.model.query import Candidate, ThemeQuery
-from tasks.ranking.gating import Fit, ShelfLimits, gate
+from tasks.ranking.gating import Fit, ShelfLimits, gate, likely_fitting
 from tasks.ranking.language import LanguageChoice, prefer_language
 from tasks.ranking.relevance import (
     FEATURES,
@@ -17,6 +19,7 @@ from tasks.ranking.relevance import (
     Calibration,
     Evidence,
     SimilarityDistribution,
+    conditions_define,
     content_words,
     expected_fit_share,
     fit_logistic,
@@ -133,6 +136,28 @@ def test_an_untied_book_does_not_fit_and_a_named_one_does_whatever_the_weights_s
     assert p[0] > 0.9 and p[1] == 0.0 and p[2] == 1.0
 
 
+def test_a_brief_its_hard_conditions_say_whole_is_fitted_by_every_book_meeting_them():
+    vocabulary = get_vocabulary()
+    fiction = FilterCondition("form", ("fiction",), "MUST")
+    since_2000 = NumericCondition("pub_year", ">=", 2000)
+    # "Contemporary fiction only: nothing published before 2000": no word beyond the conditions
+    bare = ThemeQuery((fiction,), (), "q", 0.8, "rules", "en", (since_2000,))
+    assert conditions_define(bare, [], True, vocabulary, stem=True)
+    # "科幻小说，别放刘慈欣": its one content word names the genre it requires
+    scifi = ThemeQuery((FilterCondition("genre", ("科幻",), "MUST"),
+                        FilterCondition("author", ("刘慈欣",), "MUST_NOT")), ("科幻小说",), "q", 0.8, "rules", "zh")
+    assert conditions_define(scifi, ["科幻小说"], True, vocabulary, stem=False)
+    # a topic beyond the conditions, a wish, a brief that names a book, or one that requires nothing: no
+    assert not conditions_define(bare, ["towns"], True, vocabulary, stem=True)
+    wished = replace(bare, filter_conditions=(fiction, FilterCondition("emotional_tone", ("平静淡然",), "SHOULD")))
+    assert not conditions_define(wished, [], True, vocabulary, stem=True)
+    assert not conditions_define(bare, [], False, vocabulary, stem=True)
+    assert not conditions_define(ThemeQuery((), (), "q", 0.8, "rules", "en"), [], True, vocabulary, stem=True)
+    # such a brief's books fit whatever the weights say of them
+    doubtful = Calibration({k: {"vector_z": 1.0} for k in KINDS}, {k: 0.0 for k in KINDS})
+    assert probabilities(doubtful, [Evidence(vector_z=-4.0, defined=True)], "tagged")[0] == 1.0
+
+
 def test_a_book_the_order_marked_doubtful_says_so_in_its_evidence():
     books = {b: BookRecord(b, b.title()) for b in ("novel", "picture-book")}
     candidates = [Candidate("novel"), Candidate("picture-book", doubtful=True)]
@@ -213,15 +238,32 @@ def test_done_promises_the_set_share_of_the_shelf_fits():
     assert gate(query, 30, ShelfLimits(), [], settings, fit=short_fit(0.95)).status == "done"
     verdict = gate(query, 30, ShelfLimits(), [], settings, fit=short_fit(0.6))
     assert verdict.status == "needs_review" and verdict.question.kind == "few_fit"
+    # the reason says how many of the shelf's books are likely to fit, and the share a done shelf asks
+    assert verdict.reasons == ("about 18 of its 30 books are likely to fit (60%; a shelf is done from 90%)",)
     # a short shelf whose catalog holds enough books meeting its conditions: too few fit, said with the count
     short = gate(query, 4, ShelfLimits(), [], settings, fit=short_fit(0.7))
     assert short.limited_by == "few_fit"
+    assert short.reasons == ("only 4 books likely enough to fit the brief (fewer than 10), of 300 meeting its "
+                             "conditions",)
     assert question_text(short.question, "en") == ("Only 4 books in this catalog are about 'whales', 'sea': widen to "
                                                    "a nearby topic, or lower the relevance floor?")
     assert question_text(short.question, "zh") == "本馆只有 4 种关于「whales」、「sea」的书，要围绕相近的主题，还是降低相关度门槛？"
     options = option_texts(short.question, "en")
     assert options[:2] == ("about: popular science (23 books)", "about: 'Whaling -- Fiction' (5 books)")
     assert options[-1].startswith("lower the relevance floor")
+
+
+def test_books_without_a_copy_limit_a_shelf_only_as_far_as_they_are_likely_to_fit():
+    query = ThemeQuery((FilterCondition("form", ("fiction",), "MUST"),), ("towns",), "q", 0.8, "rules", "en",
+                       (NumericCondition("pub_year", ">=", 1950),))
+    # 12 novels after 1950 have no copy, but 9 of the 114 with one fit small towns: about 1 of the 12 does
+    fit = Fit(9, 0.8, allowed=114, topic=("towns",))
+    assert likely_fitting(12, fit) == 1 and likely_fitting(12, None) == 12
+    # 60 without a copy, of which about 5 fit, are what limits a shelf of 9; 12 are not: too few fit the topic
+    assert gate(query, 9, ShelfLimits(unavailable=likely_fitting(60, fit)), [], GatingSettings(),
+                fit=fit).limited_by == "availability"
+    assert gate(query, 4, ShelfLimits(unavailable=likely_fitting(12, fit)), [], GatingSettings(),
+                fit=replace(fit, likely=4)).limited_by == "few_fit"
 
 
 def test_a_topic_no_book_of_the_catalog_fits_says_none_and_offers_the_nearest_topics():

@@ -1,0 +1,289 @@
+"""The shelf's decision measured: which books a shelf takes (`ranking.relevance_floor`) and when it says "done"
+(`gating.done_fit_share`), over judged briefs and the 90 benchmark briefs.
+
+    .venv/bin/python benchmarks/shelf_decision.py \\
+        --judged benchmarks/judged/demo-dev.yaml=config/demo/catalog.jsonl \\
+        --judged-blind benchmarks/judged/demo-dev.yaml=config/demo/catalog.jsonl \\
+        --judged benchmarks/judged/gutenberg-dev.yaml=/work/catalogs-data/gutenberg/pg_top_catalog.jsonl \\
+        [--briefs benchmarks/briefs/demo.yaml=config/demo/catalog.jsonl] [--briefs-blind ...] --dump OUT.json
+    .venv/bin/python benchmarks/shelf_decision.py --table OUT.json     # the tables again from a dump
+
+Each brief is understood, recalled and ordered once by the product path (tasks/ranking/rank.py `order`); its
+order is then shelved (`shelve_ranking`) at every floor, with every "done" rule read off the shelf it gives. The
+probabilities are the calibration's in force (config/relevance.yaml: in sample on the dev briefs) and, on judged
+sets, also two-fold: each half of the briefs scored by weights fitted on the other half (per catalog kind, over
+every judged set of that kind), so a floor or a rule is chosen on one half and measured on the other. Judged sets
+are scored as benchmarks/judged_eval.py scores them; the 90 briefs by their expected status alone. Only dev files:
+the holdout and next sets are run by judged_eval.py, never opened here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+PROJECT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT))
+
+FLOORS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+DONE_SHARES = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)  # "done" asks the shelf's mean probability of fitting at least this
+BANDS = ((0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (0.6, 0.8), (0.8, 1.01))
+FIT_SHARE = 0.9  # what "done" promises of a shelf
+
+
+@dataclass
+class Ordered:
+    """One brief's order, made once, with what scoring it needs."""
+
+    set_name: str
+    brief_id: str
+    expected: str | None
+    judgments: dict | None
+    understood: object
+    hits: object
+    ranking: object
+
+
+def open_set(catalog: Path, workspace: Path, tag_blind: bool):
+    from config.settings import load_settings
+    from config.vocabulary import get_vocabulary
+    from flows.evaluate import benchmark_settings, index_for_briefs
+    from tasks.shelving import build_context
+
+    settings = benchmark_settings(load_settings(), workspace)
+    settings.workspace.mkdir(parents=True, exist_ok=True)
+    works = index_for_briefs(settings, catalog, tag_blind)
+    return build_context(settings, get_vocabulary()), works
+
+
+def order_judged(name: str, briefs_path: Path, catalog: Path, workspace: Path, tag_blind: bool):
+    from tasks.evaluation.judged import load_judged
+    from tasks.intake.themes import themes_from_form
+    from tasks.ranking.rank import order
+    from tasks.recall.recall import recall
+    from tasks.understanding.understand import understand
+
+    ctx, works = open_set(catalog, workspace, tag_blind)
+    briefs = load_judged(briefs_path)
+    themes = themes_from_form("decision", [{"theme_id": b.id, "theme_name": b.theme_name,
+                                            **({"description": b.description} if b.description else {})}
+                                           for b in briefs], source="decision").themes
+    out = []
+    for brief, theme in zip(briefs, themes):
+        understood = understand(theme, (), ctx.tools)
+        hits = recall(understood, ctx.recall)
+        out.append(Ordered(name, brief.id, brief.status, dict(brief.judgments), understood, hits,
+                           order(hits, understood, ctx.ranking)))
+    return ctx, works, out
+
+
+def order_benchmark(name: str, path: Path, catalog: Path, workspace: Path, tag_blind: bool):
+    """The 90 briefs batch by batch, each seeing the earlier shelves (at the floor in force) as its history."""
+    from storage.shelf_db import theme_history
+    from tasks.evaluation.briefs import load_benchmark
+    from tasks.intake.themes import themes_from_form
+    from tasks.ranking.rank import order, shelve_ranking
+    from tasks.recall.recall import recall
+    from tasks.understanding.understand import understand
+
+    ctx, works = open_set(catalog, workspace, tag_blind)
+    out, earlier = [], []
+    for batch in load_benchmark(path, tag_blind):
+        themes = themes_from_form(batch.batch_id, [{"theme_id": b.id, "theme_name": b.brief} for b in batch.briefs],
+                                  source=str(path)).themes
+        delivered = []
+        for brief, theme in zip(batch.briefs, themes):
+            understood = understand(theme, theme_history(theme, earlier, delivered), ctx.tools)
+            hits = recall(understood, ctx.recall)
+            ranking = order(hits, understood, ctx.ranking)
+            delivered.append(shelve_ranking(ranking, hits, understood, ctx.ranking).as_history(None))
+            out.append(Ordered(name, brief.id, brief.checks.get("status"), None, understood, hits, ranking))
+        earlier.extend(delivered)
+    return ctx, works, out
+
+
+def two_fold(sets, kind_of):
+    """Per brief, its candidates' probabilities from weights fitted on the other half of the judged briefs of its
+    catalog kind (halves by position in each set: even and odd)."""
+    from benchmarks.fit_relevance import fit_rows
+    from tasks.ranking.relevance import Calibration, FEATURES, KINDS, probabilities
+
+    rows = {}  # (kind, fold) -> rows as fit_relevance gathers them
+    for name, (_, works, ordered) in sets.items():
+        for i, o in enumerate(ordered):
+            r = o.ranking
+            fits = {works.get(b, b) for b, g in o.judgments.items() if g > 0}
+            labels = np.array([works.get(c.book_id, c.book_id) in fits for c in r.candidates], dtype=np.float64)
+            x = np.vstack([e.as_array() for e in r.evidence]) if r.evidence else np.zeros((0, len(FEATURES)))
+            untied = np.array([e.untied for e in r.evidence], dtype=bool)
+            rows.setdefault((kind_of[name], i % 2), []).append((o.brief_id, x, labels, [], untied))
+    fitted = {key: fit_rows(found) for key, found in rows.items()}
+    out = {}
+    for name, (_, _, ordered) in sets.items():
+        kind = kind_of[name]
+        for i, o in enumerate(ordered):
+            w, b = fitted[(kind, 1 - i % 2)]
+            cal = Calibration({k: dict(zip(FEATURES, w)) for k in KINDS}, {k: b for k in KINDS})
+            out[(name, o.brief_id)] = probabilities(cal, o.ranking.evidence, kind)
+    return out
+
+
+def shelve_at(ctx, o: Ordered, probs, floor: float):
+    from tasks.ranking.rank import shelve_ranking
+    from tasks.ranking.relevance import with_relevance
+
+    settings = ctx.ranking.settings
+    settings = settings.model_copy(update={
+        "ranking": settings.ranking.model_copy(update={"relevance_floor": floor}),
+        "gating": settings.gating.model_copy(update={"done_fit_share": 0.0})})
+    ranking = replace(o.ranking, candidates=with_relevance(o.ranking.candidates, probs))
+    return shelve_ranking(ranking, o.hits, o.understood, replace(ctx.ranking, settings=settings))
+
+
+def status_under(record: dict, share: float) -> str:
+    """The shelf's status had "done" asked that its mean probability of fitting reach `share`."""
+    if record["status"] != "done" or not record["p"]:
+        return record["status"]
+    return "done" if float(np.mean(record["p"])) >= share else "needs_review"
+
+
+def fits(record: dict) -> float:
+    return float(np.mean([g > 0 for g in record["grades"]])) if record["grades"] else 0.0
+
+
+def tables(records: list[dict]) -> None:
+    """Per set and calibration: for each floor and "done" share, the mean shelf, wrong@10, the shelved books
+    wrong, statuses as expected, shelves "done" and those "done" with under 90% fitting; then, of the books a
+    shelf at the lowest floor takes, the share that fits in each band of probability (what a higher floor drops),
+    and the choice made on one half of the judged briefs measured on the other."""
+    for name, cal in sorted({(r["set"], r["calibration"]) for r in records}):
+        rows = [r for r in records if r["set"] == name and r["calibration"] == cal]
+        judged = rows[0]["grades"] is not None
+        print(f"\n{name} ({'two-fold' if cal == 'fold' else 'calibration in force'}), "
+              f"{len({r['brief'] for r in rows})} briefs")
+        print("floor done>=  shelf wrong@10 shelved-wrong status-ok done done<90%")
+        for floor in FLOORS:
+            at = [r for r in rows if r["floor"] == floor]
+            for share in DONE_SHARES:
+                status = [status_under(r, share) for r in at]
+                ok = sum(s == r["expected"] for s, r in zip(status, at) if r["expected"])
+                line = (f"{floor:.1f}   {share:.1f}   {np.mean([len(r['books']) for r in at]):5.1f} ")
+                if judged:
+                    shelved = sum(len(r["grades"]) for r in at)
+                    wrong = sum(g == 0 for r in at for g in r["grades"])
+                    top = [np.mean([g == 0 for g in r["grades"][:10]]) for r in at if r["grades"]]
+                    line += f"{np.mean(top):8.2f} {wrong / max(shelved, 1):13.2f} "
+                else:
+                    line += f"{'-':>8} {'-':>13} "
+                done = [r for s, r in zip(status, at) if s == "done"]
+                line += f"{ok:>6}/{sum(1 for r in at if r['expected']):<3} {len(done):>4}"
+                print(line + (f" {sum(fits(r) < FIT_SHARE for r in done):>8}" if judged else ""))
+        if judged:
+            lowest = [r for r in rows if r["floor"] == FLOORS[0]]
+            p = np.array([x for r in lowest for x in r["p"]])
+            fit = np.array([g > 0 for r in lowest for g in r["grades"]])
+            print("  books shelved at the lowest floor, by probability: " + "; ".join(
+                f"{lo:.1f}-{min(hi, 1):.1f} {fit[(p >= lo) & (p < hi)].mean():.2f} fit of "
+                f"{int(((p >= lo) & (p < hi)).sum())}" for lo, hi in BANDS if ((p >= lo) & (p < hi)).any()))
+    folded = [r for r in records if r["calibration"] == "fold"]
+    if not folded:
+        return
+    order = {}
+    for r in folded:
+        order.setdefault(r["set"], [])
+        if r["brief"] not in order[r["set"]]:
+            order[r["set"]].append(r["brief"])
+    print("\nleave-briefs-out (two-fold probabilities; chosen on one half of every judged set, measured on the other):")
+    for chosen_on in (0, 1):
+        half = [r for r in folded if order[r["set"]].index(r["brief"]) % 2 == chosen_on]
+        other = [r for r in folded if order[r["set"]].index(r["brief"]) % 2 != chosen_on]
+        lowest = [r for r in half if r["floor"] == FLOORS[0]]
+        p = np.array([x for r in lowest for x in r["p"]])
+        fit = np.array([g > 0 for r in lowest for g in r["grades"]])
+        # the floor: the lowest band of probability whose books fit more often than not
+        floor = next((lo for lo, hi in BANDS if ((p >= lo) & (p < hi)).any() and fit[(p >= lo) & (p < hi)].mean() > 0.5),
+                     FLOORS[-1])
+        floor = min(FLOORS, key=lambda f: abs(f - floor))
+
+        def done_of(rows, share):
+            done = [r for r in rows if r["floor"] == floor and status_under(r, share) == "done"]
+            return len(done), sum(fits(r) < FIT_SHARE for r in done)
+        share = next((s for s in np.arange(0.5, 1.0, 0.05) if done_of(half, s)[1] == 0), 1.0)
+        mine, theirs = done_of(half, share), done_of(other, share)
+        shelved = [r for r in other if r["floor"] == floor]
+        wrong = sum(g == 0 for r in shelved for g in r["grades"]) / max(sum(len(r["grades"]) for r in shelved), 1)
+        print(f"  half {chosen_on}: floor {floor:.1f}, done at a mean of {share:.2f} ({mine[0]} done, {mine[1]} under "
+              f"90%); the other half: {theirs[0]} done, {theirs[1]} under 90% fitting, shelved wrong {wrong:.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for flag in ("--judged", "--judged-blind", "--briefs", "--briefs-blind"):
+        parser.add_argument(flag, action="append", default=[], metavar="FILE=CATALOG")
+    parser.add_argument("--dump", help="write every shelf (floor, probabilities, grades) here")
+    parser.add_argument("--table", help="print the tables of an earlier dump")
+    args = parser.parse_args()
+    if args.table:
+        tables(json.loads(Path(args.table).read_text(encoding="utf-8")))
+        return 0
+    if not args.dump:
+        parser.error("--dump or --table")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from config.settings import load_settings
+    from tasks.ranking.relevance import probabilities
+
+    root = load_settings().workspace / "eval"
+    sets, kind_of, judged = {}, {}, set()
+    for flag, blind, fn, prefix in ((args.judged, False, order_judged, "judged"),
+                                    (args.judged_blind, True, order_judged, "judged"),
+                                    (args.briefs, False, order_benchmark, "briefs"),
+                                    (args.briefs_blind, True, order_benchmark, "briefs")):
+        for item in flag:
+            file, _, catalog = item.partition("=")
+            catalog = Path(catalog).resolve()
+            name = f"{Path(file).stem}{'-blind' if blind else ''}"
+            workspace = root / f"{prefix}-{'blind-' if blind else ''}{catalog.stem}"
+            print(f"ordering {name} in {workspace}", flush=True)
+            sets[name] = fn(name, Path(file), catalog, workspace, blind)
+            kind_of[name] = sets[name][0].ranking.relevance.kind
+            if prefix == "judged":
+                judged.add(name)
+    folds = two_fold({n: s for n, s in sets.items() if n in judged}, kind_of)
+    records = []
+    for name, (ctx, works, ordered) in sets.items():
+        print(f"shelving {name}", flush=True)
+        for o in ordered:
+            variants = {"in": probabilities(ctx.ranking.relevance.calibration, o.ranking.evidence, kind_of[name])}
+            if (name, o.brief_id) in folds:
+                variants["fold"] = folds[(name, o.brief_id)]
+            for cal, probs in variants.items():
+                by_id = dict(zip((c.book_id for c in o.ranking.candidates), map(float, probs)))
+                for floor in FLOORS:
+                    shelf = shelve_at(ctx, o, probs, floor)
+                    records.append({
+                        "set": name, "kind": kind_of[name], "brief": o.brief_id, "calibration": cal, "floor": floor,
+                        "expected": o.expected, "status": shelf.status, "reasons": list(shelf.verdict.reasons),
+                        "books": [e.book.book_id for e in shelf.entries],
+                        "titles": [e.book.title for e in shelf.entries],
+                        "p": [by_id.get(e.book.book_id) for e in shelf.entries],
+                        "grades": ([o.judgments.get(e.book.book_id, 0) for e in shelf.entries]
+                                   if o.judgments is not None else None),
+                        "works": [works.get(e.book.book_id, e.book.book_id) for e in shelf.entries],
+                        "fitting_works": (len({works.get(b, b) for b, g in o.judgments.items() if g > 0})
+                                          if o.judgments is not None else None)})
+    out = Path(args.dump)
+    out.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    print(f"wrote {len(records)} shelves to {out}")
+    tables(records)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
