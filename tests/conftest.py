@@ -99,8 +99,8 @@ def prefect_server():
 
 def built_once(tmp_path_factory, name: str, build) -> Path:
     """The folder `name`, made by build(folder) in the first process of the run to ask for it, under a lock; the
-    other xdist workers wait for it and read it. For what every worker would build alike (the demo index is 9 s
-    of CPU, its batch 4 s): a worker's tests get a copy of it, never the folder itself."""
+    other xdist workers wait for it and read it. For what every worker would build alike (the demo index: 9 s of
+    CPU): a worker's tests get a copy of it, never the folder itself."""
     import fcntl
     import shutil
 
@@ -171,18 +171,13 @@ def workspace_env(env: dict[str, str]):
 
 @pytest.fixture(scope="session")
 def demo_run(demo_workspace, tmp_path_factory):
-    """The demo batch shelved once per run, in a copy of the indexed demo workspace of its own; this session's copy
-    of that workspace: for tests that read it."""
+    """The demo batch shelved once per session, in a copy of the indexed demo workspace of its own: for tests that
+    read it. Not shared between workers as the index is: its Prefect artifacts are on this session's server, and a
+    rerun is compared with it digit for digit (a path score's last digit follows the process's string hashing)."""
     from flows.cli import main as shelfwise
 
-    def build(folder: Path) -> None:
-        with workspace_env(copy_workspace(demo_workspace, folder)):
-            assert shelfwise(["run", str(DEMO_THEMES)]) == 0
-
-    built = built_once(tmp_path_factory, "demo-run", build)
-    with workspace_env(workspace_in(built)):
-        env = copy_workspace(load_settings(), tmp_path_factory.mktemp("demo-run"))
-    with workspace_env(env):
+    with workspace_env(copy_workspace(demo_workspace, tmp_path_factory.mktemp("demo-run"))):
+        assert shelfwise(["run", str(DEMO_THEMES)]) == 0
         return load_settings()
 
 
