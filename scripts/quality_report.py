@@ -63,6 +63,8 @@ FRAGMENT_BATCHES = (
      "benchmarks/fragments/first-sight-fresh4.json"),
     ("fifth batch", ("benchmarks/fragments/fresh5-zh.yaml", "benchmarks/fragments/fresh5-en.yaml"),
      "benchmarks/fragments/first-sight-fresh5.json"),
+    ("sixth batch", ("benchmarks/fragments/fresh6-zh.yaml", "benchmarks/fragments/fresh6-en.yaml"),
+     "benchmarks/fragments/first-sight-fresh6.json"),
 )
 MARKERS = ("quality", "speed")
 BRIEF_ROWS = ("briefs", "mean pass share", "mean pass share zh", "mean pass share en", "mean condition share",
