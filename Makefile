@@ -33,8 +33,10 @@ demo-marc: $(STAMP)
 # 3.6 min in two, on 2 cores); each worker builds its own demo workspace and Prefect server. worksteal: a worker
 # whose queue is empty takes half of the other's (under the default `load`, in file order, one worker ran the flow
 # tests alone for 4.5 of 8.2 min while the other idled; balanced, the two end within 3 s of each other).
+# Bytecode written even where PYTHONDONTWRITEBYTECODE is set: each worker collects every test module, and pytest
+# rewriting their asserts again on every run is 2.5 s of CPU a worker (the caches are in ignored __pycache__/).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"

@@ -97,23 +97,45 @@ def prefect_server():
         yield
 
 
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder `name`, made by build(folder) in the first process of the run to ask for it, under a lock; the
+    other xdist workers wait for it and read it. For what every worker would build alike (the demo index: 9 s of
+    CPU): a worker's tests get a copy of it, never the folder itself."""
+    import fcntl
+    import shutil
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, which holds each worker's
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".built").exists():  # a build that failed left no mark: the next asker tries again
+            shutil.rmtree(folder, ignore_errors=True)
+            build(folder)
+            (folder / ".built").touch()
+    return folder
+
+
+def workspace_in(folder: Path) -> dict[str, str]:
+    return {"SHELFWISE__WORKSPACE": str(folder / "var"), "SHELFWISE__OUTPUTS_DIR": str(folder / "outputs")}
+
+
 @pytest.fixture(scope="session")
 def demo_workspace(prefect_server, tmp_path_factory):
-    """The demo catalog imported and indexed once per session, as `make demo` does."""
+    """The demo catalog imported and indexed as `make demo` does, once per run; this session's copy of it."""
     from flows.cli import main as shelfwise
 
-    root = tmp_path_factory.mktemp("demo")
-    saved = {k: os.environ.get(k) for k in ("SHELFWISE__WORKSPACE", "SHELFWISE__OUTPUTS_DIR")}
-    os.environ["SHELFWISE__WORKSPACE"] = str(root / "var")
-    os.environ["SHELFWISE__OUTPUTS_DIR"] = str(root / "outputs")
-    assert shelfwise(["catalog", "import", str(DEMO_CATALOG)]) == 0
-    assert shelfwise(["index", "build"]) == 0
-    yield load_settings()
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+    def build(folder: Path) -> None:
+        with workspace_env(workspace_in(folder)):
+            assert shelfwise(["catalog", "import", str(DEMO_CATALOG)]) == 0
+            assert shelfwise(["index", "build"]) == 0
+
+    built = built_once(tmp_path_factory, "demo", build)
+    with workspace_env(workspace_in(built)):
+        env = copy_workspace(load_settings(), tmp_path_factory.mktemp("demo"))
+    with workspace_env(env):
+        yield load_settings()
 
 
 def copy_workspace(settings, root: Path) -> dict[str, str]:
@@ -149,7 +171,9 @@ def workspace_env(env: dict[str, str]):
 
 @pytest.fixture(scope="session")
 def demo_run(demo_workspace, tmp_path_factory):
-    """The demo batch shelved once, in a copy of the indexed demo workspace of its own: for tests that read it."""
+    """The demo batch shelved once per session, in a copy of the indexed demo workspace of its own: for tests that
+    read it. Not shared between workers as the index is: its Prefect artifacts are on this session's server, and a
+    rerun is compared with it digit for digit (a path score's last digit follows the process's string hashing)."""
     from flows.cli import main as shelfwise
 
     with workspace_env(copy_workspace(demo_workspace, tmp_path_factory.mktemp("demo-run"))):
