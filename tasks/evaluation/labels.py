@@ -239,8 +239,14 @@ def shelf_of(theme: ThemeEvidence, taken: Sequence[int], head: int = HEAD) -> Sh
 
 
 def shelf_score(theme: ThemeEvidence, calibration: Calibration, kind: str, floor: float) -> ShelfScore:
-    p = probabilities(calibration, theme.evidence, kind)
-    return shelf_of(theme, [i for i in sorted(range(len(p)), key=lambda i: (-p[i], theme.ranks[i])) if p[i] >= floor])
+    return shelves_at(theme, probabilities(calibration, theme.evidence, kind), (floor,))[0]
+
+
+def shelves_at(theme: ThemeEvidence, p: np.ndarray, floors: Sequence[float]) -> list[ShelfScore]:
+    """The theme's shelf at each floor, from its books' probabilities worked out once (the floors' search would
+    otherwise score every book again for each floor tried)."""
+    ordered = sorted(range(len(p)), key=lambda i: (-p[i], theme.ranks[i]))
+    return [shelf_of(theme, [i for i in ordered if p[i] >= floor]) for floor in floors]
 
 
 def _rows(themes: Sequence[ThemeEvidence]) -> tuple[list[Evidence], np.ndarray]:
@@ -281,8 +287,10 @@ def net(scores: Sequence[ShelfScore]) -> int:
 def chosen_floor(themes: Sequence[ThemeEvidence], calibration: Calibration, kind: str, in_force: float) -> float:
     """The floor at which the themes' shelves hold the most kept books less dropped ones; the floor in force, then
     the nearest to it, wins a tie."""
-    return max(sorted({*FLOORS, in_force}),
-               key=lambda f: (net(shelf_scores(themes, calibration, kind, f)), f == in_force, -abs(f - in_force)))
+    floors = sorted({*FLOORS, in_force})
+    per_theme = [shelves_at(t, probabilities(calibration, t.evidence, kind), floors) for t in themes]
+    nets = {f: net([shelves[k] for shelves in per_theme]) for k, f in enumerate(floors)}
+    return max(floors, key=lambda f: (nets[f], f == in_force, -abs(f - in_force)))
 
 
 @dataclass(frozen=True)
