@@ -29,14 +29,15 @@ demo-marc: $(STAMP)
 	$(BIN)/shelfwise run config/demo/themes.yaml
 	$(BIN)/shelfwise status
 
-# Two workers: the suite waits on Prefect servers and subprocesses about half of the time (5.5 min in one process,
-# 3.6 min in two, on 2 cores); each worker builds its own demo workspace and Prefect server. worksteal: a worker
-# whose queue is empty takes half of the other's (under the default `load`, in file order, one worker ran the flow
-# tests alone for 4.5 of 8.2 min while the other idled; balanced, the two end within 3 s of each other).
+# Three workers on 2 cores: the suite waits on Prefect servers and subprocesses much of the time (5.5 min in one
+# process, 3.6 min in two, when it was smaller; at 1,376 tests, quiet machine: two 4:42 wall and 6:23 of CPU, three
+# 4:05 and 7:21, a third worker's own session costing less than the waits it fills); each worker has its own demo
+# workspace and Prefect server. worksteal: a worker whose queue is empty takes half of another's (under the default
+# `load`, in file order, one worker ran the flow tests alone for 4.5 of 8.2 min while the other idled).
 # Bytecode written even where PYTHONDONTWRITEBYTECODE is set: each worker collects every test module, and pytest
 # rewriting their asserts again on every run is 2.5 s of CPU a worker (the caches are in ignored __pycache__/).
 test: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 2 --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 3 --dist worksteal
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
