@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from config.settings import CONFIG_DIR
@@ -38,6 +38,12 @@ class ClassRanges:
 
     def entry(self, key: str) -> ClassRange:
         return next(e for e in self.entries if e.key == key)
+
+    @cached_property
+    def by_word(self) -> dict[str, str]:
+        """Each entry's names and qualifiers, lowercased, to its key: a brief's topic that is all one of them
+        ("明清") is that range."""
+        return {w.lower(): e.key for e in self.entries for w in (*e.names, *e.qualifiers)}
 
     def named(self, codes: Iterable[str]) -> tuple[list[ClassRange], list[str]]:
         """The entries whose codes are all among these, and the codes none of them has."""

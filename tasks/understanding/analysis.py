@@ -178,15 +178,19 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
 
 
+_SPACE = re.compile(r"\s+")
+_SPACED_WORD = re.compile(r"[A-Za-z']+(?=\s)")  # a Latin word with a space after it: a filler word may be skipped
+
+
 def next_start(text: str, at: int, starts: frozenset[int] | set[int], filler: frozenset[str]) -> int | None:
     """Where the value or name right after `at` starts: at once ("不烧脑"), or past spaces and the filler words
     between spaced words ("stranger than any novel"); None where another word comes first."""
     while at not in starts:
-        space = re.compile(r"\s+").match(text, at)
+        space = _SPACE.match(text, at)
         if space is None:
             return None
         at = space.end()
-        word = None if at in starts else re.compile(r"[A-Za-z']+(?=\s)").match(text, at)
+        word = None if at in starts else _SPACED_WORD.match(text, at)
         if at not in starts and (word is None or word.group(0).lower() not in filler):
             return None
         at = word.end() if word else at

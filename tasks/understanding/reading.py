@@ -328,7 +328,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
             else:
                 # a period or literature's qualifier that is all a topic holds is that range ("明清的已经太多了，这次
                 # 不要"), wherever the cue that excludes it stands
-                ranges = {w.lower(): e.key for e in class_ranges().entries for w in (*e.names, *e.qualifiers)}
+                ranges = class_ranges().by_word
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
