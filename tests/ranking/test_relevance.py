@@ -213,8 +213,9 @@ def test_a_read_alike_is_read_by_its_likeness_to_the_named_book_the_rarer_values
     assert alike[0] == alike[2] == pytest.approx(1.0) and alike[1] < 0.1
     # a named book holding values in fewer than half the vocabulary's dimensions has no profile to be like
     assert likeness(village, [named], counts, len(catalog), 0.6, dimensions=6) == 0.0
+    # a likeness is evidence as much as a brief's values are, and no more
     assert probabilities(Calibration({k: {} for k in KINDS}, {k: -5.0 for k in KINDS}),
-                         [Evidence(alike=alike[0])], "tagged")[0] == pytest.approx(1.0)
+                         [Evidence(alike=alike[0])], "tagged")[0] == pytest.approx(SAID_TRUST)
 
 
 def test_a_book_the_order_marked_doubtful_says_so_in_its_evidence():
