@@ -514,7 +514,7 @@ def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mappi
             continue
         naming = [c for c, names in conditions if any(own <= held for held in names)]
         # a wish's values are alternatives ('quiet' or 'melancholy'): a book holding any holds the words each names
-        words.append(SaidWord(sum(token_weights.get(t, 0.0) for t in own),
+        words.append(SaidWord(sum(token_weights.get(t, 0.0) for t in sorted(own)),  # sorted: the same sum every run
                               any(c.operator == "MUST" for c in naming),
                               tuple((c.field, v) for c in naming if c.operator == "SHOULD" for v in c.values),
                               tuple(text for text, held in topics if own <= held)))
@@ -533,7 +533,7 @@ def likeness(book: BookRecord, named: Sequence[BookRecord], counts: Mapping[tupl
     if 2 * len({d for d, _ in theirs}) < dimensions:
         return 0.0
     mine = {(d, v) for d, values in book.held_values(sure).items() for v in values}
-    telling = {value: math.log((catalog + 1) / (counts.get(value, 0) + 1)) for value in theirs}
+    telling = {value: math.log((catalog + 1) / (counts.get(value, 0) + 1)) for value in sorted(theirs)}
     total = sum(telling.values())
     return sum(w for value, w in telling.items() if value in mine) / total if total > 0 else 0.0
 
