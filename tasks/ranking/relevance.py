@@ -55,8 +55,9 @@ or setting brief ("Quiet novels for a rainy night", "都市孤独症候群") mat
 0.4, but its words name values a book can hold surely; the share of its words (beyond what its hard conditions
 require) a book holds so, times how often a book holding all of them fits (`said_fit`). `alike`: a read-alike's topic
 is its book ("像《边城》那样的书"), so its candidates are read by how much of the named book's profile they share, the
-rarer values weighing more (`likeness`). Both read the catalog's own evidence: its tags where its source gave them, its
-guesses where they reach its filter confidence, its counts of books per value.
+rarer values weighing more (`likeness`). Both read the catalog's own evidence, and only where its source tagged its
+books (`tagged`): its tags and its counts of books per value. On a tag-blind catalog, whose values are guesses and whose
+topics are headings, they lifted books that did not fit (Gutenberg's held-out briefs, 2026-11-27).
 """
 
 from __future__ import annotations
@@ -383,10 +384,13 @@ class RelevanceModel:
         weights = snapshot.bm25.token_weights(tokens) if tokens else {}
         cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
         stem, sure = snapshot.bm25.settings.english_stemming, snapshot.filter_confidence
-        values = (brief_values(query, content, weights, vocabulary, stem, sure)
-                  if vocabulary is not None and (theme_shelf or like) else None)
+        # what a brief's values say, and a read-alike's likeness, rest on the source's own tags: on a tag-blind
+        # catalog (guesses, headings) they lifted books that did not fit (docs/measurements.md, round five)
+        said = vocabulary is not None and self.kind == "tagged"
+        values = brief_values(query, content, weights, vocabulary, stem, sure) if said and (theme_shelf or like) else None
         dimensions = len(vocabulary.dimension_names) if vocabulary is not None else 0
-        alike = ((lambda book: likeness(book, like, self.values, len(books), sure, dimensions)) if like else None)
+        alike = ((lambda book: likeness(book, like, self.values, len(books), sure, dimensions)) if said and like
+                 else None)
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
                                {b: d.sentence for b, d in dense.items()}, z, stem,
                                narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike)
