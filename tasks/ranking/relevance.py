@@ -362,9 +362,10 @@ class RelevanceModel:
     @classmethod
     def build(cls, snapshot: IndexSnapshot, books: Sequence[BookRecord],
               calibration: Calibration | None = None) -> RelevanceModel:
-        return cls(SimilarityDistribution.of(snapshot.vector_matrix()), catalog_kind(books),
-                   calibration or load_calibration(), topic_counts(books),
-                   value_counts(books, snapshot.filter_confidence))
+        kind = catalog_kind(books)
+        return cls(SimilarityDistribution.of(snapshot.vector_matrix()), kind, calibration or load_calibration(),
+                   topic_counts(books),
+                   value_counts(books, snapshot.filter_confidence) if kind == "tagged" else {})  # only `alike` reads it
 
     def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                  snapshot: IndexSnapshot, tokens: Sequence[str], query_vector: np.ndarray,
