@@ -210,11 +210,11 @@ class HistorySettings(Section):
 class GatingSettings(Section):
     min_books: NonNegative = 10
     option_similarity: Share = 0.3
-    done_fit_share: Share = 0.0
+    done_fit_share: Share = 0.8
 
 
 class RankingSettings(Section):
-    relevance_floor: Share = 0.2
+    relevance_floor: Share = 0.4
 
 
 class ShelfSettings(Section):

@@ -225,7 +225,10 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
             ranking.evidence = ctx.relevance.evidence(
                 candidates, query, ctx.books, ctx.snapshot, tokens, query_vector, ranking.allowed,
                 ranking.subject_evidence, theme_shelf=not policy.paths,
-                defined=conditions_define(query, ranking.content, not policy.paths, ctx.vocabulary, stem))
+                defined=conditions_define(query, ranking.content, not policy.paths, ctx.vocabulary, stem),
+                content=ranking.content, vocabulary=ctx.vocabulary,
+                like=[ctx.books[b] for b in understanding.book_ids if b in ctx.books]
+                if understanding.intent is Intent.SIMILAR_TO_BOOK else ())
             candidates = ctx.relevance.score(candidates, ranking.evidence)
     ranking.candidates = candidates
     return ranking

@@ -49,13 +49,22 @@ nothing published before 2000", "奇幻小说，除了托尔金以外的都可�
 of it names a value its conditions require, it wishes for nothing and its topics matched no subject. Every book
 meeting those conditions fits it (probability 1), as a named author's books fit a spotlight. The weights had read
 such shelves by the topical evidence they lack: 'Not too long, no poetry, fiction only' scored its 30 novels 0.2-0.5.
+
+Two more give a probability its least, where the weights read evidence a brief does not give. `said`: a genre, mood
+or setting brief ("Quiet novels for a rainy night", "都市孤独症候群") matches no heading, and its books had sat under
+0.4, but its words name values a book can hold surely; the share of its words (beyond what its hard conditions
+require) a book holds so, times how often a book holding all of them fits (`said_fit`). `alike`: a read-alike's topic
+is its book ("像《边城》那样的书"), so its candidates are read by how much of the named book's profile they share, the
+rarer values weighing more (`likeness`). Both read the catalog's own evidence, and only where its source tagged its
+books (`tagged`): its tags and its counts of books per value. On a tag-blind catalog, whose values are guesses and whose
+topics are headings, they lifted books that did not fit (Gutenberg's held-out briefs, 2026-11-27).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -67,6 +76,7 @@ from config.yaml_files import read_yaml
 from storage.index_store import IndexSnapshot
 from tasks.model.books import BookRecord
 from tasks.language.text_analysis import bm25_tokens
+from tasks.model.conditions import FilterCondition
 from tasks.model.query import Candidate, ThemeQuery
 from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence
 from tasks.recall.dense_scores import dense_scores
@@ -82,6 +92,7 @@ LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
 MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
+SAID_TRUST = 0.75  # how often a book holding all the brief's words say fits it (`said_fit`)
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
 
 
@@ -109,6 +120,8 @@ class Evidence:
     doubtful: float = 0.0
     untied: bool = False  # not weighed features: the rules of the module's docstring
     defined: bool = False
+    said: float = 0.0  # the share of the brief its vocabulary values say the book holds surely (`BriefValues`)
+    alike: float = 0.0  # a read-alike's: the share of the named book's kinds of value the book holds too
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, name) for name in FEATURES], dtype=np.float64)
@@ -233,13 +246,15 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
                     similarities: Mapping[str, float], sentences: Mapping[str, float], vector_z: Mapping[str, float],
                     stem: bool, narrowed: float = 0.0,
                     subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
-                    theme_shelf: bool = True, defined: bool = False) -> list[Evidence]:
+                    theme_shelf: bool = True, defined: bool = False, values: BriefValues | None = None,
+                    likeness_of: Callable[[BookRecord], float] | None = None) -> list[Evidence]:
     """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
     `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog; `subjects` the matched
     subjects each book carries (the subject path's evidence); `theme_shelf`: the brief names no book, author or
     series (only there, and where its hard conditions leave more than a tenth of the catalog, can a book be untied);
-    `defined`: the brief says nothing beyond its hard conditions (`conditions_define`)."""
+    `defined`: the brief says nothing beyond its hard conditions (`conditions_define`); `values` what its
+    vocabulary values say (`brief_values`); `likeness_of` a read-alike's likeness to its book (`likeness`)."""
     out = []
     best = max((c.fused_score for c in candidates), default=0.0)
     wanted = [t for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE)]
@@ -272,7 +287,9 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             subject_absent=carried.absent,
             doubtful=float(cand.doubtful),
             untied=filed and carried.absent > 0 and not words,
-            defined=defined))
+            defined=defined,
+            said=values.share(book, (subjects or {}).get(cand.book_id, ())) if values else 0.0,
+            alike=likeness_of(book) if likeness_of else 0.0))
     return out
 
 
@@ -340,30 +357,44 @@ class RelevanceModel:
     kind: str
     calibration: Calibration
     topics: Mapping[tuple[str, str], int]  # every topic of the catalog, (field, value), with its count of books
+    values: Mapping[tuple[str, str], int] = field(default_factory=dict)  # every value held surely, its count
 
     @classmethod
     def build(cls, snapshot: IndexSnapshot, books: Sequence[BookRecord],
               calibration: Calibration | None = None) -> RelevanceModel:
-        return cls(SimilarityDistribution.of(snapshot.vector_matrix()), catalog_kind(books),
-                   calibration or load_calibration(), topic_counts(books))
+        kind = catalog_kind(books)
+        return cls(SimilarityDistribution.of(snapshot.vector_matrix()), kind, calibration or load_calibration(),
+                   topic_counts(books),
+                   value_counts(books, snapshot.filter_confidence) if kind == "tagged" else {})  # only `alike` reads it
 
     def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                  snapshot: IndexSnapshot, tokens: Sequence[str], query_vector: np.ndarray,
                  allowed: int | None = None,
                  subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
-                 theme_shelf: bool = True, defined: bool = False) -> list[Evidence]:
+                 theme_shelf: bool = True, defined: bool = False, content: Sequence[str] = (),
+                 vocabulary: Vocabulary | None = None, like: Sequence[BookRecord] = ()) -> list[Evidence]:
         """Each candidate's evidence against the brief's BM25 `tokens` and its vector; `allowed` is how many books
         of the catalog meet the brief's hard conditions (None: all); `subjects` the matched subjects each carries;
-        `theme_shelf`: the brief names no book, author or series; `defined`: its hard conditions say all it asks."""
+        `theme_shelf`: the brief names no book, author or series; `defined`: its hard conditions say all it asks;
+        `content` its content words, read against the `vocabulary` where the brief is a theme shelf or a read-alike;
+        `like` a read-alike's books."""
         ids = [c.book_id for c in candidates]
         dense = dense_scores(query_vector, ids, snapshot, sentence_weight=1.0)
         similarities = {b: d.document for b, d in dense.items()}
         z = dict(zip(similarities, self.distribution.z(query_vector, np.array(list(similarities.values())))))
         weights = snapshot.bm25.token_weights(tokens) if tokens else {}
         cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
+        stem, sure = snapshot.bm25.settings.english_stemming, snapshot.filter_confidence
+        # what a brief's values say, and a read-alike's likeness, rest on the source's own tags: on a tag-blind
+        # catalog (guesses, headings) they lifted books that did not fit (docs/measurements.md, round five)
+        said = vocabulary is not None and self.kind == "tagged"
+        values = brief_values(query, content, weights, vocabulary, stem, sure) if said and (theme_shelf or like) else None
+        dimensions = len(vocabulary.dimension_names) if vocabulary is not None else 0
+        alike = ((lambda book: likeness(book, like, self.values, len(books), sure, dimensions)) if said and like
+                 else None)
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
-                               {b: d.sentence for b, d in dense.items()}, z, snapshot.bm25.settings.english_stemming,
-                               narrowing(allowed, len(books)), subjects, theme_shelf, defined)
+                               {b: d.sentence for b, d in dense.items()}, z, stem,
+                               narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike)
 
     def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence]) -> list[Candidate]:
         """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by
@@ -375,33 +406,50 @@ class RelevanceModel:
 
 def probabilities(calibration: Calibration, evidence: Sequence[Evidence], kind: str) -> np.ndarray:
     """Each candidate's probability of fitting: the calibration's, 1 for a named book or one a brief defined by its
-    conditions alone, 0 for an untied one."""
+    conditions alone, 0 for an untied one; never under the share of the brief the book's sure values say
+    (`said`), nor, on a read-alike, under its likeness to the named book (`alike`)."""
     p = calibration.probability(evidence, kind)
-    return np.array([1.0 if e.named or e.defined else 0.0 if e.untied else q for e, q in zip(evidence, p)])
+    return np.array([1.0 if e.named or e.defined else max(said_fit(e.said), said_fit(e.alike), 0.0 if e.untied else q)
+                     for e, q in zip(evidence, p)])
+
+
+def said_fit(share: float) -> float:
+    """The probability that a book holding this share of what the brief's words say (`BriefValues.share`) fits:
+    the share times SAID_TRUST. On the judged dev briefs (2026-11-27, in sample), of the books a share lifted above
+    the weights' probability, those holding half of what the words say fitted 27% (16 of 59: '轻松' without '好笑' is
+    not a funny book), those holding all of it 75% (45 of 60): a source's tag, or an alias naming a value ('故乡' the
+    setting 乡土小镇), is evidence, not the definition a hard condition is, and alone it never makes a shelf "done"
+    (`gating.done_fit_share` is above it). A read-alike's likeness to its book (`likeness`) is read the same way: a
+    shared profile of tags is as much evidence as the values a brief's words name, and no more (no judged read-alike
+    on a tagged catalog measures it apart; by the records, half of the books like 《边城》 at 0.5-0.7 are)."""
+    return SAID_TRUST * share
+
+
+def value_names(field: str, value: str, vocabulary: Vocabulary) -> list[str]:
+    """Every name of one value a condition on a book's facets asks for (a value's name and aliases; a form's or an
+    audience's names, words and genres)."""
+    names: list[str] = []
+    kind = vocabulary.kind(field, value)
+    if kind is not None:
+        names += [kind.name, kind.name_zh, kind.name_en, *kind.words]
+        genres = [(TOPIC_DIMENSION, g) for g in kind.genres]
+    else:
+        genres = [(field, value)]
+    for dimension, name in genres:
+        try:
+            found = vocabulary.value(dimension, name)
+        except KeyError:
+            names.append(name)
+            continue
+        names += [found.name, *found.aliases]
+    return names
 
 
 def required_names(query: ThemeQuery, vocabulary: Vocabulary) -> list[str]:
-    """Every name of every value the brief's hard conditions require of a book's facets (a value's name and aliases;
-    a form's or an audience's names, words and genres)."""
-    names: list[str] = []
-    for condition in query.filter_conditions:
-        if condition.operator != "MUST" or condition.field in TERM_FIELDS:
-            continue
-        for value in condition.values:
-            kind = vocabulary.kind(condition.field, value)
-            if kind is not None:
-                names += [kind.name, kind.name_zh, kind.name_en, *kind.words]
-                genres = [(TOPIC_DIMENSION, g) for g in kind.genres]
-            else:
-                genres = [(condition.field, value)]
-            for dimension, name in genres:
-                try:
-                    found = vocabulary.value(dimension, name)
-                except KeyError:
-                    names.append(name)
-                    continue
-                names += [found.name, *found.aliases]
-    return names
+    """Every name of every value the brief's hard conditions require of a book's facets."""
+    return [name for condition in query.filter_conditions
+            if condition.operator == "MUST" and condition.field not in TERM_FIELDS
+            for value in condition.values for name in value_names(condition.field, value, vocabulary)]
 
 
 def conditions_define(query: ThemeQuery, content: Sequence[str], theme_shelf: bool, vocabulary: Vocabulary,
@@ -416,6 +464,93 @@ def conditions_define(query: ThemeQuery, content: Sequence[str], theme_shelf: bo
         return False
     named = {t for name in required_names(query, vocabulary) for t in bm25_tokens(name, query.language, stem)}
     return all(set(bm25_tokens(word, query.language, stem)) <= named for word in content)
+
+
+@dataclass(frozen=True)
+class SaidWord:
+    """One content word of the brief, its weight (its tokens' IDF) and what in the vocabulary names it."""
+
+    weight: float
+    required: bool = False  # a value the brief's hard conditions require names it
+    values: tuple[tuple[str, str], ...] = ()  # the values, (field, value), of the wishes one of whose names holds it
+    topics: tuple[str, ...] = ()  # the brief's topics, matched to the catalog's subjects by their words, it names
+
+
+@dataclass(frozen=True)
+class BriefValues:
+    """What of the brief its vocabulary values say: each content word with the values and filed topics that name
+    it. A genre, mood or setting brief ("Quiet novels for a rainy night", "The sea and its islands") has no heading
+    of its own to match, but its words name values a book can hold surely: its source's tag, a guess at the
+    catalog's filter confidence, a subject the topic's words matched. The share of the brief's words a book holds
+    so is what the brief says of it, as `conditions_define` says it of a brief its hard conditions say whole."""
+
+    words: tuple[SaidWord, ...]
+    sure: float  # the confidence at which a guessed value counts as held (the catalog's filter confidence)
+
+    def share(self, book: BookRecord, carried: Sequence[SubjectEvidence]) -> float:
+        """The share of the brief's content weight beyond what its hard conditions require that the book holds
+        surely: words named by a wished value it holds surely, or by a topic whose subject it carries by the
+        topic's words. A word a required value names says nothing of one candidate over another (every candidate
+        meets the requirement): "书香伴我成长：中国儿童文学作品展" over children's books is said by '中国', not by
+        '儿童文学'; a brief its requirements say whole is `conditions_define`'s."""
+        total = sum(w.weight for w in self.words if not w.required)
+        if not total:
+            return 0.0
+        filed = {e.topic for e in carried if e.how != "vector"}
+        return sum(w.weight for w in self.words
+                   if not w.required and (any(book.confidence(f, v) >= self.sure for f, v in w.values)
+                                          or filed.intersection(w.topics))) / total
+
+
+def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mapping[str, float],
+                 vocabulary: Vocabulary, stem: bool, sure: float) -> BriefValues:
+    """Each content word of the brief with what names it: the values its conditions on facets require or wish for
+    (never those excluded) among whose names its tokens all are, and the topics matched by their words (not by
+    meaning alone) whose words hold its tokens."""
+    tokens = lambda text: set(bm25_tokens(text, query.language, stem))  # noqa: E731
+    conditions = [(c, [{t for name in value_names(c.field, v, vocabulary) for t in tokens(name)} for v in c.values])
+                  for c in query.filter_conditions if c.field not in TERM_FIELDS and c.operator in ("MUST", "SHOULD")]
+    topics = [(t.topic.text, tokens(t.topic.text)) for t in query.subjects
+              if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and any(m.how != "vector" for m in t.matches)]
+    words = []
+    for word in content:
+        own = tokens(word)
+        if not own:
+            continue
+        naming = [c for c, names in conditions if any(own <= held for held in names)]
+        # a wish's values are alternatives ('quiet' or 'melancholy'): a book holding any holds the words each names
+        words.append(SaidWord(sum(token_weights.get(t, 0.0) for t in sorted(own)),  # sorted: the same sum every run
+                              any(c.operator == "MUST" for c in naming),
+                              tuple((c.field, v) for c in naming if c.operator == "SHOULD" for v in c.values),
+                              tuple(text for text, held in topics if own <= held)))
+    return BriefValues(tuple(words), sure)
+
+
+def likeness(book: BookRecord, named: Sequence[BookRecord], counts: Mapping[tuple[str, str], int], catalog: int,
+             sure: float, dimensions: int) -> float:
+    """How much of what the named books are the book is too: the share of the values they hold surely that it holds
+    too, each weighing how few of the catalog's books hold it (sharing '小说' with 《边城》 says little, '乡土小镇'
+    more). A read-alike's topic is its book, not the brief's few words. Only where the named books hold values in at
+    least half of the vocabulary's `dimensions`: a profile, not a guess or two (a tag-blind catalog's Frankenstein is
+    'science fiction' and little else, and so are Jules Verne's voyages); 0 otherwise."""
+    held = [other.held_values(sure) for other in named]
+    theirs = {(d, v) for values in held for d, vs in values.items() for v in vs}
+    if 2 * len({d for d, _ in theirs}) < dimensions:
+        return 0.0
+    mine = {(d, v) for d, values in book.held_values(sure).items() for v in values}
+    telling = {value: math.log((catalog + 1) / (counts.get(value, 0) + 1)) for value in sorted(theirs)}
+    total = sum(telling.values())
+    return sum(w for value, w in telling.items() if value in mine) / total if total > 0 else 0.0
+
+
+def value_counts(books: Sequence[BookRecord], sure: float) -> dict[tuple[str, str], int]:
+    """Every (dimension, value) the catalog's books hold surely, with its count of books."""
+    counts: dict[tuple[str, str], int] = {}
+    for book in books:
+        for dimension, values in book.held_values(sure).items():
+            for value in values:
+                counts[(dimension, value)] = counts.get((dimension, value), 0) + 1
+    return counts
 
 
 def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], floor: float) -> int:

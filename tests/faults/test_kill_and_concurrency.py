@@ -49,7 +49,7 @@ def test_two_runs_at_once_the_second_waits_and_the_first_killed_mid_batch_reruns
     second = Command("run", str(second_file))
     second.wait_for(r"^waiting for `shelfwise run .*killed\.yaml` \(pid \d+, since .+\) to finish… "
                     r"\(up to 900 s, locking\.wait_seconds\)$")
-    first.wait_for(r"theme rain: done")  # its first theme is shelved, its batch transaction is open
+    first.wait_for(r"theme rain: needs_review")  # its first theme is shelved, its batch transaction is open
     server = first.children()
     assert server, "the first command's temporary Prefect server"
     first.kill()

@@ -37,7 +37,8 @@ def test_a_batch_arrives_by_mail_and_in_the_shared_folder(demo_copy, tmp_path, m
     [(to, message)] = box.messages
     [attached] = list(message.iter_attachments())
     assert to == ["curators@library.test"] and attached.get_content() == workbook.read_bytes()
-    assert re.search(r"\| Quiet novels for a rainy night \| done \| \d+ \|", message.get_body(("plain",)).get_content())
+    assert re.search(r"\| Quiet novels for a rainy night \| needs_review \| \d+ \|",
+                     message.get_body(("plain",)).get_content())
     assert (share / "mailed.xlsx").read_bytes() == workbook.read_bytes()
 
 
@@ -54,6 +55,6 @@ def test_a_mail_server_that_never_answers_fails_the_run_by_name_and_keeps_the_sh
     assert shelfwise(["run", str(themes)]) == 1
     out, err = capsys.readouterr()
     assert f"workbook: {demo_copy.outputs_dir / 'unmailed.xlsx'}" in out
-    assert err.strip() == ("error: batch unmailed: 1 of 1 themes shelved; not delivered: email curators@library.test "
-                           "failed: ConnectionRefusedError: [Errno 111] Connection refused")
+    assert err.strip() == ("error: batch unmailed: 1 of 1 themes shelved; needs review: rain; not delivered: email "
+                           "curators@library.test failed: ConnectionRefusedError: [Errno 111] Connection refused")
     assert (demo_copy.outputs_dir / "unmailed.xlsx").exists()

@@ -43,8 +43,8 @@ def test_a_failed_theme_fails_the_run_by_name_and_stays_pending_needs_review_doe
     capsys.readouterr()
     assert shelfwise(["run", str(themes)]) == 1
     out, err = capsys.readouterr()
-    assert re.search(r"  rain: done, \d+ books\n  vague: needs_review, \d+ books\n  blank: failed, 0 books\n", out)
-    assert err.strip().startswith("error: batch honest: 2 of 3 themes shelved; needs review: vague; failed, kept "
+    assert re.search(r"  rain: needs_review, \d+ books\n  vague: needs_review, \d+ books\n  blank: failed, 0 books\n", out)
+    assert err.strip().startswith("error: batch honest: 2 of 3 themes shelved; needs review: rain, vague; failed, kept "
                                   "pending for the next run: blank (IndexError: ")
     delivered = shelved(demo_copy, "honest")  # the others are delivered all the same
     assert set(delivered) == {"rain", "vague"} and all(delivered.values())
@@ -103,8 +103,9 @@ def test_a_run_that_cannot_write_its_workbook_keeps_its_themes_pending(demo_copy
 
 
 def test_the_runs_list_and_status_tell_a_batch_waiting_for_answers_from_a_clean_one(demo_copy, capsys):
-    clean = generate_shelves("clean", themes=[ThemeBrief(theme_id="rain", theme_name="Quiet novels for a rainy night")],
-                             return_state=True)
+    # a brief the demo catalog fills surely: its science fiction by date (the rainy night's quiet novels, shelved by
+    # their tags alone, are likely to fit but not sure to, and go to review)
+    clean = generate_shelves("clean", themes=[ThemeBrief(theme_id="new", theme_name="本月新书：科幻")], return_state=True)
     waiting = generate_shelves("waiting", themes=[ThemeBrief(theme_id="vague", theme_name="Some good books")],
                                return_state=True)
     with get_client(sync_client=True) as client:  # as the runs list reads them

@@ -9,22 +9,25 @@ from config.settings import GatingSettings
 from config.vocabulary import get_vocabulary
 from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.export.wording import option_texts, question_text
-from tasks.model.books import BookRecord
+from tasks.model.books import BookRecord, Facet
 from tasks.model.query import Candidate, ThemeQuery
 from tasks.ranking.gating import Fit, ShelfLimits, gate, likely_fitting
 from tasks.ranking.language import LanguageChoice, prefer_language
 from tasks.ranking.relevance import (
     FEATURES,
     KINDS,
+    SAID_TRUST,
     Calibration,
     Evidence,
     SimilarityDistribution,
+    brief_values,
     conditions_define,
     content_words,
     expected_fit_share,
     fit_logistic,
     fitting,
     gather_evidence,
+    likeness,
     nearest_topics,
     probabilities,
     read_calibration,
@@ -32,6 +35,7 @@ from tasks.ranking.relevance import (
     token_cover,
     topic_counts,
     topic_vector,
+    value_counts,
 )
 from tasks.model.subjects import REQUIRED_ROLE, Subject, SubjectEvidence, SubjectMatch, TopicPhrase, TopicSubjects
 
@@ -156,6 +160,62 @@ def test_a_brief_its_hard_conditions_say_whole_is_fitted_by_every_book_meeting_t
     # such a brief's books fit whatever the weights say of them
     doubtful = Calibration({k: {"vector_z": 1.0} for k in KINDS}, {k: 0.0 for k in KINDS})
     assert probabilities(doubtful, [Evidence(vector_z=-4.0, defined=True)], "tagged")[0] == 1.0
+
+
+def test_a_genre_mood_or_setting_brief_is_said_by_the_values_its_words_name():
+    vocabulary = get_vocabulary()
+    # "Quiet novels for a rainy night, alone": 'quiet' names a tone wished, 'rainy' a reading context, 'novels' the
+    # form required; 'alone' names nothing the brief asks for
+    query = ThemeQuery((FilterCondition("form", ("fiction",), "MUST"),
+                        FilterCondition("emotional_tone", ("平静淡然", "忧伤怅惘"), "SHOULD"),
+                        FilterCondition("reading_context", ("雨天窗前",), "SHOULD"),
+                        FilterCondition("emotional_tone", ("温暖治愈",), "MUST_NOT")), (), "q", 0.8, "rules", "en")
+    weights = {"quiet": 2.0, "novel": 1.0, "raini": 3.0, "alon": 2.0}
+    said = brief_values(query, ["quiet", "novels", "rainy", "alone"], weights, vocabulary, stem=True, sure=0.6)
+    tagged = lambda **tags: BookRecord("b", "B", tags=tags)  # noqa: E731
+    # a novel holding the quiet tone and the rainy context surely: all but 'alone' ('novels', which every candidate
+    # meets, says nothing of one over another)
+    assert said.share(tagged(emotional_tone=("平静淡然",), reading_context=("雨天窗前",)), ()) == pytest.approx(5 / 7)
+    # the tone wished is 'quiet' or 'melancholy': a melancholy book holds what 'quiet' says too
+    assert said.share(tagged(emotional_tone=("忧伤怅惘",)), ()) == pytest.approx(2 / 7)
+    # a guess under `sure` is no value held; one at it is
+    guessed = replace(tagged(), facets=(Facet("reading_context", "雨天窗前", 0.5, "rules"),))
+    assert said.share(guessed, ()) == 0.0
+    assert said.share(replace(guessed, facets=(replace(guessed.facets[0], confidence=0.7),)), ()) == pytest.approx(3 / 7)
+    # the heart-warming tone the brief excludes names nothing it says
+    assert said.share(tagged(emotional_tone=("温暖治愈",)), ()) == 0.0
+    # a topic matched by its words is said by the subject a book carries for it, not by one found by meaning alone
+    sea = Subject("Sea stories", "heading", "en", 3, "heading", ("Sea stories",))
+    topic = TopicSubjects(TopicPhrase("sea", 4, 7, "wanted"), (SubjectMatch("sea", sea, 0.8, "holds"),), "preferred")
+    sea_query = replace(query, filter_conditions=(), subjects=(topic,))
+    of_sea = brief_values(sea_query, ["sea", "salt"], {"sea": 1.0, "salt": 1.0}, vocabulary, stem=True, sure=0.6)
+    carried = SubjectEvidence("b", "sea", "Sea stories", "heading", "holds", 0.8, "preferred", 3)
+    assert of_sea.share(BookRecord("b", "B"), (carried,)) == pytest.approx(0.5)
+    assert of_sea.share(BookRecord("b", "B"), (replace(carried, how="vector"),)) == 0.0
+    # what the values say is the least a book's probability is: above the weights, above untied, below a named book
+    doubtful = Calibration({k: {"vector_z": 1.0} for k in KINDS}, {k: 0.0 for k in KINDS})
+    # (the probability is the share times how often a book holding all of it fits)
+    p = probabilities(doubtful, [Evidence(vector_z=-4.0, said=1.0), Evidence(vector_z=-4.0, said=0.5, untied=True),
+                                 Evidence(vector_z=4.0, said=0.1), Evidence(named=1.0, said=0.2)], "tagged")
+    assert p[0] == SAID_TRUST and p[1] == pytest.approx(SAID_TRUST / 2) and p[2] > 0.9 and p[3] == 1.0
+
+
+def test_a_read_alike_is_read_by_its_likeness_to_the_named_book_the_rarer_values_weighing_more():
+    named = BookRecord("biancheng", "边城", tags={"spatial_atmosphere": ("乡土小镇",), "genre": ("小说",)})
+    village = BookRecord("changhe", "长河", tags={"spatial_atmosphere": ("乡土小镇",), "genre": ("小说",)})
+    novel = BookRecord("city", "都市小说", tags={"spatial_atmosphere": ("都市孤独",), "genre": ("小说",)})
+    others = [BookRecord(f"n{i}", "小说", tags={"genre": ("小说",)}) for i in range(20)]
+    catalog = [named, village, novel, *others]
+    counts = value_counts(catalog, 0.6)
+    assert counts[("genre", "小说")] == 23 and counts[("spatial_atmosphere", "乡土小镇")] == 2
+    alike = [likeness(b, [named], counts, len(catalog), 0.6, dimensions=4) for b in (village, novel, named)]
+    # sharing '小说' with 《边城》, as most of the catalog does, says little; sharing its village, most
+    assert alike[0] == alike[2] == pytest.approx(1.0) and alike[1] < 0.1
+    # a named book holding values in fewer than half the vocabulary's dimensions has no profile to be like
+    assert likeness(village, [named], counts, len(catalog), 0.6, dimensions=6) == 0.0
+    # a likeness is evidence as much as a brief's values are, and no more
+    assert probabilities(Calibration({k: {} for k in KINDS}, {k: -5.0 for k in KINDS}),
+                         [Evidence(alike=alike[0])], "tagged")[0] == pytest.approx(SAID_TRUST)
 
 
 def test_a_book_the_order_marked_doubtful_says_so_in_its_evidence():
