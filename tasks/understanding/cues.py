@@ -148,6 +148,10 @@ class Readings:
     topics: tuple[str, ...]  # topic phrases holding a value's word: "happy ending" is no wish for happy books
     kind_endings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a kind's name -> word endings: 史
     compared: tuple[str, ...] = ()  # the endings of a word compared: "er", "est"
+    book_words: tuple[str, ...] = ()  # words for books of any kind: "书", "读物", "books", "guides"
+    spotlight: tuple[str, ...] = ()  # after an author's name, what makes the author the shelf's subject: "专题"
+    possessive: tuple[str, ...] = ()  # a name's possessive, before the kind of book that is theirs: "的", "'s"
+    about: tuple[str, ...] = ()  # what a book is about follows one of these: "讲", "关于", "about", "of"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -276,7 +280,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         packs.groups("readings.yaml", "language_names"), said("language_nouns"),
                         packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
                         said("authorship_before"), said("authorship_after"), said("topics"),
-                        packs.groups("readings.yaml", "kind_endings"), said("compared"))
+                        packs.groups("readings.yaml", "kind_endings"), said("compared"), said("book_words"),
+                        said("spotlight"), said("possessive"), said("about"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -18,8 +18,8 @@ from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
-from tasks.understanding.analysis import longest_apart
-from tasks.understanding.cues import term_pattern
+from tasks.understanding.analysis import list_gap, longest_apart
+from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
@@ -387,7 +387,8 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
     his books may stand on a theme shelf, among others); a book set apart and likened is a read-alike's."""
     found = understand(reading.searchable_text, index)
     allowed = {m.value for m in reading.of(ALLOWED) if m.field == "author"}
-    if found.intent is Intent.AUTHOR_SPOTLIGHT and set(found.authors) <= allowed:
+    if found.intent is Intent.AUTHOR_SPOTLIGHT and (set(found.authors) <= allowed
+                                                    or not _featured(reading, index, found.authors)):
         return Understanding(Intent.THEME_SHELF, resolved_query=found.resolved_query)
     # "《明朝那些事儿》之外的同类好书": the book set apart is the one the others are to be like (a read-alike never
     # shelves its book)
@@ -398,6 +399,50 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
                                                             for w in index.title_works.get(t, ())):
             return whole
     return found
+
+
+def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) -> bool:
+    """Whether the brief makes one of these authors what the shelf is about, by evidence beside the name: an
+    authorship word before it ("by", "作家"), a spotlight word after it ("专题", "作品", "spotlight", "up front"), its
+    possessive before a kind of book or a word for books ("刘慈欣的科幻", "Toni Morrison's novels", "鲁迅或者沈从文的
+    书"), a list of names one of which has it ("金庸和古龙的武侠小说专题"), or nothing else in the brief. An author
+    named beside a likeness ("梁实秋那一路的"), a permission ("王晋康、刘慈欣都可以"), a day of theirs ("Charles
+    Dickens's birthday week") or a book of theirs set aside ("莫言那本《生死疲劳》已经被借走了") is no spotlight.
+    Where no name is found as written (a surname found only by the brief's structure), the structure was the
+    evidence."""
+    text, said = reading.searchable_text, load_cues().readings
+    spans = sorted((a, b) for a, b, field_name, value in index.name_spans(text)
+                   if field_name == "author" and value in authors)
+    if not spans:
+        return True
+    if not text[:spans[0][0]].strip(" \t\n\"'“”‘’.,，。!！?？:：") and not any(
+            ch.isalnum() for ch in text[spans[-1][1]:]) and len(spans) == 1:
+        return True  # the brief is the name: "鲁迅", "Virginia Woolf"
+    cues = load_cues()
+    kinds = {m.start for m in reading.mentions if m.field in ("form", "genre")}
+    before = regex(rf"(?:{alternation(said.authorship_before)})\s*(?:(?:{alternation(tuple(cues.filler))})\s+)?$",
+                   re.IGNORECASE)
+    after = regex(rf"\s*(?:{alternation(said.spotlight)})", re.IGNORECASE)
+    owned = regex(rf"\s*(?:{alternation(said.possessive)})\s*", re.IGNORECASE)
+    books = regex(rf"(?:(?:{alternation(tuple(cues.filler))})\s+)?(?:{alternation(said.book_words)})", re.IGNORECASE)
+
+    def marked(a: int, b: int) -> bool:
+        if before.search(text, max(0, a - 30), a) or after.match(text, b):
+            return True
+        own = owned.match(text, b)
+        # the kind may be qualified first: "古龙的武侠小说", "Toni Morrison's early novels"
+        if own is None:
+            return False
+        reach = max(m.end() for m in (regex(r"[^\W\d_A-Za-z]{0,4}").match(text, own.end()),
+                                      regex(r"(?:[A-Za-z-]+\s+){0,2}").match(text, own.end())))
+        return any(p in kinds or books.match(text, p) for p in range(own.end(), reach + 1))
+    marks = [marked(a, b) for a, b in spans]
+    # names joined in a list share the mark one of them carries
+    for _ in spans:
+        for i, ((_, end), (start, _)) in enumerate(zip(spans, spans[1:])):
+            if list_gap(text[end:start], cues) is not None and (marks[i] or marks[i + 1]):
+                marks[i] = marks[i + 1] = True
+    return any(marks)
 
 
 @cache
