@@ -34,10 +34,11 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
-from tasks.understanding.analysis import list_gap, segment
+from tasks.understanding.analysis import list_gap, longest_apart, segment
+from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
-from tasks.understanding.topics import brief_keywords
+from tasks.understanding.topics import brief_keywords, has_topic
 from tasks.understanding.translate.base import Translator
 
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
@@ -52,7 +53,8 @@ def _form_sets(mentions: list[Mention], vocabulary: Vocabulary) -> list[set[str]
 
 def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondition, ...]:
     """The filter conditions a reading states (see the module docstring)."""
-    wishes = _kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
+    wishes = (_kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
+              | _kinds_beside_other_things(reading, load_cues()))
     kept = [m for m in reading.mentions if m not in wishes]
     asked = [m for m in kept if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
@@ -189,6 +191,71 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
             wishes |= {m for i in chain for m in i if m.field in _VALUE_FIELDS_ASKED_AS_KIND}
         chain, offers = [item], False
     return wishes
+
+
+def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
+    """The kinds of book a brief names as one part of its shelf, not what every book must be (a MUST needs the kind
+    to head what the brief asks; here the evidence says otherwise):
+    - a kind listed beside things that are no kind of book ("菜谱、园艺、小说都行", "cookbooks, gardening guides and
+      poetry"): items joined by the packs' joiners (a word joiner, or three items and more), another item holding a
+      topic and nothing the brief names, outside what it excludes, and either the kind's item is the kind alone
+      (filler aside: "战争与和平题材的小说" is one kind, its modifiers listed) or the other item ends in a word for
+      books ("花卉种植养护的书和写草木的散文");
+    - a kind that says what another kind is about, after an about-word and before or after the kind it describes
+      ("biographies of women in science", "讲历史人物的传记": biographies)."""
+    text = reading.text
+    seg = segment(text)
+    blocked = [*reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans]
+    named = [(m.start, m.end) for m in reading.mentions]
+    kinds = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity in (WANTED, ALLOWED)]
+    filler = {w.lower() for w in cues.filler} | set(cues.all_words)
+    books = {w.lower() for w in cues.readings.book_words}
+    joiners = sorted(cues.clauses.joiners, key=len, reverse=True)
+    out: set[Mention] = set()
+    for kind in kinds:
+        a, b = seg.clause_of(kind.start)
+        cuts = sorted(longest_apart([(m.start() + a, m.end() + a, j) for j in joiners
+                                     for m in re.finditer(term_pattern(j), text[a:b].lower())]))
+        bounds = [a, *(x for c in cuts for x in c[:2]), b]
+        items = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+        worded = any(j.strip(",") for _, _, j in cuts)
+        own = next(((x, y) for x, y in items if x <= kind.start < y), None)
+        if own is None or not (worded or len(items) >= 3):
+            continue
+        lead = re.findall(r"[a-z'-]+|[^\W\d_a-z]", text[own[0]:kind.start].lower())
+        trail = text[kind.end:own[1]].lower().strip()
+        # alone in its item: filler before it, and after it filler or (unspaced) a predicate ("历史都要有"), never what
+        # it is about ("novels about doctors and their patients" lists its topics)
+        bare = (all(w in filler for w in lead) if text[own[0]:kind.start].isascii() else not lead or "".join(
+            lead) in filler) and not trail.startswith(tuple(w.lower() for w in cues.readings.about)) and (
+            not trail.isascii() or all(w in filler for w in re.findall(r"[a-z'-]+", trail)))
+        for x, y in items:
+            part = text[x:y].strip(" " + cues.clauses.particles)
+            if ((x, y) == own or not part or any(p < y and x < q for p, q in named + blocked)
+                    or not has_topic(part, cues)):
+                continue
+            last = re.findall(r"[a-z'-]+$", part.lower())
+            if bare or (last and last[0] in books) or part.endswith(tuple(w for w in books if not w.isascii())):
+                out.add(kind)
+                break
+    about = [w.lower() for w in cues.readings.about]
+    for kind, other in ((k, o) for k in kinds for o in kinds if o.value != k.value and o.start != k.start):
+        start = seg.clause_of(kind.start)[0]
+        if text[start:kind.start].isascii():  # "biographies of women in science": an about-word just before it
+            gap = [w for w in re.findall(r"[a-z'-]+", text[start:kind.start].lower()) if w not in ("the", "a")]
+            if gap and gap[-1] in about:
+                out.add(kind)
+        elif kind.end <= other.start and not seg.any_end(kind.end, other.start):  # "讲历史人物的传记": an about-word before the kind, a 的 before the head
+            a = seg.clause_of(kind.start)[0]
+            lead, gap = text[a:kind.start], text[kind.end:other.start]
+            if (not lead.isascii() and lead.endswith(tuple(about)) and gap.endswith(tuple(cues.readings.possessive))
+                    and list_gap(gap, cues) is None):
+                out.add(kind)
+    # a kind listed with one that says what a book is about is about it too: "in history and science"
+    joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})*", re.IGNORECASE)
+    out |= {k for k in kinds for o in out if k not in out and o.field == k.field and (a := min(k.end, o.end)) < (
+        b := max(k.start, o.start)) and joined.fullmatch(text, a, b)}
+    return out
 
 
 def _offers_other_things(chain: list[list[Mention]], text: str, cues: Cues) -> bool:
