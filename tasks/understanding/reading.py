@@ -286,9 +286,20 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     preferred: list[NumericCondition] = []
     preferring = [a for a, _, _ in find_terms(text, cues.preference)]
     clauses = clause_spans(seg, cue_list) if preferring else []
+    g = cues.numbers
     for number in numbers:
         mood = polarity(number.start, number.end)
         if mood == READER:
+            continue
+        clause = seg.clause_of(number.start)
+        if all(c.field == "pub_year" for c in number.conditions) and (
+                find_terms(text[clause[0]:number.start], g.setting)):
+            continue  # a year after a setting word is when the books are set, not when written: "set before 1900"
+        if mood != EXCLUDED and (any(s.permits and s.start <= number.start and number.end <= s.end for s in scopes)
+                                 or find_terms(text[slice(*clause)], g.share)):
+            # only allowed ("2000年以后再版的也算", "reprints from 2015 are fine too") or said of a share of the shelf
+            # ("新书占一半就行", "about half can be from 2020 or later"): a wish, never a requirement
+            preferred += number.conditions
             continue
         if mood == EXCLUDED:
             turned = number.negated()

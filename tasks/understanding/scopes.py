@@ -30,6 +30,7 @@ class Scope:
     end: int
     polarity: str
     degree: bool = False  # it holds a degree and its quality ("not too clinical", "别太说教"): no subject of books
+    permits: bool = False  # a hedge's whole clause ("2000年以后再版的也算", "reprints are fine too"): nothing required
 
 
 def _reader_scoped(text: str, cue: Cue, cues: Cues) -> bool:
@@ -106,7 +107,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
                 alone = before is not None and not text[a:cue.start].strip(" ，,、" + cues.clauses.particles)
                 several.append((before if alone else a, b))
             else:
-                scopes.append(Scope(a, b, ALLOWED))
+                scopes.append(Scope(a, b, ALLOWED, permits=True))
             continue
         polarity = _POLARITY[kind.effect]
         if _runs_back(seg, cue, (a, stop), spans, cues):

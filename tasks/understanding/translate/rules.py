@@ -229,9 +229,14 @@ def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
         bare = (all(w in filler for w in lead) if text[own[0]:kind.start].isascii() else not lead or "".join(
             lead) in filler) and not trail.startswith(tuple(w.lower() for w in cues.readings.about)) and (
             not trail.isascii() or all(w in filler for w in re.findall(r"[a-z'-]+", trail)))
-        for x, y in items:
+        about = [w.lower() for w in cues.readings.about if w.isascii()]
+        for i, (x, y) in enumerate(items):
             part = text[x:y].strip(" " + cues.clauses.particles)
-            if ((x, y) == own or not part or any(p < y and x < q for p, q in named + blocked)
+            # after an item that says what it is about, the items that follow are its topics: "memoirs of Black
+            # chefs and cooks" lists no cooks beside the biographies
+            complement = any(set(re.findall(r"[a-z'-]+", text[p:q].lower())) & set(about)
+                             for p, q in items[items.index(own):i])
+            if ((x, y) == own or not part or complement or any(p < y and x < q for p, q in named + blocked)
                     or not has_topic(part, cues)):
                 continue
             last = re.findall(r"[a-z'-]+$", part.lower())
