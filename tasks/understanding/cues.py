@@ -263,9 +263,12 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     words = partial(packs.words, "cues.yaml")
     said = partial(packs.words, "readings.yaml")
     ends = packs.words("clauses.yaml", "ends")
+    after_abbreviation = "".join(rf"(?<!\b{re.escape(a)})" for a in packs.words("clauses.yaml", "abbreviations"))
     end = "|".join([re.escape(e) for e in ends]
                    # a mark after a lone capital is an initial's: "Ursula K. Le Guin" is one name
-                   + [rf"(?<!\b[A-Z]){re.escape(e)}(?=\s|$)" for e in packs.words("clauses.yaml", "ends_before_space")]
+                   # nor one after an abbreviation of a title or a saint's name: "Emily St. John Mandel", "Dr. Seuss"
+                   + [rf"(?<!\b[A-Z]){after_abbreviation}{re.escape(e)}(?=\s|$)"
+                      for e in packs.words("clauses.yaml", "ends_before_space")]
                    + [rf"\s{re.escape(e)}\s" for e in packs.words("clauses.yaml", "ends_between_spaces")])
     marks = "".join(re.escape(m) for m in packs.words("clauses.yaml", "question_marks"))
     occasions = tuple(Occasion(name, tuple(map(str, row.get("words", ()))), tuple(map(str, row.get("topics", ()))),

@@ -228,10 +228,12 @@ class EntityIndex:
         """Surname -> author, for Chinese-script authors whose surname no other catalog author shares: the last part
         of a transliteration ("乔治·奥威尔": 奥威尔), the first two characters of a four-character name (东野圭吾:
         东野; a one-character Chinese surname is never one person)."""
-        authors = [a for a in self.author_books if re.fullmatch(_CJK_NAME, a)]
+        # every Chinese-script name a catalog author goes by, an alias too ("阿加莎·克里斯蒂" is Agatha Christie)
+        names = {n: self.author_names[n] for n in self.author_names if re.fullmatch(_CJK_NAME, n)}
         owners: dict[str, set[str]] = {}
-        for surname in filter(None, map(_cjk_surname, authors)):
-            owners[surname] = {a for a in authors if a.startswith(surname) or re.split(r"[·・.]", a)[-1] == surname}
+        for surname in (s for n in names for s in _cjk_short_names(n)):
+            owners[surname] = {a for n, a in names.items()
+                               if n.startswith(surname) or re.split(r"[·・.]", n)[-1] == surname}
         return {surname: next(iter(held)) for surname, held in owners.items() if len(held) == 1}
 
     def name_spans(self, text: str) -> list[tuple[int, int, str, str]]:
@@ -291,17 +293,20 @@ class EntityIndex:
 
 
 def _latin_surname(author: str) -> str | None:
-    words = re.findall(r"[A-Za-z][A-Za-z'-]+", author)
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", author)  # an initial is a word of the name: "C. S. Lewis"
     return words[-1] if len(words) >= 2 and author.isascii() and len(words[-1]) >= 4 else None
 
 
-def _cjk_surname(author: str) -> str | None:
+def _cjk_short_names(author: str) -> tuple[str, ...]:
+    """The short forms a brief writes of a Chinese-script name: a transliteration's last part, and its first where
+    that is three characters or more ("阿加莎·克里斯蒂": 克里斯蒂, 阿加莎); a four-character name's first two (东野)."""
     if not re.fullmatch(_CJK_NAME, author):
-        return None
+        return ()
     parts = [p for p in re.split(r"[·・.]", author) if p]
     if len(parts) > 1:
-        return parts[-1] if len(parts[-1]) >= 2 else None
-    return author[:2] if len(author) == 4 else None
+        return tuple(p for p in (parts[-1] if len(parts[-1]) >= 2 else "", parts[0] if len(parts[0]) >= 3 else "")
+                     if p)
+    return (author[:2],) if len(author) == 4 else ()
 
 
 

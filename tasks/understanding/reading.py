@@ -340,7 +340,12 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # a period or literature's qualifier that is all a topic holds is that range ("明清的已经太多了，这次
                 # 不要"), wherever the cue that excludes it stands
                 ranges = class_ranges().by_word
+                # a topic that is a catalog author's short name, one author's only ("村上本人的先不放", "阿加莎以外的")
+                # is that author, not a subject heading's word
+                short = ({**entities.cjk_surnames, **{k.lower(): v for k, v in entities.surnames.items()}}
+                         if entities is not None else {})
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
+                             else Mention(start, end, "author", short[t], EXCLUDED) if t in short
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}
