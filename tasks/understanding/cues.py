@@ -152,6 +152,9 @@ class Readings:
     spotlight: tuple[str, ...] = ()  # after an author's name, what makes the author the shelf's subject: "专题"
     possessive: tuple[str, ...] = ()  # a name's possessive, before the kind of book that is theirs: "的", "'s"
     about: tuple[str, ...] = ()  # what a book is about follows one of these: "讲", "关于", "about", "of"
+    reader_nouns: tuple[str, ...] = ()  # after a kind of book, a reader of it: "科幻迷", "a fiction reader"
+    elsewhere: tuple[str, ...] = ()  # a clause with one puts what it names elsewhere: "二楼", "upstairs"
+    here: tuple[str, ...] = ()  # ... unless it has one of these: "这里", "this display"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -284,7 +287,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
                         said("authorship_before"), said("authorship_after"), said("topics"),
                         packs.groups("readings.yaml", "kind_endings"), said("compared"), said("book_words"),
-                        said("spotlight"), said("possessive"), said("about"))
+                        said("spotlight"), said("possessive"), said("about"), said("reader_nouns"),
+                        said("elsewhere"), said("here"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -26,7 +26,7 @@ from tasks.language.text_analysis import brief_stopwords, detect_language
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
                                           Segmented, resolve_overlaps, segment, word_bounds)
-from tasks.understanding.cues import Cues, load_cues
+from tasks.understanding.cues import Cues, alternation, load_cues, regex
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
@@ -112,6 +112,23 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         if any(c.end <= g.start for c in children))
     dropped = set(children) | (set(grown) if listed else set())
     return [m for m in mentions if m not in dropped]
+
+
+def _not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
+    """The kinds of book and audiences a brief names without asking for them are the reader's, no condition: a kind
+    right before a reader noun where the brief asks for another kind ("memoirs for a fiction reader", "给科幻迷的科普
+    书"), and what a clause puts elsewhere ("Fiction is on the second floor", "少儿区另外布置"; a clause that says
+    here as well is this shelf's: "一楼这次放历史书")."""
+    text, said = seg.text, cues.readings
+    kinds = [m for m in mentions if m.field in ("form", "genre", "audience") and m.polarity in (WANTED, ALLOWED)]
+    reader = regex(rf"\s*(?:{alternation(tuple(w for w in cues.readings.possessive if not w.isascii()))})?\s*"
+                   rf"(?:{alternation(said.reader_nouns)})", re.IGNORECASE)
+    of_reader = {m for m in kinds if m.field != "audience" and reader.match(text, m.end)}
+    others = [m for m in kinds if m.field != "audience" and m not in of_reader]
+    elsewhere = {m for m in kinds if (clause := text[slice(*seg.clause_of(m.start))])
+                 and find_terms(clause, said.elsewhere) and not find_terms(clause, said.here)}
+    gone = elsewhere | (of_reader if others else set())
+    return [replace(m, polarity=READER) if m in gone else m for m in mentions]
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
@@ -272,7 +289,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = _both_ages(mentions, grown, seg, cues)
+    mentions = _not_asked(_both_ages(mentions, grown, seg, cues), seg, cues)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
