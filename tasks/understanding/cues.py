@@ -155,6 +155,9 @@ class Readings:
     reader_nouns: tuple[str, ...] = ()  # after a kind of book, a reader of it: "科幻迷", "a fiction reader"
     elsewhere: tuple[str, ...] = ()  # a clause with one puts what it names elsewhere: "二楼", "upstairs"
     here: tuple[str, ...] = ()  # ... unless it has one of these: "这里", "this display"
+    alike_back: tuple[str, ...] = ()  # a likeness pointing back to a book named before it: "同一路数的", "the like"
+    alike_before: tuple[str, ...] = ()  # before a title, making it a kind: "another Stoner", "又一本《活着》"
+    alike_article: tuple[str, ...] = ()  # the same with a reader or time after the title: "a Charlotte's Web for ..."
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -288,7 +291,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("authorship_before"), said("authorship_after"), said("topics"),
                         packs.groups("readings.yaml", "kind_endings"), said("compared"), said("book_words"),
                         said("spotlight"), said("possessive"), said("about"), said("reader_nouns"),
-                        said("elsewhere"), said("here"))
+                        said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
+                        said("alike_article"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -500,6 +500,24 @@ def _alike_by_structure(brief: str, bare: list[tuple[int, int, str]], names: lis
     return any(_beside(brief, a, b, beside) for a, b, _ in bare)
 
 
+def _alike_by_reference(brief: str, bare: list[tuple[int, int, str]]) -> bool:
+    """A read-alike said around a title rather than beside a verb: a likeness pointing back to it from any later
+    clause ("借阅榜上的《活着》：再来几本同一路数的", "Station Eleven was our top checkout; novels in the same vein"), a
+    word before it that makes it a kind ("another Stoner"; an article with a reader or a time after the title: "A
+    Rebecca for the twenty-first century"), or a reader noun after it ("The Remains of the Day readers"). A catalog title unquoted counts written as a title (a capital first in a spaced
+    script; three characters or more in an unspaced one), since a bare title may be an everyday word."""
+    said = load_cues().readings
+    quoted = [(m.start(), m.end()) for m in re.finditer(r"《[^》]+》", brief)]
+    written = [(a, b) for a, b, t in bare if (brief[a:a + 1].isupper() if t.isascii() else len(t) >= 3)]
+    back = regex(alternation(said.alike_back), re.IGNORECASE)
+    before = regex(rf"(?:{alternation(said.alike_before)})\s*$", re.IGNORECASE)
+    article = regex(rf"(?:{alternation(said.alike_article)})\s*$", re.IGNORECASE)
+    for_whom = regex(rf"\s*(?:{alternation(tuple(load_cues().for_whom))})(?![\w-])", re.IGNORECASE)
+    readers = regex(rf"\s*(?:{alternation(said.reader_nouns)})(?![\w-])", re.IGNORECASE)
+    return any(back.search(brief, b) or before.search(brief[max(0, a - 12):a]) or readers.match(brief, b)
+               or article.search(brief[max(0, a - 4):a]) and for_whom.match(brief, b) for a, b in quoted + written)
+
+
 def _beside(brief: str, start: int, end: int, verbs: re.Pattern) -> bool:
     """Whether a verb ends right before the span or starts right after it (only spaces and "the" between)."""
     before = re.search(r"(?:\s*\bthe)?\s*$", brief[:start], re.IGNORECASE)
@@ -527,7 +545,7 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
     # "Anything by Steinbeck? Our book club loved Of Mice and Men": a liked title whose author the brief names
     # (not excluded: the searchable text holds no exclusion) is the author's, not a read-alike
     own = {b for n in _authors(brief, index)[0] for b in index.author_books[index.author_names[n]]}
-    alike = alike or (_alike_by_structure(brief, bare_titles)
+    alike = alike or ((_alike_by_structure(brief, bare_titles) or _alike_by_reference(brief, bare_titles))
                       and not any(b in own for t in titles for b in index.title_books[t]))
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))

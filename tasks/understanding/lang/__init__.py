@@ -52,7 +52,8 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
                       "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS,
                       "kind_endings": GROUPS, "compared": WORDS, "book_words": WORDS, "spotlight": WORDS,
-                      "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS},
+                      "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
+                      "alike_back": WORDS, "alike_before": WORDS, "alike_article": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
