@@ -158,6 +158,7 @@ class Readings:
     alike_back: tuple[str, ...] = ()  # a likeness pointing back to a book named before it: "同一路数的", "the like"
     alike_before: tuple[str, ...] = ()  # before a title, making it a kind: "another Stoner", "又一本《活着》"
     alike_article: tuple[str, ...] = ()  # the same with a reader or time after the title: "a Charlotte's Web for ..."
+    likeness: tuple[str, ...] = ()  # read_alike_verbs' likeness words alone: "like", "像"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -292,7 +293,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         packs.groups("readings.yaml", "kind_endings"), said("compared"), said("book_words"),
                         said("spotlight"), said("possessive"), said("about"), said("reader_nouns"),
                         said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
-                        said("alike_article"))
+                        said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

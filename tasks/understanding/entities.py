@@ -18,7 +18,7 @@ from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
-from tasks.understanding.analysis import list_gap, longest_apart
+from tasks.understanding.analysis import list_gap, longest_apart, read_alike_forms, titled_after_alike
 from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
@@ -451,28 +451,6 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
 
 
 @cache
-def _read_alike() -> re.Pattern:
-    """The language packs' read-alike forms (readings.yaml `read_alike`), X the book named: "看完X还想看" is
-    "看完", a short stretch, then "还想看"."""
-    def form(said: str) -> str:
-        return r".{1,40}?".join(term_pattern(part.strip()) for part in said.split("X") if part.strip())
-    return re.compile("|".join(form(f) for f in sorted(load_cues().readings.read_alike, key=len, reverse=True)),
-                      re.IGNORECASE)
-
-
-def _titled_after_alike(brief: str) -> list[str]:
-    """Titles written in title case right after a read-alike form ("If you liked The Thursday Murder Club", "for
-    fans of Lessons in Chemistry"): every word capitalised but the filler and joining words between them."""
-    cues = load_cues()
-    small = "|".join(re.escape(w) for w in sorted({*cues.filler, *cues.clauses.joiners}, key=len, reverse=True)
-                     if w.isascii() and w.isalpha())
-    word = r"[A-Z][\w'’-]*"
-    title = re.compile(rf"\s*({word}(?:\s+(?:(?:{small})\s+)*{word})*)")
-    return [m.group(1) for form in _read_alike().finditer(brief)
-            if (m := title.match(brief, form.end())) and " " in m.group(1)]
-
-
-@cache
 def _alike_verbs() -> tuple[re.Pattern, re.Pattern]:
     """The packs' verbs of liking, likeness and reading after (readings.yaml `read_alike_verbs`): any of them
     anywhere in a clause, and all of them (a one-character word too) only right beside a title."""
@@ -536,7 +514,7 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         series = next((k for k in keys if k in index.series_books), None)
         if series:
             return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
-    alike = bool(_read_alike().search(brief))
+    alike = bool(read_alike_forms().search(brief))
     # an unquoted title inside an author's name is none: "For fans of Stephen King" is not about a book "King"
     in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)] if not quoted else []
     bare_titles = [] if quoted else [(a, b, t) for a, b, t in index.title_lookup.spans(brief, 2)
@@ -550,10 +528,10 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
     # right after a read-alike form, the form is the structure; a catalog author's name is no title
-    titled = [t for t in _titled_after_alike(brief) if not index.author_lookup.spans(t, 2)]
+    titled = [t for t in (brief[a:b] for a, b in titled_after_alike(brief)) if not index.author_lookup.spans(t, 2)]
     unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief) + titled) if q not in quoted
                and not any(q == written for written, _ in corrections)]
-    if alike and not titles and unknown and (_alike_by_structure(brief, []) or titled):
+    if (alike or titled) and not titles and unknown and (_alike_by_structure(brief, []) or titled):
         # "中国版《鼠疫》那样的疫病小说": a book the catalog lacks is still the one the shelf is to be like
         return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(unknown), book_ids=())
     if titles and alike:

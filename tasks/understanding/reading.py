@@ -25,6 +25,7 @@ from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
+                                          titled_after_alike,
                                           Segmented, resolve_overlaps, segment, word_bounds)
 from tasks.understanding.cues import Cues, alternation, load_cues, regex
 from tasks.understanding.numbers import find_numbers
@@ -240,7 +241,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # A book's title in 《》 and an occasion's name are names: their words are no mood, setting or kind ("《百年孤独》"
     # is not 孤独, "Women's History Month" asks for no history books).
     audience_readers, occasion_topics, occasion_values = everyday_readings(text, cues, vocabulary)
-    names = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)] + [(t.start, t.end) for t in occasion_topics]
+    # so is a title written in title case in a read-alike's place, the catalog holding it or not ("travel books like
+    # Neither Here Nor There": its "Neither" negates nothing)
+    unknown_titles = titled_after_alike(text)
+    names = ([(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)] + [(t.start, t.end) for t in occasion_topics]
+             + unknown_titles)
     # so is a catalog title unquoted, written as a title or beside a read-alike word ("If you loved The Secret History")
     titles = [(a, b) for a, b, _ in entities.title_spans(text) if named_as_title(seg, a, b, cues)] if entities else []
     found = [f for f in resolve_overlaps(find_candidates(seg, vocabulary, cues, entities) + occasion_values)
@@ -252,7 +257,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
     # holding a book called "Nothing" had wished for heart-warming books)
-    titled = [(a, b) for a, b, _ in entities.title_spans(text) if " " in text[a:b]] if entities is not None else []
+    titled = ([(a, b) for a, b, _ in entities.title_spans(text) if " " in text[a:b]] if entities is not None
+              else []) + unknown_titles
     cue_list = find_cues(seg, cues, spans + titled, frozenset(f[0] for f in found))
     # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
