@@ -194,23 +194,33 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
 
 
 def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
-    """The kinds of book a brief names as one part of its shelf, not what every book must be (a MUST needs the kind
-    to head what the brief asks; here the evidence says otherwise):
-    - a kind listed beside things that are no kind of book ("菜谱、园艺、小说都行", "cookbooks, gardening guides and
-      poetry"): items joined by the packs' joiners (a word joiner, or three items and more), another item holding a
-      topic and nothing the brief names, outside what it excludes, and either the kind's item is the kind alone
-      (filler aside: "战争与和平题材的小说" is one kind, its modifiers listed) or the other item ends in a word for
-      books ("花卉种植养护的书和写草木的散文");
-    - a kind that says what another kind is about, after an about-word and before or after the kind it describes
-      ("biographies of women in science", "讲历史人物的传记": biographies)."""
-    text = reading.text
-    seg = segment(text)
-    blocked = [*reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans]
-    named = [(m.start, m.end) for m in reading.mentions]
+    """The kinds of book a brief names as one part of its shelf, not what every book must be: a MUST needs the kind
+    to head what the brief asks, and here the words say otherwise (_kinds_listed_with_topics, _kinds_as_topics); a
+    kind joined straight to one of them by a joiner is one with it ("in history and science")."""
     kinds = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity in (WANTED, ALLOWED)]
+    out = _kinds_listed_with_topics(reading, kinds, cues) | _kinds_as_topics(reading.text, kinds, cues)
+    joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})*", re.IGNORECASE)
+    return out | {k for k in kinds for o in out if k not in out and o.field == k.field
+                  and (a := min(k.end, o.end)) < (b := max(k.start, o.start)) and joined.fullmatch(reading.text, a, b)}
+
+
+def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues) -> set[Mention]:
+    """A kind listed beside things that are no kind of book ("菜谱、园艺、小说都行", "cookbooks, gardening guides and
+    poetry"): the items of its clause joined by the packs' joiners (a word joiner, or three items and more), another
+    item holding a topic and nothing the brief names, outside what it excludes, and either the kind's item is the
+    kind alone (filler before it; after it filler or, unspaced, a predicate: "历史都要有"; "战争与和平题材的小说" is
+    one kind, its modifiers listed) or the other item ends in a word for books ("花卉种植养护的书和写草木的散文").
+    After an item that says what it is about the items are its topics ("memoirs of Black chefs and cooks")."""
+    text, seg = reading.text, segment(reading.text)
+    taken = [(m.start, m.end) for m in reading.mentions] + [
+        *reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans]
     filler = {w.lower() for w in cues.filler} | set(cues.all_words)
-    books = {w.lower() for w in cues.readings.book_words}
+    books = tuple(w.lower() for w in cues.readings.book_words)
+    about = tuple(w.lower() for w in cues.readings.about)
     joiners = sorted(cues.clauses.joiners, key=len, reverse=True)
+
+    def words(part: str) -> list[str]:
+        return re.findall(r"[a-z'-]+|[^\W\d_a-z]", part.lower())
     out: set[Mention] = set()
     for kind in kinds:
         a, b = seg.clause_of(kind.start)
@@ -218,48 +228,43 @@ def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
                                      for m in re.finditer(term_pattern(j), text[a:b].lower())]))
         bounds = [a, *(x for c in cuts for x in c[:2]), b]
         items = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
-        worded = any(j.strip(",") for _, _, j in cuts)
         own = next(((x, y) for x, y in items if x <= kind.start < y), None)
-        if own is None or not (worded or len(items) >= 3):
+        if own is None or not (any(j.strip(",") for _, _, j in cuts) or len(items) >= 3):
             continue
-        lead = re.findall(r"[a-z'-]+|[^\W\d_a-z]", text[own[0]:kind.start].lower())
-        trail = text[kind.end:own[1]].lower().strip()
-        # alone in its item: filler before it, and after it filler or (unspaced) a predicate ("历史都要有"), never what
-        # it is about ("novels about doctors and their patients" lists its topics)
-        bare = (all(w in filler for w in lead) if text[own[0]:kind.start].isascii() else not lead or "".join(
-            lead) in filler) and not trail.startswith(tuple(w.lower() for w in cues.readings.about)) and (
-            not trail.isascii() or all(w in filler for w in re.findall(r"[a-z'-]+", trail)))
-        about = [w.lower() for w in cues.readings.about if w.isascii()]
+        lead, trail = text[own[0]:kind.start], text[kind.end:own[1]].lower().strip()
+        bare = ((all(w in filler for w in words(lead)) if lead.isascii() else "".join(words(lead)) in ("", *filler))
+                and not trail.startswith(about) and (not trail.isascii() or all(w in filler for w in words(trail))))
+        at = items.index(own)
         for i, (x, y) in enumerate(items):
             part = text[x:y].strip(" " + cues.clauses.particles)
-            # after an item that says what it is about, the items that follow are its topics: "memoirs of Black
-            # chefs and cooks" lists no cooks beside the biographies
-            complement = any(set(re.findall(r"[a-z'-]+", text[p:q].lower())) & set(about)
-                             for p, q in items[items.index(own):i])
-            if ((x, y) == own or not part or complement or any(p < y and x < q for p, q in named + blocked)
+            complement = any(set(words(text[p:q])) & set(about) for p, q in items[at:i])
+            if (i == at or not part or complement or any(p < y and x < q for p, q in taken)
                     or not has_topic(part, cues)):
                 continue
-            last = re.findall(r"[a-z'-]+$", part.lower())
-            if bare or (last and last[0] in books) or part.endswith(tuple(w for w in books if not w.isascii())):
+            if bare or part.lower().endswith(books):
                 out.add(kind)
                 break
-    about = [w.lower() for w in cues.readings.about]
+    return out
+
+
+def _kinds_as_topics(text: str, kinds: list[Mention], cues: Cues) -> set[Mention]:
+    """A kind that says what another kind is about, where the brief asks for another kind: after an about-word
+    ("biographies of women in science"), or opening a modifier with an about-word before the kind it qualifies
+    ("讲历史人物的传记": biographies)."""
+    seg = segment(text)
+    about = tuple(w.lower() for w in cues.readings.about)
+    out: set[Mention] = set()
     for kind, other in ((k, o) for k in kinds for o in kinds if o.value != k.value and o.start != k.start):
-        start = seg.clause_of(kind.start)[0]
-        if text[start:kind.start].isascii():  # "biographies of women in science": an about-word just before it
-            gap = [w for w in re.findall(r"[a-z'-]+", text[start:kind.start].lower()) if w not in ("the", "a")]
-            if gap and gap[-1] in about:
+        lead = text[seg.clause_of(kind.start)[0]:kind.start]
+        if lead.isascii():  # the last word before it, filler that says nothing of aboutness aside
+            said = [w for w in re.findall(r"[a-z'-]+", lead.lower()) if w in about or w not in cues.filler]
+            if said and said[-1] in about:
                 out.add(kind)
-        elif kind.end <= other.start and not seg.any_end(kind.end, other.start):  # "讲历史人物的传记": an about-word before the kind, a 的 before the head
-            a = seg.clause_of(kind.start)[0]
-            lead, gap = text[a:kind.start], text[kind.end:other.start]
-            if (not lead.isascii() and lead.endswith(tuple(about)) and gap.endswith(tuple(cues.readings.possessive))
+        elif kind.end <= other.start and not seg.any_end(kind.end, other.start):
+            gap = text[kind.end:other.start]
+            if (lead.endswith(about) and gap.endswith(tuple(cues.readings.possessive))
                     and list_gap(gap, cues) is None):
                 out.add(kind)
-    # a kind listed with one that says what a book is about is about it too: "in history and science"
-    joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})*", re.IGNORECASE)
-    out |= {k for k in kinds for o in out if k not in out and o.field == k.field and (a := min(k.end, o.end)) < (
-        b := max(k.start, o.start)) and joined.fullmatch(text, a, b)}
     return out
 
 
