@@ -38,7 +38,7 @@ from tasks.understanding.analysis import list_gap, longest_apart, segment
 from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
-from tasks.understanding.topics import brief_keywords, has_topic
+from tasks.understanding.topics import brief_keywords, has_topic, last_word
 from tasks.understanding.translate.base import Translator
 
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
@@ -212,10 +212,12 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
     one kind, its modifiers listed) or the other item ends in a word for books ("花卉种植养护的书和写草木的散文").
     After an item that says what it is about the items are its topics ("memoirs of Black chefs and cooks")."""
     text, seg = reading.text, segment(reading.text)
-    taken = [(m.start, m.end) for m in reading.mentions] + [
-        *reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans]
+    # what the brief names in an item (a literature is a head of its own where a word for writing ends it: "拉美文学")
+    named = [(m.start, m.end) for m in reading.mentions if m.field != "classification"]
+    taken = [*reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans,
+             *((m.start, m.end) for m in reading.mentions if m.field == "classification")]
     filler = {w.lower() for w in cues.filler} | set(cues.all_words)
-    books = tuple(w.lower() for w in cues.readings.book_words)
+    books = tuple(w.lower() for w in (*cues.readings.book_words, *cues.readings.literature_words))
     about = tuple(w.lower() for w in cues.readings.about)
     joiners = sorted(cues.clauses.joiners, key=len, reverse=True)
 
@@ -236,10 +238,13 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
                 and not trail.startswith(about) and (not trail.isascii() or all(w in filler for w in words(trail))))
         at = items.index(own)
         for i, (x, y) in enumerate(items):
+            # its head: what follows the last thing said of the reader, a number or an exclusion in it ("给打工人下班
+            # 后翻的漫画" is comics)
+            x = max([x, *(q for p, q in taken if x <= q < y or p < y <= q)])
             part = text[x:y].strip(" " + cues.clauses.particles)
             complement = any(set(words(text[p:q])) & set(about) for p, q in items[at:i])
-            if (i == at or not part or complement or any(p < y and x < q for p, q in taken)
-                    or not has_topic(part, cues)):
+            if (i == at or not part or complement or any(p < y and x < q for p, q in named)
+                    or not (has_topic(part, cues) or has_topic(last_word(part, 0, len(part)), cues))):
                 continue
             if bare or part.lower().endswith(books):
                 out.add(kind)
