@@ -166,9 +166,11 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     nothing follows it there ("translated or not", not "cats and not dogs"). A degree word before a word is a
     degree ("too long"), not a cue."""
     text = seg.text
-    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
+    # a pseudo-negation holds no negation, but may be a cue of another kind itself ("不过": a contrast)
+    pseudo = [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
     found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
              if not any(x <= a and b <= y for x, y in taken)
+             and not any(x <= a and b <= y and ((a, b) != (x, y) or kind.effect == EXCLUDE) for x, y in pseudo)
              and not (kind.direction == NEXT_VALUE and next_start(text, b, value_starts, cues.filler) is None)
              and not (kind.at_clause_end and text[b:seg.clause_of(a)[1]].strip(" .!?'\""))
              and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]

@@ -23,12 +23,13 @@ from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
-from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Cue, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
                                           titled_after_alike,
                                           Segmented, resolve_overlaps, segment, word_bounds)
 from tasks.understanding.cues import Cues, alternation, load_cues, regex
-from tasks.understanding.numbers import find_numbers
+from tasks.understanding.lang import TERMINATE
+from tasks.understanding.numbers import NumericMention, find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
 from tasks.understanding.topics import (brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
@@ -113,6 +114,29 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         if any(c.end <= g.start for c in children))
     dropped = set(children) | (set(grown) if listed else set())
     return [m for m in mentions if m not in dropped]
+
+
+def _years_of(number: NumericMention) -> tuple[float, float] | None:
+    """The publication years a phrase allows, first and last; None for a phrase of anything else."""
+    if not number.conditions or any(c.field != "pub_year" or c.op == "outside" for c in number.conditions):
+        return None
+    low = max((c.value + (c.op == ">") for c in number.conditions if c.op in (">", ">=")), default=float("-inf"))
+    high = min((c.value - (c.op == "<") for c in number.conditions if c.op in ("<", "<=")), default=float("inf"))
+    return low, high
+
+
+def _overruled_years(numbers: list[NumericMention], cue_list: list[Cue], text: str, cues: Cues
+                     ) -> set[NumericMention]:
+    """Of two publication periods that cannot both hold, one said before a contrast and one after it, the one
+    before was said of other books ("Space opera boomed in the 1970s, but we want ones published after 2015", "这类
+    书大多出版于1990年代，但我们要2010年以后的"): the shelf's is the one after the contrast. Periods that can both hold
+    ("after 1990 but before 2010") are one range."""
+    contrasts = [c.start for c in cue_list if c.kind.effect == TERMINATE
+                 and text[c.start:c.end].lower() not in {w.lower() for w in cues.moment}]
+    years = [(n, span) for n in numbers if (span := _years_of(n)) is not None]
+    return {one for one, (a, b) in years for other, (c, d) in years
+            if one.end <= other.start and max(a, c) > min(b, d)
+            and any(one.end <= at < other.start for at in contrasts)}
 
 
 def _not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
@@ -310,9 +334,10 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     preferring = [a for a, _, _ in find_terms(text, cues.preference)]
     clauses = clause_spans(seg, cue_list) if preferring else []
     g = cues.numbers
+    overruled = _overruled_years(numbers, cue_list, text, cues)
     for number in numbers:
         mood = polarity(number.start, number.end)
-        if mood == READER:
+        if mood == READER or number in overruled:
             continue
         clause = seg.clause_of(number.start)
         if all(c.field == "pub_year" for c in number.conditions) and (
