@@ -23,13 +23,13 @@ from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
-from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Cue, Topic, clause_spans, list_gap,
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
                                           titled_after_alike,
                                           Segmented, resolve_overlaps, segment, word_bounds)
-from tasks.understanding.cues import Cues, alternation, load_cues, regex
-from tasks.understanding.lang import TERMINATE
-from tasks.understanding.numbers import NumericMention, find_numbers
+from tasks.understanding.cues import Cues, load_cues
+from tasks.understanding.evidence import HARD, WISH, not_asked, number_weight, overruled_years
+from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
 from tasks.understanding.topics import (brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
@@ -114,46 +114,6 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         if any(c.end <= g.start for c in children))
     dropped = set(children) | (set(grown) if listed else set())
     return [m for m in mentions if m not in dropped]
-
-
-def _years_of(number: NumericMention) -> tuple[float, float] | None:
-    """The publication years a phrase allows, first and last; None for a phrase of anything else."""
-    if not number.conditions or any(c.field != "pub_year" or c.op == "outside" for c in number.conditions):
-        return None
-    low = max((c.value + (c.op == ">") for c in number.conditions if c.op in (">", ">=")), default=float("-inf"))
-    high = min((c.value - (c.op == "<") for c in number.conditions if c.op in ("<", "<=")), default=float("inf"))
-    return low, high
-
-
-def _overruled_years(numbers: list[NumericMention], cue_list: list[Cue], text: str, cues: Cues
-                     ) -> set[NumericMention]:
-    """Of two publication periods that cannot both hold, one said before a contrast and one after it, the one
-    before was said of other books ("Space opera boomed in the 1970s, but we want ones published after 2015", "这类
-    书大多出版于1990年代，但我们要2010年以后的"): the shelf's is the one after the contrast. Periods that can both hold
-    ("after 1990 but before 2010") are one range."""
-    contrasts = [c.start for c in cue_list if c.kind.effect == TERMINATE
-                 and text[c.start:c.end].lower() not in {w.lower() for w in cues.moment}]
-    years = [(n, span) for n in numbers if (span := _years_of(n)) is not None]
-    return {one for one, (a, b) in years for other, (c, d) in years
-            if one.end <= other.start and max(a, c) > min(b, d)
-            and any(one.end <= at < other.start for at in contrasts)}
-
-
-def _not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
-    """The kinds of book and audiences a brief names without asking for them are the reader's, no condition: a kind
-    right before a reader noun where the brief asks for another kind ("memoirs for a fiction reader", "给科幻迷的科普
-    书"), and what a clause puts elsewhere ("Fiction is on the second floor", "少儿区另外布置"; a clause that says
-    here as well is this shelf's: "一楼这次放历史书")."""
-    text, said = seg.text, cues.readings
-    kinds = [m for m in mentions if m.field in ("form", "genre", "audience") and m.polarity in (WANTED, ALLOWED)]
-    reader = regex(rf"\s*(?:{alternation(tuple(w for w in cues.readings.possessive if not w.isascii()))})?\s*"
-                   rf"(?:{alternation(said.reader_nouns)})", re.IGNORECASE)
-    of_reader = {m for m in kinds if m.field != "audience" and reader.match(text, m.end)}
-    others = [m for m in kinds if m.field != "audience" and m not in of_reader]
-    elsewhere = {m for m in kinds if (clause := text[slice(*seg.clause_of(m.start))])
-                 and find_terms(clause, said.elsewhere) and not find_terms(clause, said.here)}
-    gone = elsewhere | (of_reader if others else set())
-    return [replace(m, polarity=READER) if m in gone else m for m in mentions]
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
@@ -319,7 +279,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = _not_asked(_both_ages(mentions, grown, seg, cues), seg, cues)
+    mentions = not_asked(_both_ages(mentions, grown, seg, cues), seg, cues)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
@@ -334,20 +294,14 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     preferring = [a for a, _, _ in find_terms(text, cues.preference)]
     clauses = clause_spans(seg, cue_list) if preferring else []
     g = cues.numbers
-    overruled = _overruled_years(numbers, cue_list, text, cues)
+    overruled = overruled_years(numbers, cue_list, text, cues)
     for number in numbers:
         mood = polarity(number.start, number.end)
         if mood == READER or number in overruled:
             continue
-        clause = seg.clause_of(number.start)
-        if all(c.field == "pub_year" for c in number.conditions) and (
-                find_terms(text[clause[0]:number.start], g.setting)):
-            continue  # a year after a setting word is when the books are set, not when written: "set before 1900"
-        if mood != EXCLUDED and (any(s.permits and s.start <= number.start and number.end <= s.end for s in scopes)
-                                 or find_terms(text[slice(*clause)], g.share)):
-            # only allowed ("2000年以后再版的也算", "reprints from 2015 are fine too") or said of a share of the shelf
-            # ("新书占一半就行", "about half can be from 2020 or later"): a wish, never a requirement
-            preferred += number.conditions
+        weight = number_weight(number, mood != EXCLUDED, scopes, seg, g)
+        if weight != HARD:
+            preferred += number.conditions if weight == WISH else ()
             continue
         if mood == EXCLUDED:
             turned = number.negated()
