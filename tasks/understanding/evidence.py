@@ -54,12 +54,16 @@ def overruled_years(numbers: list[NumericMention], cue_list: list[Cue], text: st
     before was said of other books ("Space opera boomed in the 1970s, but we want ones published after 2015", "这类
     书大多出版于1990年代，但我们要2010年以后的"): the shelf's is the one after the contrast. Periods that can both hold
     ("after 1990 but before 2010") are one range."""
-    contrasts = [c.start for c in cue_list if c.kind.effect == TERMINATE
+    contrasts = [c for c in cue_list if c.kind.effect == TERMINATE
                  and text[c.start:c.end].lower() not in {w.lower() for w in cues.moment}]
     years = [(n, span) for n in numbers if (span := _years_of(n)) is not None]
+    # the contrast opens a request of its own, words before the period ("but we want ones published after 2015");
+    # right before the period it only joins two bounds of one ("published after 2015 but before 1900": a
+    # contradiction to ask about)
     return {one for one, (a, b) in years for other, (c, d) in years
             if one.end <= other.start and max(a, c) > min(b, d)
-            and any(one.end <= at < other.start for at in contrasts)}
+            and any(one.end <= cue.start and cue.end < other.start and text[cue.end:other.start].strip()
+                    for cue in contrasts)}
 
 
 def not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
