@@ -16,7 +16,7 @@ from typing import TypeVar
 from config.class_ranges import ClassRange, class_ranges
 from config.vocabulary import Vocabulary
 from tasks.language.text_analysis import cut
-from tasks.understanding.cues import Cues, load_cues, regex, term_pattern
+from tasks.understanding.cues import Cues, alternation, load_cues, regex, term_pattern
 from tasks.understanding.numbers import reader_ages
 from tasks.understanding.lang import EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
 
@@ -166,9 +166,11 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     nothing follows it there ("translated or not", not "cats and not dogs"). A degree word before a word is a
     degree ("too long"), not a cue."""
     text = seg.text
-    taken = taken + [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
+    # a pseudo-negation holds no negation, but may be a cue of another kind itself ("不过": a contrast)
+    pseudo = [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
     found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
              if not any(x <= a and b <= y for x, y in taken)
+             and not any(x <= a and b <= y and ((a, b) != (x, y) or kind.effect == EXCLUDE) for x, y in pseudo)
              and not (kind.direction == NEXT_VALUE and next_start(text, b, value_starts, cues.filler) is None)
              and not (kind.at_clause_end and text[b:seg.clause_of(a)[1]].strip(" .!?'\""))
              and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
@@ -304,6 +306,49 @@ def _words_of(seg: Segmented) -> list[tuple[int, int]]:
     """(start, end) of each of jieba's words."""
     bounds = sorted(seg.words)
     return list(zip(bounds, bounds[1:]))
+
+
+@lru_cache(maxsize=1)
+def read_alike_forms() -> re.Pattern:
+    """The language packs' read-alike forms (readings.yaml `read_alike`), X the book named: "看完X还想看" is
+    "看完", a short stretch, then "还想看"."""
+    def form(said: str) -> str:
+        return r".{1,40}?".join(term_pattern(part.strip()) for part in said.split("X") if part.strip())
+    return re.compile("|".join(form(f) for f in sorted(load_cues().readings.read_alike, key=len, reverse=True)),
+                      re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """A run of capitalised words, the filler and joining words between them aside; a kind of book or a word for
+    books before a likeness verb; a likeness pointing back right after a title."""
+    cues = load_cues()
+    small = "|".join(re.escape(w) for w in sorted({*cues.filler, *cues.clauses.joiners}, key=len, reverse=True)
+                     if w.isascii() and w.isalpha())
+    word = r"[A-Z][\w'’-]*"
+    said = cues.readings
+    books = tuple(w for w in (*said.book_words, *said.literature_words) if w.isascii())
+    likeness = tuple(w for w in said.likeness if w.isascii())
+    return (re.compile(rf"\s*({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
+            re.compile(rf"(?:{alternation(books)})\s+(?:{alternation(likeness)})\s*$", re.IGNORECASE),
+            re.compile(rf"\s*,?\s*(?:and\s+)?(?:{alternation(tuple(w for w in said.alike_back if w.isascii()))})",
+                       re.IGNORECASE))
+
+
+def titled_after_alike(brief: str) -> list[tuple[int, int]]:
+    """Titles written in title case in a read-alike's place, the catalog holding them or not: right after a
+    read-alike form ("If you liked The Thursday Murder Club", "for fans of Lessons in Chemistry"), after a kind of
+    book and a likeness ("essay collections like Disability Visibility", "travel books like Neither Here Nor
+    There"), or right before a likeness pointing back ("Mae Among the Stars and the like"); of two words or more
+    (one capitalised word is as often a place or a name)."""
+    title, kind_like, back = _title_case()
+    starts = [form.end() for form in read_alike_forms().finditer(brief)]
+    starts += [m.end() for m in re.finditer(r"\s+", brief) if kind_like.search(brief, 0, m.start())
+               and kind_like.search(brief, 0, m.start()).end() == m.start()]
+    found = [(m.start(1), m.end(1)) for at in starts if (m := title.match(brief, at)) and " " in m.group(1)]
+    found += [(m.start(1), m.end(1)) for m in title.finditer(brief)
+              if " " in m.group(1) and back.match(brief, m.end(1))]
+    return sorted(set(found))
 
 
 def named_as_title(seg: Segmented, start: int, end: int, cues: Cues) -> bool:

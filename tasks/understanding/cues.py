@@ -148,6 +148,17 @@ class Readings:
     topics: tuple[str, ...]  # topic phrases holding a value's word: "happy ending" is no wish for happy books
     kind_endings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a kind's name -> word endings: 史
     compared: tuple[str, ...] = ()  # the endings of a word compared: "er", "est"
+    book_words: tuple[str, ...] = ()  # words for books of any kind: "书", "读物", "books", "guides"
+    spotlight: tuple[str, ...] = ()  # after an author's name, what makes the author the shelf's subject: "专题"
+    possessive: tuple[str, ...] = ()  # a name's possessive, before the kind of book that is theirs: "的", "'s"
+    about: tuple[str, ...] = ()  # what a book is about follows one of these: "讲", "关于", "about", "of"
+    reader_nouns: tuple[str, ...] = ()  # after a kind of book, a reader of it: "科幻迷", "a fiction reader"
+    elsewhere: tuple[str, ...] = ()  # a clause with one puts what it names elsewhere: "二楼", "upstairs"
+    here: tuple[str, ...] = ()  # ... unless it has one of these: "这里", "this display"
+    alike_back: tuple[str, ...] = ()  # a likeness pointing back to a book named before it: "同一路数的", "the like"
+    alike_before: tuple[str, ...] = ()  # before a title, making it a kind: "another Stoner", "又一本《活着》"
+    alike_article: tuple[str, ...] = ()  # the same with a reader or time after the title: "a Charlotte's Web for ..."
+    likeness: tuple[str, ...] = ()  # read_alike_verbs' likeness words alone: "like", "像"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -259,9 +270,12 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     words = partial(packs.words, "cues.yaml")
     said = partial(packs.words, "readings.yaml")
     ends = packs.words("clauses.yaml", "ends")
+    after_abbreviation = "".join(rf"(?<!\b{re.escape(a)})" for a in packs.words("clauses.yaml", "abbreviations"))
     end = "|".join([re.escape(e) for e in ends]
                    # a mark after a lone capital is an initial's: "Ursula K. Le Guin" is one name
-                   + [rf"(?<!\b[A-Z]){re.escape(e)}(?=\s|$)" for e in packs.words("clauses.yaml", "ends_before_space")]
+                   # nor one after an abbreviation of a title or a saint's name: "Emily St. John Mandel", "Dr. Seuss"
+                   + [rf"(?<!\b[A-Z]){after_abbreviation}{re.escape(e)}(?=\s|$)"
+                      for e in packs.words("clauses.yaml", "ends_before_space")]
                    + [rf"\s{re.escape(e)}\s" for e in packs.words("clauses.yaml", "ends_between_spaces")])
     marks = "".join(re.escape(m) for m in packs.words("clauses.yaml", "question_marks"))
     occasions = tuple(Occasion(name, tuple(map(str, row.get("words", ()))), tuple(map(str, row.get("topics", ()))),
@@ -276,7 +290,10 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         packs.groups("readings.yaml", "language_names"), said("language_nouns"),
                         packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
                         said("authorship_before"), said("authorship_after"), said("topics"),
-                        packs.groups("readings.yaml", "kind_endings"), said("compared"))
+                        packs.groups("readings.yaml", "kind_endings"), said("compared"), said("book_words"),
+                        said("spotlight"), said("possessive"), said("about"), said("reader_nouns"),
+                        said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
+                        said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

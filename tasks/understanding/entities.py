@@ -18,8 +18,8 @@ from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
-from tasks.understanding.analysis import longest_apart
-from tasks.understanding.cues import term_pattern
+from tasks.understanding.analysis import list_gap, longest_apart, read_alike_forms, titled_after_alike
+from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
@@ -228,10 +228,12 @@ class EntityIndex:
         """Surname -> author, for Chinese-script authors whose surname no other catalog author shares: the last part
         of a transliteration ("乔治·奥威尔": 奥威尔), the first two characters of a four-character name (东野圭吾:
         东野; a one-character Chinese surname is never one person)."""
-        authors = [a for a in self.author_books if re.fullmatch(_CJK_NAME, a)]
+        # every Chinese-script name a catalog author goes by, an alias too ("阿加莎·克里斯蒂" is Agatha Christie)
+        names = {n: self.author_names[n] for n in self.author_names if re.fullmatch(_CJK_NAME, n)}
         owners: dict[str, set[str]] = {}
-        for surname in filter(None, map(_cjk_surname, authors)):
-            owners[surname] = {a for a in authors if a.startswith(surname) or re.split(r"[·・.]", a)[-1] == surname}
+        for surname in (s for n in names for s in _cjk_short_names(n)):
+            owners[surname] = {a for n, a in names.items()
+                               if n.startswith(surname) or re.split(r"[·・.]", n)[-1] == surname}
         return {surname: next(iter(held)) for surname, held in owners.items() if len(held) == 1}
 
     def name_spans(self, text: str) -> list[tuple[int, int, str, str]]:
@@ -291,17 +293,20 @@ class EntityIndex:
 
 
 def _latin_surname(author: str) -> str | None:
-    words = re.findall(r"[A-Za-z][A-Za-z'-]+", author)
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", author)  # an initial is a word of the name: "C. S. Lewis"
     return words[-1] if len(words) >= 2 and author.isascii() and len(words[-1]) >= 4 else None
 
 
-def _cjk_surname(author: str) -> str | None:
+def _cjk_short_names(author: str) -> tuple[str, ...]:
+    """The short forms a brief writes of a Chinese-script name: a transliteration's last part, and its first where
+    that is three characters or more ("阿加莎·克里斯蒂": 克里斯蒂, 阿加莎); a four-character name's first two (东野)."""
     if not re.fullmatch(_CJK_NAME, author):
-        return None
+        return ()
     parts = [p for p in re.split(r"[·・.]", author) if p]
     if len(parts) > 1:
-        return parts[-1] if len(parts[-1]) >= 2 else None
-    return author[:2] if len(author) == 4 else None
+        return tuple(p for p in (parts[-1] if len(parts[-1]) >= 2 else "", parts[0] if len(parts[0]) >= 3 else "")
+                     if p)
+    return (author[:2],) if len(author) == 4 else ()
 
 
 
@@ -387,7 +392,8 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
     his books may stand on a theme shelf, among others); a book set apart and likened is a read-alike's."""
     found = understand(reading.searchable_text, index)
     allowed = {m.value for m in reading.of(ALLOWED) if m.field == "author"}
-    if found.intent is Intent.AUTHOR_SPOTLIGHT and set(found.authors) <= allowed:
+    if found.intent is Intent.AUTHOR_SPOTLIGHT and (set(found.authors) <= allowed
+                                                    or not _featured(reading, index, found.authors)):
         return Understanding(Intent.THEME_SHELF, resolved_query=found.resolved_query)
     # "《明朝那些事儿》之外的同类好书": the book set apart is the one the others are to be like (a read-alike never
     # shelves its book)
@@ -400,26 +406,48 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
     return found
 
 
-@cache
-def _read_alike() -> re.Pattern:
-    """The language packs' read-alike forms (readings.yaml `read_alike`), X the book named: "看完X还想看" is
-    "看完", a short stretch, then "还想看"."""
-    def form(said: str) -> str:
-        return r".{1,40}?".join(term_pattern(part.strip()) for part in said.split("X") if part.strip())
-    return re.compile("|".join(form(f) for f in sorted(load_cues().readings.read_alike, key=len, reverse=True)),
-                      re.IGNORECASE)
-
-
-def _titled_after_alike(brief: str) -> list[str]:
-    """Titles written in title case right after a read-alike form ("If you liked The Thursday Murder Club", "for
-    fans of Lessons in Chemistry"): every word capitalised but the filler and joining words between them."""
+def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) -> bool:
+    """Whether the brief makes one of these authors what the shelf is about, by evidence beside the name: an
+    authorship word before it ("by", "作家"), a spotlight word after it ("专题", "作品", "spotlight", "up front"), its
+    possessive before a kind of book or a word for books ("刘慈欣的科幻", "Toni Morrison's novels", "鲁迅或者沈从文的
+    书"), a list of names one of which has it ("金庸和古龙的武侠小说专题"), or nothing else in the brief. An author
+    named beside a likeness ("梁实秋那一路的"), a permission ("王晋康、刘慈欣都可以"), a day of theirs ("Charles
+    Dickens's birthday week") or a book of theirs set aside ("莫言那本《生死疲劳》已经被借走了") is no spotlight.
+    Where no name is found as written (a surname found only by the brief's structure), the structure was the
+    evidence."""
+    text, said = reading.searchable_text, load_cues().readings
+    spans = sorted((a, b) for a, b, field_name, value in index.name_spans(text)
+                   if field_name == "author" and value in authors)
+    if not spans:
+        return True
+    if not text[:spans[0][0]].strip(" \t\n\"'“”‘’.,，。!！?？:：") and not any(
+            ch.isalnum() for ch in text[spans[-1][1]:]) and len(spans) == 1:
+        return True  # the brief is the name: "鲁迅", "Virginia Woolf"
     cues = load_cues()
-    small = "|".join(re.escape(w) for w in sorted({*cues.filler, *cues.clauses.joiners}, key=len, reverse=True)
-                     if w.isascii() and w.isalpha())
-    word = r"[A-Z][\w'’-]*"
-    title = re.compile(rf"\s*({word}(?:\s+(?:(?:{small})\s+)*{word})*)")
-    return [m.group(1) for form in _read_alike().finditer(brief)
-            if (m := title.match(brief, form.end())) and " " in m.group(1)]
+    kinds = {m.start for m in reading.mentions if m.field in ("form", "genre")}
+    before = regex(rf"(?:{alternation(said.authorship_before)})\s*(?:(?:{alternation(tuple(cues.filler))})\s+)?$",
+                   re.IGNORECASE)
+    after = regex(rf"\s*(?:{alternation(said.spotlight)})", re.IGNORECASE)
+    owned = regex(rf"\s*(?:{alternation(said.possessive)})\s*", re.IGNORECASE)
+    books = regex(rf"(?:(?:{alternation(tuple(cues.filler))})\s+)?(?:{alternation(said.book_words)})", re.IGNORECASE)
+
+    def marked(a: int, b: int) -> bool:
+        if before.search(text, max(0, a - 30), a) or after.match(text, b):
+            return True
+        own = owned.match(text, b)
+        # the kind may be qualified first: "古龙的武侠小说", "Toni Morrison's early novels"
+        if own is None:
+            return False
+        reach = max(m.end() for m in (regex(r"[^\W\d_A-Za-z]{0,4}").match(text, own.end()),
+                                      regex(r"(?:[A-Za-z-]+\s+){0,2}").match(text, own.end())))
+        return any(p in kinds or books.match(text, p) for p in range(own.end(), reach + 1))
+    marks = [marked(a, b) for a, b in spans]
+    # names joined in a list share the mark one of them carries
+    for _ in spans:
+        for i, ((_, end), (start, _)) in enumerate(zip(spans, spans[1:])):
+            if list_gap(text[end:start], cues) is not None and (marks[i] or marks[i + 1]):
+                marks[i] = marks[i + 1] = True
+    return any(marks)
 
 
 @cache
@@ -450,6 +478,24 @@ def _alike_by_structure(brief: str, bare: list[tuple[int, int, str]], names: lis
     return any(_beside(brief, a, b, beside) for a, b, _ in bare)
 
 
+def _alike_by_reference(brief: str, bare: list[tuple[int, int, str]]) -> bool:
+    """A read-alike said around a title rather than beside a verb: a likeness pointing back to it from any later
+    clause ("借阅榜上的《活着》：再来几本同一路数的", "Station Eleven was our top checkout; novels in the same vein"), a
+    word before it that makes it a kind ("another Stoner"; an article with a reader or a time after the title: "A
+    Rebecca for the twenty-first century"), or a reader noun after it ("The Remains of the Day readers"). A catalog title unquoted counts written as a title (a capital first in a spaced
+    script; three characters or more in an unspaced one), since a bare title may be an everyday word."""
+    said = load_cues().readings
+    quoted = [(m.start(), m.end()) for m in re.finditer(r"《[^》]+》", brief)]
+    written = [(a, b) for a, b, t in bare if (brief[a:a + 1].isupper() if t.isascii() else len(t) >= 3)]
+    back = regex(alternation(said.alike_back), re.IGNORECASE)
+    before = regex(rf"(?:{alternation(said.alike_before)})\s*$", re.IGNORECASE)
+    article = regex(rf"(?:{alternation(said.alike_article)})\s*$", re.IGNORECASE)
+    for_whom = regex(rf"\s*(?:{alternation(tuple(load_cues().for_whom))})(?![\w-])", re.IGNORECASE)
+    readers = regex(rf"\s*(?:{alternation(said.reader_nouns)})(?![\w-])", re.IGNORECASE)
+    return any(back.search(brief, b) or before.search(brief[max(0, a - 12):a]) or readers.match(brief, b)
+               or article.search(brief[max(0, a - 4):a]) and for_whom.match(brief, b) for a, b in quoted + written)
+
+
 def _beside(brief: str, start: int, end: int, verbs: re.Pattern) -> bool:
     """Whether a verb ends right before the span or starts right after it (only spaces and "the" between)."""
     before = re.search(r"(?:\s*\bthe)?\s*$", brief[:start], re.IGNORECASE)
@@ -468,7 +514,7 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
         series = next((k for k in keys if k in index.series_books), None)
         if series:
             return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
-    alike = bool(_read_alike().search(brief))
+    alike = bool(read_alike_forms().search(brief))
     # an unquoted title inside an author's name is none: "For fans of Stephen King" is not about a book "King"
     in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)] if not quoted else []
     bare_titles = [] if quoted else [(a, b, t) for a, b, t in index.title_lookup.spans(brief, 2)
@@ -477,15 +523,15 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
     # "Anything by Steinbeck? Our book club loved Of Mice and Men": a liked title whose author the brief names
     # (not excluded: the searchable text holds no exclusion) is the author's, not a read-alike
     own = {b for n in _authors(brief, index)[0] for b in index.author_books[index.author_names[n]]}
-    alike = alike or (_alike_by_structure(brief, bare_titles)
+    alike = alike or ((_alike_by_structure(brief, bare_titles) or _alike_by_reference(brief, bare_titles))
                       and not any(b in own for t in titles for b in index.title_books[t]))
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
     # right after a read-alike form, the form is the structure; a catalog author's name is no title
-    titled = [t for t in _titled_after_alike(brief) if not index.author_lookup.spans(t, 2)]
+    titled = [t for t in (brief[a:b] for a, b in titled_after_alike(brief)) if not index.author_lookup.spans(t, 2)]
     unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief) + titled) if q not in quoted
                and not any(q == written for written, _ in corrections)]
-    if alike and not titles and unknown and (_alike_by_structure(brief, []) or titled):
+    if (alike or titled) and not titles and unknown and (_alike_by_structure(brief, []) or titled):
         # "中国版《鼠疫》那样的疫病小说": a book the catalog lacks is still the one the shelf is to be like
         return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(unknown), book_ids=())
     if titles and alike:

@@ -65,6 +65,7 @@ class NumberGrammar:
     publishing_words: tuple[str, ...] = ()  # a named year is the books' only beside one: "今年出版", "published last year"
     range_close: tuple[str, ...] = ()  # after a range: "之间"
     decimal_points: tuple[str, ...] = ()  # between a number and its decimals: "七点八", "three point five"
+    share: tuple[str, ...] = ()  # a part of the shelf: a number said of it is a wish ("新书占一半", "half of them")
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -190,7 +191,7 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "halves"),
                          {k: int(v) for k, v in table("named_years").items()},
                          packs.words("numbers.yaml", "publishing_words"), packs.words("numbers.yaml", "range_close"),
-                         packs.words("numbers.yaml", "decimal_points"))
+                         packs.words("numbers.yaml", "decimal_points"), packs.words("numbers.yaml", "share"))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:

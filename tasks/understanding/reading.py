@@ -25,8 +25,10 @@ from tasks.model.conditions import NumericCondition
 from tasks.language.text_analysis import brief_stopwords, detect_language
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
+                                          titled_after_alike,
                                           Segmented, resolve_overlaps, segment, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
+from tasks.understanding.evidence import HARD, WISH, not_asked, number_weight, overruled_years
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
@@ -223,7 +225,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # A book's title in 《》 and an occasion's name are names: their words are no mood, setting or kind ("《百年孤独》"
     # is not 孤独, "Women's History Month" asks for no history books).
     audience_readers, occasion_topics, occasion_values = everyday_readings(text, cues, vocabulary)
-    names = [(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)] + [(t.start, t.end) for t in occasion_topics]
+    # so is a title written in title case in a read-alike's place, the catalog holding it or not ("travel books like
+    # Neither Here Nor There": its "Neither" negates nothing)
+    unknown_titles = titled_after_alike(text)
+    names = ([(m.start(), m.end()) for m in _BOOK_TITLE.finditer(text)] + [(t.start, t.end) for t in occasion_topics]
+             + unknown_titles)
     # so is a catalog title unquoted, written as a title or beside a read-alike word ("If you loved The Secret History")
     titles = [(a, b) for a, b, _ in entities.title_spans(text) if named_as_title(seg, a, b, cues)] if entities else []
     found = [f for f in resolve_overlaps(find_candidates(seg, vocabulary, cues, entities) + occasion_values)
@@ -235,7 +241,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
     # holding a book called "Nothing" had wished for heart-warming books)
-    titled = [(a, b) for a, b, _ in entities.title_spans(text) if " " in text[a:b]] if entities is not None else []
+    titled = ([(a, b) for a, b, _ in entities.title_spans(text) if " " in text[a:b]] if entities is not None
+              else []) + unknown_titles
     cue_list = find_cues(seg, cues, spans + titled, frozenset(f[0] for f in found))
     # what a book is and whom it is for: "有趣而不幼稚的童书" excludes the childish, not the children's books
     kinds = [(f[0], f[1]) for f in found if f[2] in ("form", "genre", "audience")]
@@ -272,7 +279,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = _both_ages(mentions, grown, seg, cues)
+    mentions = not_asked(_both_ages(mentions, grown, seg, cues), seg, cues)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
@@ -286,9 +293,15 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     preferred: list[NumericCondition] = []
     preferring = [a for a, _, _ in find_terms(text, cues.preference)]
     clauses = clause_spans(seg, cue_list) if preferring else []
+    g = cues.numbers
+    overruled = overruled_years(numbers, cue_list, text, cues)
     for number in numbers:
         mood = polarity(number.start, number.end)
-        if mood == READER:
+        if mood == READER or number in overruled:
+            continue
+        weight = number_weight(number, mood != EXCLUDED, scopes, seg, g)
+        if weight != HARD:
+            preferred += number.conditions if weight == WISH else ()
             continue
         if mood == EXCLUDED:
             turned = number.negated()
@@ -329,7 +342,12 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # a period or literature's qualifier that is all a topic holds is that range ("明清的已经太多了，这次
                 # 不要"), wherever the cue that excludes it stands
                 ranges = class_ranges().by_word
+                # a topic that is a catalog author's short name, one author's only ("村上本人的先不放", "阿加莎以外的")
+                # is that author, not a subject heading's word
+                short = ({**entities.cjk_surnames, **{k.lower(): v for k, v in entities.surnames.items()}}
+                         if entities is not None else {})
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
+                             else Mention(start, end, "author", short[t], EXCLUDED) if t in short
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}

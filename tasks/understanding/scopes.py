@@ -30,6 +30,7 @@ class Scope:
     end: int
     polarity: str
     degree: bool = False  # it holds a degree and its quality ("not too clinical", "别太说教"): no subject of books
+    permits: bool = False  # a hedge's whole clause ("2000年以后再版的也算", "reprints are fine too"): nothing required
 
 
 def _reader_scoped(text: str, cue: Cue, cues: Cues) -> bool:
@@ -106,7 +107,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
                 alone = before is not None and not text[a:cue.start].strip(" ，,、" + cues.clauses.particles)
                 several.append((before if alone else a, b))
             else:
-                scopes.append(Scope(a, b, ALLOWED))
+                scopes.append(Scope(a, b, ALLOWED, permits=True))
             continue
         polarity = _POLARITY[kind.effect]
         if _runs_back(seg, cue, (a, stop), spans, cues):
@@ -182,14 +183,17 @@ def _degree_stop(text: str, cue: Cue, stop: int, cues: Cues, kinds: list[tuple[i
     not the kind of book, unless the modifier names a kind itself ("不是给孩子看的绘本": children's picture books,
     both said twice)."""
     degree = _degree_after(text, cue, cues)
-    if degree and degree.end() <= stop:
-        stop = degree.end()
+    # the qualities a degree joins run to its clause's end at most: "nothing too preachy, something cozy" is one
+    # degree, the clause after it no quality of it
+    within = degree is not None and degree.start() < stop and text[cue.end:stop].strip() != ""
+    if within:
+        stop = min(degree.end(), stop)
     # the head after the modifier's 的 may be a value said as a kind of book: joined to one, or its name ending in a
     # word for one ("不要穿越的言情小说": 言情小说 is a mood's name)
     starts = {k for k, _ in kinds}
     heads = starts | {a for a, b in values if b in starts or text[a:b].endswith(cues.readings.literature_words)}
     return next((x for x in sorted(heads) if cue.end + 1 < x < stop and text[x - 1] == "的"
-                 and not any(cue.end <= k < x for k in starts)), stop), degree is not None and degree.end() <= stop
+                 and not any(cue.end <= k < x for k in starts)), stop), within
 
 
 def _degree_after(text: str, cue: Cue, cues: Cues) -> re.Match | None:

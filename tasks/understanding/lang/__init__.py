@@ -37,7 +37,7 @@ SCHEMA: dict[str, dict[str, str]] = {
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
         "reference_stances": GROUPS, "composed": TABLE,
     },
-    "clauses.yaml": {"ends": WORDS, "sentence_ends": WORDS, "ends_before_space": WORDS, "ends_between_spaces": WORDS,
+    "clauses.yaml": {"ends": WORDS, "abbreviations": WORDS, "sentence_ends": WORDS, "ends_before_space": WORDS, "ends_between_spaces": WORDS,
                      "question_marks": WORDS, "joiners": WORDS, "particles": WORDS, "containers": WORDS,
                      "offering": WORDS},
     "numbers.yaml": {"digits": TABLE, "multipliers": TABLE, "units": GROUPS, "field_words": GROUPS, "before": TABLE,
@@ -46,12 +46,14 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "eras": TABLE, "setting": WORDS, "scales": TABLE, "counters": WORDS, "decade_words": TABLE, "ordinals": TABLE,
                      "decade_units": WORDS, "century_units": WORDS, "range_open": WORDS, "age_before": WORDS,
                      "age_after": WORDS, "halves": WORDS, "named_years": TABLE,
-                     "publishing_words": WORDS, "range_close": WORDS, "decimal_points": WORDS},
+                     "publishing_words": WORDS, "range_close": WORDS, "decimal_points": WORDS, "share": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
                       "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS,
-                      "kind_endings": GROUPS, "compared": WORDS},
+                      "kind_endings": GROUPS, "compared": WORDS, "book_words": WORDS, "spotlight": WORDS,
+                      "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
+                      "alike_back": WORDS, "alike_before": WORDS, "alike_article": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"

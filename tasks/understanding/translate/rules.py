@@ -34,10 +34,11 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
-from tasks.understanding.analysis import list_gap, segment
+from tasks.understanding.analysis import list_gap, longest_apart, segment
+from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
-from tasks.understanding.topics import brief_keywords
+from tasks.understanding.topics import brief_keywords, has_topic, last_word
 from tasks.understanding.translate.base import Translator
 
 _VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
@@ -52,7 +53,8 @@ def _form_sets(mentions: list[Mention], vocabulary: Vocabulary) -> list[set[str]
 
 def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondition, ...]:
     """The filter conditions a reading states (see the module docstring)."""
-    wishes = _kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
+    wishes = (_kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
+              | _kinds_beside_other_things(reading, load_cues()))
     kept = [m for m in reading.mentions if m not in wishes]
     asked = [m for m in kept if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
@@ -189,6 +191,86 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
             wishes |= {m for i in chain for m in i if m.field in _VALUE_FIELDS_ASKED_AS_KIND}
         chain, offers = [item], False
     return wishes
+
+
+def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
+    """The kinds of book a brief names as one part of its shelf, not what every book must be: a MUST needs the kind
+    to head what the brief asks, and here the words say otherwise (_kinds_listed_with_topics, _kinds_as_topics); a
+    kind joined straight to one of them by a joiner is one with it ("in history and science")."""
+    kinds = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity in (WANTED, ALLOWED)]
+    out = _kinds_listed_with_topics(reading, kinds, cues) | _kinds_as_topics(reading.text, kinds, cues)
+    joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})*", re.IGNORECASE)
+    return out | {k for k in kinds for o in out if k not in out and o.field == k.field
+                  and (a := min(k.end, o.end)) < (b := max(k.start, o.start)) and joined.fullmatch(reading.text, a, b)}
+
+
+def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues) -> set[Mention]:
+    """A kind listed beside things that are no kind of book ("菜谱、园艺、小说都行", "cookbooks, gardening guides and
+    poetry"): the items of its clause joined by the packs' joiners (a word joiner, or three items and more), another
+    item holding a topic and nothing the brief names, outside what it excludes, and either the kind's item is the
+    kind alone (filler before it; after it filler or, unspaced, a predicate: "历史都要有"; "战争与和平题材的小说" is
+    one kind, its modifiers listed) or the other item ends in a word for books ("花卉种植养护的书和写草木的散文").
+    After an item that says what it is about the items are its topics ("memoirs of Black chefs and cooks")."""
+    text, seg = reading.text, segment(reading.text)
+    # what the brief names in an item (a literature is a head of its own where a word for writing ends it: "拉美文学")
+    named = [(m.start, m.end) for m in reading.mentions if m.field != "classification"]
+    taken = [*reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans,
+             *((m.start, m.end) for m in reading.mentions if m.field == "classification")]
+    filler = {w.lower() for w in cues.filler} | set(cues.all_words)
+    books = tuple(w.lower() for w in (*cues.readings.book_words, *cues.readings.literature_words))
+    about = tuple(w.lower() for w in cues.readings.about)
+    joiners = sorted(cues.clauses.joiners, key=len, reverse=True)
+
+    def words(part: str) -> list[str]:
+        return re.findall(r"[a-z'-]+|[^\W\d_a-z]", part.lower())
+    out: set[Mention] = set()
+    for kind in kinds:
+        a, b = seg.clause_of(kind.start)
+        cuts = sorted(longest_apart([(m.start() + a, m.end() + a, j) for j in joiners
+                                     for m in re.finditer(term_pattern(j), text[a:b].lower())]))
+        bounds = [a, *(x for c in cuts for x in c[:2]), b]
+        items = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+        own = next(((x, y) for x, y in items if x <= kind.start < y), None)
+        if own is None or not (any(j.strip(",") for _, _, j in cuts) or len(items) >= 3):
+            continue
+        lead, trail = text[own[0]:kind.start], text[kind.end:own[1]].lower().strip()
+        bare = ((all(w in filler for w in words(lead)) if lead.isascii() else "".join(words(lead)) in ("", *filler))
+                and not trail.startswith(about) and (not trail.isascii() or all(w in filler for w in words(trail))))
+        at = items.index(own)
+        for i, (x, y) in enumerate(items):
+            # its head: what follows the last thing said of the reader, a number or an exclusion in it ("给打工人下班
+            # 后翻的漫画" is comics)
+            x = max([x, *(q for p, q in taken if x <= q < y or p < y <= q)])
+            part = text[x:y].strip(" " + cues.clauses.particles)
+            complement = any(set(words(text[p:q])) & set(about) for p, q in items[at:i])
+            if (i == at or not part or complement or any(p < y and x < q for p, q in named)
+                    or not (has_topic(part, cues) or has_topic(last_word(part, 0, len(part)), cues))):
+                continue
+            if bare or part.lower().endswith(books):
+                out.add(kind)
+                break
+    return out
+
+
+def _kinds_as_topics(text: str, kinds: list[Mention], cues: Cues) -> set[Mention]:
+    """A kind that says what another kind is about, where the brief asks for another kind: after an about-word
+    ("biographies of women in science"), or opening a modifier with an about-word before the kind it qualifies
+    ("讲历史人物的传记": biographies)."""
+    seg = segment(text)
+    about = tuple(w.lower() for w in cues.readings.about)
+    out: set[Mention] = set()
+    for kind, other in ((k, o) for k in kinds for o in kinds if o.value != k.value and o.start != k.start):
+        lead = text[seg.clause_of(kind.start)[0]:kind.start]
+        if lead.isascii():  # the last word before it, filler that says nothing of aboutness aside
+            said = [w for w in re.findall(r"[a-z'-]+", lead.lower()) if w in about or w not in cues.filler]
+            if said and said[-1] in about:
+                out.add(kind)
+        elif kind.end <= other.start and not seg.any_end(kind.end, other.start):
+            gap = text[kind.end:other.start]
+            if (lead.endswith(about) and gap.endswith(tuple(cues.readings.possessive))
+                    and list_gap(gap, cues) is None):
+                out.add(kind)
+    return out
 
 
 def _offers_other_things(chain: list[list[Mention]], text: str, cues: Cues) -> bool:

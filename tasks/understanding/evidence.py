@@ -1,0 +1,83 @@
+"""What a brief must say before the reader asserts a condition it seems to name: the evidence a hard condition needs.
+
+A kind of book or an audience is asked for only where the brief asks for it, not where it describes the reader or
+puts the kind elsewhere; a year is a publication condition only where no setting word, permission or share of the
+shelf makes it something else, and no contrast sets it apart as said of other books. (The other evidence rules stand
+where their readings are made: an author spotlight's in entities.py, a kind's MUST in translate/rules.py.)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tasks.understanding.analysis import ALLOWED, READER, WANTED, Cue, Segmented, find_terms
+from tasks.understanding.cues import Cues, alternation, regex
+from tasks.understanding.lang import TERMINATE
+from tasks.understanding.numbers import NumberGrammar, NumericMention
+
+if TYPE_CHECKING:  # reading.py reads its mentions and numbers with these rules
+    from tasks.understanding.reading import Mention
+    from tasks.understanding.scopes import Scope
+
+
+HARD, WISH, NONE = "hard", "wish", "none"
+
+
+def number_weight(number: NumericMention, asked: bool, scopes: list[Scope], seg: Segmented, g: NumberGrammar) -> str:
+    """What a number the brief asks for (`asked`: not excluded) may become: a year after a setting word is when the
+    books are set, not when they were written ("set before 1900", "故事发生在1949年以前"): nothing; a number in a
+    clause that only allows ("2000年以后再版的也算", "reprints from 2015 on are fine too") or speaks of a share of the
+    shelf ("新书占一半就行", "about half can be from 2020 or later"): a wish, never a requirement."""
+    text, (start, end) = seg.text, seg.clause_of(number.start)
+    if all(c.field == "pub_year" for c in number.conditions) and find_terms(text[start:number.start], g.setting):
+        return NONE
+    if asked and (any(s.permits and s.start <= number.start and number.end <= s.end for s in scopes)
+                  or find_terms(text[start:end], g.share)):
+        return WISH
+    return HARD
+
+
+def _years_of(number: NumericMention) -> tuple[float, float] | None:
+    """The publication years a phrase allows, first and last; None for a phrase of anything else."""
+    if not number.conditions or any(c.field != "pub_year" or c.op == "outside" for c in number.conditions):
+        return None
+    low = max((c.value + (c.op == ">") for c in number.conditions if c.op in (">", ">=")), default=float("-inf"))
+    high = min((c.value - (c.op == "<") for c in number.conditions if c.op in ("<", "<=")), default=float("inf"))
+    return low, high
+
+
+def overruled_years(numbers: list[NumericMention], cue_list: list[Cue], text: str, cues: Cues
+                     ) -> set[NumericMention]:
+    """Of two publication periods that cannot both hold, one said before a contrast and one after it, the one
+    before was said of other books ("Space opera boomed in the 1970s, but we want ones published after 2015", "这类
+    书大多出版于1990年代，但我们要2010年以后的"): the shelf's is the one after the contrast. Periods that can both hold
+    ("after 1990 but before 2010") are one range."""
+    contrasts = [c for c in cue_list if c.kind.effect == TERMINATE
+                 and text[c.start:c.end].lower() not in {w.lower() for w in cues.moment}]
+    years = [(n, span) for n in numbers if (span := _years_of(n)) is not None]
+    # the contrast opens a request of its own, words before the period ("but we want ones published after 2015");
+    # right before the period it only joins two bounds of one ("published after 2015 but before 1900": a
+    # contradiction to ask about)
+    return {one for one, (a, b) in years for other, (c, d) in years
+            if one.end <= other.start and max(a, c) > min(b, d)
+            and any(one.end <= cue.start and cue.end < other.start and text[cue.end:other.start].strip()
+                    for cue in contrasts)}
+
+
+def not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
+    """The kinds of book and audiences a brief names without asking for them are the reader's, no condition: a kind
+    right before a reader noun where the brief asks for another kind ("memoirs for a fiction reader", "给科幻迷的科普
+    书"), and what a clause puts elsewhere ("Fiction is on the second floor", "少儿区另外布置"; a clause that says
+    here as well is this shelf's: "一楼这次放历史书")."""
+    text, said = seg.text, cues.readings
+    kinds = [m for m in mentions if m.field in ("form", "genre", "audience") and m.polarity in (WANTED, ALLOWED)]
+    reader = regex(rf"\s*(?:{alternation(tuple(w for w in cues.readings.possessive if not w.isascii()))})?\s*"
+                   rf"(?:{alternation(said.reader_nouns)})", re.IGNORECASE)
+    of_reader = {m for m in kinds if m.field != "audience" and reader.match(text, m.end)}
+    others = [m for m in kinds if m.field != "audience" and m not in of_reader]
+    elsewhere = {m for m in kinds if (clause := text[slice(*seg.clause_of(m.start))])
+                 and find_terms(clause, said.elsewhere) and not find_terms(clause, said.here)}
+    gone = elsewhere | (of_reader if others else set())
+    return [replace(m, polarity=READER) if m in gone else m for m in mentions]
