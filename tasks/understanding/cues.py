@@ -108,10 +108,14 @@ class Cues:
         return re.compile(alternation(self.reader_end))
 
     @cached_property
+    def any_of_these(self) -> tuple[str, ...]:
+        """The words of the cue kinds that speak of several things at once ("都可以", "both", "either is fine")."""
+        return tuple(w for k in self.kinds if k.several for w in self.kind_words.get(k.name, ()))
+
+    @cached_property
     def additive_ahead(self) -> re.Pattern:
         """An additive word before the sentence ends or an any-of-these word decides: "以外的也要有"."""
-        several = (w for k in self.kinds if k.several for w in self.kind_words.get(k.name, ()))
-        stops = "".join(re.escape(w[0]) for w in (*self.clauses.sentence_ends, *several, *self.additive)
+        stops = "".join(re.escape(w[0]) for w in (*self.clauses.sentence_ends, *self.any_of_these, *self.additive)
                         if not w.isascii() or not w.isalpha())
         return re.compile(rf"[^{stops}]*(?:{alternation(self.additive)})")
 

@@ -99,10 +99,11 @@ class Reading:
 
 
 def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
-    """Grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子") or the
-    grown-ups added with an additive word ("children's books, plus a few for adults too", "童书，也放几本给大人的") the
-    shelf is for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these
-    are ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing."""
+    """Grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子"), named in
+    one clause that an any-of-these word follows ("大人小孩都可以读", "kids and adults both welcome"), or the grown-ups
+    added with an additive word ("children's books, plus a few for adults too", "童书，也放几本给大人的") the shelf is
+    for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these are
+    ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing."""
     children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
     if not grown or not children:
         return mentions
@@ -111,9 +112,12 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
     listed = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
                  if (a in grown) != (b in grown)) or any(
         find_terms(text[slice(*seg.clause_of(g.start))], cues.additive) for g in grown
-        if any(c.end <= g.start for c in children))
+        if any(c.end <= g.start for c in children)) or any(
+        (clause := seg.clause_of(g.start)) == seg.clause_of(c.start)
+        and find_terms(text[max(g.end, c.end):clause[1]], cues.any_of_these) for g in grown for c in children)
     dropped = set(children) | (set(grown) if listed else set())
-    return [m for m in mentions if m not in dropped]
+    # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
+    return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
