@@ -103,11 +103,16 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
     one clause that an any-of-these word follows ("大人小孩都可以读", "kids and adults both welcome"), or the grown-ups
     added with an additive word ("children's books, plus a few for adults too", "童书，也放几本给大人的") the shelf is
     for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these are
-    ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing."""
+    ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing. A grown-ups' word that opens
+    a reading context's words ("大人和孩子一起看的书", whose context holds the children) says who reads together, not
+    whose books."""
+    text = seg.text
+    together = {g for g in grown for m in mentions if m.field == "reading_context"
+                and m.polarity in (WANTED, ALLOWED) and m.start >= g.end and not text[g.end:m.start].strip()}
+    grown = [g for g in grown if g not in together]
     children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
     if not grown or not children:
-        return mentions
-    text = seg.text
+        return [replace(m, polarity=READER) if m in together else m for m in mentions]
     pairs = sorted(grown + children, key=lambda m: m.start)
     listed = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
                  if (a in grown) != (b in grown)) or any(
@@ -115,7 +120,7 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         if any(c.end <= g.start for c in children)) or any(
         (clause := seg.clause_of(g.start)) == seg.clause_of(c.start)
         and find_terms(text[max(g.end, c.end):clause[1]], cues.any_of_these) for g in grown for c in children)
-    dropped = set(children) | (set(grown) if listed else set())
+    dropped = together | set(children) | (set(grown) if listed else set())
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
 

@@ -90,6 +90,8 @@ def test_a_degrees_quality_is_no_excluded_subject(brief):
     # or named in one clause that a word for any of them follows
     ("关于海洋的书，大人小孩都可以读", None),
     ("Books about the ocean, kids and adults both welcome", None),
+    # or read together, the context's words holding the children
+    ("大人和孩子一起看的书", None),
     # the grown-ups' word says whose books these are
     ("成人童话，给大人读的", EXCLUDED),
     # a readers' age up to a children's book's oldest reader
