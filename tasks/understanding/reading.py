@@ -361,7 +361,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}
                 mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]
-    readers = [(s.start, s.end) for s in scopes if s.polarity == READER] + audience_readers
+    # the reader's own words (a kind named for the reader, both ages of an all-ages shelf) are no keyword either
+    readers = ([(s.start, s.end) for s in scopes if s.polarity == READER] + audience_readers
+               + [(m.start, m.end) for m in mentions if m.polarity == READER])
     # An exclusion is blanked from the searchable text, and so is a degree ("not too long", "别太长"), which names
     # no topic to search for.
     excluded = [(a, b) for a, b in excluded

@@ -103,3 +103,15 @@ def test_who_the_shelf_is_for(brief, children):
     held = {m.polarity for m in read_brief(brief, get_vocabulary()).mentions  # a reader's word is no condition
             if m.field == "audience" and m.value == "children" and m.polarity != READER}
     assert held == ({children} if children else set()), held
+
+
+@pytest.mark.parametrize("brief, words", [
+    ("Books about the ocean for kids and adults", ("kids", "adults")),
+    ("大人和孩子一起看的书", ("大人",)),
+    ("memoirs for a fiction reader", ("fiction",)),
+])
+def test_the_readers_words_are_not_searched_for(brief, words):
+    """Words that say who reads (both ages of an all-ages shelf, a kind named for the reader) are no keyword: "kids"
+    had searched for children's books on an all-ages shelf about the ocean."""
+    text = read_brief(brief, get_vocabulary()).searchable_text
+    assert not [w for w in words if w in text], text
