@@ -63,6 +63,7 @@ topics are headings, they lifted books that did not fit (Gutenberg's held-out br
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -388,10 +389,10 @@ class RelevanceModel:
         # what a brief's values say, and a read-alike's likeness, rest on the source's own tags: on a tag-blind
         # catalog (guesses, headings) they lifted books that did not fit (docs/measurements.md, round five)
         said = vocabulary is not None and self.kind == "tagged"
-        values = brief_values(query, content, weights, vocabulary, stem, sure) if said and (theme_shelf or like) else None
-        dimensions = len(vocabulary.dimension_names) if vocabulary is not None else 0
-        alike = ((lambda book: likeness(book, like, self.values, len(books), sure, dimensions)) if said and like
-                 else None)
+        values = (brief_values(query, content, weights, vocabulary, stem, sure)
+                  if said and (theme_shelf or like) else None)
+        alike = (likeness(like, self.values, len(books), sure, len(vocabulary.dimension_names))
+                 if said and like else None)
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
                                {b: d.sentence for b, d in dense.items()}, z, stem,
                                narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike)
@@ -526,31 +527,34 @@ def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mappi
     return BriefValues(tuple(words), sure)
 
 
-def likeness(book: BookRecord, named: Sequence[BookRecord], counts: Mapping[tuple[str, str], int], catalog: int,
-             sure: float, dimensions: int) -> float:
-    """How much of what the named books are the book is too: the share of the values they hold surely that it holds
+def held_pairs(book: BookRecord, sure: float) -> set[tuple[str, str]]:
+    """Every (dimension, value) the book holds surely: its source's tags, and guesses at `sure` or above."""
+    return {(d, v) for d, values in book.held_values(sure).items() for v in values}
+
+
+def likeness(named: Sequence[BookRecord], counts: Mapping[tuple[str, str], int], catalog: int, sure: float,
+             dimensions: int) -> Callable[[BookRecord], float]:
+    """How much of what the named books are a book is too: the share of the values they hold surely that it holds
     too, each weighing how few of the catalog's books hold it (sharing '小说' with 《边城》 says little, '乡土小镇'
     more). A read-alike's topic is its book, not the brief's few words. Only where the named books hold values in at
     least half of the vocabulary's `dimensions`: a profile, not a guess or two (a tag-blind catalog's Frankenstein is
-    'science fiction' and little else, and so are Jules Verne's voyages); 0 otherwise."""
-    held = [other.held_values(sure) for other in named]
-    theirs = {(d, v) for values in held for d, vs in values.items() for v in vs}
-    if 2 * len({d for d, _ in theirs}) < dimensions:
-        return 0.0
-    mine = {(d, v) for d, values in book.held_values(sure).items() for v in values}
+    'science fiction' and little else, and so are Jules Verne's voyages); 0 otherwise. The profile is weighed once,
+    each candidate read against it."""
+    theirs = set().union(*(held_pairs(other, sure) for other in named))
     telling = {value: math.log((catalog + 1) / (counts.get(value, 0) + 1)) for value in sorted(theirs)}
     total = sum(telling.values())
-    return sum(w for value, w in telling.items() if value in mine) / total if total > 0 else 0.0
+    if 2 * len({d for d, _ in theirs}) < dimensions or total <= 0:
+        return lambda book: 0.0
+
+    def of(book: BookRecord) -> float:
+        mine = held_pairs(book, sure)
+        return sum(w for value, w in telling.items() if value in mine) / total
+    return of
 
 
-def value_counts(books: Sequence[BookRecord], sure: float) -> dict[tuple[str, str], int]:
+def value_counts(books: Sequence[BookRecord], sure: float) -> Counter[tuple[str, str]]:
     """Every (dimension, value) the catalog's books hold surely, with its count of books."""
-    counts: dict[tuple[str, str], int] = {}
-    for book in books:
-        for dimension, values in book.held_values(sure).items():
-            for value in values:
-                counts[(dimension, value)] = counts.get((dimension, value), 0) + 1
-    return counts
+    return Counter(pair for book in books for pair in held_pairs(book, sure))
 
 
 def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], floor: float) -> int:
@@ -577,13 +581,9 @@ def book_topics(book: BookRecord) -> list[tuple[str, str]]:
                                *((TOPIC_DIMENSION, g) for g in book.tags.get(TOPIC_DIMENSION, ()))]))
 
 
-def topic_counts(books: Sequence[BookRecord]) -> dict[tuple[str, str], int]:
+def topic_counts(books: Sequence[BookRecord]) -> Counter[tuple[str, str]]:
     """Every topic of the catalog with its count of books."""
-    counts: dict[tuple[str, str], int] = {}
-    for book in books:
-        for topic in book_topics(book):
-            counts[topic] = counts.get(topic, 0) + 1
-    return counts
+    return Counter(topic for book in books for topic in book_topics(book))
 
 
 def nearest_topics(candidates: Sequence[Candidate], books: Mapping[str, BookRecord],

@@ -111,16 +111,17 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
                 and m.polarity in (WANTED, ALLOWED) and m.start >= g.end and not text[g.end:m.start].strip()}
     grown = [g for g in grown if g not in together]
     children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
-    if not grown or not children:
-        return [replace(m, polarity=READER) if m in together else m for m in mentions]
-    pairs = sorted(grown + children, key=lambda m: m.start)
-    listed = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
-                 if (a in grown) != (b in grown)) or any(
-        find_terms(text[slice(*seg.clause_of(g.start))], cues.additive) for g in grown
-        if any(c.end <= g.start for c in children)) or any(
-        (clause := seg.clause_of(g.start)) == seg.clause_of(c.start)
-        and find_terms(text[max(g.end, c.end):clause[1]], cues.any_of_these) for g in grown for c in children)
-    dropped = together | set(children) | (set(grown) if listed else set())
+    dropped = set(together)
+    if grown and children:
+        pairs = sorted(grown + children, key=lambda m: m.start)
+        joined = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
+                     if (a in grown) != (b in grown))
+        added = any(find_terms(text[slice(*seg.clause_of(g.start))], cues.additive) for g in grown
+                    if any(c.end <= g.start for c in children))
+        both = any((clause := seg.clause_of(g.start)) == seg.clause_of(c.start)
+                   and find_terms(text[max(g.end, c.end):clause[1]], cues.any_of_these)
+                   for g in grown for c in children)
+        dropped |= set(children) | (set(grown) if joined or added or both else set())
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
 

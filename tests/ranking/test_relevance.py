@@ -208,11 +208,11 @@ def test_a_read_alike_is_read_by_its_likeness_to_the_named_book_the_rarer_values
     catalog = [named, village, novel, *others]
     counts = value_counts(catalog, 0.6)
     assert counts[("genre", "小说")] == 23 and counts[("spatial_atmosphere", "乡土小镇")] == 2
-    alike = [likeness(b, [named], counts, len(catalog), 0.6, dimensions=4) for b in (village, novel, named)]
+    alike = [likeness([named], counts, len(catalog), 0.6, dimensions=4)(b) for b in (village, novel, named)]
     # sharing '小说' with 《边城》, as most of the catalog does, says little; sharing its village, most
     assert alike[0] == alike[2] == pytest.approx(1.0) and alike[1] < 0.1
     # a named book holding values in fewer than half the vocabulary's dimensions has no profile to be like
-    assert likeness(village, [named], counts, len(catalog), 0.6, dimensions=6) == 0.0
+    assert likeness([named], counts, len(catalog), 0.6, dimensions=6)(village) == 0.0
     # a likeness is evidence as much as a brief's values are, and no more
     assert probabilities(Calibration({k: {} for k in KINDS}, {k: -5.0 for k in KINDS}),
                          [Evidence(alike=alike[0])], "tagged")[0] == pytest.approx(SAID_TRUST)
