@@ -53,7 +53,13 @@ for _traditional, _simplified in zip(traditional_charmap, simplified_charmap, st
 
 def fold(text: str) -> str:
     """Width, case and traditional characters folded away."""
-    return unicodedata.normalize("NFKC", text).translate(_TO_SIMPLIFIED).lower()
+    return simplified(unicodedata.normalize("NFKC", text)).lower()
+
+
+def simplified(text: str) -> str:
+    """Traditional characters as their simplified forms, one for one (a brief is read in the script its language
+    pack is written in, as a name is compared: "親子共讀的繪本" is 亲子共读的绘本)."""
+    return text.translate(_TO_SIMPLIFIED)
 
 
 @dataclass(frozen=True)

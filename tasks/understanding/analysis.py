@@ -329,7 +329,8 @@ def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
     said = cues.readings
     books = tuple(w for w in (*said.book_words, *said.literature_words) if w.isascii())
     likeness = tuple(w for w in said.likeness if w.isascii())
-    return (re.compile(rf"\s*({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
+    # an article before the title may be lower case: "If you enjoy the Jack Reacher series"
+    return (re.compile(rf"\s*(?:the\s+)?({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
             re.compile(rf"(?:{alternation(books)})\s+(?:{alternation(likeness)})\s*$", re.IGNORECASE),
             re.compile(rf"\s*,?\s*(?:and\s+)?(?:{alternation(tuple(w for w in said.alike_back if w.isascii()))})",
                        re.IGNORECASE))

@@ -38,6 +38,8 @@ class Cues:
     not_a_topic: frozenset[str]
     pronouns: frozenset[str]
     moment: tuple[str, ...]  # words of the moment: between a phrase and the cue after it they change nothing
+    adding: tuple[str, ...]  # opening a clause, a part added to the shelf: "plus field guides", "再配几本手册"
+    arranging: tuple[str, ...]  # after a list, how its items stand together, nothing of what they are: "搭着放"
     readings: Readings
     clauses: Clauses
     numbers: NumberGrammar

@@ -22,6 +22,7 @@ from datetime import date
 from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
+from tasks.catalog.names import simplified
 from tasks.language.text_analysis import brief_stopwords, detect_language
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
                                           everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
@@ -228,7 +229,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                cues: Cues | None = None) -> Reading:
     """The brief's mentions, each with the polarity its cues give it, and its numeric conditions."""
     cues = cues or load_cues()
-    text = unicodedata.normalize("NFKC", text)
+    # width folded, and traditional characters read as the simplified the zh pack is written in ("療癒一點的繪本")
+    text = simplified(unicodedata.normalize("NFKC", text))
     seg = segment(text, cues)  # the brief's clauses and words, made once: every reader below reads them
     numbers = find_numbers(text, today, cues.numbers, seg.clause_of)
     number_spans = [(n.start, n.end) for n in numbers]

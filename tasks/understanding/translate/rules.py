@@ -54,7 +54,7 @@ def _form_sets(mentions: list[Mention], vocabulary: Vocabulary) -> list[set[str]
 def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondition, ...]:
     """The filter conditions a reading states (see the module docstring)."""
     wishes = (_kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
-              | _kinds_beside_other_things(reading, load_cues()))
+              | _kinds_beside_other_things(reading, load_cues()) | _kinds_in_added_parts(reading, load_cues()))
     kept = [m for m in reading.mentions if m not in wishes]
     asked = [m for m in kept if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
@@ -214,6 +214,7 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
     text, seg = reading.text, segment(reading.text)
     # what the brief names in an item (a literature is a head of its own where a word for writing ends it: "拉美文学")
     named = [(m.start, m.end) for m in reading.mentions if m.field != "classification"]
+    named_kinds = [(m.start, m.end) for m in reading.mentions if m.field in (*_VALUE_FIELDS_ASKED_AS_KIND, "audience")]
     taken = [*reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans,
              *((m.start, m.end) for m in reading.mentions if m.field == "classification")]
     filler = {w.lower() for w in cues.filler} | set(cues.all_words)
@@ -242,13 +243,55 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
             # 后翻的漫画" is comics)
             x = max([x, *(q for p, q in taken if x <= q < y or p < y <= q)])
             part = text[x:y].strip(" " + cues.clauses.particles)
-            complement = any(set(words(text[p:q])) & set(about) for p, q in items[at:i])
-            if (i == at or not part or complement or any(p < y and x < q for p, q in named)
+            # after an item that says what it is about, an item is one of its topics unless a word for books heads
+            # it ("memoirs of Black chefs and cooks"; "a memoir about a garden and a guide to composting": a guide)
+            headed = _head(part, cues).endswith(books)
+            complement = not headed and any(set(words(text[p:q])) & set(about) for p, q in items[at:i])
+            # a value in an item a word for books heads only qualifies it ("航海故事": stories)
+            if (i == at or not part or complement
+                    or any(p < y and x < q for p, q in (named_kinds if headed else named))
                     or not (has_topic(part, cues) or has_topic(last_word(part, 0, len(part)), cues))):
                 continue
-            if bare or part.lower().endswith(books):
+            if bare or headed:
                 out.add(kind)
                 break
+    return out
+
+
+def _head(part: str, cues: Cues) -> str:
+    """What a list item or an added part names, lower case: its words before what it says it is about ("a practical
+    guide to composting": a guide), how the items stand together dropped ("中医故事搭着放": 中医故事)."""
+    low = part.lower().strip(" " + cues.clauses.particles)
+    for word in sorted(cues.arranging, key=len, reverse=True):
+        if low.endswith(word.lower()):
+            low = low[:-len(word)].rstrip(" " + cues.clauses.particles)
+    cut = regex(rf"\s(?:{alternation(tuple(w for w in cues.readings.about if w.isascii()))})\s").search(low)
+    return low[:cut.start()].rstrip() if cut and low.isascii() else low
+
+
+def _kinds_in_added_parts(reading: Reading, cues: Cues) -> set[Mention]:
+    """The kinds of book in two parts of a shelf, one added to the other by a clause an adding word opens ("a thriller
+    set at sea, plus field guides to seashells", "一本茶人的回忆录，再配几本泡茶入门手册"): where the other part names
+    a thing of its own (another kind of book, or a word for books at its head), each part's kind is for that part of
+    the shelf, a wish; a kind both parts name stays what every book is."""
+    text, seg = reading.text, segment(reading.text)
+    adding = regex(rf"\s*(?:{alternation(cues.adding)})(?![a-z])", re.IGNORECASE)
+    books = tuple(w.lower() for w in cues.readings.book_words)
+    kinds = [m for m in reading.mentions if m.field in (*_VALUE_FIELDS_ASKED_AS_KIND, "audience")
+             and m.polarity in (WANTED, ALLOWED)]
+    clauses = [seg.clause_of(at) for at in (0, *(e + 1 for e in seg.ends)) if at <= len(text)]
+    out: set[Mention] = set()
+    for (a, b), (c, d) in zip(clauses, clauses[1:]):
+        opened = adding.match(text, c, d)
+        if not opened:
+            continue
+        parts = [(a, b), (opened.end(), d)]
+        held = [[m for m in kinds if x <= m.start < y] for x, y in parts]
+        for (mine, theirs), (x, y) in zip(((held[0], held[1]), (held[1], held[0])), reversed(parts)):
+            values = {m.value for m in theirs}
+            own = values - {m.value for m in mine} if theirs else _head(text[x:y], cues).endswith(books)
+            if own:
+                out |= {m for m in mine if m.value not in values}
     return out
 
 
