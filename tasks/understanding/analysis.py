@@ -171,13 +171,24 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
              if not any(x <= a and b <= y for x, y in taken)
              and not any(x <= a and b <= y and ((a, b) != (x, y) or kind.effect == EXCLUDE) for x, y in pseudo)
-             and not (kind.direction == NEXT_VALUE and next_start(text, b, value_starts, cues.filler) is None)
+             and not (kind.direction == NEXT_VALUE and next_start(text, b, value_starts, cues.filler) is None
+                      and not (kind.kinds_only and compared_until(text, b, cues)))
              and not (kind.at_clause_end and text[b:seg.clause_of(a)[1]].strip(" .!?'\""))
              and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
     free = [f for f in found if not f[2].only_where_free]
     found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free
                     and not any(x < b and a < y and other.effect != TERMINATE for x, y, other in free)]
     return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
+
+
+def compared_until(text: str, at: int, cues: Cues) -> int | None:
+    """Where what a comparison compares ends: before its degree word, a few characters on ("比盗墓小说还好看": 盗墓小说);
+    None where no degree word follows in its clause."""
+    if not cues.comparison_end:
+        return None
+    close = regex(rf"[^\s{re.escape(''.join(cues.clauses.sentence_ends))}，,]{{1,8}}?(?=(?:"
+                  rf"{alternation(cues.comparison_end)}))").match(text, at)
+    return close.end() if close else None
 
 
 _SPACE = re.compile(r"\s+")
@@ -249,6 +260,13 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         named = named_value(name, vocabulary)
         found += [(b - len(e), b, *named) for a, b in _words_of(seg) for e in endings
                   if named and b - a >= len(e) + 2 and text.endswith(e, a, b)]
+    # a quality's word that ends its phrase is the kind of book it heads ("温暖的纪实", "考古纪实，", "纪实和小说"; "纪实风格"
+    # is a texture): a clause end, a joiner or the brief's end after it
+    joiners = (*cues.clauses.joiners, *cues.clauses.particles)
+    for name, words in cues.readings.kind_heads.items():
+        named = named_value(name, vocabulary)
+        found += [(a, b, *named) for a, b, _ in find_terms(text, words) if named and (
+            b == len(text.rstrip()) or seg.ends_at(b) or text[b:].lower().startswith(joiners))]
     # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
     # or school grade ("fourth graders", "三年级")
     for name, words in (*cues.readings.values.items(), *cues.readings.audiences.items()):

@@ -38,6 +38,7 @@ class Cues:
     not_a_topic: frozenset[str]
     pronouns: frozenset[str]
     moment: tuple[str, ...]  # words of the moment: between a phrase and the cue after it they change nothing
+    comparison_end: tuple[str, ...]  # a comparison's degree word, where what it compares ends: "比盗墓小说还好看"
     adding: tuple[str, ...]  # opening a clause, a part added to the shelf: "plus field guides", "再配几本手册"
     arranging: tuple[str, ...]  # after a list, how its items stand together, nothing of what they are: "搭着放"
     readings: Readings
@@ -165,6 +166,8 @@ class Readings:
     alike_before: tuple[str, ...] = ()  # before a title, making it a kind: "another Stoner", "又一本《活着》"
     alike_article: tuple[str, ...] = ()  # the same with a reader or time after the title: "a Charlotte's Web for ..."
     likeness: tuple[str, ...] = ()  # read_alike_verbs' likeness words alone: "like", "像"
+    everyone: tuple[str, ...] = ()  # a shelf for every age: "for all ages", "老少咸宜"
+    kind_heads: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a kind -> quality words that head a phrase
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -299,7 +302,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         packs.groups("readings.yaml", "kind_endings"), said("compared"), said("book_words"),
                         said("spotlight"), said("possessive"), said("about"), said("reader_nouns"),
                         said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
-                        said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()))
+                        said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()),
+                        said("everyone"), packs.groups("readings.yaml", "kind_heads"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

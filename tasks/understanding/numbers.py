@@ -66,6 +66,8 @@ class NumberGrammar:
     range_close: tuple[str, ...] = ()  # after a range: "之间"
     decimal_points: tuple[str, ...] = ()  # between a number and its decimals: "七点八", "three point five"
     share: tuple[str, ...] = ()  # a part of the shelf: a number said of it is a wish ("新书占一半", "half of them")
+    date_parts: tuple[str, ...] = ()  # after a number inside a year's date: "2020年6月以后" ("月", "日")
+    months: tuple[str, ...] = ()  # a month's name before a year: "after March 2019"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -104,6 +106,14 @@ class NumberGrammar:
     @cached_property
     def unit(self) -> re.Pattern:
         return _table_pattern({w: q for q, words in self.units.items() for w in words}, _JOINED)
+
+    @cached_property
+    def date_inside_year(self) -> tuple[re.Pattern, re.Pattern]:
+        """A date's parts finer than its year: a month and a day after the year ("2020年6月", "年3月15日"), or a
+        month's name (and a day) before it ("March 2019", "1 May 2018", "June 5, 2020")."""
+        day = r"\d{1,2}(?:st|nd|rd|th)?"
+        return (re.compile(rf"(?:\s*(?:{self.number_source})\s*(?:{_words(self.date_parts)}))+", re.IGNORECASE),
+                re.compile(rf"(?:{day}\s+)?(?:{_words(self.months)})(?:\s+{day})?,?\s*$", re.IGNORECASE))
 
     @cached_property
     def after_comparator(self) -> re.Pattern:
@@ -191,7 +201,8 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "halves"),
                          {k: int(v) for k, v in table("named_years").items()},
                          packs.words("numbers.yaml", "publishing_words"), packs.words("numbers.yaml", "range_close"),
-                         packs.words("numbers.yaml", "decimal_points"), packs.words("numbers.yaml", "share"))
+                         packs.words("numbers.yaml", "decimal_points"), packs.words("numbers.yaml", "share"),
+                         packs.words("numbers.yaml", "date_parts"), packs.words("numbers.yaml", "months"))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:
@@ -237,13 +248,23 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
             half = None if half else grammar.half.match(text, end)  # "七分半", "三星半": the half after it
             if half:
                 value, end = value + 0.5, half.end()
-        after = None if op else grammar.after_comparator.match(text, end)
+        # a bound inside a year ("2020年6月以后", "after March 2019") holds books of that year: the year is in
+        month_after, month_before = grammar.date_inside_year
+        inside = (month_after.match(text, end) if quantity == "pub_year" or not quantity else None)
+        after = None if op else grammar.after_comparator.match(text, inside.end() if inside else end)
         if after:
             op, end = _lookup(grammar.after, after.group("w")), after.end()
+        else:
+            inside = None
         clause = clause_start(start)
-        before = grammar.before_comparator.search(text, clause, start)
-        if before and not text[before.end():start].strip():
+        month = month_before.search(text, clause, start) if grammar.months and m.group(0).isdigit() else None
+        reach = month.start() if month else start
+        before = grammar.before_comparator.search(text, clause, reach)
+        if before and not text[before.end():reach].strip():
             op, start = op or _lookup(grammar.before, before.group("w")), before.start()
+            inside = inside or month
+        if inside:
+            op = {">": ">=", "<": "<="}.get(op, op)
         named = [f for f in grammar.field_word.finditer(text, clause, start)]
         if named:
             field = named[-1]

@@ -29,6 +29,7 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, W
                                           titled_after_alike,
                                           Segmented, resolve_overlaps, segment, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
+from tasks.understanding.lang import ALLOW, CLAUSE
 from tasks.understanding.evidence import HARD, WISH, not_asked, number_weight, overruled_years
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
@@ -100,7 +101,7 @@ class Reading:
 
 
 def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
-    """Grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子"), named in
+    """A shelf for every age that names grown-ups ("for all ages … a few for adults"), or grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子"), named in
     one clause that an any-of-these word follows ("大人小孩都可以读", "kids and adults both welcome"), or the grown-ups
     added with an additive word ("children's books, plus a few for adults too", "童书，也放几本给大人的") the shelf is
     for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these are
@@ -119,10 +120,16 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
                      if (a in grown) != (b in grown))
         added = any(find_terms(text[slice(*seg.clause_of(g.start))], cues.additive) for g in grown
                     if any(c.end <= g.start for c in children))
+        # any word that lets each of them in will do: "都可以", "both welcome", "都能看"
+        letting = (*cues.any_of_these, *cues.words_of((ALLOW,), CLAUSE))
         both = any((clause := seg.clause_of(g.start)) == seg.clause_of(c.start)
-                   and find_terms(text[max(g.end, c.end):clause[1]], cues.any_of_these)
+                   and find_terms(text[max(g.end, c.end):clause[1]], letting)
                    for g in grown for c in children)
         dropped |= set(children) | (set(grown) if joined or added or both else set())
+    # a shelf for every age that names grown-ups ("for all ages: picture books and a few for adults"): no age is whose
+    # books these are ("kids of all ages" are still kids)
+    if grown and find_terms(text, cues.readings.everyone):
+        dropped |= set(grown) | {m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)}
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans, find_terms,
-                                          list_gap, next_start)
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans,
+                                          compared_until, find_terms, list_gap, next_start)
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE, CLAUSE_BEFORE, DESCRIBE, EXCEPT, EXCLUDE, FOLLOWING,
                                       NEXT_VALUE, PRECEDING, REQUIRE, TERMINATE)
@@ -73,6 +73,9 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             held = kinds if kind.kinds_only else spans  # "stranger than fiction": a kind, never "like Dune"
             at = next_start(text, cue.end, {x for x, _ in held}, cues.filler)
             end = max((y for x, y in held if x == at), default=cue.end)
+            # a comparison says what it compares up to its degree word: "比盗墓小说还好看的考古纪实" holds 盗墓小说
+            close = compared_until(text, cue.end, cues) if kind.kinds_only and at is None else None
+            end = max([y for x, y in held if close and cue.end <= x and y <= close] or [end])
             while kind.kinds_only and (more := next_start(text, end, {x for x, _ in held}, frozenset())) is not None:
                 end = max(y for x, y in held if x == more)  # a kind said in two ("推理小说", "mystery novels")
             if not (kind.about_the_reader and _asks(seg, cue, cues)):  # a question's 不 states a fact

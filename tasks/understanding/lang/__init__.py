@@ -34,7 +34,7 @@ SCHEMA: dict[str, dict[str, str]] = {
         "reader_end": WORDS, "question": WORDS, "request": WORDS,
         "degree": WORDS, "degree_after": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS, "moment": WORDS,
-        "adding": WORDS, "arranging": WORDS,
+        "adding": WORDS, "arranging": WORDS, "comparison_end": WORDS,
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
         "reference_stances": GROUPS, "composed": TABLE,
     },
@@ -47,14 +47,16 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "eras": TABLE, "setting": WORDS, "scales": TABLE, "counters": WORDS, "decade_words": TABLE, "ordinals": TABLE,
                      "decade_units": WORDS, "century_units": WORDS, "range_open": WORDS, "age_before": WORDS,
                      "age_after": WORDS, "halves": WORDS, "named_years": TABLE,
-                     "publishing_words": WORDS, "range_close": WORDS, "decimal_points": WORDS, "share": WORDS},
+                     "publishing_words": WORDS, "range_close": WORDS, "decimal_points": WORDS, "share": WORDS,
+                     "date_parts": WORDS, "months": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
                       "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS,
                       "kind_endings": GROUPS, "compared": WORDS, "book_words": WORDS, "spotlight": WORDS,
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
-                      "alike_back": WORDS, "alike_before": WORDS, "alike_article": WORDS},
+                      "alike_back": WORDS, "alike_before": WORDS, "alike_article": WORDS,
+                      "everyone": WORDS, "kind_heads": GROUPS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"

@@ -34,7 +34,7 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
-from tasks.understanding.analysis import list_gap, longest_apart, segment
+from tasks.understanding.analysis import find_terms, list_gap, longest_apart, segment
 from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
@@ -218,7 +218,8 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
     taken = [*reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans,
              *((m.start, m.end) for m in reading.mentions if m.field == "classification")]
     filler = {w.lower() for w in cues.filler} | set(cues.all_words)
-    books = tuple(w.lower() for w in (*cues.readings.book_words, *cues.readings.literature_words))
+    book_words = tuple(w.lower() for w in cues.readings.book_words)
+    books = (*book_words, *(w.lower() for w in cues.readings.literature_words))
     about = tuple(w.lower() for w in cues.readings.about)
     joiners = sorted(cues.clauses.joiners, key=len, reverse=True)
 
@@ -227,8 +228,11 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
     out: set[Mention] = set()
     for kind in kinds:
         a, b = seg.clause_of(kind.start)
+        # a joiner inside a pseudo-cue joins nothing ("a novel or two")
+        pseudo = [(x + a, y + a) for x, y, _ in find_terms(text[a:b], cues.pseudo_negation)]
         cuts = sorted(longest_apart([(m.start() + a, m.end() + a, j) for j in joiners
-                                     for m in re.finditer(term_pattern(j), text[a:b].lower())]))
+                                     for m in re.finditer(term_pattern(j), text[a:b].lower())
+                                     if not any(x <= m.start() + a and m.end() + a <= y for x, y in pseudo)]))
         bounds = [a, *(x for c in cuts for x in c[:2]), b]
         items = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
         own = next(((x, y) for x, y in items if x <= kind.start < y), None)
@@ -245,14 +249,15 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
             part = text[x:y].strip(" " + cues.clauses.particles)
             # after an item that says what it is about, an item is one of its topics unless a word for books heads
             # it ("memoirs of Black chefs and cooks"; "a memoir about a garden and a guide to composting": a guide)
-            headed = _head(part, cues).endswith(books)
-            complement = not headed and any(set(words(text[p:q])) & set(about) for p, q in items[at:i])
+            head = _head(part, cues)
+            thing = head.endswith(book_words)
+            complement = not thing and any(set(words(text[p:q])) & set(about) for p, q in items[at:i])
             # a value in an item a word for books heads only qualifies it ("航海故事": stories)
             if (i == at or not part or complement
-                    or any(p < y and x < q for p, q in (named_kinds if headed else named))
+                    or any(p < y and x < q for p, q in (named_kinds if thing else named))
                     or not (has_topic(part, cues) or has_topic(last_word(part, 0, len(part)), cues))):
                 continue
-            if bare or headed:
+            if bare or head.endswith(books):
                 out.add(kind)
                 break
     return out
@@ -290,8 +295,11 @@ def _kinds_in_added_parts(reading: Reading, cues: Cues) -> set[Mention]:
         for (mine, theirs), (x, y) in zip(((held[0], held[1]), (held[1], held[0])), reversed(parts)):
             values = {m.value for m in theirs}
             own = values - {m.value for m in mine} if theirs else _head(text[x:y], cues).endswith(books)
+            # whom a part is for is whom the shelf is for unless the other part names another kind of book ("红树林的
+            # 绘本，再配几本人物故事": both for children)
+            other_kind = any(m.field != "audience" and m.value not in {k.value for k in mine} for m in theirs)
             if own:
-                out |= {m for m in mine if m.value not in values}
+                out |= {m for m in mine if m.value not in values and (m.field != "audience" or other_kind)}
     return out
 
 
