@@ -356,15 +356,19 @@ def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
 
 def titled_after_alike(brief: str) -> list[tuple[int, int]]:
     """Titles written in title case in a read-alike's place, the catalog holding them or not: right after a
-    read-alike form ("If you liked The Thursday Murder Club", "for fans of Lessons in Chemistry"), after a kind of
-    book and a likeness ("essay collections like Disability Visibility", "travel books like Neither Here Nor
-    There"), or right before a likeness pointing back ("Mae Among the Stars and the like"); of two words or more
-    (one capitalised word is as often a place or a name)."""
+    read-alike form ("If you liked The Thursday Murder Club", "for fans of Lessons in Chemistry", "in the vein of
+    Wintering"), after a kind of book and a likeness ("essay collections like Disability Visibility", "travel books
+    like Neither Here Nor There"), or right before a likeness pointing back ("Mae Among the Stars and the like");
+    of two words or more but right after a form (one capitalised word is as often a place or a name)."""
     title, kind_like, back = _title_case()
-    starts = [form.end() for form in read_alike_forms().finditer(brief)]
-    starts += [m.end() for m in re.finditer(r"\s+", brief) if kind_like.search(brief, 0, m.start())
-               and kind_like.search(brief, 0, m.start()).end() == m.start()]
-    found = [(m.start(1), m.end(1)) for at in starts if (m := title.match(brief, at)) and " " in m.group(1)]
+    formed = [form.end() for form in read_alike_forms().finditer(brief)]
+    starts = formed + [m.end() for m in re.finditer(r"\s+", brief) if kind_like.search(brief, 0, m.start())
+                       and kind_like.search(brief, 0, m.start()).end() == m.start()]
+    # right after a read-alike form one word is a title too ("in the vein of Wintering"), but for an occasion's name
+    # ("in the spirit of Christmas")
+    occasions = {w.lower() for o in load_cues().readings.occasions for w in o.words}
+    found = [(m.start(1), m.end(1)) for at in starts if (m := title.match(brief, at))
+             and (" " in m.group(1) or at in formed and m.group(1).lower() not in occasions)]
     found += [(m.start(1), m.end(1)) for m in title.finditer(brief)
               if " " in m.group(1) and back.match(brief, m.end(1))]
     return sorted(set(found))

@@ -264,21 +264,23 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
 
 
 def _head(part: str, cues: Cues) -> str:
-    """What a list item or an added part names, lower case: its words before what it says it is about ("a practical
-    guide to composting": a guide), how the items stand together dropped ("中医故事搭着放": 中医故事)."""
+    """What a list item or an added part names, lower case: its words before what it says it is about or whom it is
+    for ("a practical guide to composting", "a field guide for fossil hunters": a guide), how the items stand together
+    dropped ("中医故事搭着放": 中医故事)."""
     low = part.lower().strip(" " + cues.clauses.particles)
     for word in sorted(cues.arranging, key=len, reverse=True):
         if low.endswith(word.lower()):
             low = low[:-len(word)].rstrip(" " + cues.clauses.particles)
-    cut = regex(rf"\s(?:{alternation(tuple(w for w in cues.readings.about if w.isascii()))})\s").search(low)
+    cut = regex(rf"\s(?:{alternation(tuple(w for w in (*cues.readings.about, *cues.for_whom) if w.isascii()))})\s"
+                ).search(low)
     return low[:cut.start()].rstrip() if cut and low.isascii() else low
 
 
 def _kinds_in_added_parts(reading: Reading, cues: Cues) -> set[Mention]:
     """The kinds of book in two parts of a shelf, one added to the other by a clause an adding word opens ("a thriller
     set at sea, plus field guides to seashells", "一本茶人的回忆录，再配几本泡茶入门手册"): where the other part names
-    a thing of its own (another kind of book, or a word for books at its head), each part's kind is for that part of
-    the shelf, a wish; a kind both parts name stays what every book is."""
+    a thing of its own (a kind of book of another field, or a word for books at its head), each part's kind is for
+    that part of the shelf, a wish; a kind both parts name stays what every book is."""
     text, seg = reading.text, segment(reading.text)
     adding = regex(rf"\s*(?:{alternation(cues.adding)})(?![a-z])", re.IGNORECASE)
     books = tuple(w.lower() for w in cues.readings.book_words)
@@ -295,11 +297,16 @@ def _kinds_in_added_parts(reading: Reading, cues: Cues) -> set[Mention]:
         for (mine, theirs), (x, y) in zip(((held[0], held[1]), (held[1], held[0])), reversed(parts)):
             values = {m.value for m in theirs}
             own = values - {m.value for m in mine} if theirs else _head(text[x:y], cues).endswith(books)
-            # whom a part is for is whom the shelf is for unless the other part names another kind of book ("红树林的
-            # 绘本，再配几本人物故事": both for children)
-            other_kind = any(m.field != "audience" and m.value not in {k.value for k in mine} for m in theirs)
+            # whom a part is for is whom the shelf is for unless the other part names another kind of book or another
+            # reader ("红树林的绘本，再配几本人物故事": both for children; "a novel in verse for the teens, or a picture
+            # book for the little ones": children's books for part of it)
+            other_kind = (any(m.field != "audience" and m.value not in {k.value for k in mine} for m in theirs)
+                          or any(x <= p < y for p, _ in reading.reader_spans)
+                          or any(m.field == "adult" and x <= m.start < y for m in reading.mentions))
+            # two kinds of one field, one in each part, are alternatives, read as such (_one_of_the_kinds)
             if own:
-                out |= {m for m in mine if m.value not in values and (m.field != "audience" or other_kind)}
+                out |= {m for m in mine if m.value not in values and (m.field != "audience" or other_kind)
+                        and not any(t.field == m.field for t in theirs)}
     return out
 
 
