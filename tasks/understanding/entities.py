@@ -18,7 +18,8 @@ from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
-from tasks.understanding.analysis import list_gap, longest_apart, read_alike_forms, titled_after_alike
+from tasks.understanding.analysis import (find_terms, list_gap, longest_apart, read_alike_forms, segment,
+                                          titled_after_alike)
 from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
@@ -412,7 +413,8 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
     possessive before a kind of book or a word for books ("刘慈欣的科幻", "Toni Morrison's novels", "鲁迅或者沈从文的
     书"), a list of names one of which has it ("金庸和古龙的武侠小说专题"), or nothing else in the brief. An author
     named beside a likeness ("梁实秋那一路的"), a permission ("王晋康、刘慈欣都可以"), a day of theirs ("Charles
-    Dickens's birthday week") or a book of theirs set aside ("莫言那本《生死疲劳》已经被借走了") is no spotlight.
+    Dickens's birthday week"), a book of theirs set aside ("莫言那本《生死疲劳》已经被借走了") or theirs added to a shelf of
+    other kinds ("fiction about nurses, Whitman's battlefield poems too") is no spotlight.
     Where no name is found as written (a surname found only by the brief's structure), the structure was the
     evidence."""
     text, said = reading.searchable_text, load_cues().readings
@@ -441,7 +443,14 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
         reach = max(m.end() for m in (regex(r"[^\W\d_A-Za-z]{0,4}").match(text, own.end()),
                                       regex(r"(?:[A-Za-z-]+\s+){0,2}").match(text, own.end())))
         return any(p in kinds or books.match(text, p) for p in range(own.end(), reach + 1))
-    marks = [marked(a, b) for a, b in spans]
+    seg = segment(text)
+
+    def added(a: int) -> bool:
+        """Whether the name's clause adds to a shelf of kinds named before it ("fiction and nonfiction that highlight
+        nurses, Whitman's battlefield poems too"): the author's books are one part of it."""
+        start, end = seg.clause_of(a)
+        return bool(find_terms(text[start:end], cues.additive)) and any(k < start for k in kinds)
+    marks = [marked(a, b) and not added(a) for a, b in spans]
     # names joined in a list share the mark one of them carries
     for _ in spans:
         for i, ((_, end), (start, _)) in enumerate(zip(spans, spans[1:])):

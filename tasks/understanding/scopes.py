@@ -158,7 +158,7 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
                      for one, other in zip(free, free[1:]))
         # or joined to an item the brief names nothing in ("chick lit and mysteries both fine", "菜谱和散文都可以")
         joiners = alternation(tuple(cues.clauses.joiners))
-        listed = listed or any(x in kinds and (regex(rf"\w\s*(?:{joiners})\s*$", re.IGNORECASE).search(text, a, x)
+        listed = listed or any((x, y) in kinds and (regex(rf"\w\s*(?:{joiners})\s*$", re.IGNORECASE).search(text, a, x)
                                                or regex(rf"\s*(?:{joiners})\s*\w", re.IGNORECASE).match(text, y, b))
                                for x, y in free)
         if len(wanted) > 1 or wanted and listed:
