@@ -27,11 +27,15 @@ HARD, WISH, NONE = "hard", "wish", "none"
 
 def number_weight(number: NumericMention, asked: bool, scopes: list[Scope], seg: Segmented, g: NumberGrammar) -> str:
     """What a number the brief asks for (`asked`: not excluded) may become: a year after a setting word is when the
-    books are set, not when they were written ("set before 1900", "故事发生在1949年以前"): nothing; a number in a
+    books are set, not when they were written ("set before 1900", "故事发生在1949年以前"), and one beside a word of
+    another thing's year is that thing's ("films premiered after 2000", "2010年以后上映的"): nothing; a number in a
     clause that only allows ("2000年以后再版的也算", "reprints from 2015 on are fine too") or speaks of a share of the
     shelf ("新书占一半就行", "about half can be from 2020 or later"): a wish, never a requirement."""
     text, (start, end) = seg.text, seg.clause_of(number.start)
-    if all(c.field == "pub_year" for c in number.conditions) and find_terms(text[start:number.start], g.setting):
+    # or right after it, a verb of another thing's year ("电影2010年以后上映的": the films')
+    if all(c.field == "pub_year" for c in number.conditions) and (
+            find_terms(text[start:number.start], g.setting)
+            or any(a <= 1 for a, _, _ in find_terms(text[number.end:end], g.setting))):
         return NONE
     if asked and (any(s.permits and s.start <= number.start and number.end <= s.end for s in scopes)
                   or find_terms(text[start:end], g.share)):
