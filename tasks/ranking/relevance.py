@@ -104,7 +104,7 @@ MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distributio
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
 SAID_TRUST = 0.75  # how often a book holding all the brief's words say fits it (`said_fit`)
-HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics fits: 4 of 24 such dev books did (`head_missing`)
+HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics fits (4 of 24 dev books did)
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
 
 
