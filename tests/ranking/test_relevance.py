@@ -200,6 +200,11 @@ def test_a_genre_mood_or_setting_brief_is_said_by_the_values_its_words_name():
     p = probabilities(doubtful, [Evidence(vector_z=-4.0, said=1.0), Evidence(vector_z=-4.0, said=0.5, untied=True),
                                  Evidence(vector_z=4.0, said=0.1), Evidence(named=1.0, said=0.2)], "tagged")
     assert p[0] == SAID_TRUST and p[1] == pytest.approx(SAID_TRUST / 2) and p[2] > 0.9 and p[3] == 1.0
+    # a book the order doubts (a children's book on a brief for grown-ups) is not lifted by its values: the weights'
+    # probability stands
+    lifted = probabilities(doubtful, [Evidence(vector_z=-4.0, said=1.0, doubtful=1.0),
+                                      Evidence(vector_z=-4.0, alike=1.0, doubtful=1.0)], "tagged")
+    assert np.all(lifted < 0.1)
 
 
 def test_a_book_that_says_none_of_the_titles_filed_topic_is_unlikely_to_fit():
