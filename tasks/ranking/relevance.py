@@ -546,8 +546,7 @@ class BriefValues:
             return 0.0
         filed = {e.topic for e in carried if e.how != "vector"}
         return sum(w.weight for w in self.words
-                   if not w.required and (any(book.confidence(f, v) >= self.sure for f, v in w.values)
-                                          or filed.intersection(w.topics))) / total
+                   if not w.required and self.holds(w, book, filed, text=set(), values=True)) / total
 
 
     def holds(self, word: SaidWord, book: BookRecord, filed: set[str], text: set[str], values: bool) -> bool:
