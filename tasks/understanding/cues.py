@@ -201,6 +201,8 @@ class Clauses:
     particles: str
     containers: tuple[str, ...]  # between two kinds, the second found inside the first: "科普精选里的科幻"
     offering: frozenset[str]  # the joiners that offer a choice: "or", "或者"
+    # characters the traditional fold would change that simplified text writes too ("名著", "乾隆", "神祇")
+    kept_characters: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=None)
@@ -308,7 +310,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
                       "".join(packs.words("clauses.yaml", "particles")), packs.words("clauses.yaml", "containers"),
-                      frozenset(w.lower() for w in packs.words("clauses.yaml", "offering")))
+                      frozenset(w.lower() for w in packs.words("clauses.yaml", "offering")),
+                      kept_characters=frozenset(packs.words("clauses.yaml", "kept_characters")))
     plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words", "filler"}
     sets = {"wanting", "not_a_topic", "pronouns"}
     composed = _composed(packs, root)

@@ -100,6 +100,16 @@ class Reading:
         return sum(1 for i in content if any(a <= i < b for a, b in spans)) / len(content)
 
 
+def _in_one_script(text: str, cues: Cues) -> str:
+    """A brief written in traditional characters read in the simplified the zh pack is written in ("療癒一點的繪本"):
+    where two characters or more only the traditional script writes stand in it; a character simplified text writes
+    too is never folded ("名著" stays, as "四大名著" does in a simplified brief)."""
+    kept = cues.clauses.kept_characters
+    if len({ch for ch in text if ch not in kept and simplified(ch) != ch}) < 2:
+        return text
+    return "".join(ch if ch in kept else simplified(ch) for ch in text)
+
+
 def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
     """A shelf for every age that names grown-ups ("for all ages … a few for adults"), or grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子"), named in
     one clause that an any-of-these word follows ("大人小孩都可以读", "kids and adults both welcome"), or the grown-ups
@@ -236,8 +246,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                cues: Cues | None = None) -> Reading:
     """The brief's mentions, each with the polarity its cues give it, and its numeric conditions."""
     cues = cues or load_cues()
-    # width folded, and traditional characters read as the simplified the zh pack is written in ("療癒一點的繪本")
-    text = simplified(unicodedata.normalize("NFKC", text))
+    text = _in_one_script(unicodedata.normalize("NFKC", text), cues)
     seg = segment(text, cues)  # the brief's clauses and words, made once: every reader below reads them
     numbers = find_numbers(text, today, cues.numbers, seg.clause_of)
     number_spans = [(n.start, n.end) for n in numbers]

@@ -40,7 +40,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     },
     "clauses.yaml": {"ends": WORDS, "abbreviations": WORDS, "sentence_ends": WORDS, "ends_before_space": WORDS, "ends_between_spaces": WORDS,
                      "question_marks": WORDS, "joiners": WORDS, "particles": WORDS, "containers": WORDS,
-                     "offering": WORDS},
+                     "offering": WORDS, "kept_characters": WORDS},
     "numbers.yaml": {"digits": TABLE, "multipliers": TABLE, "units": GROUPS, "field_words": GROUPS, "before": TABLE,
                      "after": TABLE, "ranges": WORDS, "reading_times": TABLE, "reading_verbs": WORDS,
                      "not_content": WORDS, "relative": WORDS, "time_units": TABLE, "single_time_units": TABLE,

@@ -257,7 +257,7 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
                     or any(p < y and x < q for p, q in (named_kinds if thing else named))
                     or not (has_topic(part, cues) or has_topic(last_word(part, 0, len(part)), cues))):
                 continue
-            if bare or head.endswith(books):
+            if bare or head.endswith(books) or part.lower().endswith(books):
                 out.add(kind)
                 break
     return out
