@@ -8,9 +8,13 @@ line naming the file and key (PackError is an InputError: the CLI prints it and 
 - cues.yaml: cue words by kind (NegEx-style: negation before and after what it negates, pseudo-negations that only
   contain a cue, terminations, plus requirement, hedge, preference, the reader, questions, degree); what each cue
   kind does to its scope is kinds.yaml beside the packs, the same for every language (a new kind is a row there);
-- clauses.yaml: where a clause ends, the words that join two parts of a phrase, the particles a phrase may end in;
-- numbers.yaml: the number grammar's words (digits, units, comparators on either side, periods, reading times);
-- readings.yaml: everyday readings (audiences, feelings, read-alike forms, occasions, languages and literatures).
+  also the words that open a part added to a shelf, say how listed items stand together, and end a comparison;
+- clauses.yaml: where a clause ends, the words that join two parts of a phrase, the particles a phrase may end in,
+  the characters a script fold leaves alone;
+- numbers.yaml: the number grammar's words (digits, units, comparators on either side, periods, reading times, the
+  parts of a date inside a year);
+- readings.yaml: everyday readings (audiences, feelings, read-alike forms, occasions, languages and literatures, a
+  shelf for every age, quality words that head a phrase as a kind).
 """
 
 from __future__ import annotations
