@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -88,13 +88,49 @@ def embedder():
     return create_embedder(load_settings().embedder)
 
 
+# A Prefect server's database, migrated. A new one is a hundred migrations: 3 s of CPU and 3-9 s of a server's
+# start on this machine. Every Prefect server of a run starts from a copy of its first one's: the sessions' servers,
+# and the workspace servers that commands started by tests run in this process's PREFECT_HOME.
+PREFECT_DB = "prefect-server.db"
+
+
 @pytest.fixture(scope="session")
-def prefect_server():
-    """One temporary Prefect server for every flow test of the session."""
+def prefect_server(tmp_path_factory):
+    """One temporary Prefect server for every flow test of the session (one per xdist worker: a server shared by
+    the workers would mix their runs in `shelfwise status`, which lists a server's last five), on a copy of the
+    run's migrated database; the first session of the run migrates it and leaves the copy."""
+    import fcntl
+    import shutil
+    import sqlite3
+    from unittest import mock
+
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=120):
+    root = run_folder(tmp_path_factory)
+    template = root / PREFECT_DB
+    folder = Path(tempfile.mkdtemp(prefix="shelfwise-prefect-db-"))
+    with ExitStack() as stack:
+        with open(root / f"{PREFECT_DB}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            migrated = template.exists()
+            if migrated:
+                shutil.copyfile(template, folder / "prefect-test.db")
+            with mock.patch("prefect.testing.utilities.mkdtemp", lambda: str(folder)):  # where its database goes
+                stack.enter_context(prefect_test_harness(server_startup_timeout=120))
+            if not migrated:  # before any test: a consistent copy of the live database (SQLite's online backup)
+                with sqlite3.connect(folder / "prefect-test.db") as source, \
+                        sqlite3.connect(root / f".{PREFECT_DB}.tmp") as copy:
+                    source.backup(copy)
+                os.replace(root / f".{PREFECT_DB}.tmp", template)
+        if not (_PREFECT_HOME / "prefect.db").exists():  # no workspace server has run here yet
+            shutil.copyfile(template, _PREFECT_HOME / "prefect.db")
         yield
+
+
+def run_folder(tmp_path_factory) -> Path:
+    """The run's temporary folder, which holds each xdist worker's."""
+    root = tmp_path_factory.getbasetemp()
+    return root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
 
 
 def built_once(tmp_path_factory, name: str, build) -> Path:
@@ -104,9 +140,7 @@ def built_once(tmp_path_factory, name: str, build) -> Path:
     import fcntl
     import shutil
 
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the run's folder, which holds each worker's
+    root = run_folder(tmp_path_factory)
     folder = root / name
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
