@@ -232,6 +232,9 @@ def server(demo_copy, monkeypatch):
     port = free_port()
     monkeypatch.setenv("SHELFWISE__SERVER__PORT", str(port))
     monkeypatch.setenv("SHELFWISE__SERVER__OUTPUTS_PORT", str(free_port()))
+    # its serve loop asks for runs to start every 2 s, not Prefect's 10: a run the test triggers waits 1 s for it,
+    # not 5 (four of them in test_prefect_faults)
+    monkeypatch.setenv("PREFECT_RUNNER_POLL_FREQUENCY", "2")
     command = Command("server", own_server=True)
     command.wait_for(r"Your deployments are being served", timeout=300)
     yield command, f"http://127.0.0.1:{port}"
