@@ -25,6 +25,18 @@ from hypothesis import settings as hypothesis_settings
 hypothesis_settings.register_profile("shelfwise", deadline=None)
 hypothesis_settings.load_profile("shelfwise")
 
+
+def pytest_configure(config):
+    """The xdist workers share one string hashing (a random PYTHONHASHSEED per run, unless one is set): what one
+    worker built once for all (the demo batch) is compared digit for digit with what another computes."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") and "PYTHONHASHSEED" not in os.environ:
+        os.environ["PYTHONHASHSEED"] = str(int.from_bytes(os.urandom(4), "big"))
+
+
+def pytest_report_header(config):
+    return f"PYTHONHASHSEED={os.environ.get('PYTHONHASHSEED')} (the xdist workers')"
+
+
 # Prefect must be configured before it is first imported.
 _PREFECT_HOME = Path(tempfile.mkdtemp(prefix="shelfwise-prefect-"))
 os.environ.setdefault("DO_NOT_TRACK", "1")
@@ -205,13 +217,20 @@ def workspace_env(env: dict[str, str]):
 
 @pytest.fixture(scope="session")
 def demo_run(demo_workspace, tmp_path_factory):
-    """The demo batch shelved once per session, in a copy of the indexed demo workspace of its own: for tests that
-    read it. Not shared between workers as the index is: its Prefect artifacts are on this session's server, and a
-    rerun is compared with it digit for digit (a path score's last digit follows the process's string hashing)."""
+    """The demo batch shelved once per run, as the index is built (built_once), in a copy of the indexed demo
+    workspace; this session's copy of it: for tests that read it. A rerun is compared with it digit for digit (a
+    path score's last digit follows the process's string hashing: the xdist workers share one PYTHONHASHSEED, see
+    pytest_configure). Its Prefect run is on the builder's server only."""
     from flows.cli import main as shelfwise
 
-    with workspace_env(copy_workspace(demo_workspace, tmp_path_factory.mktemp("demo-run"))):
-        assert shelfwise(["run", str(DEMO_THEMES)]) == 0
+    def build(folder: Path) -> None:
+        with workspace_env(copy_workspace(demo_workspace, folder)):
+            assert shelfwise(["run", str(DEMO_THEMES)]) == 0
+
+    built = built_once(tmp_path_factory, "demo-run", build)
+    with workspace_env(workspace_in(built)):
+        env = copy_workspace(load_settings(), tmp_path_factory.mktemp("demo-run"))
+    with workspace_env(env):
         return load_settings()
 
 
