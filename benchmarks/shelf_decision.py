@@ -23,7 +23,7 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +35,7 @@ FLOORS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 DONE_SHARES = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)  # "done" asks the shelf's mean probability of fitting at least this
 BANDS = ((0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (0.6, 0.8), (0.8, 1.01))
 FIT_SHARE = 0.9  # what "done" promises of a shelf
+READ_AT = 0.4  # the floor whose shelves are read whole in the dump (the floor in force)
 
 
 @dataclass
@@ -144,6 +145,36 @@ def shelve_at(ctx, o: Ordered, probs, floor: float):
         "gating": settings.gating.model_copy(update={"done_fit_share": 0.0})})
     ranking = replace(o.ranking, candidates=with_relevance(o.ranking.candidates, probs))
     return shelve_ranking(ranking, o.hits, o.understood, replace(ctx.ranking, settings=settings))
+
+
+def book_reading(ctx, o: Ordered, book_id: str, evidence, p: float | None) -> dict:
+    """One book as a cause is read from: its record, its evidence and its probability."""
+    book = ctx.ranking.books[book_id]
+    carried = o.ranking.subject_evidence.get(book_id, ())
+    return {"book": book_id, "title": book.title, "p": p, "grade": (o.judgments or {}).get(book_id, 0),
+            "summary": (book.summary or "")[:300], "subjects": list(book.subjects)[:12],
+            "tags": {d: list(v) for d, v in book.tags.items()},
+            "evidence": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in asdict(evidence).items()},
+            "carried": [f"{e.topic}->{e.subject} ({e.how}, {e.kind}, {e.books})" for e in carried]}
+
+
+def reading(ctx, o: Ordered, shelf, by_id: dict) -> dict:
+    """The brief as understood and, for the shelf at the floor in force, every shelved book and every judged fitting
+    candidate left under the floor, read whole: what a cause of a wrong or a missed book is read from."""
+    query = o.understood.query
+    evidence = dict(zip((c.book_id for c in o.ranking.candidates), o.ranking.evidence))
+    shelved = {e.book.book_id for e in shelf.entries}
+    judged = o.judgments or {}
+    fitting = {b for b, g in judged.items() if g > 0}
+    return {"query": {"conditions": query.describe_conditions(), "keywords": list(query.search_keywords),
+                      "content": list(o.ranking.content),
+                      "subjects": [f"{t.topic.text} [{t.role}]: " + ", ".join(f"{m.subject.label} ({m.how}, "
+                                   f"{m.subject.books})" for m in t.matches[:6]) for t in query.subjects]},
+            "shelved": [book_reading(ctx, o, b, evidence[b], by_id.get(b)) for b in (e.book.book_id for e in
+                        shelf.entries) if b in evidence],
+            "under": [book_reading(ctx, o, c.book_id, evidence[c.book_id], by_id.get(c.book_id))
+                      for c in o.ranking.candidates if c.book_id in fitting and c.book_id not in shelved],
+            "unrecalled": sorted(fitting - set(evidence))}
 
 
 def status_under(record: dict, share: float) -> str:
@@ -277,7 +308,8 @@ def main() -> int:
                                    if o.judgments is not None else None),
                         "works": [works.get(e.book.book_id, e.book.book_id) for e in shelf.entries],
                         "fitting_works": (len({works.get(b, b) for b, g in o.judgments.items() if g > 0})
-                                          if o.judgments is not None else None)})
+                                          if o.judgments is not None else None),
+                        **(reading(ctx, o, shelf, by_id) if cal == "in" and floor == READ_AT else {})})
     out = Path(args.dump)
     out.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {len(records)} shelves to {out}")

@@ -228,7 +228,8 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
                 defined=conditions_define(query, ranking.content, not policy.paths, ctx.vocabulary, stem),
                 content=ranking.content, vocabulary=ctx.vocabulary,
                 like=[ctx.books[b] for b in understanding.book_ids if b in ctx.books]
-                if understanding.intent is Intent.SIMILAR_TO_BOOK else ())
+                if understanding.intent is Intent.SIMILAR_TO_BOOK else (),
+                title=understood.theme.theme_name if understood.theme.brief != understood.theme.theme_name else "")
             candidates = ctx.relevance.score(candidates, ranking.evidence)
     ranking.candidates = candidates
     return ranking

@@ -58,6 +58,16 @@ is its book ("像《边城》那样的书"), so its candidates are read by how m
 rarer values weighing more (`likeness`). Both read the catalog's own evidence, and only where its source tagged its
 books (`tagged`): its tags and its counts of books per value. On a tag-blind catalog, whose values are guesses and whose
 topics are headings, they lifted books that did not fit (Gutenberg's held-out briefs, 2026-11-27).
+
+One more bounds it from above, `headless`: a brief with a title and a description ("Life and Drama at Sea" over
+"The sea, a place of escape, adventure, tragedy and discovery ...") says its topic in its title and elaborates it
+below; a book holding only a word of the elaboration (an adventure on land, a biography of a man on "Women's History
+Month", a love story on "National Library Week") sat at 0.4-0.8 on its subject and its vector. Where the title names a
+topic the catalog files (a subject matched by the word's own words), a book in the brief's language whose record says
+none of the title's such words (text, headings, a matched subject it carries; on a tagged catalog, a value the word
+names) is at most HEADLESS_FIT likely to fit. Of the dev books shelved at 0.4 that it capped (2026-11-28, in sample),
+20 were wrong, 4 acceptable, none a good fit; without the restriction to filed topics, a title's slogan and occasion
+words ("书香伴我成长", "话中秋", "Spooky classics") had capped 26 fitting books.
 """
 
 from __future__ import annotations
@@ -94,6 +104,7 @@ MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distributio
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
 SAID_TRUST = 0.75  # how often a book holding all the brief's words say fits it (`said_fit`)
+HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics fits (4 of 24 dev books did)
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
 
 
@@ -123,6 +134,7 @@ class Evidence:
     defined: bool = False
     said: float = 0.0  # the share of the brief its vocabulary values say the book holds surely (`BriefValues`)
     alike: float = 0.0  # a read-alike's: the share of the named book's kinds of value the book holds too
+    headless: bool = False  # its record says none of the head's words the catalog's books say (`head_missing`)
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, name) for name in FEATURES], dtype=np.float64)
@@ -248,7 +260,8 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
                     stem: bool, narrowed: float = 0.0,
                     subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
                     theme_shelf: bool = True, defined: bool = False, values: BriefValues | None = None,
-                    likeness_of: Callable[[BookRecord], float] | None = None) -> list[Evidence]:
+                    likeness_of: Callable[[BookRecord], float] | None = None,
+                    tagged: bool = False) -> list[Evidence]:
     """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
     `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog; `subjects` the matched
@@ -262,6 +275,8 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
     matched = any(t.matches for t in wanted)
     filed = (theme_shelf and narrowed < FEW_ALLOWED
              and any(m.how != "vector" for t in wanted for m in t.matches))
+    headless = (head_missing(candidates, query, books, values, subjects or {}, stem, tagged)
+                if values and theme_shelf else set())
     for place, cand in enumerate(candidates, start=1):
         book = books[cand.book_id]
         held = set(bm25_tokens(heading_text(book), book.language or query.language, stem)) if tokens else set()
@@ -289,9 +304,33 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             doubtful=float(cand.doubtful),
             untied=filed and carried.absent > 0 and not words,
             defined=defined,
-            said=values.share(book, (subjects or {}).get(cand.book_id, ())) if values else 0.0,
+            said=values.share(book, (subjects or {}).get(cand.book_id, ())) if values and tagged else 0.0,
+            headless=cand.book_id in headless,
             alike=likeness_of(book) if likeness_of else 0.0))
     return out
+
+
+def head_missing(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
+                 values: BriefValues, subjects: Mapping[str, Sequence[SubjectEvidence]], stem: bool,
+                 tagged: bool) -> set[str]:
+    """The candidates in the brief's language whose records say none of its head's words (`BriefValues.head_words`:
+    what its title says beyond its hard conditions, where a description says more), of those words that some
+    candidate in the brief's language says: "National Library Week" over a description of love for libraries, a
+    love story that says nothing of libraries; "Sea drama" over adventure and voyages, an adventure on land. A word
+    no candidate says (a praise word, a word of the other language's books) is no test; a book in the other language
+    cannot say the brief's words, and is not read so."""
+    head = values.head_words()
+    if not head:
+        return set()
+    own = [c.book_id for c in candidates if (books[c.book_id].language or query.language) == query.language]
+    says: dict[str, set[int]] = {}
+    for book_id in own:
+        book = books[book_id]
+        text = set(bm25_tokens(f"{book.title} {book.summary or ''} {heading_text(book)}", query.language, stem))
+        filed = {e.topic for e in subjects.get(book_id, ()) if e.how != "vector"}
+        says[book_id] = {i for i, w in enumerate(head) if values.holds(w, book, filed, text, tagged)}
+    live = set().union(*says.values()) if says else set()
+    return {b for b, said in says.items() if live and not said & live}
 
 
 def topic_vector(query_vector: np.ndarray, named: Sequence[str], snapshot: IndexSnapshot) -> np.ndarray:
@@ -373,12 +412,13 @@ class RelevanceModel:
                  allowed: int | None = None,
                  subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
                  theme_shelf: bool = True, defined: bool = False, content: Sequence[str] = (),
-                 vocabulary: Vocabulary | None = None, like: Sequence[BookRecord] = ()) -> list[Evidence]:
+                 vocabulary: Vocabulary | None = None, like: Sequence[BookRecord] = (),
+                 title: str = "") -> list[Evidence]:
         """Each candidate's evidence against the brief's BM25 `tokens` and its vector; `allowed` is how many books
         of the catalog meet the brief's hard conditions (None: all); `subjects` the matched subjects each carries;
         `theme_shelf`: the brief names no book, author or series; `defined`: its hard conditions say all it asks;
         `content` its content words, read against the `vocabulary` where the brief is a theme shelf or a read-alike;
-        `like` a read-alike's books."""
+        `like` a read-alike's books; `title` the brief's title where the brief says more than it."""
         ids = [c.book_id for c in candidates]
         dense = dense_scores(query_vector, ids, snapshot, sentence_weight=1.0)
         similarities = {b: d.document for b, d in dense.items()}
@@ -388,14 +428,14 @@ class RelevanceModel:
         stem, sure = snapshot.bm25.settings.english_stemming, snapshot.filter_confidence
         # what a brief's values say, and a read-alike's likeness, rest on the source's own tags: on a tag-blind
         # catalog (guesses, headings) they lifted books that did not fit (docs/measurements.md, round five)
-        said = vocabulary is not None and self.kind == "tagged"
-        values = (brief_values(query, content, weights, vocabulary, stem, sure)
-                  if said and (theme_shelf or like) else None)
+        tagged = vocabulary is not None and self.kind == "tagged"
+        values = (brief_values(query, content, weights, vocabulary, stem, sure, title)
+                  if vocabulary is not None and (theme_shelf or like) else None)
         alike = (likeness(like, self.values, len(books), sure, len(vocabulary.dimension_names))
-                 if said and like else None)
+                 if tagged and like else None)
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
                                {b: d.sentence for b, d in dense.items()}, z, stem,
-                               narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike)
+                               narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike, tagged)
 
     def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence]) -> list[Candidate]:
         """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by
@@ -408,9 +448,14 @@ class RelevanceModel:
 def probabilities(calibration: Calibration, evidence: Sequence[Evidence], kind: str) -> np.ndarray:
     """Each candidate's probability of fitting: the calibration's, 1 for a named book or one a brief defined by its
     conditions alone, 0 for an untied one; never under the share of the brief the book's sure values say
-    (`said`), nor, on a read-alike, under its likeness to the named book (`alike`)."""
+    (`said`), nor, on a read-alike, under its likeness to the named book (`alike`), unless the order doubts it (a
+    children's book on a brief for grown-ups, a guess that it holds a value the brief excludes): its values say its
+    mood, not its reader (轻松好笑 had lifted eight children's books to 0.75, seven judged wrong); never over
+    HEADLESS_FIT where it says none of the title's filed topics (`head_missing`)."""
     p = calibration.probability(evidence, kind)
-    return np.array([1.0 if e.named or e.defined else max(said_fit(e.said), said_fit(e.alike), 0.0 if e.untied else q)
+    return np.array([1.0 if e.named or e.defined else
+                     min(max(0.0 if e.doubtful else max(said_fit(e.said), said_fit(e.alike)), 0.0 if e.untied else q),
+                         HEADLESS_FIT if e.headless else 1.0)
                      for e, q in zip(evidence, p)])
 
 
@@ -473,6 +518,8 @@ class SaidWord:
 
     weight: float
     required: bool = False  # a value the brief's hard conditions require names it
+    tokens: tuple[str, ...] = ()  # its BM25 tokens: a book's own text holds the word where it holds them all
+    head: bool = False  # the brief's title says it, and the brief says more than its title: the shelf's topic
     values: tuple[tuple[str, str], ...] = ()  # the values, (field, value), of the wishes one of whose names holds it
     topics: tuple[str, ...] = ()  # the brief's topics, matched to the catalog's subjects by their words, it names
 
@@ -499,16 +546,31 @@ class BriefValues:
             return 0.0
         filed = {e.topic for e in carried if e.how != "vector"}
         return sum(w.weight for w in self.words
-                   if not w.required and (any(book.confidence(f, v) >= self.sure for f, v in w.values)
-                                          or filed.intersection(w.topics))) / total
+                   if not w.required and self.holds(w, book, filed, text=set(), values=True)) / total
+
+
+    def holds(self, word: SaidWord, book: BookRecord, filed: set[str], text: set[str], values: bool) -> bool:
+        """Whether the book's record says the word: its own text or headings hold it, it carries a subject a topic of
+        the word's matched by its words, or (`values`: a catalog its source tagged) it holds surely a wished value
+        the word names."""
+        return bool((word.tokens and set(word.tokens) <= text) or filed.intersection(word.topics)
+                    or (values and any(book.confidence(f, v) >= self.sure for f, v in word.values)))
+
+    def head_words(self) -> tuple[SaidWord, ...]:
+        """The words of the brief's head: what its title says beyond its hard conditions that names a topic the
+        catalog files (a subject matched by the word's own words). A title's other words are a slogan's or an
+        occasion's ("书香伴我成长", "话中秋", "Spooky classics"), or name a value only by an alias: no test of a book."""
+        return tuple(w for w in self.words if w.head and not w.required and w.topics)
 
 
 def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mapping[str, float],
-                 vocabulary: Vocabulary, stem: bool, sure: float) -> BriefValues:
+                 vocabulary: Vocabulary, stem: bool, sure: float, title: str = "") -> BriefValues:
     """Each content word of the brief with what names it: the values its conditions on facets require or wish for
     (never those excluded) among whose names its tokens all are, and the topics matched by their words (not by
-    meaning alone) whose words hold its tokens."""
+    meaning alone) whose words hold its tokens. `title`: the brief's title where the brief says more than it (a
+    description): a word it holds is the head's."""
     tokens = lambda text: set(bm25_tokens(text, query.language, stem))  # noqa: E731
+    titled = tokens(title) if title else set()
     conditions = [(c, [{t for name in value_names(c.field, v, vocabulary) for t in tokens(name)} for v in c.values])
                   for c in query.filter_conditions if c.field not in TERM_FIELDS and c.operator in ("MUST", "SHOULD")]
     topics = [(t.topic.text, tokens(t.topic.text)) for t in query.subjects
@@ -521,7 +583,7 @@ def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mappi
         naming = [c for c, names in conditions if any(own <= held for held in names)]
         # a wish's values are alternatives ('quiet' or 'melancholy'): a book holding any holds the words each names
         words.append(SaidWord(sum(token_weights.get(t, 0.0) for t in sorted(own)),  # sorted: the same sum every run
-                              any(c.operator == "MUST" for c in naming),
+                              any(c.operator == "MUST" for c in naming), tuple(sorted(own)), own <= titled,
                               tuple((c.field, v) for c in naming if c.operator == "SHOULD" for v in c.values),
                               tuple(text for text, held in topics if own <= held)))
     return BriefValues(tuple(words), sure)

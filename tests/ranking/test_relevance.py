@@ -15,6 +15,7 @@ from tasks.ranking.gating import Fit, ShelfLimits, gate, likely_fitting
 from tasks.ranking.language import LanguageChoice, prefer_language
 from tasks.ranking.relevance import (
     FEATURES,
+    HEADLESS_FIT,
     KINDS,
     SAID_TRUST,
     Calibration,
@@ -27,6 +28,7 @@ from tasks.ranking.relevance import (
     fit_logistic,
     fitting,
     gather_evidence,
+    head_missing,
     likeness,
     nearest_topics,
     probabilities,
@@ -198,6 +200,49 @@ def test_a_genre_mood_or_setting_brief_is_said_by_the_values_its_words_name():
     p = probabilities(doubtful, [Evidence(vector_z=-4.0, said=1.0), Evidence(vector_z=-4.0, said=0.5, untied=True),
                                  Evidence(vector_z=4.0, said=0.1), Evidence(named=1.0, said=0.2)], "tagged")
     assert p[0] == SAID_TRUST and p[1] == pytest.approx(SAID_TRUST / 2) and p[2] > 0.9 and p[3] == 1.0
+    # a book the order doubts (a children's book on a brief for grown-ups) is not lifted by its values: the weights'
+    # probability stands
+    lifted = probabilities(doubtful, [Evidence(vector_z=-4.0, said=1.0, doubtful=1.0),
+                                      Evidence(vector_z=-4.0, alike=1.0, doubtful=1.0)], "tagged")
+    assert np.all(lifted < 0.1)
+
+
+def test_a_book_that_says_none_of_the_titles_filed_topic_is_unlikely_to_fit():
+    vocabulary = get_vocabulary()
+    # "Life and Drama at Sea" over a description of adventure and voyages: 'sea' and 'adventure' both matched
+    # headings of the catalog by their words; the title says 'sea', so the sea is the shelf's topic
+    sea = Subject("Sea stories", "heading", "en", 8, "subject", ("Sea stories",))
+    adventure = Subject("Adventure stories", "heading", "en", 20, "subject", ("Adventure stories",))
+    topics = (TopicSubjects(TopicPhrase("sea", 0, 3, "wanted"), (SubjectMatch("sea", sea, 0.8, "holds"),), "preferred"),
+              TopicSubjects(TopicPhrase("adventure", 9, 18, "wanted"),
+                            (SubjectMatch("adventure", adventure, 0.8, "holds"),), "preferred"))
+    query = ThemeQuery((), ("sea", "adventure", "life"), "q", 0.8, "rules", "en", subjects=topics)
+    weights = {"sea": 1.0, "adventur": 1.0, "life": 1.0}
+    values = brief_values(query, ["sea", "adventure", "life"], weights, vocabulary, stem=True, sure=0.6,
+                          title="Life and Drama at Sea")
+    # 'life' is in the title too, but names no topic the catalog files: no test of a book
+    assert [w.tokens for w in values.head_words()] == [("sea",)]
+    books = {"island": BookRecord("island", "Treasure Island", summary="Pirates and a map.", language="en"),
+             "sailor": BookRecord("sailor", "A Voyage", summary="Life at sea on a whaler.", language="en"),
+             "land": BookRecord("land", "The Three Musketeers", summary="Swordsmen in Paris.", language="en"),
+             "zh": BookRecord("zh", "海底两万里", summary="潜艇航行。", language="zh")}
+    carried = {"island": (SubjectEvidence("island", "sea", "Sea stories", "heading", "holds", 0.8, "preferred", 8),),
+               "land": (SubjectEvidence("land", "adventure", "Adventure stories", "heading", "holds", 0.8,
+                                        "preferred", 20),)}
+    candidates = [Candidate(b) for b in books]
+    # the island carries the sea's heading, the whaler says 'sea'; the musketeers' adventure says nothing of the sea;
+    # a book in the other language cannot say the brief's words and is not read so
+    assert head_missing(candidates, query, books, values, carried, stem=True, tagged=False) == {"land"}
+    # no candidate says the head's words: no test
+    assert head_missing(candidates[2:], query, books, values, carried, stem=True, tagged=False) == set()
+    # a brief without a description has no title apart from its words
+    untitled = brief_values(query, ["sea", "adventure"], weights, vocabulary, stem=True, sure=0.6)
+    assert head_missing(candidates, query, books, untitled, carried, stem=True, tagged=False) == set()
+    # the weights' probability, and what the values say, stop at HEADLESS_FIT; a named book is not capped
+    doubtful = Calibration({k: {"vector_z": 1.0} for k in KINDS}, {k: 0.0 for k in KINDS})
+    p = probabilities(doubtful, [Evidence(vector_z=4.0, headless=True), Evidence(said=1.0, headless=True),
+                                 Evidence(named=1.0, headless=True), Evidence(vector_z=4.0)], "tagged")
+    assert p[0] == p[1] == HEADLESS_FIT and p[2] == 1.0 and p[3] > 0.9
 
 
 def test_a_read_alike_is_read_by_its_likeness_to_the_named_book_the_rarer_values_weighing_more():
