@@ -168,14 +168,20 @@ def workspace_in(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def demo_workspace(prefect_server, tmp_path_factory):
-    """The demo catalog imported and indexed as `make demo` does, once per run; this session's copy of it."""
+def demo_workspace(tmp_path_factory):
+    """The demo catalog imported and indexed once per run, as `make demo` does but for the build flow's Prefect
+    run (its function called as the flow calls it: a session that only reads the demo starts no Prefect server;
+    the flow's own runs are tests/flows/test_build_indexes.py's); this session's copy of it."""
+    from flows.build_indexes import build_index_version
     from flows.cli import main as shelfwise
+    from flows.runs import workspace_writer
 
     def build(folder: Path) -> None:
         with workspace_env(workspace_in(folder)):
             assert shelfwise(["catalog", "import", str(DEMO_CATALOG)]) == 0
-            assert shelfwise(["index", "build"]) == 0
+            settings = load_settings()
+            with workspace_writer(settings, "the demo's index build"):
+                assert build_index_version(settings).book_count > 0
 
     built = built_once(tmp_path_factory, "demo", build)
     with workspace_env(workspace_in(built)):
@@ -195,8 +201,9 @@ def copy_workspace(settings, root: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def demo_copy(demo_workspace, tmp_path, monkeypatch):
-    """A copy of the indexed demo workspace, made this test's: nothing it writes reaches another test."""
+def demo_copy(prefect_server, demo_workspace, tmp_path, monkeypatch):
+    """A copy of the indexed demo workspace, made this test's: nothing it writes reaches another test; its flows
+    and commands report to the session's Prefect server."""
     for key, value in copy_workspace(demo_workspace, tmp_path).items():
         monkeypatch.setenv(key, value)
     return load_settings()
@@ -216,7 +223,7 @@ def workspace_env(env: dict[str, str]):
 
 
 @pytest.fixture(scope="session")
-def demo_run(demo_workspace, tmp_path_factory):
+def demo_run(demo_workspace, tmp_path_factory, request):
     """The demo batch shelved once per run, as the index is built (built_once), in a copy of the indexed demo
     workspace; this session's copy of it: for tests that read it. A rerun is compared with it digit for digit (a
     path score's last digit follows the process's string hashing: the xdist workers share one PYTHONHASHSEED, see
@@ -224,6 +231,7 @@ def demo_run(demo_workspace, tmp_path_factory):
     from flows.cli import main as shelfwise
 
     def build(folder: Path) -> None:
+        request.getfixturevalue("prefect_server")  # the builder's: the others read its result
         with workspace_env(copy_workspace(demo_workspace, folder)):
             assert shelfwise(["run", str(DEMO_THEMES)]) == 0
 
@@ -235,7 +243,7 @@ def demo_run(demo_workspace, tmp_path_factory):
 
 
 @pytest.fixture
-def demo_run_copy(demo_run, tmp_path, monkeypatch):
+def demo_run_copy(prefect_server, demo_run, tmp_path, monkeypatch):
     """A copy of the workspace the demo batch was shelved in, made this test's: for tests that shelve more."""
     for key, value in copy_workspace(demo_run, tmp_path).items():
         monkeypatch.setenv(key, value)
