@@ -1,8 +1,8 @@
 """Shared fixtures. Tests mirror the code: one folder per stage (catalog, intake, language, model,
 understanding, recall, ranking, export, evaluation, storage, config, flows) and faults; cost is a marker
 (`slow`: real Prefect runs, the demo index, an install), so `make test-fast` runs `-m "not slow"`.
-Every test builds what it needs (the demo index is shared read-only; a test that writes gets its own copy),
-so the suite passes in any order."""
+Every test builds what it needs (the demo index and the demo batch are built once per run and shared read-only,
+as is a migrated Prefect database; a test that writes gets its own copy), so the suite passes in any order."""
 
 from __future__ import annotations
 
