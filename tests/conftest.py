@@ -1,8 +1,8 @@
 """Shared fixtures. Tests mirror the code: one folder per stage (catalog, intake, language, model,
 understanding, recall, ranking, export, evaluation, storage, config, flows) and faults; cost is a marker
 (`slow`: real Prefect runs, the demo index, an install), so `make test-fast` runs `-m "not slow"`.
-Every test builds what it needs (the demo index is shared read-only; a test that writes gets its own copy),
-so the suite passes in any order."""
+Every test builds what it needs (the demo index and the demo batch are built once per run and shared read-only,
+as is a migrated Prefect database; a test that writes gets its own copy), so the suite passes in any order."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,18 @@ from hypothesis import settings as hypothesis_settings
 # Properties are about values, not speed: on a loaded 2-core machine a per-example deadline only adds flakes.
 hypothesis_settings.register_profile("shelfwise", deadline=None)
 hypothesis_settings.load_profile("shelfwise")
+
+
+def pytest_configure(config):
+    """The xdist workers share one string hashing (a random PYTHONHASHSEED per run, unless one is set): what one
+    worker built once for all (the demo batch) is compared digit for digit with what another computes."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") and "PYTHONHASHSEED" not in os.environ:
+        os.environ["PYTHONHASHSEED"] = str(int.from_bytes(os.urandom(4), "big"))
+
+
+def pytest_report_header(config):
+    return f"PYTHONHASHSEED={os.environ.get('PYTHONHASHSEED')} (the xdist workers')"
+
 
 # Prefect must be configured before it is first imported.
 _PREFECT_HOME = Path(tempfile.mkdtemp(prefix="shelfwise-prefect-"))
@@ -88,13 +100,49 @@ def embedder():
     return create_embedder(load_settings().embedder)
 
 
+# A Prefect server's database, migrated. A new one is a hundred migrations: 3 s of CPU and 3-9 s of a server's
+# start on this machine. Every Prefect server of a run starts from a copy of its first one's: the sessions' servers,
+# and the workspace servers that commands started by tests run in this process's PREFECT_HOME.
+PREFECT_DB = "prefect-server.db"
+
+
 @pytest.fixture(scope="session")
-def prefect_server():
-    """One temporary Prefect server for every flow test of the session."""
+def prefect_server(tmp_path_factory):
+    """One temporary Prefect server for every flow test of the session (one per xdist worker: a server shared by
+    the workers would mix their runs in `shelfwise status`, which lists a server's last five), on a copy of the
+    run's migrated database; the first session of the run migrates it and leaves the copy."""
+    import fcntl
+    import shutil
+    import sqlite3
+    from unittest import mock
+
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=120):
+    root = run_folder(tmp_path_factory)
+    template = root / PREFECT_DB
+    folder = Path(tempfile.mkdtemp(prefix="shelfwise-prefect-db-"))
+    with ExitStack() as stack:
+        with open(root / f"{PREFECT_DB}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            migrated = template.exists()
+            if migrated:
+                shutil.copyfile(template, folder / "prefect-test.db")
+            with mock.patch("prefect.testing.utilities.mkdtemp", lambda: str(folder)):  # where its database goes
+                stack.enter_context(prefect_test_harness(server_startup_timeout=120))
+            if not migrated:  # before any test: a consistent copy of the live database (SQLite's online backup)
+                with sqlite3.connect(folder / "prefect-test.db") as source, \
+                        sqlite3.connect(root / f".{PREFECT_DB}.tmp") as copy:
+                    source.backup(copy)
+                os.replace(root / f".{PREFECT_DB}.tmp", template)
+        if not (_PREFECT_HOME / "prefect.db").exists():  # no workspace server has run here yet
+            shutil.copyfile(template, _PREFECT_HOME / "prefect.db")
         yield
+
+
+def run_folder(tmp_path_factory) -> Path:
+    """The run's temporary folder, which holds each xdist worker's."""
+    root = tmp_path_factory.getbasetemp()
+    return root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
 
 
 def built_once(tmp_path_factory, name: str, build) -> Path:
@@ -104,9 +152,7 @@ def built_once(tmp_path_factory, name: str, build) -> Path:
     import fcntl
     import shutil
 
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the run's folder, which holds each worker's
+    root = run_folder(tmp_path_factory)
     folder = root / name
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -122,14 +168,20 @@ def workspace_in(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def demo_workspace(prefect_server, tmp_path_factory):
-    """The demo catalog imported and indexed as `make demo` does, once per run; this session's copy of it."""
+def demo_workspace(tmp_path_factory):
+    """The demo catalog imported and indexed once per run, as `make demo` does but for the build flow's Prefect
+    run (its function called as the flow calls it: a session that only reads the demo starts no Prefect server;
+    the flow's own runs are tests/flows/test_build_indexes.py's); this session's copy of it."""
+    from flows.build_indexes import build_index_version
     from flows.cli import main as shelfwise
+    from flows.runs import workspace_writer
 
     def build(folder: Path) -> None:
         with workspace_env(workspace_in(folder)):
             assert shelfwise(["catalog", "import", str(DEMO_CATALOG)]) == 0
-            assert shelfwise(["index", "build"]) == 0
+            settings = load_settings()
+            with workspace_writer(settings, "the demo's index build"):
+                assert build_index_version(settings).book_count > 0
 
     built = built_once(tmp_path_factory, "demo", build)
     with workspace_env(workspace_in(built)):
@@ -149,8 +201,9 @@ def copy_workspace(settings, root: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def demo_copy(demo_workspace, tmp_path, monkeypatch):
-    """A copy of the indexed demo workspace, made this test's: nothing it writes reaches another test."""
+def demo_copy(prefect_server, demo_workspace, tmp_path, monkeypatch):
+    """A copy of the indexed demo workspace, made this test's: nothing it writes reaches another test; its flows
+    and commands report to the session's Prefect server."""
     for key, value in copy_workspace(demo_workspace, tmp_path).items():
         monkeypatch.setenv(key, value)
     return load_settings()
@@ -170,19 +223,27 @@ def workspace_env(env: dict[str, str]):
 
 
 @pytest.fixture(scope="session")
-def demo_run(demo_workspace, tmp_path_factory):
-    """The demo batch shelved once per session, in a copy of the indexed demo workspace of its own: for tests that
-    read it. Not shared between workers as the index is: its Prefect artifacts are on this session's server, and a
-    rerun is compared with it digit for digit (a path score's last digit follows the process's string hashing)."""
+def demo_run(demo_workspace, tmp_path_factory, request):
+    """The demo batch shelved once per run, as the index is built (built_once), in a copy of the indexed demo
+    workspace; this session's copy of it: for tests that read it. A rerun is compared with it digit for digit (a
+    path score's last digit follows the process's string hashing: the xdist workers share one PYTHONHASHSEED, see
+    pytest_configure). Its Prefect run is on the builder's server only."""
     from flows.cli import main as shelfwise
 
-    with workspace_env(copy_workspace(demo_workspace, tmp_path_factory.mktemp("demo-run"))):
-        assert shelfwise(["run", str(DEMO_THEMES)]) == 0
+    def build(folder: Path) -> None:
+        request.getfixturevalue("prefect_server")  # the builder's: the others read its result
+        with workspace_env(copy_workspace(demo_workspace, folder)):
+            assert shelfwise(["run", str(DEMO_THEMES)]) == 0
+
+    built = built_once(tmp_path_factory, "demo-run", build)
+    with workspace_env(workspace_in(built)):
+        env = copy_workspace(load_settings(), tmp_path_factory.mktemp("demo-run"))
+    with workspace_env(env):
         return load_settings()
 
 
 @pytest.fixture
-def demo_run_copy(demo_run, tmp_path, monkeypatch):
+def demo_run_copy(prefect_server, demo_run, tmp_path, monkeypatch):
     """A copy of the workspace the demo batch was shelved in, made this test's: for tests that shelve more."""
     for key, value in copy_workspace(demo_run, tmp_path).items():
         monkeypatch.setenv(key, value)
@@ -198,6 +259,9 @@ def server(demo_copy, monkeypatch):
     port = free_port()
     monkeypatch.setenv("SHELFWISE__SERVER__PORT", str(port))
     monkeypatch.setenv("SHELFWISE__SERVER__OUTPUTS_PORT", str(free_port()))
+    # its serve loop asks for runs to start every 2 s, not Prefect's 10: a run the test triggers waits 1 s for it,
+    # not 5 (four of them in test_prefect_faults)
+    monkeypatch.setenv("PREFECT_RUNNER_POLL_FREQUENCY", "2")
     command = Command("server", own_server=True)
     command.wait_for(r"Your deployments are being served", timeout=300)
     yield command, f"http://127.0.0.1:{port}"

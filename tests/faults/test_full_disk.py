@@ -77,41 +77,47 @@ def count_books(duckdb_path: Path) -> int:
         return db.conn.execute("SELECT count(*) FROM books").fetchone()[0]
 
 
-def test_a_full_disk_during_an_import_is_one_line_and_the_catalog_is_unchanged(seeded, small_disk, record, tmp_path,
-                                                                                monkeypatch):
+# The import and the build run in this process (the command's exit code and lines are what they prove; their
+# process of their own, signals and a killed process are tests/faults/test_interrupts.py's); the export's run in a
+# process of its own, whose shutdown must print nothing.
+
+
+def test_a_full_disk_during_an_import_is_one_line_and_the_catalog_is_unchanged(seeded, small_disk, cli, record,
+                                                                                tmp_path, monkeypatch):
     workspace = move_workspace(seeded, small_disk, monkeypatch)
     rows = "".join(f"big-{i},Title {i},An Author,{1950 + i % 70},en,{'A long summary sentence. ' * 8},1\n"
                    for i in range(5000))
     big = tmp_path / "big.csv"
     big.write_text(SEED_CSV.splitlines(keepends=True)[0] + rows, encoding="utf-8")
     small_disk.fill(left=64 * 1024)
-    command = Command("catalog", "import", str(big), own_server=True)
-    code = command.finish()
-    record("the workspace's disk full during `catalog import` of 5,000 rows", f"exit {code}: {command.lines[-1]}",
+    result = cli("catalog", "import", str(big))
+    lines = (result.out + result.err).strip().splitlines()
+    record("the workspace's disk full during `catalog import` of 5,000 rows", f"exit {result.code}: {lines[-1]}",
            "catalog unchanged (3 books)", "full-disk-import")
-    assert code == 2
-    assert_full_disk_line(command.lines[-1], workspace / "shelfwise.duckdb")
-    assert not any("Traceback" in line for line in command.lines)
+    assert result.code == 2
+    assert_full_disk_line(lines[-1], workspace / "shelfwise.duckdb")
+    assert not any("Traceback" in line for line in lines)
     small_disk.free()
     assert count_books(workspace / "shelfwise.duckdb") == 3
 
 
 @pytest.mark.slow
-def test_a_full_disk_during_an_index_build_is_one_line_and_the_previous_version_stays(demo_copy, small_disk, record,
-                                                                                       tmp_path, monkeypatch):
+def test_a_full_disk_during_an_index_build_is_one_line_and_the_previous_version_stays(demo_copy, small_disk, cli,
+                                                                                       record, tmp_path, monkeypatch):
     workspace = move_workspace(demo_copy, small_disk, monkeypatch)
     with open_catalog(workspace / "shelfwise.duckdb", read_only=True) as db:
         before = db.current_index_version().version_id
     one = tmp_path / "one.csv"
     one.write_text(SEED_CSV, encoding="utf-8")
-    assert Command("catalog", "import", str(one)).finish() == 0  # something for the build to do
+    assert cli("catalog", "import", str(one)).code == 0  # something for the build to do
     small_disk.fill(left=512 * 1024)
-    build = Command("index", "build")
-    code = build.finish()
-    record("the workspace's disk full during `index build`", f"exit {code}: {build.lines[-1]}",
+    result = cli("index", "build")
+    lines = (result.out + result.err).strip().splitlines()
+    record("the workspace's disk full during `index build`", f"exit {result.code}: {lines[-1]}",
            "the previous version current; no half-written folder", "full-disk-build")
-    assert code == 2
-    assert_full_disk_line(build.lines[-1], workspace)
+    assert result.code == 2
+    assert_full_disk_line(lines[-1], workspace)
+    assert not any("Traceback" in line for line in lines)
     with open_catalog(workspace / "shelfwise.duckdb", read_only=True) as db:
         assert db.current_index_version().version_id == before
     indexes = workspace / "indexes"

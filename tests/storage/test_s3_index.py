@@ -154,7 +154,7 @@ def edited_catalog(folder) -> str:
 
 
 @pytest.fixture
-def s3_demo(demo_workspace, s3, tmp_path, monkeypatch):
+def s3_demo(prefect_server, demo_workspace, s3, tmp_path, monkeypatch):
     """A copy of the demo workspace whose index lives in a bucket of its own; its local versions removed, so
     that the first build there derives every book again (vectors from the catalog's cache)."""
     env = {**copy_workspace(demo_workspace, tmp_path), **s3_environment(s3.endpoint, f"s3://{s3.new_bucket()}/idx")}

