@@ -72,6 +72,8 @@ FRAGMENT_BATCHES = (
      "benchmarks/fragments/first-sight-fresh6.json"),
     ("seventh batch", ("benchmarks/fragments/fresh7-zh.yaml", "benchmarks/fragments/fresh7-en.yaml"),
      "benchmarks/fragments/first-sight-fresh7.json"),
+    ("eighth batch", ("benchmarks/fragments/fresh8-zh.yaml", "benchmarks/fragments/fresh8-en.yaml"),
+     "benchmarks/fragments/first-sight-fresh8.json"),
 )
 MARKERS = ("quality", "speed")
 BRIEF_ROWS = ("briefs", "mean pass share", "mean pass share zh", "mean pass share en", "mean condition share",
