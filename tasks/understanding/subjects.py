@@ -51,6 +51,7 @@ from tasks.model.subjects import (
     heading_form,
     subjects_table,
 )
+from tasks.understanding.analysis import list_gap
 from tasks.understanding.expansion import ExpansionTables, load_expansion_tables
 from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Mention, Reading
 
@@ -259,8 +260,8 @@ def topic_phrases(reading: Reading, keywords: Sequence[str], vocabulary: Subject
         for start, end, _, _ in topical:
             if text[start:end].lower() not in {t.text.lower() for t in topics}:  # said twice (a name, its blurb)
                 topics.append(TopicPhrase(text[start:end], start, end, WANTED))
-    topics = [replace(t, head=_is_head(t, text, kinds), bare=_is_bare(t, reading.text, kinds)) for t in topics
-              if not _whose_writing(t, text, kinds)]
+    topics = [replace(t, head=_is_head(t, text, kinds) and not _listed_with_a_kind(t, reading, kinds, cues),
+                      bare=_is_bare(t, reading.text, kinds)) for t in topics if not _whose_writing(t, text, kinds)]
     excluded = [TopicPhrase(m.value, m.start, m.end, EXCLUDED) for m in reading.mentions
                 if m.field == "subject" and m.polarity == EXCLUDED]
     # a genre word said as a kind of book ("推理小说", "histories", "科幻作品") means the genre; said otherwise ("推理的
@@ -300,6 +301,19 @@ def _is_head(topic: TopicPhrase, text: str, kinds: KindWords) -> bool:
     ending it ("travel writing", "cookbooks")."""
     last = _words(topic.text)[-1][2]
     return _kind_after(topic, text, kinds) or last in kinds.heads or bool(re.search(r"books?$|书$", last))
+
+
+def _listed_with_a_kind(topic: TopicPhrase, reading: Reading, kinds: KindWords, cues: Cues) -> bool:
+    """Whether a head topic is one item of a list of kinds of book ("his novels and travel books", "cookbooks or
+    poetry"): the shelf holds each of them, so the topic is not what every book must be, as the form beside it is not
+    (translate/rules.py). The topic's item ends after the kind word that makes it a head ("travel books")."""
+    text = reading.text
+    after = _words(text[topic.end:topic.end + 12])
+    end = topic.end + after[0][1] if _kind_after(topic, text, kinds) else topic.end
+    listed = [m for m in reading.mentions if m.field in ("form", "genre") and m.polarity != EXCLUDED
+              and (m.end <= topic.start or m.start >= end)]
+    return any(list_gap(text[m.end:topic.start] if m.end <= topic.start else text[end:m.start], cues) is not None
+               for m in listed)
 
 
 def _kind_after(topic: TopicPhrase, text: str, kinds: KindWords) -> bool:

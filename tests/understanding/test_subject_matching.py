@@ -86,6 +86,17 @@ def test_a_head_nouns_subject_is_required_and_a_side_topic_only_wished(demo_subj
     assert query.conditions("MUST") == ()
 
 
+def test_a_head_noun_listed_with_another_kind_of_book_is_one_part_of_the_shelf_not_required(demo_subjects, embedder):
+    # "travel writing" alone requires its subject (above); listed with novels, the shelf holds both kinds, and a
+    # required "Travel" had left a Steinbeck spotlight 2 books, none of his
+    for brief in ("novels and travel books", "travel books or novels for the summer",
+                  "John Steinbeck spotlight: his novels and travel books up front, then other writers of the West"):
+        query = read(brief, demo_subjects, embedder)
+        assert not any(c.field in ("topic", "form") for c in query.conditions("MUST")), brief
+    # no joiner between them: the novels are about travel, the topic still heads it
+    assert roles(read("Travel writing, no novels", demo_subjects, embedder))["travel writing"][0] == REQUIRED_ROLE
+
+
 def test_a_chinese_topic_reaches_an_english_heading_by_vector_above_the_threshold(demo_subjects, embedder):
     query = read("想要一些关于友谊的书", demo_subjects, embedder)
     matches = {m.subject.label: m for t in query.subjects for m in t.matches}
