@@ -25,6 +25,17 @@ CHILDHOOD_ENDS = 12  # the oldest reader of a children's book: middle grade's up
 
 
 @dataclass(frozen=True)
+class Mention:
+    """Something the brief names, and how the curator means it."""
+
+    start: int
+    end: int
+    field: str  # a vocabulary dimension, form, audience, author, work, language or subject
+    value: str  # a value name, a form or audience name, an author's catalog name, a work id, a language code, a topic
+    polarity: str = WANTED
+
+
+@dataclass(frozen=True)
 class Topic:
     """A topic the brief names, not a vocabulary value: asked for ("cookbooks for beginners" -> cookbooks),
     excluded ("不要战争题材" -> 战争) or read from an occasion ("中秋" -> 团圆); subject headings are matched to

@@ -10,17 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-from tasks.understanding.analysis import ALLOWED, READER, WANTED, Cue, Segmented, find_terms
+from tasks.understanding.analysis import ALLOWED, READER, WANTED, Cue, Mention, Segmented, find_terms
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import TERMINATE
 from tasks.understanding.numbers import NumberGrammar, NumericMention
-
-if TYPE_CHECKING:  # reading.py reads its mentions and numbers with these rules
-    from tasks.understanding.reading import Mention
-    from tasks.understanding.scopes import Scope
-
+from tasks.understanding.scopes import Scope
 
 HARD, WISH, NONE = "hard", "wish", "none"
 

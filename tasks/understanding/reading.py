@@ -24,10 +24,10 @@ from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.catalog.names import simplified
 from tasks.language.text_analysis import brief_stopwords, detect_language
-from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Topic, clause_spans, list_gap,
-                                          everyday_readings, find_candidates, find_cues, find_terms, named_as_title,
-                                          titled_after_alike,
-                                          Segmented, resolve_overlaps, segment, word_bounds)
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Mention, Segmented, Topic,
+                                          clause_spans, everyday_readings, find_candidates, find_cues, find_terms,
+                                          list_gap, named_as_title, resolve_overlaps, segment, titled_after_alike,
+                                          word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.lang import ALLOW, CLAUSE
 from tasks.understanding.evidence import HARD, WISH, not_asked, number_weight, overruled_years
@@ -41,17 +41,6 @@ __all__ = ["ALLOWED", "EXCLUDED", "READER", "REFERRED", "REQUIRED", "WANTED", "C
            "load_cues", "read_brief"]
 REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
-
-
-@dataclass(frozen=True)
-class Mention:
-    """Something the brief names, and how the curator means it."""
-
-    start: int
-    end: int
-    field: str  # a vocabulary dimension, form, audience, author, work, language or subject
-    value: str  # a value name, a form or audience name, an author's catalog name, a work id, a language code, a topic
-    polarity: str = WANTED
 
 
 @dataclass(frozen=True)
