@@ -453,10 +453,16 @@ def probabilities(calibration: Calibration, evidence: Sequence[Evidence], kind: 
     mood, not its reader (轻松好笑 had lifted eight children's books to 0.75, seven judged wrong); never over
     HEADLESS_FIT where it says none of the title's filed topics (`head_missing`)."""
     p = calibration.probability(evidence, kind)
-    return np.array([1.0 if e.named or e.defined else
-                     min(max(0.0 if e.doubtful else max(said_fit(e.said), said_fit(e.alike)), 0.0 if e.untied else q),
-                         HEADLESS_FIT if e.headless else 1.0)
-                     for e, q in zip(evidence, p)])
+    return np.array([bounded(e, q) for e, q in zip(evidence, p)])
+
+
+def bounded(e: Evidence, weighed: float) -> float:
+    """One candidate's probability from the weights' (`weighed`) and the rules of `probabilities`."""
+    if e.named or e.defined:
+        return 1.0
+    least = 0.0 if e.doubtful else said_fit(max(e.said, e.alike))
+    most = HEADLESS_FIT if e.headless else 1.0
+    return min(max(least, 0.0 if e.untied else weighed), most)
 
 
 def said_fit(share: float) -> float:
@@ -547,7 +553,6 @@ class BriefValues:
         filed = {e.topic for e in carried if e.how != "vector"}
         return sum(w.weight for w in self.words
                    if not w.required and self.holds(w, book, filed, text=set(), values=True)) / total
-
 
     def holds(self, word: SaidWord, book: BookRecord, filed: set[str], text: set[str], values: bool) -> bool:
         """Whether the book's record says the word: its own text or headings hold it, it carries a subject a topic of

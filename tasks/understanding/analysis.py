@@ -21,6 +21,7 @@ from tasks.understanding.numbers import reader_ages
 from tasks.understanding.lang import EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
 
 WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
+KIND_FIELDS = ("form", "genre")  # the fields whose values are kinds of book ("novels", "mysteries")
 CHILDHOOD_ENDS = 12  # the oldest reader of a children's book: middle grade's upper end
 
 

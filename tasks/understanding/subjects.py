@@ -51,7 +51,7 @@ from tasks.model.subjects import (
     heading_form,
     subjects_table,
 )
-from tasks.understanding.analysis import list_gap
+from tasks.understanding.analysis import KIND_FIELDS, list_gap
 from tasks.understanding.expansion import ExpansionTables, load_expansion_tables
 from tasks.understanding.reading import EXCLUDED, WANTED, Cues, Mention, Reading
 
@@ -308,9 +308,8 @@ def _listed_with_a_kind(topic: TopicPhrase, reading: Reading, kinds: KindWords, 
     poetry"): the shelf holds each of them, so the topic is not what every book must be, as the form beside it is not
     (translate/rules.py). The topic's item ends after the kind word that makes it a head ("travel books")."""
     text = reading.text
-    after = _words(text[topic.end:topic.end + 12])
-    end = topic.end + after[0][1] if _kind_after(topic, text, kinds) else topic.end
-    listed = [m for m in reading.mentions if m.field in ("form", "genre") and m.polarity != EXCLUDED
+    end = _kind_end(topic, text, kinds) or topic.end
+    listed = [m for m in reading.mentions if m.field in KIND_FIELDS and m.polarity != EXCLUDED
               and (m.end <= topic.start or m.start >= end)]
     return any(list_gap(text[m.end:topic.start] if m.end <= topic.start else text[end:m.start], cues) is not None
                for m in listed)
@@ -318,9 +317,15 @@ def _listed_with_a_kind(topic: TopicPhrase, reading: Reading, kinds: KindWords, 
 
 def _kind_after(topic: TopicPhrase, text: str, kinds: KindWords) -> bool:
     """Whether a kind word follows the topic: "psychology books", "二战历史"."""
+    return _kind_end(topic, text, kinds) is not None
+
+
+def _kind_end(topic: TopicPhrase, text: str, kinds: KindWords) -> int | None:
+    """Where the kind word right after the topic ends ("psychology books"), None where none follows it."""
     after = _words(text[topic.end:topic.end + 12])
-    gap_end = after[0][0] if after else 0
-    return bool(after) and after[0][2] in kinds.heads and bool(_BETWEEN.fullmatch(text[topic.end:topic.end + gap_end]))
+    if not after or after[0][2] not in kinds.heads or not _BETWEEN.fullmatch(text[topic.end:topic.end + after[0][0]]):
+        return None
+    return topic.end + after[0][1]
 
 
 def _is_bare(topic: TopicPhrase, brief: str, kinds: KindWords) -> bool:

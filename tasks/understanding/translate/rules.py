@@ -34,14 +34,13 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
-from tasks.understanding.analysis import find_terms, list_gap, longest_apart, segment
+from tasks.understanding.analysis import KIND_FIELDS, find_terms, list_gap, longest_apart, segment
 from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
 from tasks.understanding.topics import brief_keywords, has_topic, last_word
 from tasks.understanding.translate.base import Translator
 
-_VALUE_FIELDS_ASKED_AS_KIND = ("form", "genre")
 _MODIFIES = re.compile(r"[\s-]*(?:的\s*)?")  # between a value and the kind it qualifies: "cozy mysteries", "温馨的推理"
 
 
@@ -56,7 +55,7 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     wishes = (_kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
               | _kinds_beside_other_things(reading, load_cues()) | _kinds_in_added_parts(reading, load_cues()))
     kept = [m for m in reading.mentions if m not in wishes]
-    asked = [m for m in kept if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity == WANTED]
+    asked = [m for m in kept if m.field in KIND_FIELDS and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
     one_of = _one_of_the_kinds(kept, vocabulary, alternatives)
     conditions = list(one_of)
@@ -113,7 +112,7 @@ def _narrowed_exclusions(mentions: Sequence[Mention], text: str) -> list[Mention
     "crime novels, no cozy mysteries" excludes the cozy ones, not the mysteries it asks for."""
     asked = {(m.field, m.value) for m in mentions if m.polarity in (WANTED, ALLOWED, REQUIRED)}
     return [m for before, m in zip([None, *mentions], mentions)
-            if not (m.polarity == EXCLUDED and m.field in _VALUE_FIELDS_ASKED_AS_KIND and (m.field, m.value) in asked
+            if not (m.polarity == EXCLUDED and m.field in KIND_FIELDS and (m.field, m.value) in asked
                     and before is not None and before.polarity == EXCLUDED
                     and _MODIFIES.fullmatch(text[before.end:m.start]))]
 
@@ -160,7 +159,7 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
       book makes each kind in it one choice among other things: a wish, never a requirement of one alone."""
     seg = segment(text)
     asked = [m for m in mentions if m.polarity in (WANTED, ALLOWED)]
-    kinds = [m for m in asked if m.field in _VALUE_FIELDS_ASKED_AS_KIND]
+    kinds = [m for m in asked if m.field in KIND_FIELDS]
     forms = _form_sets(kinds, vocabulary)
     wishes: set[Mention] = set()
     for (first, one), (second, other) in zip(zip(kinds, forms), list(zip(kinds, forms))[1:]):
@@ -188,7 +187,7 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
             offers = offers or gap
             continue
         if offers and _offers_other_things(chain, text, cues):
-            wishes |= {m for i in chain for m in i if m.field in _VALUE_FIELDS_ASKED_AS_KIND}
+            wishes |= {m for i in chain for m in i if m.field in KIND_FIELDS}
         chain, offers = [item], False
     return wishes
 
@@ -197,7 +196,7 @@ def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
     """The kinds of book a brief names as one part of its shelf, not what every book must be: a MUST needs the kind
     to head what the brief asks, and here the words say otherwise (_kinds_listed_with_topics, _kinds_as_topics); a
     kind joined straight to one of them by a joiner is one with it ("in history and science")."""
-    kinds = [m for m in reading.mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity in (WANTED, ALLOWED)]
+    kinds = [m for m in reading.mentions if m.field in KIND_FIELDS and m.polarity in (WANTED, ALLOWED)]
     out = _kinds_listed_with_topics(reading, kinds, cues) | _kinds_as_topics(reading.text, kinds, cues)
     joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})*", re.IGNORECASE)
     return out | {k for k in kinds for o in out if k not in out and o.field == k.field
@@ -214,7 +213,7 @@ def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues
     text, seg = reading.text, segment(reading.text)
     # what the brief names in an item (a literature is a head of its own where a word for writing ends it: "拉美文学")
     named = [(m.start, m.end) for m in reading.mentions if m.field != "classification"]
-    named_kinds = [(m.start, m.end) for m in reading.mentions if m.field in (*_VALUE_FIELDS_ASKED_AS_KIND, "audience")]
+    named_kinds = [(m.start, m.end) for m in reading.mentions if m.field in (*KIND_FIELDS, "audience")]
     taken = [*reading.excluded_spans, *reading.reader_spans, *reading.number_spans, *reading.said_spans,
              *((m.start, m.end) for m in reading.mentions if m.field == "classification")]
     filler = {w.lower() for w in cues.filler} | set(cues.all_words)
@@ -284,7 +283,7 @@ def _kinds_in_added_parts(reading: Reading, cues: Cues) -> set[Mention]:
     text, seg = reading.text, segment(reading.text)
     adding = regex(rf"\s*(?:{alternation(cues.adding)})(?![a-z])", re.IGNORECASE)
     books = tuple(w.lower() for w in cues.readings.book_words)
-    kinds = [m for m in reading.mentions if m.field in (*_VALUE_FIELDS_ASKED_AS_KIND, "audience")
+    kinds = [m for m in reading.mentions if m.field in (*KIND_FIELDS, "audience")
              and m.polarity in (WANTED, ALLOWED)]
     clauses = [seg.clause_of(at) for at in (0, *(e + 1 for e in seg.ends)) if at <= len(text)]
     out: set[Mention] = set()
@@ -335,7 +334,7 @@ def _offers_other_things(chain: list[list[Mention]], text: str, cues: Cues) -> b
     """Whether a list offering a choice has an item that names no kind of book, and is not a list of qualities
     before one kind they all describe ("温暖或者治愈的小说", "romantic or cozy mysteries": the last item alone holds a
     kind, with no article opening it as a thing of its own, as in "a romance or a thriller")."""
-    holds = [any(m.field in _VALUE_FIELDS_ASKED_AS_KIND for m in item) for item in chain]
+    holds = [any(m.field in KIND_FIELDS for m in item) for item in chain]
     if all(holds):
         return False
     if holds.count(True) == 1 and holds[-1]:
@@ -348,7 +347,7 @@ def _one_of_the_kinds(mentions: Sequence[Mention], vocabulary: Vocabulary, alter
     """Kinds of book offered as alternatives ("散文和小说都可以", "essays, and some poetry is fine") are each a
     wish, but together a requirement: the shelf holds one of them, nothing else. One kind merely allowed
     ("也可以有小说") requires nothing."""
-    kinds = [m for m in mentions if m.field in _VALUE_FIELDS_ASKED_AS_KIND and m.polarity in (WANTED, ALLOWED)]
+    kinds = [m for m in mentions if m.field in KIND_FIELDS and m.polarity in (WANTED, ALLOWED)]
     allowed = [m for m in kinds if m.polarity == ALLOWED]
     if not (alternatives or (allowed and len(kinds) >= 2)):
         return []
@@ -370,7 +369,7 @@ def _operator(mention: Mention, alternatives: bool) -> str | None:
         return "MUST"
     if mention.polarity not in (WANTED, ALLOWED) or mention.field in ("author", "work", "subject"):
         return None  # the reader's traits; named authors and works go to the intent; topics to the keywords
-    if mention.field in _VALUE_FIELDS_ASKED_AS_KIND:
+    if mention.field in KIND_FIELDS:
         return "MUST" if mention.polarity == WANTED and not alternatives else "SHOULD"
     if mention.field in ("audience", "language"):
         return "MUST" if mention.polarity == WANTED else "SHOULD"
