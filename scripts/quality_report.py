@@ -147,6 +147,7 @@ def measure(data: Path | None, limit: int | None) -> None:
     for folder in sorted(p for p in (data.iterdir() if data else ()) if (p / "qrels").is_dir()):
         keep(f"beir-{folder.name}", json.loads(shelfwise("eval", str(folder), "--json",
                                                          *(("--limit", str(limit)) if limit else ()))))
+    benchmark("theme_stages.py", "--json", str(RESULTS / "stages.json"))
     shelfwise("try", TRY_BRIEFS[0])  # the first call pays for loading the model and the index: not a brief's time
     seconds = {}
     for brief in TRY_BRIEFS:
@@ -270,6 +271,11 @@ def speed_rows(results: Path) -> list[list[str]]:
     tried = load(results / "try.json")
     rows = [[f"`shelfwise try \"{brief}\"` (median of 3, warm)", f"{seconds:.2f} s"]
             for brief, seconds in (tried or {"seconds": {}})["seconds"].items()]
+    stages = load(results / "stages.json")
+    for s in (stages or {"stages": []})["stages"]:
+        what = "a whole theme" if s["stage"] == "theme" else f"a theme's {s['stage']} stage"
+        rows.append([f"{what}, warm, in-process (benchmarks/theme_stages.py, {stages['briefs']} briefs: p50 / p90)",
+                     f"{s['p50_ms']:.0f} / {s['p90_ms']:.0f} ms"])
     for path in sorted(results.glob("beir-*.json")):
         run = load(path)
         for s in run["scores"]:

@@ -175,6 +175,14 @@ def bm25_tokens(text: str, language: str, stem: bool) -> list[str]:
     return tokens
 
 
+# A process's themes read the same records again and again (a book is a candidate of many briefs, and the ranking
+# reads its title, summary and headings for each): the demo's whole catalog fits, a large catalog's recent ones.
+@lru_cache(maxsize=8192)
+def token_set(text: str, language: str, stem: bool) -> frozenset[str]:
+    """`bm25_tokens` of a text as a set, kept for the process."""
+    return frozenset(bm25_tokens(text, language, stem))
+
+
 def _has_word_char(token: str) -> bool:
     return any(ch.isalnum() for ch in token)
 

@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -86,7 +86,7 @@ from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
 from storage.index_store import IndexSnapshot
 from tasks.model.books import BookRecord
-from tasks.language.text_analysis import bm25_tokens
+from tasks.language.text_analysis import bm25_tokens, token_set
 from tasks.model.conditions import FilterCondition
 from tasks.model.query import Candidate, ThemeQuery
 from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence
@@ -213,7 +213,7 @@ def heading_text(book: BookRecord) -> str:
     return " ; ".join([*book.subjects, *tags, *(f.because for f in book.facets if f.because)])
 
 
-def token_cover(tokens: Sequence[str], weights: Mapping[str, float], held: set[str]) -> float:
+def token_cover(tokens: Sequence[str], weights: Mapping[str, float], held: Set[str]) -> float:
     """The share of the tokens' weight the held tokens make up."""
     total = sum(weights.get(t, 0.0) for t in dict.fromkeys(tokens))
     return sum(weights.get(t, 0.0) for t in dict.fromkeys(tokens) if t in held) / total if total else 0.0
@@ -279,7 +279,7 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
                 if values and theme_shelf else set())
     for place, cand in enumerate(candidates, start=1):
         book = books[cand.book_id]
-        held = set(bm25_tokens(heading_text(book), book.language or query.language, stem)) if tokens else set()
+        held = token_set(heading_text(book), book.language or query.language, stem) if tokens else frozenset()
         carried = subject_features((subjects or {}).get(cand.book_id, ()), matched, len(books))
         heading = token_cover(tokens, token_weights, held)
         words = cover.get(cand.book_id, 0.0) > 0 or heading > 0
@@ -326,7 +326,7 @@ def head_missing(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapp
     says: dict[str, set[int]] = {}
     for book_id in own:
         book = books[book_id]
-        text = set(bm25_tokens(f"{book.title} {book.summary or ''} {heading_text(book)}", query.language, stem))
+        text = token_set(f"{book.title} {book.summary or ''} {heading_text(book)}", query.language, stem)
         filed = {e.topic for e in subjects.get(book_id, ()) if e.how != "vector"}
         says[book_id] = {i for i, w in enumerate(head) if values.holds(w, book, filed, text, tagged)}
     live = set().union(*says.values()) if says else set()
@@ -554,7 +554,7 @@ class BriefValues:
         return sum(w.weight for w in self.words
                    if not w.required and self.holds(w, book, filed, text=set(), values=True)) / total
 
-    def holds(self, word: SaidWord, book: BookRecord, filed: set[str], text: set[str], values: bool) -> bool:
+    def holds(self, word: SaidWord, book: BookRecord, filed: set[str], text: Set[str], values: bool) -> bool:
         """Whether the book's record says the word: its own text or headings hold it, it carries a subject a topic of
         the word's matched by its words, or (`values`: a catalog its source tagged) it holds surely a wished value
         the word names."""

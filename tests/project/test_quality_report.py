@@ -30,6 +30,8 @@ def _results(tmp_path):
     (tmp_path / "fragments-1.json").write_text(json.dumps({"passed": {"zh": 70, "en": 60},
                                                          "total": {"zh": 82, "en": 78}}))
     (tmp_path / "try.json").write_text(json.dumps({"seconds": {"雨夜": 1.5}}))
+    (tmp_path / "stages.json").write_text(json.dumps({"briefs": 90, "stages": [
+        {"stage": "rank", "p50_ms": 7.8, "p90_ms": 14.6}, {"stage": "theme", "p50_ms": 22.8, "p90_ms": 38.8}]}))
     return tmp_path
 
 
@@ -51,6 +53,9 @@ def test_the_judged_row_stands_beside_its_committed_first_sight(tmp_path):
             in text)
     assert "second batch" not in text  # a batch not measured is left out
     assert "| `shelfwise try \"雨夜\"` (median of 3, warm) | 1.50 s |" in text
+    stages = "warm, in-process (benchmarks/theme_stages.py, 90 briefs: p50 / p90)"
+    assert f"| a theme's rank stage, {stages} | 8 / 15 ms |" in text
+    assert f"| a whole theme, {stages} | 23 / 39 ms |" in text
 
 
 def test_the_readme_blocks_are_replaced_between_their_markers_only(tmp_path):
