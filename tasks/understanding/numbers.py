@@ -68,6 +68,9 @@ class NumberGrammar:
     share: tuple[str, ...] = ()  # a part of the shelf: a number said of it is a wish ("新书占一半", "half of them")
     date_parts: tuple[str, ...] = ()  # after a number inside a year's date: "2020年6月以后" ("月", "日")
     months: tuple[str, ...] = ()  # a month's name before a year: "after March 2019"
+    multiplier_ones: tuple[str, ...] = ()  # one before a multiplier: "a hundred pages"
+    determiners: tuple[str, ...] = ()  # between a comparator and its number: "older than the 2008 crash"
+    year_nouns: tuple[str, ...] = ()  # between a year and the comparator after it: "2018 titles and later"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -83,7 +86,9 @@ class NumberGrammar:
                                and v < 10)
         word = f"(?:{_words(tuple(w for w in (*self.digits, *self.multipliers) if w.isascii()))})"
         after_multiplier = "|".join(rf"(?<={re.escape(w)})" for w in self.multipliers if w.isascii())
-        words = rf"{word}(?:[\s-]+{word}|" + (rf"(?:{after_multiplier})\s+and\s+{word}" if after_multiplier
+        multiplier = _words(tuple(w for w in self.multipliers if w.isascii()))
+        one = rf"(?:(?:{_words(self.multiplier_ones)})\s+(?=(?:{multiplier})))?" if self.multiplier_ones else ""
+        words = rf"{one}{word}(?:[\s-]+{word}|" + (rf"(?:{after_multiplier})\s+and\s+{word}" if after_multiplier
                                               else "(?!)") + ")*"
         digit_words = _words(tuple(w for w, v in self.digits.items() if w.isascii() and v < 10))
         decimals = (rf"(?:\s*(?:{_words(self.decimal_points)})\s*(?:\d+" + (f"|[{digit_glyphs}]+" if digit_glyphs else "")
@@ -122,6 +127,15 @@ class NumberGrammar:
     @cached_property
     def before_comparator(self) -> re.Pattern:
         return re.compile(rf"(?P<w>{_words(tuple(self.before))}){_JOINED}$", re.IGNORECASE)
+
+    @cached_property
+    def determiner(self) -> re.Pattern:
+        """A determiner between a comparator and its number ("before the 2008 crash"), right before the number."""
+        return re.compile(rf"(?:{_words(self.determiners)})\s+$", re.IGNORECASE)
+
+    @cached_property
+    def year_noun(self) -> re.Pattern:
+        return re.compile(rf"\s*(?:{_words(self.year_nouns)})", re.IGNORECASE)
 
     @cached_property
     def field_word(self) -> re.Pattern:
@@ -202,7 +216,9 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          {k: int(v) for k, v in table("named_years").items()},
                          packs.words("numbers.yaml", "publishing_words"), packs.words("numbers.yaml", "range_close"),
                          packs.words("numbers.yaml", "decimal_points"), packs.words("numbers.yaml", "share"),
-                         packs.words("numbers.yaml", "date_parts"), packs.words("numbers.yaml", "months"))
+                         packs.words("numbers.yaml", "date_parts"), packs.words("numbers.yaml", "months"),
+                         packs.words("numbers.yaml", "multiplier_ones"), packs.words("numbers.yaml", "determiners"),
+                         packs.words("numbers.yaml", "year_nouns"))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:
@@ -251,7 +267,11 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
         # a bound inside a year ("2020年6月以后", "after March 2019") holds books of that year: the year is in
         month_after, month_before = grammar.date_inside_year
         inside = (month_after.match(text, end) if quantity == "pub_year" or not quantity else None)
+        # a noun of books may stand between a year and its comparator ("2018 titles and later", "2015年版以后")
+        noun = (grammar.year_noun.match(text, end) if (quantity == "pub_year" or not quantity and m.group(0).isdigit())
+                and not inside else None)
         after = None if op else grammar.after_comparator.match(text, inside.end() if inside else end)
+        after = after or (grammar.after_comparator.match(text, noun.end()) if noun and not op else None)
         if after:
             op, end = _lookup(grammar.after, after.group("w")), after.end()
         else:
@@ -259,6 +279,8 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
         clause = clause_start(start)
         month = month_before.search(text, clause, start) if grammar.months and m.group(0).isdigit() else None
         reach = month.start() if month else start
+        determiner = grammar.determiner.search(text, clause, reach)  # "older than the 2008 crash"
+        reach = determiner.start() if determiner else reach
         before = grammar.before_comparator.search(text, clause, reach)
         if before and not text[before.end():reach].strip():
             op, start = op or _lookup(grammar.before, before.group("w")), before.start()
