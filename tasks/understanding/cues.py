@@ -168,6 +168,8 @@ class Readings:
     likeness: tuple[str, ...] = ()  # read_alike_verbs' likeness words alone: "like", "像"
     everyone: tuple[str, ...] = ()  # a shelf for every age: "for all ages", "老少咸宜"
     kind_heads: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a kind -> quality words that head a phrase
+    alike_beside: tuple[str, ...] = ()  # a likeness right after a title only: "《活着》这种", "Dune and its ilk"
+    alike_remark: tuple[str, ...] = ()  # after one, a remark made of the title, no model: "《X》这种已经…"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -305,7 +307,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("spotlight"), said("possessive"), said("about"), said("reader_nouns"),
                         said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
                         said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()),
-                        said("everyone"), packs.groups("readings.yaml", "kind_heads"))
+                        said("everyone"), packs.groups("readings.yaml", "kind_heads"), said("alike_beside"),
+                        said("alike_remark"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

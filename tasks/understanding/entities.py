@@ -21,6 +21,7 @@ from tasks.model.intent import Intent, Understanding
 from tasks.understanding.analysis import (find_terms, list_gap, longest_apart, read_alike_forms, segment,
                                           titled_after_alike)
 from tasks.understanding.cues import alternation, regex, term_pattern
+from tasks.understanding.lang import EXCLUDE
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
@@ -391,7 +392,7 @@ def _other_given_name(before: str, author: str) -> bool:
 def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
     """`understand` on what the brief asks for; no spotlight on authors it only allows ("几本科幻，刘慈欣的可以有":
     his books may stand on a theme shelf, among others); a book set apart and likened is a read-alike's."""
-    found = understand(reading.searchable_text, index)
+    found = understand(reading.searchable_text, index, reading.text)
     allowed = {m.value for m in reading.of(ALLOWED) if m.field == "author"}
     if found.intent is Intent.AUTHOR_SPOTLIGHT and (set(found.authors) <= allowed
                                                     or not _featured(reading, index, found.authors)):
@@ -460,31 +461,54 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
 
 
 @cache
-def _alike_verbs() -> tuple[re.Pattern, re.Pattern]:
+def _alike_verbs() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
     """The packs' verbs of liking, likeness and reading after (readings.yaml `read_alike_verbs`): any of them
-    anywhere in a clause, and all of them (a one-character word too) only right beside a title."""
-    verbs = sorted(load_cues().readings.alike_verbs, key=len, reverse=True)
+    anywhere in a clause, and all of them (a one-character word too) only right beside a title; the demonstratives
+    of kind (`alike_beside`: "这种", "and its ilk"), only right after a title; and the words that set what a clause
+    names aside (an exclusion cue, a place elsewhere), where a title so marked is an example put away, no model."""
+    cues = load_cues()
+    verbs = sorted(cues.readings.alike_verbs, key=len, reverse=True)
     anywhere = "|".join(term_pattern(v) for v in verbs if len(v) > 1)
-    return re.compile(anywhere or "(?!)", re.IGNORECASE), re.compile("|".join(map(term_pattern, verbs)) or "(?!)",
-                                                                      re.IGNORECASE)
+    aside = (*(w for k in cues.kinds if k.effect == EXCLUDE for w in cues.kind_words.get(k.name, ())),
+             *cues.readings.elsewhere)
+    return (re.compile(anywhere or "(?!)", re.IGNORECASE),
+            re.compile("|".join(map(term_pattern, verbs)) or "(?!)", re.IGNORECASE),
+            re.compile("|".join(map(term_pattern, sorted(cues.readings.alike_beside, key=len, reverse=True)))
+                       or "(?!)", re.IGNORECASE),
+            re.compile("|".join(map(term_pattern, sorted(aside, key=len, reverse=True))) or "(?!)", re.IGNORECASE))
 
 
-def _alike_by_structure(brief: str, bare: list[tuple[int, int, str]], names: list[tuple[int, int]] = ()) -> bool:
+def _alike_by_structure(brief: str, bare: list[tuple[int, int, str]], names: list[tuple[int, int]] = (),
+                        said: str = "") -> bool:
     """A read-alike by its structure, whatever its words: a title in 《》 and a verb of liking, likeness or
     reading after in its clause, before or after it ("口味接近《我的阿勒泰》的散文", "读过《X》之后还能接着读的"); a
     catalog name unquoted only with the verb right beside it ("You loved Piranesi", "白夜行同款"), as a bare title
-    may be an everyday word; `names` (authors': never everyday words) as a quoted title is."""
-    anywhere, beside = _alike_verbs()
+    may be an everyday word; `names` (authors': never everyday words) as a quoted title is. A demonstrative of kind
+    right after a title ("《活着》这种的小说") makes it a model unless its clause sets it aside ("《X》那类就别上了",
+    read in `said`, the brief as written where `brief` has its cues blanked) or a remark is made of it ("《X》这种已经
+    在别的架上了")."""
+    anywhere, beside, kind_of, aside = _alike_verbs()
+    said = said or brief
+    remark = regex(rf"\s*(?:{alternation(load_cues().readings.alike_remark)})", re.IGNORECASE)
     ends = load_cues().clauses.end
+
+    def clause(begin: int, end: int) -> tuple[int, int]:
+        after = ends.search(brief, end)
+        return max((m.end() for m in ends.finditer(brief, 0, begin)), default=0), after.start() if after else len(brief)
+
+    def modelled(begin: int, end: int) -> bool:
+        start, stop = clause(begin, end)
+        demonstrative = kind_of.match(brief, end + len(brief[end:]) - len(brief[end:].lstrip()))
+        return _beside(brief, begin, end, beside) or bool(
+            demonstrative and not aside.search(said, start, stop)
+            and not remark.match(brief, demonstrative.end()))
+
     quoted = [(m.start(), m.end()) for m in re.finditer(r"《[^》]+》", brief)]
     for begin, end in quoted + list(names):
-        start = max((m.end() for m in ends.finditer(brief, 0, begin)), default=0)
-        after = ends.search(brief, end)
-        stop = after.start() if after else len(brief)
-        if (anywhere.search(brief[start:begin]) or anywhere.search(brief[end:stop])
-                or _beside(brief, begin, end, beside)):
+        start, stop = clause(begin, end)
+        if anywhere.search(brief[start:begin]) or anywhere.search(brief[end:stop]) or modelled(begin, end):
             return True
-    return any(_beside(brief, a, b, beside) for a, b, _ in bare)
+    return any(modelled(a, b) for a, b, _ in bare)
 
 
 def _alike_by_reference(brief: str, bare: list[tuple[int, int, str]]) -> bool:
@@ -512,8 +536,9 @@ def _beside(brief: str, start: int, end: int, verbs: re.Pattern) -> bool:
             or bool(verbs.match(brief, end + len(brief[end:]) - len(brief[end:].lstrip()))))
 
 
-def understand(brief: str, index: EntityIndex) -> Understanding:
-    """The brief's intent, and the catalog authors, series or titles it names."""
+def understand(brief: str, index: EntityIndex, said: str = "") -> Understanding:
+    """The brief's intent, and the catalog authors, series or titles it names; `said` is the brief as written where
+    `brief` is its searchable text (its cues blanked, every character where it was)."""
     quoted, corrections = _quoted_titles(brief, index)
     bare = brief.strip(" \t\n\"'“”‘’《》「」.,，。!！?？")
     if bare in index.series_books:  # a brief that is a series' name and nothing else: "三体", "Harry Potter"
@@ -532,7 +557,7 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
     # "Anything by Steinbeck? Our book club loved Of Mice and Men": a liked title whose author the brief names
     # (not excluded: the searchable text holds no exclusion) is the author's, not a read-alike
     own = {b for n in _authors(brief, index)[0] for b in index.author_books[index.author_names[n]]}
-    alike = alike or ((_alike_by_structure(brief, bare_titles) or _alike_by_reference(brief, bare_titles))
+    alike = alike or ((_alike_by_structure(brief, bare_titles, said=said) or _alike_by_reference(brief, bare_titles))
                       and not any(b in own for t in titles for b in index.title_books[t]))
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
@@ -540,7 +565,7 @@ def understand(brief: str, index: EntityIndex) -> Understanding:
     titled = [t for t in (brief[a:b] for a, b in titled_after_alike(brief)) if not index.author_lookup.spans(t, 2)]
     unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief) + titled) if q not in quoted
                and not any(q == written for written, _ in corrections)]
-    if (alike or titled) and not titles and unknown and (_alike_by_structure(brief, []) or titled):
+    if (alike or titled) and not titles and unknown and (_alike_by_structure(brief, [], said=said) or titled):
         # "中国版《鼠疫》那样的疫病小说": a book the catalog lacks is still the one the shelf is to be like
         return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(unknown), book_ids=())
     if titles and alike:

@@ -61,7 +61,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "kind_endings": GROUPS, "compared": WORDS, "book_words": WORDS, "spotlight": WORDS,
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
                       "alike_back": WORDS, "alike_before": WORDS, "alike_article": WORDS,
-                      "everyone": WORDS, "kind_heads": GROUPS},
+                      "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_remark": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
