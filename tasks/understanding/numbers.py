@@ -71,6 +71,9 @@ class NumberGrammar:
     multiplier_ones: tuple[str, ...] = ()  # one before a multiplier: "a hundred pages"
     determiners: tuple[str, ...] = ()  # between a comparator and its number: "older than the 2008 crash"
     year_nouns: tuple[str, ...] = ()  # between a year and the comparator after it: "2018 titles and later"
+    grade_before: tuple[str, ...] = ()  # before a school grade's number: "grades 3 to 5"
+    grade_after: tuple[str, ...] = ()  # after it: "三到五年级"
+    first_grade_age: int = 6  # a first grader's age: a grade's readers are up to its number past it
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -218,19 +221,26 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "decimal_points"), packs.words("numbers.yaml", "share"),
                          packs.words("numbers.yaml", "date_parts"), packs.words("numbers.yaml", "months"),
                          packs.words("numbers.yaml", "multiplier_ones"), packs.words("numbers.yaml", "determiners"),
-                         packs.words("numbers.yaml", "year_nouns"))
+                         packs.words("numbers.yaml", "year_nouns"), packs.words("numbers.yaml", "grade_before"),
+                         packs.words("numbers.yaml", "grade_after"),
+                         int(table("school").get("first_grade_age", NumberGrammar.first_grade_age)))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:
-    """(start, end, oldest) of each readers' age said: "for ages 9 to 12", "ages 8-12", "8到12岁", "6岁以下"; the
-    oldest is the range's upper end, or the one age."""
+    """(start, end, oldest) of each readers' age said: "for ages 9 to 12", "ages 8-12", "8到12岁", "6岁以下", or
+    school grade ("grades 3 to 5", "三到五年级": a grade's readers are up to its number past a first grader's age);
+    the oldest is the range's upper end, or the one age."""
     number, ranges = rf"(?:{g.number_source})", _words(g.ranges)
-    before, after = _words(g.age_before), _words(g.age_after)
+    said = rf"({number})(?:\s*(?:{ranges})\s*({number}))?"
     found = []
-    for m in re.finditer(rf"(?:(?:{before})\s*({number})(?:\s*(?:{ranges})\s*({number}))?(?:\s*(?:{after}))?"
-                         rf"|({number})(?:\s*(?:{ranges})\s*({number}))?\s*(?:{after}))", text, flags=re.IGNORECASE):
-        said = [x for x in m.groups() if x]
-        found.append((m.start(), m.end(), max(g.value(x) for x in said)))
+    for before, after, past in ((g.age_before, g.age_after, 0), (g.grade_before, g.grade_after, g.first_grade_age)):
+        if not before and not after:
+            continue
+        before_words, after_words = _words(before), _words(after)
+        for m in re.finditer(rf"(?:(?:{before_words})\s*{said}(?:\s*(?:{after_words}))?|{said}\s*(?:{after_words}))",
+                             text, flags=re.IGNORECASE):
+            numbers = [x for x in m.groups() if x]
+            found.append((m.start(), m.end(), max(g.value(x) for x in numbers) + past))
     return found
 
 
