@@ -80,3 +80,29 @@ def not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Menti
                  and find_terms(clause, said.elsewhere) and not find_terms(clause, said.here)}
     gone = elsewhere | (of_reader if others else set())
     return [replace(m, polarity=READER) if m in gone else m for m in mentions]
+
+
+def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg: Segmented, cues: Cues
+                    ) -> list[Mention]:
+    """A shelf in parts for different readers, each part given its own ("围棋入门给孩子，象棋残局给爷爷们", "picture
+    books for the littles and thrillers for the teens", "board books for toddlers, and cookbooks for the parents"):
+    the children's books are one part, asked for by no book of the others; the children's words (a children's kind
+    of book among them: "picture books") are the reader's. A
+    reader named with the children under one for-whom word ("for kids and their parents") is no part of its own."""
+    text = seg.text
+    children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
+    # a for-whom word before the reader in its clause, only a few words of its own between ("给刚学棋的孩子")
+    headed = regex(rf"(?:{alternation(tuple(w for w in cues.for_whom if w.isascii()))})(?:\s+\S+){{0,2}}\s*$|"
+                   rf"(?:{alternation(tuple(w for w in cues.for_whom if not w.isascii()))})[^\s]{{0,6}}$",
+                   re.IGNORECASE)
+
+    def given(start: int) -> int | None:
+        """Where the for-whom word that gives the reader at `start` its part stands; None where none does."""
+        found = headed.search(text, seg.clause_of(start)[0], start)
+        return found.start() if found else None
+
+    kids = {given(m.start) for m in children} - {None}
+    parts = {given(a) for a, _ in readers} - {None}
+    if not kids or not parts - kids:
+        return mentions
+    return [replace(m, polarity=READER) if m in children else m for m in mentions]
