@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tasks.understanding.analysis import ALLOWED, READER, WANTED, Cue, Mention, Segmented, find_terms
+from tasks.understanding.analysis import (ALLOWED, KIND_FIELDS, READER, WANTED, Cue, Mention, Segmented,
+                                          find_terms)
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import TERMINATE
 from tasks.understanding.numbers import NumberGrammar, NumericMention
@@ -88,7 +89,8 @@ def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg
     books for the littles and thrillers for the teens", "board books for toddlers, and cookbooks for the parents"):
     the children's books are one part, asked for by no book of the others; the children's words (a children's kind
     of book among them: "picture books") are the reader's. A
-    reader named with the children under one for-whom word ("for kids and their parents") is no part of its own."""
+    reader named with the children under one for-whom word ("for kids and their parents") is no part of its own.
+    The kinds of book such a shelf names are its parts' too: wishes ("thrillers for the teens")."""
     text = seg.text
     children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
     # a for-whom word before the reader in its clause, only a few words of its own between ("给刚学棋的孩子")
@@ -105,4 +107,6 @@ def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg
     parts = {given(a) for a, _ in readers} - {None}
     if not kids or not parts - kids:
         return mentions
-    return [replace(m, polarity=READER) if m in children else m for m in mentions]
+    # and each kind of book is one part's, a wish, required of no book of the others
+    return [replace(m, polarity=READER) if m in children else replace(m, polarity=ALLOWED)
+            if m.field in KIND_FIELDS and m.polarity == WANTED else m for m in mentions]
