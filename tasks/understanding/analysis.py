@@ -427,12 +427,14 @@ def everyday_readings(text: str, cues: Cues, vocabulary: Vocabulary) -> tuple[li
 def _class_spans(seg: Segmented, entry: ClassRange, kind_starts: set[int], cues: Cues) -> Iterator[tuple[int, int]]:
     """Where the text names a literature or a period of config/class_ranges.yaml: a name anywhere; a qualifier
     before a word of its kind or standing for books of its own ("日本推理", "唐代历史", "不要明清的", "no Japanese
-    ones"; not "去日本旅行", "三国演义"); the nation's people as writers ("by Americans", "美国人写的")."""
+    ones"; not "去日本旅行", "三国演义"); the nation's people as writers ("by Americans", "美国人写的"); a
+    literature's qualifier as a translation's source ("translated from the French")."""
     text = seg.text
     yield from ((a, b) for a, b, _ in find_terms(text, entry.names))
     yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
                 if _next_word_start(text, b) in kind_starts or _stands_for_books(seg, b, cues)
-                or entry.kind != "literatures" and _kind_after_modifier(seg, b, kind_starts))
+                or entry.kind != "literatures" and _kind_after_modifier(seg, b, kind_starts)
+                or entry.kind == "literatures" and cues.translated.search(text, 0, a))
     yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
                 if cues.by_people.search(text, 0, a) or cues.written_by.match(text, b))
 

@@ -93,6 +93,11 @@ class Cues:
         return re.compile(rf"(?:{alternation(words)})\s+$", re.IGNORECASE)
 
     @cached_property
+    def translated(self) -> re.Pattern:
+        """A translation's source before a nation's qualifier: "translated from the French", "译自俄国"."""
+        return re.compile(rf"(?:{alternation(self.readings.translated_from)})\s*$", re.IGNORECASE)
+
+    @cached_property
     def written_by(self) -> re.Pattern:
         return re.compile(rf"\s*(?:{alternation(self.readings.authorship_after)})")
 
@@ -170,6 +175,7 @@ class Readings:
     kind_heads: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a kind -> quality words that head a phrase
     alike_beside: tuple[str, ...] = ()  # a likeness right after a title only: "《活着》这种", "Dune and its ilk"
     alike_remark: tuple[str, ...] = ()  # after one, a remark made of the title, no model: "《X》这种已经…"
+    translated_from: tuple[str, ...] = ()  # before a nation's qualifier, its literature: "translated from the French"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -308,7 +314,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
                         said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()),
                         said("everyone"), packs.groups("readings.yaml", "kind_heads"), said("alike_beside"),
-                        said("alike_remark"))
+                        said("alike_remark"), said("translated_from"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -250,6 +250,8 @@ class EntityIndex:
             author = self.surnames.get(match.group(1))
             if author and _other_given_name(text[:match.start()], author):
                 continue
+            if author and load_cues().translated.search(text, 0, match.start()):  # "from the French": a language
+                continue
             if author and match.start() > 0 and not any(a <= match.start() < b for a, b, _, _ in spans):
                 spans.append((match.start(), match.end(), "author", author))
         spans += [(a, b, "author", author) for a, b, author in self.cjk_surname_spans(text)

@@ -62,7 +62,8 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "kind_endings": GROUPS, "compared": WORDS, "book_words": WORDS, "spotlight": WORDS,
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
                       "alike_back": WORDS, "alike_before": WORDS, "alike_article": WORDS,
-                      "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_remark": WORDS},
+                      "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_remark": WORDS,
+                      "translated_from": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
