@@ -53,9 +53,36 @@ def cause(book, understood, ctx, family_labels: set[str]) -> str:
     words = [w.lower() for w in query.search_keywords if len(w) >= 2]
     if any(w in text for w in words):
         return "words"
-    brief_language = detect_language(understood.theme.brief_text if hasattr(understood.theme, "brief_text")
-                                     else query.synthetic_query)
+    brief_language = detect_language(understood.theme.brief)
     return "other language" if book.language and book.language != brief_language else "nothing"
+
+
+def failing_conditions(book, understood, ctx) -> str:
+    """The hard conditions the book fails, each with whether a heading it carries is named by the value's names."""
+    from tasks.model.constraints import hard_constraints, evaluate, numeric_expr
+    from tasks.ranking.relevance import value_names
+    from tasks.model.subjects import subject_keys
+    from tasks.understanding.subjects import _key
+
+    query, out = understood.query, []
+    confidence = ctx.ranking.snapshot.filter_confidence
+    keys = {_key(k) for k in subject_keys(tuple(book.subjects))}
+    for c in query.filter_conditions:
+        if c.operator != "MUST_NOT" and c.operator != "MUST":
+            continue
+        if not evaluate(hard_constraints((c,), facet_confidence=confidence), book):
+            named = [n for v in c.values for n in value_names(c.field, v, ctx.tools.vocabulary) if _key(n) in keys]
+            out.append(f"{c.operator} {c.field}={'/'.join(c.values)}" + (f" [headings say {named[0]}]" if named else ""))
+    out += [f"{n.field}{n.op}{n.value}" for n in query.numeric_conditions if not evaluate(numeric_expr(n), book)]
+    return "; ".join(out)
+
+
+def family_of(keywords, vocabulary, tables) -> set[str]:
+    """The headings a keyword of the brief, or its other names, heads (`SubjectVocabulary.family`)."""
+    from tasks.understanding.subjects import _same
+
+    terms = {o for k in keywords for o in (k, *_same(k, tables))}
+    return {vocabulary.subjects[i].label for t in terms for i in vocabulary.family(t)}
 
 
 def main() -> None:
@@ -64,7 +91,7 @@ def main() -> None:
     parser.add_argument("--judged-blind", action="append", default=[])
     parser.add_argument("--show", action="store_true", help="print every unrecalled book with its cause")
     args = parser.parse_args()
-    from tasks.understanding.subjects import family_of
+    from tasks.understanding.expansion import load_expansion_tables
 
     totals: dict[str, Counter] = {}
     for spec, blind in [(s, False) for s in args.judged] + [(s, True) for s in args.judged_blind]:
@@ -77,13 +104,14 @@ def main() -> None:
         for o in ordered:
             recalled = {c.book_id for c in o.ranking.candidates}
             fitting = [b for b, g in o.judgments.items() if g > 0 and b in books]
-            family = family_of(o.understood.query, ctx.tools.subjects)
+            family = family_of(o.understood.query.search_keywords, ctx.tools.subjects, load_expansion_tables())
             for b in sorted(set(fitting) - recalled):
                 found = cause(books[b], o.understood, ctx, family)
                 counts[found] += 1
                 if args.show:
                     book = books[b]
-                    print(f"{name}\t{o.brief_id}\t{found}\t{book.title}\t{' | '.join(book.subjects[:6])}")
+                    failing = failing_conditions(book, o.understood, ctx) if found == "condition" else ""
+                    print(f"{name}\t{o.brief_id}\t{found}\t{book.title}\t{' | '.join(book.subjects[:6])}\t{failing}")
     for name, counts in totals.items():
         print(name, sum(counts.values()), " ".join(f"{c}={counts[c]}" for c in CAUSES))
 
