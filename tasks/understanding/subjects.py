@@ -105,6 +105,7 @@ _SUBDIVIDED = re.compile(r"\s*(?:--+|—+|/)\s*")
 _QUALIFIED = re.compile(r"\s*\([^)]*\)")  # "Mars (Planet)": what the name is, no part of it
 _JOINED = re.compile(r"\s+(?:and|&)\s+")
 _NUMBERED = re.compile(r"^(?:[IVXL]+|\d+(?:st|nd|rd|th)?)$")  # "World War II", "Louis XIV"
+_DATED = re.compile(r"^\s*(?:ca\.\s*|approximately\s*|-)?\d")  # "1939-1945", "ca. 1600-1775", "-approximately 1540"
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,9 @@ def heading_name(label: str) -> HeadingName | None:
         return None
     first = _QUALIFIED.sub("", _SUBDIVIDED.split(label, maxsplit=1)[0]).strip(" .;")
     name, comma, rest = first.partition(",")
-    # one comma and a date after it: an event, reign or period; two commas are a person ("Casanova, Giacomo, 1725-")
-    dated = bool(comma) and "," not in rest and any(ch.isdigit() for ch in rest)
+    # a comma and a date right after it: an event, reign or period; a person's forename before the date is no
+    # such name ("Casanova, Giacomo, 1725-1798", "Beethoven, Ludwig van 1770-1827")
+    dated = bool(comma) and bool(_DATED.match(rest))
     head, of, _ = name.partition(" of ")
     names = tuple(tuple(w for w in piece.split() if not _NUMBERED.match(w)) for piece in _JOINED.split(head))
     return HeadingName(tuple(n for n in names if n), dated, bool(of))
@@ -134,7 +136,8 @@ def heading_name(label: str) -> HeadingName | None:
 def family_keys(label: str, event_heads: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The topics a heading is one of, by its structure, as `_key`s: "World War, 1939-1945" and "Napoleonic Wars,
     1800-1815" are wars (a dated name is an instance of its head word), "Wars of the Roses" (the words before "of"),
-    "Cold War" (a proper name ending in a word that ends a dated name of the vocabulary: `event_heads`). Never a
+    "Cold War" (a proper name, every word capitalised, ending in a word that ends a dated name of the vocabulary:
+    `event_heads`). Never a
     lower-case compound, whose first word may change what it is ("Time travel", "Political science"), nor a proper
     name ending in any other word ("New England", "United States"). A heading's subdivisions, inversions and joined
     names are its parts already (tasks/model/subjects.py `heading_parts`), matched by their own words."""
@@ -146,8 +149,8 @@ def family_keys(label: str, event_heads: frozenset[str] = frozenset()) -> tuple[
         head = _key(words[-1])
         if read.of_phrase or read.dated:
             keys += [head] + ([_key(" ".join(words))] if read.dated and len(words) > 1 else [])
-        elif words[-1][:1].isupper() and head in event_heads:
-            keys.append(head)
+        elif all(w[:1].isupper() for w in words) and head in event_heads:
+            keys.append(head)  # a proper name, every word capitalised: "Cold War", not "Translations into English"
     return tuple(dict.fromkeys(k for k in keys if k))
 
 
