@@ -467,9 +467,9 @@ def held_inside(term: str, label: str, kinds: KindWords) -> bool:
 def said_share(term: str, subject: Subject, books: Mapping[str, BookRecord]) -> float:
     """The share of the subject's books whose own title and summary say the term outside the subject's words: how
     much the books under 自然科学 are about 自然 by their own account."""
-    expr = condition_expr(subject.field, subject.values)
-    carriers = [b for b in books.values() if evaluate(expr, b)]
-    label = subject.label
+    expr, label = condition_expr(subject.field, subject.values), subject.label
+    written = subject.kind in ("heading", "part")  # a heading's books write its words: a quick look first
+    carriers = [b for b in books.values() if (not written or any(label in h for h in b.subjects)) and evaluate(expr, b)]
     return sum(term in f"{b.title} {b.summary or ''}".replace(label, "") for b in carriers) / max(len(carriers), 1)
 
 
