@@ -458,10 +458,10 @@ def held_inside(term: str, label: str, kinds: KindWords) -> bool:
     """Whether a Chinese label holds the term only inside another head: 自然科学 (a science) holds 自然, 科学幻想小说
     holds 科学, 人生哲学 holds 人生; not 鸦片战争 or 抗日战争, ending in it (a war), nor 推理小说 or 战争小说, the term and a
     kind of writing."""
-    if label.endswith(term):
-        return False
     at = label.find(term)
-    return not (at == 0 and label[at + len(term):].lower() in kinds.heads)
+    if at < 0 or label.endswith(term):  # not written in it (a mapped term's heading), or its head
+        return False
+    return not (at == 0 and label[len(term):].lower() in kinds.heads)
 
 
 def said_share(term: str, subject: Subject, books: Mapping[str, BookRecord]) -> float:
