@@ -111,11 +111,11 @@ _DATED = re.compile(r"^\s*(?:ca\.\s*|approximately\s*|-)?\d")  # "1939-1945", "c
 @dataclass(frozen=True)
 class HeadingName:
     """An English heading's (or part's) first part read by its structure: the names it joins ("Mothers and
-    daughters": Mothers, daughters), the head word of each, whether a date names it ("World War, 1939-1945") and
-    whether it is written as a proper name (its head word capitalised after the first word: "Cold War")."""
+    daughters": Mothers, daughters), whether a date names it ("World War, 1939-1945") and whether its head stands
+    before "of" ("Wars of the Roses")."""
 
     names: tuple[tuple[str, ...], ...]  # each joined name's words, a number after it ("II") left off
-    dated: bool  # "X, 1939-1945", one comma and a date after it: a named event, reign or period
+    dated: bool  # "X, 1939-1945", a date right after the comma: a named event, reign or period
     of_phrase: bool  # "Wars of the Roses": the words before "of" are the head
 
 
@@ -137,10 +137,10 @@ def family_keys(label: str, event_heads: frozenset[str] = frozenset()) -> tuple[
     """The topics a heading is one of, by its structure, as `_key`s: "World War, 1939-1945" and "Napoleonic Wars,
     1800-1815" are wars (a dated name is an instance of its head word), "Wars of the Roses" (the words before "of"),
     "Cold War" (a proper name, every word capitalised, ending in a word that ends a dated name of the vocabulary:
-    `event_heads`). Never a
-    lower-case compound, whose first word may change what it is ("Time travel", "Political science"), nor a proper
-    name ending in any other word ("New England", "United States"). A heading's subdivisions, inversions and joined
-    names are its parts already (tasks/model/subjects.py `heading_parts`), matched by their own words."""
+    `event_heads`). Never a lower-case compound, whose first word may change what it is ("Time travel", "Political
+    science"), nor a proper name ending in any other word ("New England", "United States"). A heading's
+    subdivisions, inversions and joined names are its parts already (tasks/model/subjects.py `heading_parts`),
+    matched by their own words."""
     read = heading_name(label)
     if read is None:
         return ()
@@ -521,7 +521,7 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
                 for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
                 and vocabulary.subjects[i].kind != "tag"]
         # a short topic's vector is a guess (an abbreviation, one character): its near subjects must hold its words
-        matches += [m for m in near if not _short(topic.text) or _holds_topic(m)]
+        matches += [m for m in near if not _short(topic.text) or says_topic(m.topic, m.subject)]
         matches = allowed_by_kind(matches, kind)
         readings = _readings(matches, vocabulary)
         # required: the whole brief; or a head noun ("travel writing", though "travel" alone is a reading situation),
@@ -608,7 +608,7 @@ def _readings(matches: list[SubjectMatch], vocabulary: SubjectVocabulary) -> lis
 def topic_values(matches: Sequence[SubjectMatch]) -> tuple[str, ...]:
     """A `topic` condition's values: the headings and the class ranges' codes matched by their words, and those near
     in meaning that hold the topic's words ("Social psychology" for "psychology"); where none is, by meaning."""
-    strong = [m for m in matches if m.how != "vector" or _holds_topic(m)] or matches
+    strong = [m for m in matches if m.how != "vector" or says_topic(m.topic, m.subject)] or matches
     return tuple(dict.fromkeys(v for m in strong if m.subject.field in ("heading", "classification")
                                for v in m.subject.values))
 
@@ -618,9 +618,9 @@ def _short(text: str) -> bool:
     return len(text.strip()) <= (3 if text.isascii() else 1)
 
 
-def _holds_topic(match: SubjectMatch) -> bool:
+def says_topic(topic: str, subject: Subject) -> bool:
     """Whether the subject's words hold the topic's (singular or plural: "Voyages and travels" holds "travel")."""
-    topic, label = _key(match.topic), _key(match.subject.label)
+    topic, label = _key(topic), _key(subject.label)
     return bool(topic) and (f" {topic} " in f" {label} " if topic.isascii() else topic in label)
 
 

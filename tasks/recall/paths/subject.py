@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from storage.index_store import BOOKS_TABLE
-from tasks.model.books import BookRecord
 from tasks.language.embedders.base import Embedder
+from tasks.model.books import BookRecord
 from tasks.model.constraints import All, AnyOf, Expr, condition_expr, evaluate
 from tasks.model.query import PathHit
 from tasks.model.stages import Understood
@@ -23,7 +23,7 @@ from tasks.model.subjects import (PREFERRED_ROLE, REQUIRED_ROLE, Subject, Subjec
 from tasks.recall.context import RecallContext
 from tasks.recall.paths.base import PathRecall, RecallPath, register
 from tasks.recall.vector_search import VectorSearch
-from tasks.understanding.subjects import PREFERRED_FIT, SubjectVocabulary, _holds_topic
+from tasks.understanding.subjects import PREFERRED_FIT, SubjectVocabulary, says_topic
 
 PATH = "subject"
 PREFERRED_WEIGHT = 0.5  # a preferred subject's evidence counts half a required one's
@@ -95,16 +95,11 @@ def near_subjects(found: Sequence[TopicSubjects], vocabulary: SubjectVocabulary,
     for topic, row in zip(wanted, rows):
         near = [(vocabulary.subjects[i], similarity) for i, similarity in row
                 if vocabulary.subjects[i].kind != "tag" and vocabulary.subjects[i] not in matched
-                and not _says(topic.topic.text, vocabulary.subjects[i])
+                and not says_topic(topic.topic.text, vocabulary.subjects[i])
                 and float(vocabulary.vectors[i] @ brief_vector) >= PREFERRED_FIT]
         for subject, similarity in near[:NEAR_PER_TOPIC]:
             out[subject] = max(similarity, out.get(subject, 0.0))
     return out
-
-
-def _says(topic: str, subject: Subject) -> bool:
-    """Whether the subject's words hold the topic's ("Social psychology" for psychology, 自然科学 for 自然)."""
-    return _holds_topic(SubjectMatch(topic, subject, 0.0, "vector"))
 
 
 def near_recall(found: Sequence[TopicSubjects], vocabulary: SubjectVocabulary, embedder: Embedder,
