@@ -103,6 +103,7 @@ LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
 MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
+UNSAID = 0.5  # what a word no value names weighs in `said`, in a brief naming no topic: unknown, neither held nor missed
 SAID_TRUST = 0.75  # how often a book holding all the brief's words say fits it (`said_fit`)
 HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics fits (4 of 24 dev books did)
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
@@ -591,7 +592,21 @@ def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mappi
                               any(c.operator == "MUST" for c in naming), tuple(sorted(own)), own <= titled,
                               tuple((c.field, v) for c in naming if c.operator == "SHOULD" for v in c.values),
                               tuple(text for text, held in topics if own <= held)))
-    return BriefValues(tuple(words), sure)
+    # a brief that names no topic (no genre, no filed subject, no title's head, no topic wished for) asks for moods,
+    # styles, settings and occasions: what its values say is all it asks of a book
+    topical = (any(t.matches for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE))
+               or any(c.field in TERM_FIELDS and c.operator == "SHOULD" for c in query.filter_conditions)
+               or any(w.head or w.topics or any(f == TOPIC_DIMENSION for f, _ in w.values) for w in words))
+    if topical:
+        return BriefValues(tuple(words), sure)
+    # there, a wish no content word names ('bedtime', 'train rides': words the catalog's text lacks) is said all the
+    # same, weighing as the brief's words do on average; and a word naming no value counts half
+    named = {pair for w in words for pair in w.values}
+    typical = float(np.mean([w.weight for w in words])) if words else 1.0
+    words += [SaidWord(typical, values=wish) for c, _ in conditions if c.operator == "SHOULD"
+              if not named.intersection(wish := tuple((c.field, v) for v in c.values))]
+    return BriefValues(tuple(w if w.values or w.required else replace(w, weight=w.weight * UNSAID) for w in words),
+                       sure)
 
 
 def held_pairs(book: BookRecord, sure: float) -> set[tuple[str, str]]:
