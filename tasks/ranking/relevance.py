@@ -103,7 +103,6 @@ LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
 MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
-UNSAID = 0.5  # what a word no value names weighs in `said`, in a brief naming no topic: unknown, neither held nor missed
 SAID_TRUST = 0.75  # how often a book holding all the brief's words say fits it (`said_fit`)
 HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics fits (4 of 24 dev books did)
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
@@ -474,7 +473,10 @@ def said_fit(share: float) -> float:
     setting 乡土小镇), is evidence, not the definition a hard condition is, and alone it never makes a shelf "done"
     (`gating.done_fit_share` is above it). A read-alike's likeness to its book (`likeness`) is read the same way: a
     shared profile of tags is as much evidence as the values a brief's words name, and no more (no judged read-alike
-    on a tagged catalog measures it apart; by the records, half of the books like 《边城》 at 0.5-0.7 are)."""
+    on a tagged catalog measures it apart; by the records, half of the books like 《边城》 at 0.5-0.7 are). Read
+    again on every dev candidate (2026-11-28, `shelf_decision.py`'s reliability table), books the values lift fit
+    less often than it says, 27 of 85 holding all of them (12 of 21 outside the 故乡 brief, whose alias lifts a
+    whole setting) and 30 of 240 holding part: the trust is not raised."""
     return SAID_TRUST * share
 
 
@@ -592,21 +594,7 @@ def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mappi
                               any(c.operator == "MUST" for c in naming), tuple(sorted(own)), own <= titled,
                               tuple((c.field, v) for c in naming if c.operator == "SHOULD" for v in c.values),
                               tuple(text for text, held in topics if own <= held)))
-    # a brief that names no topic (no genre, no filed subject, no title's head, no topic wished for) asks for moods,
-    # styles, settings and occasions: what its values say is all it asks of a book
-    topical = (any(t.matches for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE))
-               or any(c.field in TERM_FIELDS and c.operator == "SHOULD" for c in query.filter_conditions)
-               or any(w.head or w.topics or any(f == TOPIC_DIMENSION for f, _ in w.values) for w in words))
-    if topical:
-        return BriefValues(tuple(words), sure)
-    # there, a wish no content word names ('bedtime', 'train rides': words the catalog's text lacks) is said all the
-    # same, weighing as the brief's words do on average; and a word naming no value counts half
-    named = {pair for w in words for pair in w.values}
-    typical = float(np.mean([w.weight for w in words])) if words else 1.0
-    words += [SaidWord(typical, values=wish) for c, _ in conditions if c.operator == "SHOULD"
-              if not named.intersection(wish := tuple((c.field, v) for v in c.values))]
-    return BriefValues(tuple(w if w.values or w.required else replace(w, weight=w.weight * UNSAID) for w in words),
-                       sure)
+    return BriefValues(tuple(words), sure)
 
 
 def held_pairs(book: BookRecord, sure: float) -> set[tuple[str, str]]:
