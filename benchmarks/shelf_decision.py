@@ -36,6 +36,56 @@ DONE_SHARES = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)  # "done" asks the shelf's mean pro
 BANDS = ((0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (0.6, 0.8), (0.8, 1.01))
 FIT_SHARE = 0.9  # what "done" promises of a shelf
 READ_AT = 0.4  # the floor whose shelves are read whole in the dump (the floor in force)
+RELIABILITY_BINS = (0.0, 0.2, 0.4, 0.6, 0.7, 0.75, 0.8, 0.9, 1.01)
+EVIDENCE_KINDS = ("named or defined", "said full", "said partial", "alike", "title-capped", "heading match",
+                  "words only", "vector only", "untied")
+
+
+def evidence_kind(e, weighed: float) -> str:
+    """What a candidate's probability stands on, first what the rules decide: named or defined (1), title-capped
+    (`headless`), untied (0), its vocabulary values (`said` whole or in part, a read-alike's `alike`) where they lift
+    it above the weights' `weighed`; then the weights' strongest evidence: a heading or subject it carries, the
+    brief's words in its text, or its vector alone."""
+    from tasks.ranking.relevance import said_fit
+
+    if e.named or e.defined:
+        return "named or defined"
+    if e.headless:
+        return "title-capped"
+    if e.untied and not (not e.doubtful and said_fit(max(e.said, e.alike)) > 0):
+        return "untied"
+    if not e.doubtful and said_fit(max(e.said, e.alike)) > weighed:
+        if e.alike > e.said:
+            return "alike"
+        return "said full" if e.said >= 0.999 else "said partial"
+    if e.heading > 0 or e.subject_lexical > 0:
+        return "heading match"
+    if e.cover > 0:
+        return "words only"
+    return "vector only"
+
+
+def reliability(records: list[dict]) -> None:
+    """Of every candidate of the judged briefs (calibration in force), by what its probability stands on and by
+    its probability: how many, and how many truly fit (graded 1 or 2)."""
+    rows = [(kind, p, fit) for r in records if r.get("candidates") for kind, p, fit in r["candidates"]]
+    if not rows:
+        return
+    for name in sorted({r["set"] for r in records if r.get("candidates")}) + ["all"]:
+        mine = [(k, p, f) for r in records if r.get("candidates") and name in (r["set"], "all")
+                for k, p, f in r["candidates"]]
+        print(f"\nreliability, {name}: books fitting / books, by evidence and probability")
+        print(f"{'evidence':<17}" + "".join(f"{lo:.2f}-{min(hi, 1):.2f}".rjust(12)
+                                         for lo, hi in zip(RELIABILITY_BINS, RELIABILITY_BINS[1:])) + "         all")
+        for kind in EVIDENCE_KINDS:
+            cells = []
+            for lo, hi in zip(RELIABILITY_BINS, RELIABILITY_BINS[1:]):
+                inside = [f for k, p, f in mine if k == kind and lo <= p < hi]
+                cells.append(f"{sum(inside)}/{len(inside)}" if inside else "-")
+            every = [f for k, _, f in mine if k == kind]
+            if every:
+                print(f"{kind:<17}" + "".join(c.rjust(12) for c in cells)
+                      + f"{sum(every)}/{len(every)}".rjust(12) + f" {sum(every) / len(every):.2f}")
 
 
 @dataclass
@@ -222,6 +272,7 @@ def tables(records: list[dict]) -> None:
             print("  books shelved at the lowest floor, by probability: " + "; ".join(
                 f"{lo:.1f}-{min(hi, 1):.1f} {fit[(p >= lo) & (p < hi)].mean():.2f} fit of "
                 f"{int(((p >= lo) & (p < hi)).sum())}" for lo, hi in BANDS if ((p >= lo) & (p < hi)).any()))
+    reliability(records)
     folded = [r for r in records if r["calibration"] == "fold"]
     if not folded:
         return
@@ -294,6 +345,12 @@ def main() -> int:
             variants = {"in": probabilities(ctx.ranking.relevance.calibration, o.ranking.evidence, kind_of[name])}
             if (name, o.brief_id) in folds:
                 variants["fold"] = folds[(name, o.brief_id)]
+            if o.judgments is not None:
+                fitting_works = {works.get(b, b) for b, g in o.judgments.items() if g > 0}
+                weighed = ctx.ranking.relevance.calibration.probability(o.ranking.evidence, kind_of[name])
+                candidates = [[evidence_kind(e, float(w)), float(p), int(works.get(c.book_id, c.book_id)
+                                                                          in fitting_works)]
+                              for c, e, w, p in zip(o.ranking.candidates, o.ranking.evidence, weighed, variants["in"])]
             for cal, probs in variants.items():
                 by_id = dict(zip((c.book_id for c in o.ranking.candidates), map(float, probs)))
                 for floor in FLOORS:
@@ -309,7 +366,9 @@ def main() -> int:
                         "works": [works.get(e.book.book_id, e.book.book_id) for e in shelf.entries],
                         "fitting_works": (len({works.get(b, b) for b, g in o.judgments.items() if g > 0})
                                           if o.judgments is not None else None),
-                        **(reading(ctx, o, shelf, by_id) if cal == "in" and floor == READ_AT else {})})
+                        **(reading(ctx, o, shelf, by_id) if cal == "in" and floor == READ_AT else {}),
+                        **({"candidates": candidates}
+                           if cal == "in" and floor == READ_AT and o.judgments is not None else {})})
     out = Path(args.dump)
     out.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {len(records)} shelves to {out}")

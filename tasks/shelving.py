@@ -103,7 +103,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
         )
         recall = RecallContext(
             snapshot=snapshot, books=books, embedder=embedder, settings=settings, switches=switches,
-            e5_embedder=e5_embedder, graph=graph, withdrawn=withdrawn,
+            e5_embedder=e5_embedder, graph=graph, withdrawn=withdrawn, subjects=tools.subjects,
             searches={t: create_vector_search(snapshot, t, columns, settings.index.brute_force_max_rows)
                       for t in tables},
         )

@@ -473,7 +473,10 @@ def said_fit(share: float) -> float:
     setting 乡土小镇), is evidence, not the definition a hard condition is, and alone it never makes a shelf "done"
     (`gating.done_fit_share` is above it). A read-alike's likeness to its book (`likeness`) is read the same way: a
     shared profile of tags is as much evidence as the values a brief's words name, and no more (no judged read-alike
-    on a tagged catalog measures it apart; by the records, half of the books like 《边城》 at 0.5-0.7 are)."""
+    on a tagged catalog measures it apart; by the records, half of the books like 《边城》 at 0.5-0.7 are). Read
+    again on every dev candidate (2026-11-28, `shelf_decision.py`'s reliability table), books the values lift fit
+    less often than it says, 27 of 85 holding all of them (12 of 21 outside the 故乡 brief, whose alias lifts a
+    whole setting) and 30 of 240 holding part: the trust is not raised."""
     return SAID_TRUST * share
 
 

@@ -12,6 +12,7 @@ from tasks.model.books import BookRecord
 from tasks.model.themes import StageSwitches
 from tasks.recall.book_graph import NO_GRAPH, BookGraph
 from tasks.recall.vector_search import VectorSearch
+from tasks.understanding.subjects import NO_SUBJECTS, SubjectVocabulary
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class RecallContext:
     graph: Callable[[], BookGraph] = lambda: NO_GRAPH
     # books withdrawn from the catalog since the index was built: recalled by no path until the next build drops them
     withdrawn: frozenset[str] = frozenset()
+    # the catalog's own subjects with their vectors: the subject path's headings near a matched topic
+    subjects: SubjectVocabulary = NO_SUBJECTS
 
     @property
     def expand(self) -> bool:

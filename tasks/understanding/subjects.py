@@ -101,6 +101,59 @@ def _key(text: str) -> str:
     return " ".join(map(singular, words.split())) if words.isascii() else words.replace(" ", "")
 
 
+_SUBDIVIDED = re.compile(r"\s*(?:--+|—+|/)\s*")
+_QUALIFIED = re.compile(r"\s*\([^)]*\)")  # "Mars (Planet)": what the name is, no part of it
+_JOINED = re.compile(r"\s+(?:and|&)\s+")
+_NUMBERED = re.compile(r"^(?:[IVXL]+|\d+(?:st|nd|rd|th)?)$")  # "World War II", "Louis XIV"
+_DATED = re.compile(r"^\s*(?:ca\.\s*|approximately\s*|-)?\d")  # "1939-1945", "ca. 1600-1775", "-approximately 1540"
+
+
+@dataclass(frozen=True)
+class HeadingName:
+    """An English heading's (or part's) first part read by its structure: the names it joins ("Mothers and
+    daughters": Mothers, daughters), whether a date names it ("World War, 1939-1945") and whether its head stands
+    before "of" ("Wars of the Roses")."""
+
+    names: tuple[tuple[str, ...], ...]  # each joined name's words, a number after it ("II") left off
+    dated: bool  # "X, 1939-1945", a date right after the comma: a named event, reign or period
+    of_phrase: bool  # "Wars of the Roses": the words before "of" are the head
+
+
+def heading_name(label: str) -> HeadingName | None:
+    """How an English heading's first part names its topic (None for a Chinese one, or one with no words)."""
+    if not label.isascii():
+        return None
+    first = _QUALIFIED.sub("", _SUBDIVIDED.split(label, maxsplit=1)[0]).strip(" .;")
+    name, comma, rest = first.partition(",")
+    # a comma and a date right after it: an event, reign or period; a person's forename before the date is no
+    # such name ("Casanova, Giacomo, 1725-1798", "Beethoven, Ludwig van 1770-1827")
+    dated = bool(comma) and bool(_DATED.match(rest))
+    head, of, _ = name.partition(" of ")
+    names = tuple(tuple(w for w in piece.split() if not _NUMBERED.match(w)) for piece in _JOINED.split(head))
+    return HeadingName(tuple(n for n in names if n), dated, bool(of))
+
+
+def family_keys(label: str, event_heads: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The topics a heading is one of, by its structure, as `_key`s: "World War, 1939-1945" and "Napoleonic Wars,
+    1800-1815" are wars (a dated name is an instance of its head word), "Wars of the Roses" (the words before "of"),
+    "Cold War" (a proper name, every word capitalised, ending in a word that ends a dated name of the vocabulary:
+    `event_heads`). Never a lower-case compound, whose first word may change what it is ("Time travel", "Political
+    science"), nor a proper name ending in any other word ("New England", "United States"). A heading's
+    subdivisions, inversions and joined names are its parts already (tasks/model/subjects.py `heading_parts`),
+    matched by their own words."""
+    read = heading_name(label)
+    if read is None:
+        return ()
+    keys = []
+    for words in read.names:
+        head = _key(words[-1])
+        if read.of_phrase or read.dated:
+            keys += [head] + ([_key(" ".join(words))] if read.dated and len(words) > 1 else [])
+        elif all(w[:1].isupper() for w in words) and head in event_heads:
+            keys.append(head)  # a proper name, every word capitalised: "Cold War", not "Translations into English"
+    return tuple(dict.fromkeys(k for k in keys if k))
+
+
 @dataclass(frozen=True)
 class SubjectVocabulary:
     """The version's subjects, ready to match: by their words, by a Chinese term they hold, and by vector."""
@@ -117,6 +170,32 @@ class SubjectVocabulary:
         return {key: tuple(dict.fromkeys(rows)) for key, rows in found.items() if key}
 
     @cached_property
+    def event_heads(self) -> frozenset[str]:
+        """The head words of the vocabulary's dated names ("War" of "World War, 1914-1918", "dynasty" of "Qing
+        dynasty, 1644-1912"): a proper name ending in one is an instance of it too ("Cold War")."""
+        heads = set()
+        for subject in self.subjects:
+            read = heading_name(subject.label) if subject.kind != "tag" else None
+            if read is not None and read.dated:
+                heads |= {_key(words[-1]) for words in read.names if len(words) > 1}
+        return frozenset(heads)
+
+    @cached_property
+    def by_family(self) -> dict[str, tuple[int, ...]]:
+        """The rows of the English headings and parts by the topics they are one of (`family_keys`)."""
+        found: dict[str, list[int]] = defaultdict(list)
+        for i, subject in enumerate(self.subjects):
+            if subject.kind != "tag":
+                for key in family_keys(subject.label, self.event_heads):
+                    found[key].append(i)
+        return {key: tuple(rows) for key, rows in found.items()}
+
+    def family(self, term: str) -> list[int]:
+        """The rows of the headings the term heads, besides those written as it is."""
+        exact = set(self.by_key.get(_key(term), ()))
+        return [i for i in self.by_family.get(_key(term), ()) if i not in exact] if term.isascii() else []
+
+    @cached_property
     def rows(self) -> dict[Subject, int]:
         return {s: i for i, s in enumerate(self.subjects)}
 
@@ -127,8 +206,12 @@ class SubjectVocabulary:
                      if s.language == "zh" and not re.search(r"[—\-/－]", s.label))
 
     def lexical(self, term: str, how: str = "exact") -> list[SubjectMatch]:
-        """The subjects written as `term` is, singular or plural; for a Chinese term also those holding it."""
+        """The subjects written as `term` is, singular or plural, and the headings it heads (`family`); for a Chinese
+        term also those holding it."""
         found = [SubjectMatch(term, self.subjects[i], STRENGTH[how], how) for i in self.by_key.get(_key(term), ())]
+        # the compound headings the term heads ("war": "World War, 1939-1945"), as a tag holds a Chinese term
+        found += [SubjectMatch(term, self.subjects[i], STRENGTH["holds"] * STRENGTH[how], "holds")
+                  for i in self.family(term)]
         if not term.isascii() and len(term) >= 2 and how == "exact":
             seen = {m.subject for m in found}
             found += [SubjectMatch(term, self.subjects[i], STRENGTH["holds"] * (0.75 + 0.25 * len(term) / len(label)),
@@ -371,9 +454,43 @@ def allowed_by_kind(matches: list[SubjectMatch], kind: BriefKind) -> list[Subjec
     return plain
 
 
+def held_inside(term: str, label: str, kinds: KindWords) -> bool:
+    """Whether a Chinese label holds the term only inside another head: 自然科学 (a science) holds 自然, 科学幻想小说
+    holds 科学, 人生哲学 holds 人生; not 鸦片战争 or 抗日战争, ending in it (a war), nor 推理小说 or 战争小说, the term and a
+    kind of writing."""
+    at = label.find(term)
+    if at < 0 or label.endswith(term):  # not written in it (a mapped term's heading), or its head
+        return False
+    return not (at == 0 and label[len(term):].lower() in kinds.heads)
+
+
+def said_share(term: str, subject: Subject, books: Mapping[str, BookRecord]) -> float:
+    """The share of the subject's books whose own title and summary say the term outside the subject's words: how
+    much the books under 自然科学 are about 自然 by their own account."""
+    expr, label = condition_expr(subject.field, subject.values), subject.label
+    written = subject.kind in ("heading", "part")  # a heading's books write its words: a quick look first
+    carriers = [b for b in books.values() if (not written or any(label in h for h in b.subjects)) and evaluate(expr, b)]
+    return sum(term in f"{b.title} {b.summary or ''}".replace(label, "") for b in carriers) / max(len(carriers), 1)
+
+
+def partial_holds(matches: list[SubjectMatch], kinds: KindWords,
+                  books: Mapping[str, BookRecord]) -> list[SubjectMatch]:
+    """The matches, a Chinese tag holding the topic only inside another head (`held_inside`) counted in proportion
+    to how many of its books say the topic themselves (`said_share`): partial evidence, none where none does. The
+    catalog's books are what tells: without them the match stands as it is."""
+    out = []
+    for m in matches:
+        if m.how != "holds" or m.topic.isascii() or not books or not held_inside(m.topic, m.subject.label, kinds):
+            out.append(m)
+            continue
+        share = said_share(m.topic, m.subject, books)
+        out += [replace(m, strength=m.strength * share)] if share else []
+    return out
+
+
 def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, embedder: Embedder,
                  brief: str, tables: ExpansionTables, kinds: KindWords, min_books: int,
-                 kind: BriefKind = BriefKind()) -> list[TopicSubjects]:
+                 kind: BriefKind = BriefKind(), books: Mapping[str, BookRecord] | None = None) -> list[TopicSubjects]:
     """Each topic's subjects and role (see the module docstring). A topic ending in a kind word is also matched
     without it: "travel writing" is the heading "Travel writing", and the books about "Travel"."""
     wanted = [t for t in topics if t.polarity == WANTED]
@@ -397,13 +514,14 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
             continue
         matches += [m for m in _its_writing(topic, vocabulary, kinds, kind) if m.subject not in seen]
         seen |= {m.subject for m in matches}
+        matches = partial_holds(matches, kinds, books or {})
         if topic.genre:
             continue  # settled below, once every topic's subjects are known
         near = [SubjectMatch(topic.text, vocabulary.subjects[i], similarity, "vector")
                 for i, similarity in by_topic[topic] if vocabulary.subjects[i] not in seen
                 and vocabulary.subjects[i].kind != "tag"]
         # a short topic's vector is a guess (an abbreviation, one character): its near subjects must hold its words
-        matches += [m for m in near if not _short(topic.text) or _holds_topic(m)]
+        matches += [m for m in near if not _short(topic.text) or says_topic(m.topic, m.subject)]
         matches = allowed_by_kind(matches, kind)
         readings = _readings(matches, vocabulary)
         # required: the whole brief; or a head noun ("travel writing", though "travel" alone is a reading situation),
@@ -490,7 +608,7 @@ def _readings(matches: list[SubjectMatch], vocabulary: SubjectVocabulary) -> lis
 def topic_values(matches: Sequence[SubjectMatch]) -> tuple[str, ...]:
     """A `topic` condition's values: the headings and the class ranges' codes matched by their words, and those near
     in meaning that hold the topic's words ("Social psychology" for "psychology"); where none is, by meaning."""
-    strong = [m for m in matches if m.how != "vector" or _holds_topic(m)] or matches
+    strong = [m for m in matches if m.how != "vector" or says_topic(m.topic, m.subject)] or matches
     return tuple(dict.fromkeys(v for m in strong if m.subject.field in ("heading", "classification")
                                for v in m.subject.values))
 
@@ -500,9 +618,9 @@ def _short(text: str) -> bool:
     return len(text.strip()) <= (3 if text.isascii() else 1)
 
 
-def _holds_topic(match: SubjectMatch) -> bool:
+def says_topic(topic: str, subject: Subject) -> bool:
     """Whether the subject's words hold the topic's (singular or plural: "Voyages and travels" holds "travel")."""
-    topic, label = _key(match.topic), _key(match.subject.label)
+    topic, label = _key(topic), _key(subject.label)
     return bool(topic) and (f" {topic} " in f" {label} " if topic.isascii() else topic in label)
 
 
@@ -598,4 +716,4 @@ def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVo
     topics = [t for t in topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
               if words_held or not t.bare]
     return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues),
-                                             min_books, brief_kind(query)))
+                                             min_books, brief_kind(query), books))

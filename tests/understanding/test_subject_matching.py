@@ -23,7 +23,7 @@ from tasks.recall.filters import FilterColumns
 from tasks.recall.paths.subject import subject_recall
 from tasks.recall.vector_search import MemorySearch
 from tasks.understanding.reading import load_cues, read_brief
-from tasks.understanding.subjects import VECTOR_THRESHOLD, SubjectVocabulary, subjects_of_brief
+from tasks.understanding.subjects import STRENGTH, VECTOR_THRESHOLD, SubjectVocabulary, subjects_of_brief
 from tasks.understanding.translate.rules import RulesTranslator
 from tests.conftest import DEMO_CATALOG, real_catalog
 
@@ -192,3 +192,112 @@ def test_a_topic_holds_the_heading_of_its_stories_unless_the_brief_excludes_fict
     sea = roles(read("Books about the sea and ships", demo_subjects, embedder))["sea"][1]
     assert "Sea stories" in sea  # the demo's sea books are filed under "Sea stories", no heading "Sea"
     assert roles(read("Nonfiction about the sea", demo_subjects, embedder))["sea"][1] == ["Ocean"]
+
+
+# A brief's topic word that heads compound headings reaches them as a family, each with its own count (issue 31,
+# round seven): the wordings below are this round's own, written before the change, and failed before it.
+def _vocabulary_of(labels: dict[str, int]) -> SubjectVocabulary:
+    from tasks.model.subjects import Subject
+
+    subjects = tuple(Subject(label, "heading", "en", books, "heading", (label,)) for label, books in labels.items())
+    return SubjectVocabulary(subjects, np.zeros((len(subjects), 4), dtype=np.float32))
+
+
+LCSH_LIKE = {"World War, 1939-1945": 9, "World War -- Fiction": 4, "Napoleonic Wars, 1800-1815": 2, "Cold War": 3,
+             "Wars of the Roses": 2, "Sino-Japanese War, 1937-1945": 2, "Warships": 5, "Award winners": 2,
+             "Prisoners of war": 2, "Time travel -- Fiction": 6, "Space travel": 2, "Voyages and travels": 7,
+             "New England -- Fiction": 5, "England -- Fiction": 9, "United States -- History": 8,
+             "Qing dynasty, 1644-1912": 4, "Casanova, Giacomo, 1725-1798": 1, "Political science": 3, "Science": 4}
+
+
+@pytest.mark.parametrize("topic, family, never", [
+    ("war", {"World War, 1939-1945", "World War -- Fiction", "Napoleonic Wars, 1800-1815", "Cold War",
+             "Wars of the Roses", "Sino-Japanese War, 1937-1945"}, {"Warships", "Award winners", "Prisoners of war"}),
+    ("wars", {"World War, 1939-1945", "Napoleonic Wars, 1800-1815", "Wars of the Roses"}, {"Warships"}),
+    ("dynasties", {"Qing dynasty, 1644-1912"}, set()),
+    ("travel", set(), {"Time travel -- Fiction", "Space travel"}),
+    ("england", set(), {"New England -- Fiction"}),
+    ("states", set(), {"United States -- History"}),
+    ("science", {"Science"}, {"Political science"}),
+])
+def test_a_topic_heading_compound_headings_reaches_its_family_by_the_headings_structure(topic, family, never):
+    found = {m.subject.label for m in _vocabulary_of(LCSH_LIKE).lexical(topic)}
+    assert family <= found and not found & never, found
+
+
+@pytest.mark.parametrize("brief, topic", [
+    ("写战争的长篇小说，别太残酷", "战争"),
+    ("战争中的普通人：几本小说", "战争"),
+    ("Novels about war and the people who lived through it", "war"),
+    ("War and its aftermath, in fiction", "war"),
+    ("Soldiers coming home from the wars: novels", "wars"),
+])
+def test_a_broad_topic_word_reaches_the_catalogs_compound_headings_in_either_language(demo_subjects, embedder,
+                                                                                     brief, topic):
+    labels = roles(read(brief, demo_subjects, embedder)).get(topic, ("", []))[1]
+    # the demo's war novels are filed under "World War, 1914-1918 -- Veterans -- Fiction", "World War, 1939-1945
+    # -- Channel Islands -- Fiction" and "Napoleonic Wars, 1800-1815 -- Fiction", none under "War"
+    assert any(label.startswith("World War") for label in labels), labels
+    assert any(label.startswith("Napoleonic Wars") for label in labels), labels
+
+
+# A Chinese tag holding the topic only inside another head (自然科学 holds 自然, 科学幻想小说 holds 科学) is partial
+# evidence, by how many of its books say the word themselves; one ending in it (鸦片战争) or made of it and a kind of
+# writing (推理小说) is the topic's own (issue 31, round seven; this round's own wordings, failing before the change).
+def held(query, topic: str) -> dict[str, float]:
+    return {m.subject.label: m.strength for t in query.subjects if t.topic.text == topic for m in t.matches
+            if m.how == "holds"}
+
+
+@pytest.mark.parametrize("brief, topic, loose", [
+    ("亲近自然的散文", "自然", "自然科学"),
+    ("春天里读几本关于自然的书", "自然", "自然科学"),
+    ("Books about nature and the seasons, 写自然的也行", "自然", "自然科学"),
+    ("给孩子的科学读物", "科学", "科学幻想小说"),
+    ("科学与科学家的故事", "科学", "科学幻想小说"),
+])
+def test_a_tag_holding_the_topic_inside_another_head_is_partial_evidence(demo_subjects, demo_books, embedder, brief,
+                                                                         topic, loose):
+    strengths = held(read(brief, demo_subjects, embedder, demo_books), topic)
+    assert strengths.get(loose, 0.0) < 0.5, strengths
+
+
+@pytest.mark.parametrize("term, label, inside", [
+    ("战争", "鸦片战争", False), ("战争", "抗日战争", False), ("推理", "推理小说", False), ("战争", "战争小说", False),
+    ("自然", "自然科学", True), ("科学", "科学幻想小说", True), ("人生", "人生哲学", True), ("时代", "战国时代～五代十国时期", True),
+])
+def test_a_chinese_tag_holds_a_term_as_its_head_or_only_inside_another_head(term, label, inside):
+    from tasks.understanding.reading import load_cues
+    from tasks.understanding.subjects import held_inside, kind_words
+
+    assert held_inside(term, label, kind_words(load_cues())) is inside
+
+
+# A heading near a matched topic in meaning, under the match threshold, says the topic in other words or the other
+# language (抗战 for 战争, "Satire" for humorous, "Natural history" for 自然): the subject path brings its books as
+# candidates, weaker than a matched subject's, with no evidence of their own (issue 31, round seven; this round's
+# own wordings, failing before the change).
+@pytest.mark.parametrize("brief, book_title", [
+    ("写战争的长篇小说，别太残酷", "四世同堂"),
+    ("战争中的普通人：几本小说", "红高粱家族"),
+    ("亲近自然的书，春天读", "The Outermost House"),
+    # left: an English brief is far from a Chinese heading as a whole (0.09), however near 'war' is to 抗战 (0.65)
+    pytest.param("Novels of war and the soldiers who came home", "四世同堂",
+                 marks=pytest.mark.xfail(strict=True, reason="a near heading of the other language stays far from "
+                                                             "the whole brief (PREFERRED_FIT)")),
+    ("Nature writing for the first warm days", "The Outermost House"),
+])
+def test_the_subject_path_brings_books_under_headings_near_a_matched_topic(demo_subjects, demo_books, embedder, brief,
+                                                                           book_title):
+    from tasks.recall.paths.subject import near_recall
+
+    query = read(brief, demo_subjects, embedder, demo_books)
+    columns = FilterColumns.build(demo_books)
+    search = MemorySearch(columns, embedder.embed_documents([b.title_line for b in demo_books]))
+    books = {b.book_id: b for b in demo_books}
+    vector = embedder.embed_queries([query.synthetic_query])[0]
+    matched = {h.book_id for h in subject_recall(query.subjects, EVERYTHING, vector, search, books, 100)}
+    near = near_recall(query.subjects, demo_subjects, embedder, EVERYTHING, vector, search, books, 100, matched)
+    titles = {books[h.book_id].title for h in near}
+    assert any(t.startswith(book_title) for t in titles), titles
+    assert not {h.book_id for h in near} & matched and all(0 < h.score < 0.5 for h in near)
