@@ -42,10 +42,12 @@ JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", ("tagged", "bl
           ("demo-next3", "benchmarks/judged/demo-next3.yaml", "demo", ("tagged", "blind")),
           ("gutenberg-next3", "benchmarks/judged/gutenberg-next3.yaml", "gutenberg", ("blind",)),
           ("demo-next4", "benchmarks/judged/demo-next4.yaml", "demo", ("tagged", "blind")),
-          ("gutenberg-next4", "benchmarks/judged/gutenberg-next4.yaml", "gutenberg", ("blind",)))
+          ("gutenberg-next4", "benchmarks/judged/gutenberg-next4.yaml", "gutenberg", ("blind",)),
+          ("demo-next5", "benchmarks/judged/demo-next5.yaml", "demo", ("tagged", "blind")),
+          ("gutenberg-next5", "benchmarks/judged/gutenberg-next5.yaml", "gutenberg", ("blind",)))
 # The committed first-sight runs, before any change made for these briefs (main at cbca387 for the first sets, at
-# f20f09f for the `next` sets, at eedd28a for `next2`, at 6b51fc3 for `next3`, at 17a6c7e for `next4`); the real
-# catalogs were run as imported, holding none of our tags, so they stand beside the tag-blind rows.
+# f20f09f for the `next` sets, at eedd28a for `next2`, at 6b51fc3 for `next3`, at 17a6c7e for `next4`, at 9e774a3 for
+# `next5`); the real catalogs were run as imported, holding none of our tags, so they stand beside the tag-blind rows.
 FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json",
                "demo-dev-blind": "benchmarks/judged/first-sight-dev-blind.json",
                "demo-holdout-tagged": "benchmarks/judged/first-sight-holdout-tagged.json",
@@ -64,7 +66,10 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                "gutenberg-next3-blind": "benchmarks/judged/first-sight-next3-gutenberg.json",
                "demo-next4-tagged": "benchmarks/judged/first-sight-next4-demo-tagged.json",
                "demo-next4-blind": "benchmarks/judged/first-sight-next4-demo-blind.json",
-               "gutenberg-next4-blind": "benchmarks/judged/first-sight-next4-gutenberg.json"}
+               "gutenberg-next4-blind": "benchmarks/judged/first-sight-next4-gutenberg.json",
+               "demo-next5-tagged": "benchmarks/judged/first-sight-next5-demo-tagged.json",
+               "demo-next5-blind": "benchmarks/judged/first-sight-next5-demo-blind.json",
+               "gutenberg-next5-blind": "benchmarks/judged/first-sight-next5-gutenberg.json"}
 # The fresh fragment batches (benchmarks/fragments/README.md), each written by someone who did not change the
 # reader: (name, files, its first-sight count: a JSON file of the runner or passed / total per language).
 FRAGMENT_BATCHES = (
@@ -305,7 +310,7 @@ def render(results: Path = RESULTS) -> str:
                   "Curators' briefs with every fitting book of the catalog graded (benchmarks/judged/README.md; "
                   "benchmarks/catalogs/README.md for the real catalogs). In brackets: the first sight, before any "
                   "change made for them (main at cbca387; the `next` sets at f20f09f, `next2` at eedd28a, `next3` "
-                  "at 6b51fc3 and `next4` at 17a6c7e, each "
+                  "at 6b51fc3, `next4` at 17a6c7e and `next5` at 9e774a3, each "
                   "written a session later). "
                   "Dev sets were tuned on; holdout and next sets never opened by whoever tuned.", "", *judged, ""]
     fragments = fragments_line(results)
