@@ -91,6 +91,8 @@ FRAGMENT_BATCHES = (
      "benchmarks/fragments/first-sight-fresh8.json"),
     ("ninth batch", ("benchmarks/fragments/fresh9-zh.yaml", "benchmarks/fragments/fresh9-en.yaml"),
      "benchmarks/fragments/first-sight-fresh9.json"),
+    ("tenth batch", ("benchmarks/fragments/fresh10-zh.yaml", "benchmarks/fragments/fresh10-en.yaml"),
+     "benchmarks/fragments/first-sight-fresh10.json"),
 )
 MARKERS = ("quality", "speed")
 BRIEF_ROWS = ("briefs", "mean pass share", "mean pass share zh", "mean pass share en", "mean condition share",
