@@ -30,21 +30,18 @@ TRY_BRIEFS = ("雨夜读的安静小说，不要温暖治愈的", "Quiet novels 
               "鲁迅作品专题")
 # The judged sets: (name in outputs/report/, briefs file, catalog key, the modes it is run in). Gutenberg's records
 # carry no vocabulary tags of ours, so it is run tag-blind only.
-JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", ("tagged", "blind")),
-          ("demo-holdout", "benchmarks/judged/demo-holdout.yaml", "demo", ("tagged", "blind")),
-          ("demo-next", "benchmarks/judged/demo-next.yaml", "demo", ("tagged", "blind")),
-          ("gutenberg-dev", "benchmarks/judged/gutenberg-dev.yaml", "gutenberg", ("blind",)),
-          ("gutenberg-holdout", "benchmarks/judged/gutenberg-holdout.yaml", "gutenberg", ("blind",)),
-          ("gutenberg-next", "benchmarks/judged/gutenberg-next.yaml", "gutenberg", ("blind",)),
-          ("evergreen-next", "benchmarks/judged/evergreen-next.yaml", "evergreen", ("blind",)),
-          ("demo-next2", "benchmarks/judged/demo-next2.yaml", "demo", ("tagged", "blind")),
-          ("gutenberg-next2", "benchmarks/judged/gutenberg-next2.yaml", "gutenberg", ("blind",)),
-          ("demo-next3", "benchmarks/judged/demo-next3.yaml", "demo", ("tagged", "blind")),
-          ("gutenberg-next3", "benchmarks/judged/gutenberg-next3.yaml", "gutenberg", ("blind",)),
-          ("demo-next4", "benchmarks/judged/demo-next4.yaml", "demo", ("tagged", "blind")),
-          ("gutenberg-next4", "benchmarks/judged/gutenberg-next4.yaml", "gutenberg", ("blind",)),
-          ("demo-next5", "benchmarks/judged/demo-next5.yaml", "demo", ("tagged", "blind")),
-          ("gutenberg-next5", "benchmarks/judged/gutenberg-next5.yaml", "gutenberg", ("blind",)))
+BOTH, BLIND = ("tagged", "blind"), ("blind",)
+# The sets written a session apart since `next`, each a demo set and a Gutenberg set (benchmarks/judged/README.md).
+LATER_SETS = ("next2", "next3", "next4", "next5")
+JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
+          ("demo-holdout", "benchmarks/judged/demo-holdout.yaml", "demo", BOTH),
+          ("demo-next", "benchmarks/judged/demo-next.yaml", "demo", BOTH),
+          ("gutenberg-dev", "benchmarks/judged/gutenberg-dev.yaml", "gutenberg", BLIND),
+          ("gutenberg-holdout", "benchmarks/judged/gutenberg-holdout.yaml", "gutenberg", BLIND),
+          ("gutenberg-next", "benchmarks/judged/gutenberg-next.yaml", "gutenberg", BLIND),
+          ("evergreen-next", "benchmarks/judged/evergreen-next.yaml", "evergreen", BLIND),
+          *((f"{catalog}-{later}", f"benchmarks/judged/{catalog}-{later}.yaml", catalog, modes)
+            for later in LATER_SETS for catalog, modes in (("demo", BOTH), ("gutenberg", BLIND))))
 # The committed first-sight runs, before any change made for these briefs (main at cbca387 for the first sets, at
 # f20f09f for the `next` sets, at eedd28a for `next2`, at 6b51fc3 for `next3`, at 17a6c7e for `next4`, at 9e774a3 for
 # `next5`); the real catalogs were run as imported, holding none of our tags, so they stand beside the tag-blind rows.
@@ -58,42 +55,24 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                "demo-next-blind": "benchmarks/judged/first-sight-next-demo-blind.json",
                "gutenberg-next-blind": "benchmarks/judged/first-sight-next-gutenberg.json",
                "evergreen-next-blind": "benchmarks/judged/first-sight-next-evergreen.json",
-               "demo-next2-tagged": "benchmarks/judged/first-sight-next2-demo-tagged.json",
-               "demo-next2-blind": "benchmarks/judged/first-sight-next2-demo-blind.json",
-               "gutenberg-next2-blind": "benchmarks/judged/first-sight-next2-gutenberg.json",
-               "demo-next3-tagged": "benchmarks/judged/first-sight-next3-demo-tagged.json",
-               "demo-next3-blind": "benchmarks/judged/first-sight-next3-demo-blind.json",
-               "gutenberg-next3-blind": "benchmarks/judged/first-sight-next3-gutenberg.json",
-               "demo-next4-tagged": "benchmarks/judged/first-sight-next4-demo-tagged.json",
-               "demo-next4-blind": "benchmarks/judged/first-sight-next4-demo-blind.json",
-               "gutenberg-next4-blind": "benchmarks/judged/first-sight-next4-gutenberg.json",
-               "demo-next5-tagged": "benchmarks/judged/first-sight-next5-demo-tagged.json",
-               "demo-next5-blind": "benchmarks/judged/first-sight-next5-demo-blind.json",
-               "gutenberg-next5-blind": "benchmarks/judged/first-sight-next5-gutenberg.json"}
+               **{key: f"benchmarks/judged/first-sight-{later}-{name}.json" for later in LATER_SETS
+                  for key, name in ((f"demo-{later}-tagged", "demo-tagged"), (f"demo-{later}-blind", "demo-blind"),
+                                    (f"gutenberg-{later}-blind", "gutenberg"))}}
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _fragment_files(batch: int) -> tuple[str, str]:
+    stem = "fresh" if batch == 1 else f"fresh{batch}"
+    return f"benchmarks/fragments/{stem}-zh.yaml", f"benchmarks/fragments/{stem}-en.yaml"
+
+
 # The fresh fragment batches (benchmarks/fragments/README.md), each written by someone who did not change the
 # reader: (name, files, its first-sight count: a JSON file of the runner or passed / total per language).
-FRAGMENT_BATCHES = (
-    ("first batch", ("benchmarks/fragments/fresh-zh.yaml", "benchmarks/fragments/fresh-en.yaml"),
-     {"zh": (65, 82), "en": (55, 78)}),
-    ("second batch", ("benchmarks/fragments/fresh2-zh.yaml", "benchmarks/fragments/fresh2-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh2.json"),
-    ("third batch", ("benchmarks/fragments/fresh3-zh.yaml", "benchmarks/fragments/fresh3-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh3.json"),
-    ("fourth batch", ("benchmarks/fragments/fresh4-zh.yaml", "benchmarks/fragments/fresh4-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh4.json"),
-    ("fifth batch", ("benchmarks/fragments/fresh5-zh.yaml", "benchmarks/fragments/fresh5-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh5.json"),
-    ("sixth batch", ("benchmarks/fragments/fresh6-zh.yaml", "benchmarks/fragments/fresh6-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh6.json"),
-    ("seventh batch", ("benchmarks/fragments/fresh7-zh.yaml", "benchmarks/fragments/fresh7-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh7.json"),
-    ("eighth batch", ("benchmarks/fragments/fresh8-zh.yaml", "benchmarks/fragments/fresh8-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh8.json"),
-    ("ninth batch", ("benchmarks/fragments/fresh9-zh.yaml", "benchmarks/fragments/fresh9-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh9.json"),
-    ("tenth batch", ("benchmarks/fragments/fresh10-zh.yaml", "benchmarks/fragments/fresh10-en.yaml"),
-     "benchmarks/fragments/first-sight-fresh10.json"),
-)
+# A new batch is one more ordinal.
+FRAGMENT_BATCHES = (("first batch", _fragment_files(1), {"zh": (65, 82), "en": (55, 78)}),
+                    *((f"{ordinal} batch", _fragment_files(batch),
+                       f"benchmarks/fragments/first-sight-fresh{batch}.json")
+                      for batch, ordinal in enumerate(ORDINALS[1:], start=2)))
 MARKERS = ("quality", "speed")
 BRIEF_ROWS = ("briefs", "mean pass share", "mean pass share zh", "mean pass share en", "mean condition share",
               "briefs with a failing book", "duplicate works", "status as expected", "resolved as expected")
