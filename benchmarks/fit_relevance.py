@@ -113,7 +113,7 @@ def main() -> int:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from tasks.evaluation.judged import load_judged
-    from tasks.ranking.relevance import FEATURES, RELEVANCE_FILE
+    from tasks.ranking.relevance import FEATURES
 
     sets = [(Path(b), Path(c).resolve()) for b, _, c in (item.partition("=") for item in args.set)]
     fitted = {}
@@ -158,16 +158,26 @@ def main() -> int:
         print("  weights:", fitted[kind])
     print("lowest floor with at least 90% of the shelf fitting:", floors)
     if args.write:
-        data = {"fitted_on": "; ".join(f"{b.name} over {c.name}" for b, c in sets)
-                + f", {date.today().isoformat()}, benchmarks/fit_relevance.py (L2 {L2})",
-                "kinds": fitted}
-        header = ("# Relevance calibration: logistic weights per catalog kind over the evidence of\n"
-                  "# tasks/ranking/relevance.py. Written by benchmarks/fit_relevance.py --write; not edited by hand.\n")
-        tmp = RELEVANCE_FILE.with_suffix(".tmp")
-        tmp.write_text(header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-        tmp.replace(RELEVANCE_FILE)
-        print(f"wrote {RELEVANCE_FILE}")
+        write_relevance_file({"fitted_on": "; ".join(f"{b.name} over {c.name}" for b, c in sets)
+                              + f", {date.today().isoformat()}, benchmarks/fit_relevance.py (L2 {L2})",
+                              "kinds": fitted})
     return 0
+
+
+def write_relevance_file(changes: dict) -> None:
+    """config/relevance.yaml with these top-level entries replaced, the others kept (the weights are this script's,
+    the admission benchmarks/shelf_decision.py's), written whole or not at all."""
+    from config.yaml_files import read_yaml
+    from tasks.ranking.relevance import RELEVANCE_FILE
+
+    data = {**(read_yaml(RELEVANCE_FILE) or {}), **changes}
+    header = ("# Relevance calibration: logistic weights per catalog kind over the evidence of\n"
+              "# tasks/ranking/relevance.py (benchmarks/fit_relevance.py --write), and which books a shelf may take by\n"
+              "# that evidence (`admission`: benchmarks/shelf_decision.py --write-admission). Not edited by hand.\n")
+    tmp = RELEVANCE_FILE.with_suffix(".tmp")
+    tmp.write_text(header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    tmp.replace(RELEVANCE_FILE)
+    print(f"wrote {RELEVANCE_FILE}")
 
 
 if __name__ == "__main__":

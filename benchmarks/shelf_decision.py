@@ -37,35 +37,15 @@ BANDS = ((0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (0.6, 0.8), (0.8, 1.01)
 FIT_SHARE = 0.9  # what "done" promises of a shelf
 READ_AT = 0.4  # the floor whose shelves are read whole in the dump (the floor in force)
 RELIABILITY_BINS = (0.0, 0.2, 0.4, 0.6, 0.7, 0.75, 0.8, 0.9, 1.01)
-EVIDENCE_KINDS = ("named or defined", "said full", "said partial", "alike", "title-capped", "heading match",
-                  "words only", "vector only", "untied")
-
-
-def evidence_kind(e, weighed: float) -> str:
-    """What a candidate's probability stands on, first what the rules decide: named or defined (1), title-capped
-    (`headless`), untied (0), its vocabulary values (`said` whole or in part, a read-alike's `alike`) where they lift
-    it above the weights' `weighed`; then the weights' strongest evidence: a heading or subject it carries, the
-    brief's words in its text, or its vector alone."""
-    from tasks.ranking.relevance import said_fit
-
-    if e.named or e.defined:
-        return "named or defined"
-    if e.headless:
-        return "title-capped"
-    if e.untied and not (not e.doubtful and said_fit(max(e.said, e.alike)) > 0):
-        return "untied"
-    if not e.doubtful and said_fit(max(e.said, e.alike)) > weighed:
-        if e.alike > e.said:
-            return "alike"
-        return "said full" if e.said >= 0.999 else "said partial"
-    if e.heading > 0 or e.subject_lexical > 0:
-        return "heading match"
-    if e.cover > 0:
-        return "words only"
-    return "vector only"
+ADMIT_FIT = 0.8  # a kind of evidence is admitted from the lowest band of probability whose books fit this often
+ADMIT_FLOORS = (0.4, 0.5, 0.6, 0.7, 0.8)  # the floors a kind's admission is chosen among (bands of 0.1 from each)
+SUPPORTS = (0.0, 0.1, 0.2, 0.3)  # the weights' least probability a book its values lift may be asked to have
+ADMIT_BAND_LEAST = 5  # a band with fewer books of a kind says nothing of it: it is read with the band above
 
 
 def reliability(records: list[dict]) -> None:
+    from tasks.ranking.relevance import STANDINGS
+
     """Of every candidate of the judged briefs (calibration in force), by what its probability stands on and by
     its probability: how many, and how many truly fit (graded 1 or 2)."""
     rows = [(kind, p, fit) for r in records if r.get("candidates") for kind, p, fit in r["candidates"]]
@@ -77,7 +57,7 @@ def reliability(records: list[dict]) -> None:
         print(f"\nreliability, {name}: books fitting / books, by evidence and probability")
         print(f"{'evidence':<17}" + "".join(f"{lo:.2f}-{min(hi, 1):.2f}".rjust(12)
                                          for lo, hi in zip(RELIABILITY_BINS, RELIABILITY_BINS[1:])) + "         all")
-        for kind in EVIDENCE_KINDS:
+        for kind in STANDINGS:
             cells = []
             for lo, hi in zip(RELIABILITY_BINS, RELIABILITY_BINS[1:]):
                 inside = [f for k, p, f in mine if k == kind and lo <= p < hi]
@@ -160,8 +140,8 @@ def order_benchmark(name: str, path: Path, catalog: Path, workspace: Path, tag_b
 
 
 def two_fold(sets, kind_of):
-    """Per brief, its candidates' probabilities from weights fitted on the other half of the judged briefs of its
-    catalog kind (halves by position in each set: even and odd)."""
+    """Per brief, its candidates' probabilities, and the weights' alone, from weights fitted on the other half of the
+    judged briefs of its catalog kind (halves by position in each set: even and odd)."""
     from benchmarks.fit_relevance import fit_rows
     from tasks.ranking.relevance import Calibration, FEATURES, KINDS, probabilities
 
@@ -181,11 +161,14 @@ def two_fold(sets, kind_of):
         for i, o in enumerate(ordered):
             w, b = fitted[(kind, 1 - i % 2)]
             cal = Calibration({k: dict(zip(FEATURES, w)) for k in KINDS}, {k: b for k in KINDS})
-            out[(name, o.brief_id)] = probabilities(cal, o.ranking.evidence, kind)
+            out[(name, o.brief_id)] = (probabilities(cal, o.ranking.evidence, kind),
+                                       cal.probability(o.ranking.evidence, kind))
     return out
 
 
-def shelve_at(ctx, o: Ordered, probs, floor: float):
+def shelve_at(ctx, o: Ordered, probs, weighed, floor: float, admission):
+    """The brief's shelf at this floor, with these probabilities (and the weights' alone), admitting books by their
+    evidence as `admission` says (relevance.Admission; an empty one: the floor alone)."""
     from tasks.ranking.rank import shelve_ranking
     from tasks.ranking.relevance import with_relevance
 
@@ -193,8 +176,9 @@ def shelve_at(ctx, o: Ordered, probs, floor: float):
     settings = settings.model_copy(update={
         "ranking": settings.ranking.model_copy(update={"relevance_floor": floor}),
         "gating": settings.gating.model_copy(update={"done_fit_share": 0.0})})
-    ranking = replace(o.ranking, candidates=with_relevance(o.ranking.candidates, probs))
-    return shelve_ranking(ranking, o.hits, o.understood, replace(ctx.ranking, settings=settings))
+    ranking = replace(o.ranking, candidates=with_relevance(o.ranking.candidates, probs), weighed=list(weighed))
+    relevance = replace(ctx.ranking.relevance, admission=admission)
+    return shelve_ranking(ranking, o.hits, o.understood, replace(ctx.ranking, settings=settings, relevance=relevance))
 
 
 def book_reading(ctx, o: Ordered, book_id: str, evidence, p: float | None) -> dict:
@@ -238,6 +222,84 @@ def fits(record: dict) -> float:
     return float(np.mean([g > 0 for g in record["grades"]])) if record["grades"] else 0.0
 
 
+def lowest_fitting(books: list[tuple[float, bool]], starts: tuple[float, ...]) -> float:
+    """The lowest start from whose band (to the next start; a band of fewer than ADMIT_BAND_LEAST books read with
+    the band above) the books fit at least ADMIT_FIT of the time; above the last start if none does."""
+    ends = (*starts[1:], 1.01)
+    pending: list[bool] = []
+    first = None
+    for lo, hi in zip(starts, ends):
+        pending += [fit for value, fit in books if lo <= value < hi]
+        first = lo if first is None else first
+        if len(pending) < ADMIT_BAND_LEAST and hi < 1.01:
+            continue
+        if pending and float(np.mean(pending)) >= ADMIT_FIT:
+            return first
+        pending, first = [], None
+    return ends[-1]
+
+
+def fit_admission(rows: list[dict]):
+    """The admission (relevance.Admission) the shelves at the lowest floor, with the floor alone, call for: for
+    each kind of the weights' evidence the lowest band of probability its books fit ADMIT_FIT of the time from,
+    and for books their values lift, the lowest band of the weights' own probability they fit so from."""
+    from tasks.ranking.relevance import HEADING, VALUES, VECTOR, WORDS, Admission
+
+    books = [(k, p, w, g > 0) for r in rows if r["floor"] == FLOORS[0] and r["grades"]
+             for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"])]
+    floors = {kind: lowest_fitting([(p, f) for k, p, _, f in books if k == kind], ADMIT_FLOORS)
+              for kind in (HEADING, WORDS, VECTOR)}
+    support = lowest_fitting([(w, f) for k, _, w, f in books if k in VALUES], SUPPORTS)
+    return Admission({k: v for k, v in floors.items() if v > ADMIT_FLOORS[0]}, support)
+
+
+def admitted_rows(rows: list[dict], admission) -> list[dict]:
+    """The shelves at the floor in force, less the books the admission turns away (those it would keep stay in
+    their order; a book past the shelf's size that would have come in is not counted: an estimate)."""
+    out = []
+    for r in rows:
+        if r["floor"] != READ_AT:
+            continue
+        keep = [i for i, (k, p, w) in enumerate(zip(r["standing"], r["p"], r["weighed"]))
+                if not (k in ("said full", "said partial", "alike") and w < admission.values_support)
+                and p >= admission.floors.get(k, 0.0)]
+        out.append({**r, "grades": [r["grades"][i] for i in keep], "books": [r["books"][i] for i in keep]})
+    return out
+
+
+def shelf_line(rows: list[dict]) -> str:
+    shelved = sum(len(r["grades"]) for r in rows)
+    wrong = sum(g == 0 for r in rows for g in r["grades"])
+    top = [np.mean([g == 0 for g in r["grades"][:10]]) for r in rows if r["grades"]]
+    return (f"shelf {np.mean([len(r['grades']) for r in rows]):.1f}, wrong@10 {np.mean(top) if top else 0:.2f}, "
+            f"shelved wrong {wrong / max(shelved, 1):.2f}")
+
+
+def admission_tables(records: list[dict]) -> None:
+    """The admission fitted on all the judged briefs (in sample) and on each half, measured on the other half
+    (two-fold probabilities, the floor alone before)."""
+    folded = [r for r in records if r["calibration"] == "fold" and r.get("standing") is not None]
+    if not folded:
+        return
+    print(f"\nadmission by evidence (ADMIT_FIT {ADMIT_FIT}):")
+    inside = [r for r in records if r["calibration"] == "in" and r["grades"] is not None]
+    print(f"  on every judged brief (in sample): {fit_admission(inside)}")
+    order = {}
+    for r in folded:
+        order.setdefault(r["set"], [])
+        if r["brief"] not in order[r["set"]]:
+            order[r["set"]].append(r["brief"])
+    for chosen_on in (0, 1):
+        half = [r for r in folded if order[r["set"]].index(r["brief"]) % 2 == chosen_on]
+        other = [r for r in folded if order[r["set"]].index(r["brief"]) % 2 != chosen_on]
+        admission = fit_admission(half)
+        print(f"  chosen on half {chosen_on}: {admission}")
+        for name in sorted({r["set"] for r in other}):
+            mine = [r for r in other if r["set"] == name and r["floor"] == READ_AT]
+            print(f"    {name}, the other half: floor alone {shelf_line(mine)}; admitted "
+                  f"{shelf_line(admitted_rows(mine, admission))}")
+
+
 def tables(records: list[dict]) -> None:
     """Per set and calibration: for each floor and "done" share, the mean shelf, wrong@10, the shelved books
     wrong, statuses as expected, shelves "done" and those "done" with under 90% fitting; then, of the books a
@@ -246,7 +308,8 @@ def tables(records: list[dict]) -> None:
     for name, cal in sorted({(r["set"], r["calibration"]) for r in records}):
         rows = [r for r in records if r["set"] == name and r["calibration"] == cal]
         judged = rows[0]["grades"] is not None
-        print(f"\n{name} ({'two-fold' if cal == 'fold' else 'calibration in force'}), "
+        print(f"\n{name} ({'two-fold' if cal.startswith('fold') else 'calibration in force'}, "
+              f"{'admission in force' if cal.endswith('+admission') else 'the floor alone'}), "
               f"{len({r['brief'] for r in rows})} briefs")
         print("floor done>=  shelf wrong@10 shelved-wrong status-ok done done<90%")
         for floor in FLOORS:
@@ -273,6 +336,7 @@ def tables(records: list[dict]) -> None:
                 f"{lo:.1f}-{min(hi, 1):.1f} {fit[(p >= lo) & (p < hi)].mean():.2f} fit of "
                 f"{int(((p >= lo) & (p < hi)).sum())}" for lo, hi in BANDS if ((p >= lo) & (p < hi)).any()))
     reliability(records)
+    admission_tables(records)
     folded = [r for r in records if r["calibration"] == "fold"]
     if not folded:
         return
@@ -310,16 +374,23 @@ def main() -> int:
         parser.add_argument(flag, action="append", default=[], metavar="FILE=CATALOG")
     parser.add_argument("--dump", help="write every shelf (floor, probabilities, grades) here")
     parser.add_argument("--table", help="print the tables of an earlier dump")
+    parser.add_argument("--write-admission", action="store_true",
+                        help="write the admission fitted on every judged brief (in sample) to config/relevance.yaml")
     args = parser.parse_args()
     if args.table:
-        tables(json.loads(Path(args.table).read_text(encoding="utf-8")))
+        records = json.loads(Path(args.table).read_text(encoding="utf-8"))
+        tables(records)
+        if args.write_admission:
+            write_admission(records, Path(args.table).name)
         return 0
     if not args.dump:
         parser.error("--dump or --table")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from config.settings import load_settings
-    from tasks.ranking.relevance import probabilities
+    from tasks.ranking.relevance import Admission, load_admission, probabilities, standing
+
+    in_force = load_admission()
 
     root = load_settings().workspace / "eval"
     sets, kind_of, judged = {}, {}, set()
@@ -342,38 +413,62 @@ def main() -> int:
     for name, (ctx, works, ordered) in sets.items():
         print(f"shelving {name}", flush=True)
         for o in ordered:
-            variants = {"in": probabilities(ctx.ranking.relevance.calibration, o.ranking.evidence, kind_of[name])}
+            calibration = ctx.ranking.relevance.calibration
+            weighed = calibration.probability(o.ranking.evidence, kind_of[name])
+            variants = {"in": (probabilities(calibration, o.ranking.evidence, kind_of[name]), weighed)}
             if (name, o.brief_id) in folds:
                 variants["fold"] = folds[(name, o.brief_id)]
             if o.judgments is not None:
                 fitting_works = {works.get(b, b) for b, g in o.judgments.items() if g > 0}
-                weighed = ctx.ranking.relevance.calibration.probability(o.ranking.evidence, kind_of[name])
-                candidates = [[evidence_kind(e, float(w)), float(p), int(works.get(c.book_id, c.book_id)
-                                                                          in fitting_works)]
-                              for c, e, w, p in zip(o.ranking.candidates, o.ranking.evidence, weighed, variants["in"])]
-            for cal, probs in variants.items():
+                candidates = [[standing(e, float(w)), float(p), int(works.get(c.book_id, c.book_id)
+                                                                    in fitting_works)]
+                              for c, e, w, p in zip(o.ranking.candidates, o.ranking.evidence, weighed,
+                                                    variants["in"][0])]
+            evidence = dict(zip((c.book_id for c in o.ranking.candidates), o.ranking.evidence))
+            for variant, (probs, weights) in variants.items():
                 by_id = dict(zip((c.book_id for c in o.ranking.candidates), map(float, probs)))
-                for floor in FLOORS:
-                    shelf = shelve_at(ctx, o, probs, floor)
-                    records.append({
-                        "set": name, "kind": kind_of[name], "brief": o.brief_id, "calibration": cal, "floor": floor,
-                        "expected": o.expected, "status": shelf.status, "reasons": list(shelf.verdict.reasons),
-                        "books": [e.book.book_id for e in shelf.entries],
-                        "titles": [e.book.title for e in shelf.entries],
-                        "p": [by_id.get(e.book.book_id) for e in shelf.entries],
-                        "grades": ([o.judgments.get(e.book.book_id, 0) for e in shelf.entries]
-                                   if o.judgments is not None else None),
-                        "works": [works.get(e.book.book_id, e.book.book_id) for e in shelf.entries],
-                        "fitting_works": (len({works.get(b, b) for b, g in o.judgments.items() if g > 0})
-                                          if o.judgments is not None else None),
-                        **(reading(ctx, o, shelf, by_id) if cal == "in" and floor == READ_AT else {}),
-                        **({"candidates": candidates}
-                           if cal == "in" and floor == READ_AT and o.judgments is not None else {})})
+                weights_of = dict(zip((c.book_id for c in o.ranking.candidates), map(float, weights)))
+                # every floor with the floor alone (what an admission is fitted on), then with the admission in force
+                for admission, cal in ((Admission(), variant), (in_force, f"{variant}+admission")):
+                    for floor in FLOORS:
+                        shelf = shelve_at(ctx, o, probs, weights, floor, admission)
+                        ids = [e.book.book_id for e in shelf.entries]
+                        records.append({
+                            "set": name, "kind": kind_of[name], "brief": o.brief_id, "calibration": cal,
+                            "floor": floor, "expected": o.expected, "status": shelf.status,
+                            "reasons": list(shelf.verdict.reasons), "books": ids,
+                            "titles": [e.book.title for e in shelf.entries],
+                            "p": [by_id.get(b) for b in ids],
+                            "standing": [standing(evidence[b], weights_of[b]) if b in evidence else None
+                                         for b in ids],
+                            "weighed": [weights_of.get(b) for b in ids],
+                            "grades": ([o.judgments.get(b, 0) for b in ids] if o.judgments is not None else None),
+                            "works": [works.get(b, b) for b in ids],
+                            "fitting_works": (len({works.get(b, b) for b, g in o.judgments.items() if g > 0})
+                                              if o.judgments is not None else None),
+                            **(reading(ctx, o, shelf, by_id) if cal == "in" and floor == READ_AT else {}),
+                            **({"candidates": candidates}
+                               if cal == "in" and floor == READ_AT and o.judgments is not None else {})})
     out = Path(args.dump)
     out.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {len(records)} shelves to {out}")
     tables(records)
+    if args.write_admission:
+        write_admission(records, ", ".join(sorted(judged)))
     return 0
+
+
+def write_admission(records: list[dict], source: str) -> None:
+    """The admission fitted on every judged brief's shelves at the lowest floor, with the floor alone, into
+    config/relevance.yaml."""
+    from datetime import date
+
+    from benchmarks.fit_relevance import write_relevance_file
+
+    admission = fit_admission([r for r in records if r["calibration"] == "in" and r["grades"] is not None])
+    write_relevance_file({"admission": {
+        "fitted_on": f"{source}, {date.today().isoformat()}, benchmarks/shelf_decision.py (ADMIT_FIT {ADMIT_FIT})",
+        "floors": dict(admission.floors), "values_support": admission.values_support}})
 
 
 if __name__ == "__main__":

@@ -32,12 +32,13 @@ from tasks.ranking.gating import Fit, ShelfLimits, VocabularyVectors, gate, like
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.relevance import (
+    Admission,
     Evidence,
     RelevanceModel,
+    admitted,
     conditions_define,
     content_words,
     expected_fit_share,
-    fitting,
     likely_works,
     nearest_topics,
     topic_vector,
@@ -88,6 +89,7 @@ class Ranking:
     # relevance score reads of a book's record
     subject_evidence: dict[str, tuple[SubjectEvidence, ...]] = field(default_factory=dict)
     evidence: list[Evidence] = field(default_factory=list)  # each candidate's, in the candidates' order
+    weighed: list[float] = field(default_factory=list)  # each candidate's probability by the weights alone, in order
     allowed: int | None = None  # books of the catalog meeting the hard conditions (None: not counted)
     content: tuple[str, ...] | None = None  # the brief's content words (None: not read): what the why cites
 
@@ -110,8 +112,9 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
     with timed(timings, "shelf"):
         language = choose_language(query, choose_preference(
             theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
-        # never padded to its size: only the books likely enough to fit, the more likely first
-        ordered = prefer_language(fitting(ranking.candidates, settings.ranking.relevance_floor), ctx.books, language,
+        # never padded to its size: only the books likely enough to fit, by what their evidence is, the more likely first
+        admissible = admissible_of(ranking, ctx)
+        ordered = prefer_language(admissible, ctx.books, language,
                                   by_relevance=not POLICIES[understanding.intent].ordered_by)
         # a curator's kept books are placed by review.place, the dropped and replaced never shelved again
         pinned = frozenset(b for b in review.pinned if b in ctx.books)
@@ -134,7 +137,7 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
                                   ranking.content)
     with timed(timings, "gating"):
         short = len(placed) < settings.gating.min_books
-        fit = fit_of(ranking, placed, ctx, theme.theme_name) if ctx.relevance else None
+        fit = fit_of(ranking, admissible, placed, ctx, theme.theme_name) if ctx.relevance else None
         unavailable = (likely_fitting(count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence),
                                       fit) if short and ctx.available_only else 0)
         limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
@@ -157,10 +160,18 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
                       review.changes(explained))
 
 
-def fit_of(ranking: Ranking, entries: Sequence[ShelfEntry], ctx: RankingContext, name: str) -> Fit:
-    """How well the catalog fills the brief: its books likely to fit, the shelf's expected fitting share, the
-    nearest topics it holds."""
-    likely = likely_works(ranking.candidates, ctx.books, ctx.settings.ranking.relevance_floor)
+def admissible_of(ranking: Ranking, ctx: RankingContext) -> list[Candidate]:
+    """The candidates the shelf may take: at or above the floor their evidence asks (relevance.Admission)."""
+    admission = ctx.relevance.admission if ctx.relevance else Admission()
+    return admitted(ranking.candidates, ranking.evidence, ranking.weighed, ctx.settings.ranking.relevance_floor,
+                    admission)
+
+
+def fit_of(ranking: Ranking, admissible: Sequence[Candidate], entries: Sequence[ShelfEntry], ctx: RankingContext,
+           name: str) -> Fit:
+    """How well the catalog fills the brief: its books the shelf may take (`admissible`), the shelf's expected
+    fitting share, the nearest topics it holds."""
+    likely = likely_works(admissible, ctx.books, ctx.settings.ranking.relevance_floor)
     topics = nearest_topics(ranking.candidates, ctx.books, ctx.relevance.topics, likely) if ctx.relevance else ()
     return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed,
                tuple((ranking.content or ())[:TOPIC_WORDS]) or (name,), topics)
@@ -230,6 +241,8 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
                 like=[ctx.books[b] for b in understanding.book_ids if b in ctx.books]
                 if understanding.intent is Intent.SIMILAR_TO_BOOK else (),
                 title=understood.theme.theme_name if understood.theme.brief != understood.theme.theme_name else "")
+            ranking.weighed = [float(w) for w in ctx.relevance.calibration.probability(ranking.evidence,
+                                                                                       ctx.relevance.kind)]
             candidates = ctx.relevance.score(candidates, ranking.evidence)
     ranking.candidates = candidates
     return ranking

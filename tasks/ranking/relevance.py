@@ -106,6 +106,12 @@ TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
 SAID_TRUST = 0.75  # how often a book holding all the brief's words say fits it (`said_fit`)
 HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics fits (4 of 24 dev books did)
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
+# What a candidate's probability stands on (`standing`): first what the rules decide, then the weights' strongest evidence
+NAMED, TITLE_CAPPED, UNTIED = "named or defined", "title-capped", "untied"
+SAID_FULL, SAID_PARTIAL, ALIKE = "said full", "said partial", "alike"
+HEADING, WORDS, VECTOR = "heading match", "words only", "vector only"
+STANDINGS = (NAMED, SAID_FULL, SAID_PARTIAL, ALIKE, TITLE_CAPPED, HEADING, WORDS, VECTOR, UNTIED)
+VALUES = (SAID_FULL, SAID_PARTIAL, ALIKE)  # lifted by the brief's vocabulary values or a read-alike's likeness
 
 
 @dataclass(frozen=True)
@@ -389,6 +395,70 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1.0,
     return beta[:-1], float(beta[-1])
 
 
+def standing(e: Evidence, weighed: float) -> str:
+    """What a candidate's probability stands on, first what the rules decide: named or defined (1), title-capped
+    (`headless`), untied (0), its vocabulary values (`said` whole or in part, a read-alike's `alike`) where they lift
+    it above the weights' `weighed`; then the weights' strongest evidence: a heading or subject it carries, the
+    brief's words in its text, or its vector alone."""
+    if e.named or e.defined:
+        return NAMED
+    if e.headless:
+        return TITLE_CAPPED
+    lift = 0.0 if e.doubtful else said_fit(max(e.said, e.alike))
+    if e.untied and not lift > 0:
+        return UNTIED
+    if lift > weighed:
+        if e.alike > e.said:
+            return ALIKE
+        return SAID_FULL if e.said >= 0.999 else SAID_PARTIAL
+    if e.heading > 0 or e.subject_lexical > 0:
+        return HEADING
+    return WORDS if e.cover > 0 else VECTOR
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Which books a shelf may take, by what their probability stands on (`standing`): the shelf's floor
+    (`ranking.relevance_floor`) for every book, a higher one where a kind of evidence fits less often than its
+    probability says (`floors`: a heading match or the brief's words alone at 0.4-0.6), and, for a book its values
+    lift (`VALUES`), the weights' own probability at least `values_support`: a source's mood tag or an alias naming a
+    whole setting lifts books the rest of the record does not tie to the brief (故乡 -> 乡土小镇, 轻松/好笑 on a
+    philosophy primer). Fitted by benchmarks/shelf_decision.py (`fit_admission`), kept in config/relevance.yaml."""
+
+    floors: Mapping[str, float] = field(default_factory=dict)
+    values_support: float = 0.0
+
+    def admits(self, e: Evidence, weighed: float, probability: float, floor: float) -> bool:
+        kind = standing(e, weighed)
+        if kind in VALUES and weighed < self.values_support:
+            return False
+        return probability >= max(floor, self.floors.get(kind, 0.0))
+
+
+def read_admission(path: Path) -> Admission:
+    data = (read_yaml(path) or {}).get("admission") or {}
+    floors = {str(k): float(v) for k, v in (data.get("floors") or {}).items()}
+    unknown = sorted(set(floors) - set(STANDINGS))
+    if unknown:
+        raise ValueError(f"{path}: admission floor for no kind of evidence: {', '.join(unknown)}")
+    return Admission(floors, float(data.get("values_support", 0.0)))
+
+
+@lru_cache(maxsize=1)
+def load_admission() -> Admission:
+    return read_admission(RELEVANCE_FILE)
+
+
+def admitted(candidates: Sequence[Candidate], evidence: Sequence[Evidence], weighed: Sequence[float], floor: float,
+             admission: Admission) -> list[Candidate]:
+    """The candidates a shelf may take, in their order: those at or above the floor their evidence asks
+    (`Admission`); a candidate never scored counts as fitting, and without evidence the shelf's floor alone holds."""
+    if len(evidence) != len(candidates) or len(weighed) != len(candidates):
+        return fitting(candidates, floor)
+    return [c for c, e, w in zip(candidates, evidence, weighed)
+            if c.relevance is None or admission.admits(e, float(w), c.relevance, floor)]
+
+
 @dataclass(frozen=True)
 class RelevanceModel:
     """What a run needs to score relevance: the catalog's similarity distribution, its kind, the calibration."""
@@ -398,6 +468,7 @@ class RelevanceModel:
     calibration: Calibration
     topics: Mapping[tuple[str, str], int]  # every topic of the catalog, (field, value), with its count of books
     values: Mapping[tuple[str, str], int] = field(default_factory=dict)  # every value held surely, its count
+    admission: Admission = Admission()  # which books a shelf may take, by their evidence
 
     @classmethod
     def build(cls, snapshot: IndexSnapshot, books: Sequence[BookRecord],
@@ -405,7 +476,8 @@ class RelevanceModel:
         kind = catalog_kind(books)
         return cls(SimilarityDistribution.of(snapshot.vector_matrix()), kind, calibration or load_calibration(),
                    topic_counts(books),
-                   value_counts(books, snapshot.filter_confidence) if kind == "tagged" else {})  # only `alike` reads it
+                   value_counts(books, snapshot.filter_confidence) if kind == "tagged" else {},  # only `alike` reads it
+                   load_admission())
 
     def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                  snapshot: IndexSnapshot, tokens: Sequence[str], query_vector: np.ndarray,
