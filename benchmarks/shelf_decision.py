@@ -283,6 +283,18 @@ def admission_tables(records: list[dict]) -> None:
         return
     print(f"\nadmission by evidence (ADMIT_FIT {ADMIT_FIT}):")
     inside = [r for r in records if r["calibration"] == "in" and r["grades"] is not None]
+    from tasks.ranking.relevance import HEADING, VALUES, VECTOR, WORDS
+
+    books = [(k, p, w, g > 0) for r in inside if r["floor"] == FLOORS[0]
+             for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"])]
+    for kind, starts, value in ((HEADING, ADMIT_FLOORS, 1), (WORDS, ADMIT_FLOORS, 1), (VECTOR, ADMIT_FLOORS, 1),
+                                ("lifted by values, by the weights' own", SUPPORTS, 2)):
+        mine = [b for b in books if (b[0] in VALUES if value == 2 else b[0] == kind)]
+        cells = []
+        for lo, hi in zip(starts, (*starts[1:], 1.01)):
+            inside_band = [b[3] for b in mine if lo <= b[value] < hi]
+            cells.append(f"{lo:.1f}-: {sum(inside_band)}/{len(inside_band)}")
+        print(f"  {kind} (shelves at floor {FLOORS[0]}, in sample; fitting / books): " + ", ".join(cells))
     print(f"  on every judged brief (in sample): {fit_admission(inside)}")
     order = {}
     for r in folded:

@@ -68,6 +68,16 @@ none of the title's such words (text, headings, a matched subject it carries; on
 names) is at most HEADLESS_FIT likely to fit. Of the dev books shelved at 0.4 that it capped (2026-11-28, in sample),
 20 were wrong, 4 acceptable, none a good fit; without the restriction to filed topics, a title's slogan and occasion
 words ("书香伴我成长", "话中秋", "Spooky classics") had capped 26 fitting books.
+
+Which books a shelf may take is read from what each probability stands on (`standing`, `Admission`), not from the
+probability alone: a probability of 0.5 that stands on one matched heading or a few of the brief's words is a
+different thing from 0.5 on a book the vector sets far above the catalog. On the dev briefs' shelves at 0.2
+(2026-11-28, in sample, `benchmarks/shelf_decision.py`'s admission table) books standing on a heading match fitted
+34 of 54 times at 0.4-0.5, 33 of 46 at 0.5-0.6 and 168 of 181 from 0.6; on the brief's words alone 7 of 17 and 5 of 8,
+then 26 of 28; on the vector alone 26 of 30 and 18 of 22. Books lifted by their values alone (the 故乡 alias, the
+轻松/好笑 mood tags lifting whole settings and moods) fitted 6 of 61 where the weights gave them under 0.1, 25 of 76 at
+0.1-0.3, 5 of 6 from 0.3. So each kind clears its own floor (config/relevance.yaml `admission`), and a
+lifted book needs the weights' own support. The shelf's floor (`ranking.relevance_floor`) stays every book's least.
 """
 
 from __future__ import annotations

@@ -15,6 +15,15 @@ from tasks.ranking.gating import Fit, ShelfLimits, gate, likely_fitting
 from tasks.ranking.language import LanguageChoice, prefer_language
 from tasks.ranking.relevance import (
     FEATURES,
+    HEADING,
+    NAMED,
+    SAID_FULL,
+    VECTOR,
+    WORDS,
+    Admission,
+    admitted,
+    read_admission,
+    standing,
     HEADLESS_FIT,
     KINDS,
     SAID_TRUST,
@@ -304,6 +313,30 @@ def test_the_floor_keeps_only_books_likely_to_fit():
     scored = [Candidate("a", relevance=0.9), Candidate("b", relevance=0.1), Candidate("c", relevance=0.3)]
     assert [c.book_id for c in fitting(scored, 0.2)] == ["a", "c"]
     assert expected_fit_share([0.9, 0.3]) == pytest.approx(0.6)
+
+
+def test_what_a_probability_stands_on_decides_the_floor_a_book_must_clear(tmp_path):
+    heading, words, vector = Evidence(heading=0.2), Evidence(cover=0.3), Evidence(vector_z=2.0)
+    mood = Evidence(said=1.0)  # its values say all of the brief, its record nothing else
+    assert [standing(e, 0.5) for e in (heading, words, vector, Evidence(named=1.0))] == [HEADING, WORDS, VECTOR, NAMED]
+    assert standing(mood, 0.1) == SAID_FULL and standing(mood, 0.9) == VECTOR  # lifted only above the weights
+    admission = Admission({HEADING: 0.6, WORDS: 0.6}, values_support=0.3)
+    scored = [(Candidate("h", relevance=0.5), heading, 0.5), (Candidate("h2", relevance=0.65), heading, 0.65),
+              (Candidate("w", relevance=0.45), words, 0.45), (Candidate("v", relevance=0.45), vector, 0.45),
+              (Candidate("m", relevance=SAID_TRUST), mood, 0.1), (Candidate("m2", relevance=SAID_TRUST), mood, 0.35),
+              (Candidate("u"), vector, 0.0)]
+    kept = admitted(*map(list, zip(*scored)), 0.4, admission)
+    # a heading or the brief's words alone at 0.4-0.6 wait for 0.6, a vector-only book the floor; a book its values
+    # lift needs the weights' own support; one never scored counts as fitting
+    assert [c.book_id for c in kept] == ["h2", "v", "m2", "u"]
+    # without evidence (nothing calibrated) the floor alone holds; an empty admission is the floor alone
+    assert [c.book_id for c in admitted([c for c, _, _ in scored], [], [], 0.4, admission)] == \
+        ["h", "h2", "w", "v", "m", "m2", "u"]
+    assert len(admitted(*map(list, zip(*scored)), 0.4, Admission())) == 7
+    bad = tmp_path / "relevance.yaml"
+    bad.write_text("admission:\n  floors:\n    headings: 0.6\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="headings"):
+        read_admission(bad)
 
 
 ZH = BookRecord("zh-1", "某书", language="zh")
