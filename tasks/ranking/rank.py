@@ -243,6 +243,6 @@ def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
                 title=understood.theme.theme_name if understood.theme.brief != understood.theme.theme_name else "")
             ranking.weighed = [float(w) for w in ctx.relevance.calibration.probability(ranking.evidence,
                                                                                        ctx.relevance.kind)]
-            candidates = ctx.relevance.score(candidates, ranking.evidence)
+            candidates = ctx.relevance.score(candidates, ranking.evidence, ranking.weighed)
     ranking.candidates = candidates
     return ranking
