@@ -174,7 +174,7 @@ def shelve_at(ctx, o: Ordered, probs, weighed, floor: float, admission):
 
     settings = ctx.ranking.settings
     settings = settings.model_copy(update={
-        "ranking": settings.ranking.model_copy(update={"relevance_floor": floor}),
+        "ranking": settings.ranking.model_copy(update={"relevance_floor": floor, "admission": True}),
         "gating": settings.gating.model_copy(update={"done_fit_share": 0.0})})
     ranking = replace(o.ranking, candidates=with_relevance(o.ranking.candidates, probs), weighed=list(weighed))
     relevance = replace(ctx.ranking.relevance, admission=admission)

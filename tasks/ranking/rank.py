@@ -162,7 +162,7 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
 
 def admissible_of(ranking: Ranking, ctx: RankingContext) -> list[Candidate]:
     """The candidates the shelf may take: at or above the floor their evidence asks (relevance.Admission)."""
-    admission = ctx.relevance.admission if ctx.relevance else Admission()
+    admission = ctx.relevance.admission if ctx.relevance and ctx.settings.ranking.admission else Admission()
     return admitted(ranking.candidates, ranking.evidence, ranking.weighed, ctx.settings.ranking.relevance_floor,
                     admission)
 

@@ -77,7 +77,8 @@ different thing from 0.5 on a book the vector sets far above the catalog. On the
 then 26 of 28; on the vector alone 26 of 30 and 18 of 22. Books lifted by their values alone (the 故乡 alias, the
 轻松/好笑 mood tags lifting whole settings and moods) fitted 6 of 61 where the weights gave them under 0.1, 25 of 76 at
 0.1-0.3, 5 of 6 from 0.3. So each kind clears its own floor (config/relevance.yaml `admission`), and a
-lifted book needs the weights' own support. The shelf's floor (`ranking.relevance_floor`) stays every book's least.
+lifted book needs the weights' own support. The shelf's floor (`ranking.relevance_floor`) stays every book's least;
+the admission acts where `ranking.admission` is on (off by default until the flow tests' demo shelves are moved).
 """
 
 from __future__ import annotations
