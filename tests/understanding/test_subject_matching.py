@@ -23,7 +23,13 @@ from tasks.recall.filters import FilterColumns
 from tasks.recall.paths.subject import subject_recall
 from tasks.recall.vector_search import MemorySearch
 from tasks.understanding.reading import load_cues, read_brief
-from tasks.understanding.subjects import STRENGTH, VECTOR_THRESHOLD, SubjectVocabulary, subjects_of_brief
+from tasks.understanding.subjects import (
+    STRENGTH,
+    VECTOR_THRESHOLD,
+    SubjectBooks,
+    SubjectVocabulary,
+    subjects_of_brief,
+)
 from tasks.understanding.translate.rules import RulesTranslator
 from tests.conftest import DEMO_CATALOG, real_catalog
 
@@ -51,7 +57,7 @@ def read(brief: str, subjects: SubjectVocabulary, embedder, books=None):
     query = RulesTranslator(vocabulary).translate(Theme("b", "t", brief), reading)
     settings = load_settings()
     return subjects_of_brief(reading, query, subjects, embedder, load_cues(), settings.gating.min_books,
-                             books={b.book_id: b for b in books or ()}, confidence=settings.enrichment.filter_confidence)
+                             books=SubjectBooks.of(books or ()), confidence=settings.enrichment.filter_confidence)
 
 
 def roles(query) -> dict[str, tuple[str, list[str]]]:
@@ -301,3 +307,33 @@ def test_the_subject_path_brings_books_under_headings_near_a_matched_topic(demo_
     titles = {books[h.book_id].title for h in near}
     assert any(t.startswith(book_title) for t in titles), titles
     assert not {h.book_id for h in near} & matched and all(0 < h.score < 0.5 for h in near)
+
+
+# The subject evidence reads a subject's books through the run's filter columns, never by testing every book of the
+# catalog (issue 31, round eight: 4 s a partial match at 1M books): the same books as the evaluator finds, and at
+# most CARRIERS_READ of them, spread over all, where a subject is carried by more.
+def test_the_subject_evidence_reads_the_books_the_evaluator_finds_for_every_subject(demo_subjects, demo_books):
+    from tasks.model.constraints import condition_expr
+
+    books = SubjectBooks.of(demo_books)
+    for subject in demo_subjects.subjects:
+        expr = condition_expr(subject.field, subject.values)
+        found = {b.book_id for b in books.carriers([subject])}
+        assert found == {b.book_id for b in demo_books if evaluate(expr, b)}, subject
+        assert len(found) == subject.books or subject.kind == "class", subject  # a class counts its books its way
+    two = [s for s in demo_subjects.subjects if s.kind == "heading"][:2]
+    assert {b.book_id for b in books.carriers(two)} == {b.book_id for s in two for b in books.carriers([s])}
+
+
+def test_a_subject_carried_by_more_books_than_are_read_is_read_on_a_sample_spread_over_all(demo_books):
+    from dataclasses import replace as copy
+
+    from tasks.model.subjects import Subject
+    from tasks.understanding.subjects import CARRIERS_READ
+
+    many = [copy(demo_books[i % len(demo_books)], book_id=f"b{i:05d}", subjects=("Lighthouses",))
+            for i in range(CARRIERS_READ * 2 + 500)]
+    carriers = SubjectBooks.of(many).carriers([Subject("Lighthouses", "heading", "en", len(many), "heading",
+                                                       ("Lighthouses",))])
+    assert len(carriers) <= CARRIERS_READ and carriers[0].book_id == "b00000"
+    assert carriers[-1].book_id >= f"b{len(many) - 3:05d}"  # spread to the end, not the first thousand
