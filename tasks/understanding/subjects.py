@@ -106,6 +106,7 @@ _SUBDIVIDED = re.compile(r"\s*(?:--+|—+|/)\s*")
 _QUALIFIED = re.compile(r"\s*\([^)]*\)")  # "Mars (Planet)": what the name is, no part of it
 _JOINED = re.compile(r"\s+(?:and|&)\s+")
 _NUMBERED = re.compile(r"^(?:[IVXL]+|\d+(?:st|nd|rd|th)?)$")  # "World War II", "Louis XIV"
+_UNITS = re.compile(r"\w\.\s+\w")  # "Great Britain. Army": a corporate body and its units, full stop between
 _DATED = re.compile(r"^\s*(?:ca\.\s*|approximately\s*|-)?\d")  # "1939-1945", "ca. 1600-1775", "-approximately 1540"
 
 
@@ -118,20 +119,31 @@ class HeadingName:
     names: tuple[tuple[str, ...], ...]  # each joined name's words, a number after it ("II") left off
     dated: bool  # "X, 1939-1945", a date right after the comma: a named event, reign or period
     of_phrase: bool  # "Wars of the Roses": the words before "of" are the head
+    # a name of one thing, not a topic of its kind: a qualifier saying what it is ("Lady of the Lake (Legendary
+    # character)", "Isle of Ely (England)") or a corporate body's units between full stops ("Great Britain. Army.
+    # Cavalry. 19th Regiment")
+    entity: bool = False
+    # "Head of Name", every word capitalised, a name after "of" ("Kingdom of God", "Wars of the Roses"; not "War of
+    # 1812", not "Conduct of life"): a proper name, of one thing where its head is singular
+    named: bool = False
 
 
 def heading_name(label: str) -> HeadingName | None:
     """How an English heading's first part names its topic (None for a Chinese one, or one with no words)."""
     if not label.isascii():
         return None
-    first = _QUALIFIED.sub("", _SUBDIVIDED.split(label, maxsplit=1)[0]).strip(" .;")
+    written = _SUBDIVIDED.split(label, maxsplit=1)[0]
+    first = _QUALIFIED.sub("", written).strip(" .;")
     name, comma, rest = first.partition(",")
     # a comma and a date right after it: an event, reign or period; a person's forename before the date is no
     # such name ("Casanova, Giacomo, 1725-1798", "Beethoven, Ludwig van 1770-1827")
     dated = bool(comma) and bool(_DATED.match(rest))
-    head, of, _ = name.partition(" of ")
+    head, of, complement = name.partition(" of ")
     names = tuple(tuple(w for w in piece.split() if not _NUMBERED.match(w)) for piece in _JOINED.split(head))
-    return HeadingName(tuple(n for n in names if n), dated, bool(of))
+    entity = bool(_QUALIFIED.search(written)) or bool(_UNITS.search(name))
+    capitalised = all(w[:1].isupper() or w in ("of", "the") for w in re.findall(r"[^\W\d_][\w'-]*", name))
+    named = bool(of) and bool(re.search(r"[^\W\d_]", complement)) and capitalised
+    return HeadingName(tuple(n for n in names if n), dated, bool(of), entity, named)
 
 
 def family_keys(label: str, event_heads: frozenset[str] = frozenset()) -> tuple[str, ...]:
@@ -139,15 +151,21 @@ def family_keys(label: str, event_heads: frozenset[str] = frozenset()) -> tuple[
     1800-1815" are wars (a dated name is an instance of its head word), "Wars of the Roses" (the words before "of"),
     "Cold War" (a proper name, every word capitalised, ending in a word that ends a dated name of the vocabulary:
     `event_heads`). Never a lower-case compound, whose first word may change what it is ("Time travel", "Political
-    science"), nor a proper name ending in any other word ("New England", "United States"). A heading's
+    science"), nor a proper name ending in any other word ("New England", "United States"), nor the name of one
+    thing: a singular head before "of" and a name ("Kingdom of God", "University of Cambridge"), a qualifier saying
+    what the name is ("Lady of the Lake (Legendary character)"), a corporate body's units ("Great Britain. Army.
+    Cavalry. 19th Regiment"). A heading's
     subdivisions, inversions and joined names are its parts already (tasks/model/subjects.py `heading_parts`),
     matched by their own words."""
     read = heading_name(label)
-    if read is None:
+    if read is None or read.entity:
         return ()
     keys = []
     for words in read.names:
         head = _key(words[-1])
+        if read.named and not read.dated and singular(words[-1].lower()) == words[-1].lower():
+            continue  # a proper name of one thing ("Kingdom of God", "Society of Rosicrucians", "Louis XIV King of
+            # France"), where a plural names many of the kind ("Wars of the Roses", "Indians of North America")
         if read.of_phrase or read.dated:
             keys += [head] + ([_key(" ".join(words))] if read.dated and len(words) > 1 else [])
         elif all(w[:1].isupper() for w in words) and head in event_heads:
