@@ -599,6 +599,26 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
     return out + [d for t, m in genre_matches.items() if (d := _genre_doubt(t, m, out, vocabulary, context))]
 
 
+def within_heads(found: list[TopicSubjects], reading: Reading, vocabulary: SubjectVocabulary) -> list[TopicSubjects]:
+    """The topics, each modifier's set within its head's matches: a topic that a word of config/subjects.yaml
+    `head_after` / `head_before` sets in another topic or a genre the brief names ("women in science", 科学中的女性)
+    only narrows the head, which is what the shelf is about. A head the catalog holds no subject of narrows nothing."""
+    text, table = reading.searchable_text, subjects_table()
+    after, before = frozenset(table.get("head_after", ())), frozenset(table.get("head_before", ()))
+    wanted = [t for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and t.matches and not t.topic.genre]
+    heads = [(t.topic.start, t.topic.end, t.matches) for t in wanted]
+    heads += [(m.start, m.end, (*vocabulary.tagged("genre", m.value, text[m.start:m.end]),
+                                *_untagged(vocabulary.lexical(text[m.start:m.end]))))
+              for m in reading.mentions if m.field == "genre" and m.polarity == WANTED]
+    out = []
+    for topic in found:
+        head = next((matches for start, end, matches in heads if matches and topic in wanted and (
+            (start >= topic.topic.end and text[topic.topic.end:start].strip().lower() in after)
+            or (end <= topic.topic.start and text[end:topic.topic.start].strip() in before))), ())
+        out.append(replace(topic, within=tuple(head)) if head else topic)
+    return out
+
+
 def _its_writing(topic: TopicPhrase, vocabulary: SubjectVocabulary, kinds: KindWords,
                  kind: BriefKind) -> list[SubjectMatch]:
     """The headings that are the topic's words and a kind of writing ("Sea stories" for "sea", "Ghost stories",
@@ -682,7 +702,7 @@ def subject_conditions(found: Sequence[TopicSubjects]) -> tuple[FilterCondition,
     of them ("Romance novels, love stories")."""
     conditions = []
     for topic in found:
-        if topic.role == DOUBTFUL_ROLE:
+        if topic.role == DOUBTFUL_ROLE or topic.within:  # a modifier's headings narrow its head's: no condition
             continue
         if topic.role == EXCLUDED_ROLE:
             values = tuple(m.subject.label for m in topic.matches if m.subject.field == "heading")
@@ -765,5 +785,6 @@ def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVo
     tables = load_expansion_tables()
     topics = [t for t in topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
               if words_held or not t.bare]
-    return with_subjects(query, match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues),
-                                             min_books, brief_kind(query), books))
+    found = match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues), min_books,
+                         brief_kind(query), books)
+    return with_subjects(query, within_heads(found, reading, vocabulary))

@@ -372,3 +372,41 @@ def test_a_heading_family_leaves_out_the_name_of_one_thing_holding_the_word(brie
              for m in vocabulary.lexical(word, "exact" if word == topic else "mapped")}
     assert family <= found and not found & never, (brief, found)
     assert "Indians of North America" in {m.subject.label for m in _vocabulary_of(NAMED_LIKE).lexical("indians")}
+
+
+# A brief's head topic and a modifier's (issue 31, round eight): "women in science" is science with women, not every
+# book on women. The modifier's headings only narrow the head's: no condition of their own, no book of the subject
+# path that carries them alone (the wordings are this round's own, written before the change, and failed before it).
+@pytest.fixture(scope="module")
+def modifier_catalog(demo_books, embedder, tmp_path_factory):
+    from dataclasses import replace as copy
+
+    headings = {"Women -- Fiction": 8, "Science": 6, "Women -- Science": 2, "Animals -- Fiction": 6, "History": 6,
+                "Animals -- History": 2, "女性": 6, "科学": 5, "女性—科学": 2, "动物": 6, "历史": 6, "动物—历史": 2}
+    books = [copy(demo_books[0], book_id=f"m{n:03d}", work_id="", title=f"{heading} {i}", subjects=(heading,))
+             for n, (heading, i) in enumerate((h, i) for h, count in headings.items() for i in range(count))]
+    return books, index_of(books, embedder, tmp_path_factory.mktemp("modifiers"))
+
+
+@pytest.mark.parametrize("brief, head, modifier", [
+    ("Women in science", "science", "women"),
+    ("Women in science: lives and discoveries", "science", "women"),
+    ("Animals in history, for curious readers", "history", "animals"),
+    ("科学中的女性", "科学", "女性"),
+    ("写历史里的动物的书", "历史", "动物"),
+])
+def test_a_modifiers_headings_only_narrow_the_head_topics(modifier_catalog, embedder, brief, head, modifier):
+    from tasks.recall.paths.subject import evidence_for
+
+    books, subjects = modifier_catalog
+    query = read(brief, subjects, embedder, books)
+    # the modifier's headings: a book carrying them alone (a novel about women) is not on science
+    alone = [b for b in books if b.subjects[0] in ("Women -- Fiction", "Animals -- Fiction", "女性", "动物")
+             and b.subjects[0].lower().startswith(modifier[:2].lower())]
+    both = [b for b in books if b.subjects[0] in ("Women -- Science", "Animals -- History", "女性—科学", "动物—历史")
+            and b.subjects[0].lower().startswith(modifier[:2].lower())]
+    assert alone and both
+    assert not any(evidence_for(b, query.subjects) for b in alone), brief
+    assert all(evidence_for(b, query.subjects) for b in both), brief
+    topic_values = {v for c in query.filter_conditions if c.field == "topic" for v in c.values}
+    assert not topic_values & {"Women", "Animals", "女性", "动物"}, topic_values
