@@ -602,11 +602,14 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
 def within_heads(found: list[TopicSubjects], reading: Reading, vocabulary: SubjectVocabulary) -> list[TopicSubjects]:
     """The topics, each modifier's set within its head's matches: a topic that a word of config/subjects.yaml
     `head_after` / `head_before` sets in another topic or a genre the brief names ("women in science", 科学中的女性)
-    only narrows the head, which is what the shelf is about. A head the catalog holds no subject of narrows nothing."""
+    only narrows the head, which is what the shelf is about. A head the catalog holds no subject of narrows nothing;
+    a required topic (the brief's head noun, "travel writing in China") is no modifier."""
     text, table = reading.searchable_text, subjects_table()
     after, before = frozenset(table.get("head_after", ())), frozenset(table.get("head_before", ()))
     wanted = [t for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and t.matches and not t.topic.genre]
     heads = [(t.topic.start, t.topic.end, t.matches) for t in wanted]
+    wanted = [t for t in wanted if t.role == PREFERRED_ROLE]  # a required head noun is what the shelf is, set in
+    # anything ("travel writing in China")
     heads += [(m.start, m.end, (*vocabulary.tagged("genre", m.value, text[m.start:m.end]),
                                 *_untagged(vocabulary.lexical(text[m.start:m.end]))))
               for m in reading.mentions if m.field == "genre" and m.polarity == WANTED]

@@ -410,3 +410,12 @@ def test_a_modifiers_headings_only_narrow_the_head_topics(modifier_catalog, embe
     assert all(evidence_for(b, query.subjects) for b in both), brief
     topic_values = {v for c in query.filter_conditions if c.field == "topic" for v in c.values}
     assert not topic_values & {"Women", "Animals", "女性", "动物"}, topic_values
+
+
+def test_a_required_head_noun_set_in_a_place_stays_required(demo_subjects, embedder):
+    # "travel writing" is what the shelf is: "in" before a place makes it no modifier of the place
+    query = read("Travel writing in China and Japan", demo_subjects, embedder)
+    travel = roles(query)["travel writing"]
+    assert travel[0] == REQUIRED_ROLE and not next(t for t in query.subjects if t.topic.text.lower() ==
+                                                    "travel writing").within
+    assert any(c.field == "topic" and "Travel" in c.values for c in query.conditions("MUST"))
