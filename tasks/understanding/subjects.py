@@ -608,8 +608,8 @@ def within_heads(found: list[TopicSubjects], reading: Reading, vocabulary: Subje
     after, before = frozenset(table.get("head_after", ())), frozenset(table.get("head_before", ()))
     wanted = [t for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and t.matches and not t.topic.genre]
     heads = [(t.topic.start, t.topic.end, t.matches) for t in wanted]
-    wanted = [t for t in wanted if t.role == PREFERRED_ROLE]  # a required head noun is what the shelf is, set in
-    # anything ("travel writing in China")
+    # a required head noun is what the shelf is, set in anything ("travel writing in China"): only a wish narrows
+    wanted = [t for t in wanted if t.role == PREFERRED_ROLE]
     heads += [(m.start, m.end, (*vocabulary.tagged("genre", m.value, text[m.start:m.end]),
                                 *_untagged(vocabulary.lexical(text[m.start:m.end]))))
               for m in reading.mentions if m.field == "genre" and m.polarity == WANTED]
