@@ -40,7 +40,7 @@ from tasks.recall.vector_search import create_vector_search
 from tasks.understanding.entities import EntityIndex
 from tasks.understanding.numbers import rating_scale
 from tasks.understanding.references import detect_reference
-from tasks.understanding.subjects import SubjectVocabulary
+from tasks.understanding.subjects import SubjectBooks, SubjectVocabulary
 from tasks.understanding.translate import create_translator
 from tasks.understanding.understand import UnderstandingTools, understand
 
@@ -100,6 +100,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             subjects=SubjectVocabulary(*read_subjects(snapshot.path)),
             min_books=settings.gating.min_books,
             books=books,
+            subject_books=SubjectBooks.of(books.values(), columns),
         )
         recall = RecallContext(
             snapshot=snapshot, books=books, embedder=embedder, settings=settings, switches=switches,

@@ -71,6 +71,9 @@ class TopicSubjects:
     matches: tuple[SubjectMatch, ...]
     role: str  # required | preferred | doubtful | excluded
     readings: tuple[tuple[SubjectMatch, ...], ...] = ()  # doubtful: the matches of each reading, the likelier first
+    # a modifier's ("women" in "women in science"): the head topic's matches, which its books must carry too: its own
+    # headings only narrow the head's, never bring a book alone
+    within: tuple[SubjectMatch, ...] = ()
 
     def reading_subjects(self) -> tuple[tuple[str, int], ...]:
         """Each reading as its largest subject and that subject's count of books: what a curator is asked to pick."""

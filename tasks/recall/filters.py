@@ -40,6 +40,8 @@ from tasks.model.constraints import (
     subject_terms,
 )
 
+_NO_ROWS = np.zeros(0, np.int64)
+
 # ---- evaluation ----------------------------------------------------------------------------------
 
 
@@ -88,7 +90,11 @@ class FilterColumns:
     def has_any(self, expr: HasAny) -> np.ndarray:
         """Which books hold one of the values (a facet with at least the condition's confidence)."""
         found = np.zeros(len(self), dtype=bool)
-        if expr.field in ("subject", "heading"):
+        if expr.field == "heading":
+            for term in subject_terms(expr.field, expr.values):
+                found[self._heading_rows.get(term, _NO_ROWS)] = True
+            return found
+        if expr.field == "subject":
             joined, starts = self._subject_index
             for term in subject_terms(expr.field, expr.values):
                 at = [m.start() for m in re.finditer(re.escape(term), joined)]
@@ -108,6 +114,18 @@ class FilterColumns:
         so no match runs from one book's text into the next."""
         lengths = np.fromiter((len(text) + 1 for text in self.subject_texts), np.int64, len(self))
         return "\0".join(self.subject_texts), np.cumsum(lengths) - lengths
+
+    @cached_property
+    def _heading_rows(self) -> dict[str, np.ndarray]:
+        """The rows of every whole heading or part, by its searched term ("| world war |"): a heading condition is one
+        look-up, where a scan of every book's subject text took time in proportion to the catalog (a theme's subject
+        evidence asks several). The keys are what stands between the subject text's bars, so a term is in a book's
+        text exactly where it is one of its keys."""
+        rows: dict[str, list[int]] = defaultdict(list)
+        for row, text in enumerate(self.subject_texts):
+            for key in dict.fromkeys(text[2:-2].split(" | ")):
+                rows[f"| {key} |"].append(row)
+        return {key: np.array(held, np.int64) for key, held in rows.items()}
 
     def _posting(self, field: str, value: str) -> tuple[np.ndarray, np.ndarray]:
         """The rows holding a value and how surely, as arrays: made on first use, as few values are ever asked."""

@@ -22,7 +22,7 @@ from tasks.understanding.meanings import with_meanings
 from tasks.understanding.numbers import on_scale
 from tasks.understanding.reading import load_cues, read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
-from tasks.understanding.subjects import NO_SUBJECTS, SubjectVocabulary, subjects_of_brief
+from tasks.understanding.subjects import NO_BOOKS, NO_SUBJECTS, SubjectBooks, SubjectVocabulary, subjects_of_brief
 from tasks.understanding.translate.base import Translator
 
 
@@ -45,6 +45,7 @@ class UnderstandingTools:
     subjects: SubjectVocabulary = NO_SUBJECTS  # the catalog's own subjects, as the index version holds them
     min_books: int = 10  # gating.min_books: how many books must carry a head noun's subject for it to be required
     books: Mapping[str, BookRecord] = field(default_factory=dict)  # the catalog's: a read-alike keeps its book's kind
+    subject_books: SubjectBooks = NO_BOOKS  # the same books as the subject evidence reads them (its carriers)
 
 
 def understand(theme: Theme, history: Sequence[HistoryShelf], tools: UnderstandingTools,
@@ -58,7 +59,7 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         reference = apply_reference(tools.translator.translate(theme, reading), theme, history,
                                     shelf_likeness(theme.brief, tools.embedder))
         query = subjects_of_brief(reading, reference.query, tools.subjects, tools.embedder, load_cues(),
-                                  tools.min_books, bool(tools.catalog_words(reference.query)), tools.books,
+                                  tools.min_books, bool(tools.catalog_words(reference.query)), tools.subject_books,
                                   tools.filter_confidence)
         notes = [*reading.notes, *([reference.note] if reference.note else [])]
         understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF

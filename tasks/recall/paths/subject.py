@@ -42,6 +42,12 @@ def _wanted(found: Sequence[TopicSubjects]) -> list[tuple[TopicSubjects, Subject
     return [(t, m) for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) for m in t.matches]
 
 
+def _carries(book: BookRecord, topic: TopicSubjects, match: SubjectMatch) -> bool:
+    """Whether the book carries the match, and a modifier's head too ("women in science": a book on women counts
+    where it is on science)."""
+    return evaluate(_expr(match), book) and (not topic.within or any(evaluate(_expr(h), book) for h in topic.within))
+
+
 def _expr(match: SubjectMatch) -> Expr:
     return condition_expr(match.subject.field, match.subject.values)
 
@@ -55,7 +61,7 @@ def evidence_for(book: BookRecord, found: Sequence[TopicSubjects]) -> tuple[Subj
     """The matched subjects this book carries, strongest first."""
     held = [SubjectEvidence(book.book_id, m.topic, m.subject.label, m.subject.kind, m.how, m.strength, t.role,
                             m.subject.books)
-            for t, m in _wanted(found) if evaluate(_expr(m), book)]
+            for t, m in _wanted(found) if _carries(book, t, m)]
     return tuple(sorted(held, key=lambda e: (-weight(e), e.subject)))
 
 
@@ -67,7 +73,8 @@ def subject_recall(found: Sequence[TopicSubjects], constraints: Expr, query_vect
                    search: VectorSearch, books: Mapping[str, BookRecord], k: int) -> list[PathHit]:
     """Up to k books carrying a matched subject, within the constraints: per topic the nearest to the brief, then
     the strongest evidence first."""
-    wanted = [t for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and t.matches]
+    # a modifier brings no book of its own: its books are found by its head's subjects, its evidence narrows them
+    wanted = [t for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and t.matches and not t.within]
     if not wanted:
         return []
     per_topic = [All((constraints, AnyOf(tuple(_expr(m) for m in t.matches)))) for t in wanted]
@@ -85,7 +92,7 @@ def near_subjects(found: Sequence[TopicSubjects], vocabulary: SubjectVocabulary,
     its best similarity: at most NEAR_PER_TOPIC a topic, not one writing the topic's own words (自然科学 for 自然: how
     much that says is the lexical match's to weigh, `partial_holds`), and only those near the whole brief as a
     preferred topic's subjects must be (PREFERRED_FIT: "Life" stays out of a sea brief)."""
-    wanted = [t for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and t.matches]
+    wanted = [t for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and t.matches and not t.within]
     if not wanted or not vocabulary.subjects:
         return {}
     matched = {m.subject for t in wanted for m in t.matches}
