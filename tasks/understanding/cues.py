@@ -176,6 +176,9 @@ class Readings:
     alike_beside: tuple[str, ...] = ()  # a likeness right after a title only: "《活着》这种", "Dune and its ilk"
     alike_remark: tuple[str, ...] = ()  # after one, a remark made of the title, no model: "《X》这种已经…"
     translated_from: tuple[str, ...] = ()  # before a nation's qualifier, its literature: "translated from the French"
+    name_joiners: tuple[str, ...] = ()  # between the parts of a transliterated name: "杰克·伦敦"
+    name_nations: tuple[str, ...] = ()  # a writer's nation in brackets before the name: "[英]", "(美)"
+    name_particles: tuple[str, ...] = ()  # lower-case words inside a Latin-script name: "de", "van"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -314,7 +317,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
                         said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()),
                         said("everyone"), packs.groups("readings.yaml", "kind_heads"), said("alike_beside"),
-                        said("alike_remark"), said("translated_from"))
+                        said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
+                        said("name_particles"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -63,7 +63,8 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
                       "alike_back": WORDS, "alike_before": WORDS, "alike_article": WORDS,
                       "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_remark": WORDS,
-                      "translated_from": WORDS},
+                      "translated_from": WORDS, "name_joiners": WORDS, "name_nations": WORDS,
+                      "name_particles": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
