@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -44,6 +45,19 @@ def read_batches(paths: list[Path]) -> list[tuple[Path, list[dict]]] | str:
                 return f"{path}: entry {row}: field `text` is missing (a fragment is a mapping with a text)"
         batches.append((path, fragments))
     return batches
+
+
+# Whole-number fields: "pub_year<1990" and "pub_year<=1989" select the same books, and writers use both.
+INTEGER_BOUND = re.compile(r"^((?:SHOULD |MUST_NOT )?(?:pub_year|pages))([<>])(\d+)$")
+
+
+def canonical(note: str) -> str:
+    """A whole-number bound written inclusively, so that two notations of one condition compare equal."""
+    bound = INTEGER_BOUND.match(note)
+    if not bound:
+        return note
+    field, comparator, number = bound.groups()
+    return f"{field}{comparator}={int(number) - 1 if comparator == '<' else int(number) + 1}"
 
 
 def notation(understood, titles: dict[str, str]) -> set[str]:
@@ -99,9 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     for path, fragments in batches:
         for fragment in fragments:
             lang = language(fragment["text"])
-            found = notation(understand(Theme("fragments", "f", fragment["text"]), [], tools), titles)
-            missing = sorted(set(fragment.get("expect", ())) - found)
-            misread = sorted(set(fragment.get("forbid", ())) & found)
+            found = {canonical(n) for n in notation(understand(Theme("fragments", "f", fragment["text"]), [], tools),
+                                                    titles)}
+            missing = sorted({canonical(n) for n in fragment.get("expect", ())} - found)
+            misread = sorted({canonical(n) for n in fragment.get("forbid", ())} & found)
             total[lang] += 1
             if not missing and not misread:
                 passed[lang] += 1

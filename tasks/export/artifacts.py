@@ -26,7 +26,10 @@ def shelf_table(shelves: Sequence[ThemeShelf]) -> list[dict]:
 def review_question(shelf: ThemeShelf) -> str:
     """The gate's question and its options, in the brief's language."""
     asked, language = shelf.verdict.question, brief_language(shelf.theme.brief)
-    return f"{question_text(asked, language)} ({' / '.join(option_texts(asked, language))})" if asked else ""
+    if not asked:
+        return ""
+    options = option_texts(asked, language)  # none when no value is near a brief: then the brief is the answer
+    return f"{question_text(asked, language)} ({' / '.join(options)})" if options else question_text(asked, language)
 
 
 def batch_summary(batch_id: str, workbook: Path, shelves: Sequence[ThemeShelf], link: str | None = None) -> str:

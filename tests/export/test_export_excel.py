@@ -180,3 +180,15 @@ def test_a_cell_style_is_what_setting_its_attributes_gives_in_every_workbook():
             assert ws[ref].font.bold and ws[ref].font.color.rgb == "00FFFFFF" and ws[ref].alignment.wrap_text
         assert not ws["A1"].protection.locked and ws["A2"].protection.locked and not ws["A3"].protection.locked
         assert ws["A2"].fill.fgColor.rgb == "00305496" and ws["A3"].fill.fgColor.rgb == "00FFF2CC"
+
+
+def test_a_question_with_no_answer_to_offer_is_asked_without_an_empty_list():
+    from dataclasses import replace
+
+    from tasks.export.artifacts import review_question
+
+    shelf = make_shelf("Books about beekeeping", ["A"], status="needs_review")
+    unrecognised = replace(shelf.verdict, question=Question("unrecognised"))  # no value near the brief
+    assert review_question(replace(shelf, verdict=unrecognised)) == "What should this shelf be about?"
+    asked = review_question(shelf)  # a question with answers lists them
+    assert asked.startswith("Too few books meet every condition") and asked.endswith(")")
