@@ -203,3 +203,42 @@ def periods_of_other_things(numbers: list[NumericMention], seg: Segmented, cue_l
     named = regex(r"\s+([A-Z][a-z]+)")  # a Latin-script proper name after the period
     return other | {n for n in years if (m := named.match(text, n.end)) and m.group(1).lower() not in nations
                     and any(ch.isdigit() for ch in text[n.start:n.end]) and not published(n)}
+
+
+_PART_REACH = 12  # how far before a kind of book its count or share may stand ("两三本写花的", "其中放一本茶人的")
+
+
+def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_spans: list[tuple[int, int]]
+                  ) -> list[Mention]:
+    """A kind of book said as a part of the shelf, after the brief has said what its shelf is (never in its first
+    clause), is a wish, required of no other book: a share said of it, the clause's only one, after it ("菜谱放一半",
+    "写吃的散文各半") or just before it ("half of them histories", "另一半是钓鱼散文"), or a small count (three at most,
+    the number grammar's; a glyph number with a counter of books after it: "两三本") in a clause that adds
+    ("plus a single memoir", "and then two or three jazz biographies", "再配两本传记"). A count alone says how many
+    books the shelf holds, or one to read ("读一本小说"), not a part."""
+    text, g = seg.text, cues.numbers
+    first = seg.clause_of(0)
+    adding = tuple(w for w in (*cues.adding, *cues.kind_words.get("additive", ()))
+                   if w.lower() not in cues.clauses.offering and w not in cues.kind_words.get("alternative", ()))
+
+    def counted(m: Mention) -> bool:
+        a, b = seg.clause_of(m.start)
+        if (a, b) == first:
+            return False
+        reach = max(a, m.start - _PART_REACH)
+        shares = find_terms(text[a:b], g.share)
+        if len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
+            return True
+        count = None
+        for n in g.number.finditer(text, reach, m.start):
+            if not any(x <= n.start() < y for x, y in number_spans):
+                count = n
+        small = count is not None and 1 <= g.value(count.group(0)) <= 3 and (count.group(0).isascii() or bool(
+            g.part_counters) and bool(regex(rf"\s*(?:{alternation(g.part_counters)})").match(text, count.end())))
+        # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
+        # joining word in the count's own clause ("Books about rivers, and two or three novels")
+        joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)
+        return small and bool(find_terms(text[first[1]:m.start], adding) or find_terms(text[a:m.start], joining))
+
+    return [replace(m, polarity=ALLOWED) if m.field in KIND_FIELDS and m.polarity == WANTED and counted(m) else m
+            for m in mentions]

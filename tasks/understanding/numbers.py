@@ -74,6 +74,7 @@ class NumberGrammar:
     grade_before: tuple[str, ...] = ()  # before a school grade's number: "grades 3 to 5"
     grade_after: tuple[str, ...] = ()  # after it: "三到五年级"
     first_grade_age: int = 6  # a first grader's age: a grade's readers are up to its number past it
+    part_counters: tuple[str, ...] = ()  # after a small count, books counted: "两三本", "一部"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -223,7 +224,8 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "multiplier_ones"), packs.words("numbers.yaml", "determiners"),
                          packs.words("numbers.yaml", "year_nouns"), packs.words("numbers.yaml", "grade_before"),
                          packs.words("numbers.yaml", "grade_after"),
-                         int(table("school").get("first_grade_age", NumberGrammar.first_grade_age)))
+                         int(table("school").get("first_grade_age", NumberGrammar.first_grade_age)),
+                         packs.words("numbers.yaml", "part_counters"))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:

@@ -54,7 +54,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "publishing_words": WORDS, "range_close": WORDS, "decimal_points": WORDS, "share": WORDS,
                      "date_parts": WORDS, "months": WORDS, "multiplier_ones": WORDS,
                      "determiners": WORDS, "year_nouns": WORDS, "grade_before": WORDS,
-                     "grade_after": WORDS, "school": TABLE},
+                     "grade_after": WORDS, "school": TABLE, "part_counters": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
