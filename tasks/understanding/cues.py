@@ -38,6 +38,7 @@ class Cues:
     not_a_topic: frozenset[str]
     pronouns: frozenset[str]
     moment: tuple[str, ...]  # words of the moment: between a phrase and the cue after it they change nothing
+    totality: tuple[str, ...]  # after a negation, the whole shelf: "not all poetry", "不要清一色的小说": no exclusion
     comparison_end: tuple[str, ...]  # a comparison's degree word, where what it compares ends: "比盗墓小说还好看"
     adding: tuple[str, ...]  # opening a clause, a part added to the shelf: "plus field guides", "再配几本手册"
     arranging: tuple[str, ...]  # after a list, how its items stand together, nothing of what they are: "搭着放"
