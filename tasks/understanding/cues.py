@@ -51,6 +51,12 @@ class Cues:
         """Every cue word: none of them is ever a search keyword."""
         return frozenset(w.lower() for w in (*(w for ws in self.kind_words.values() for w in ws), *self.preference))
 
+    @cached_property
+    def name_stops(self) -> tuple[str, ...]:
+        """Where a person's name ends: a cue, filler, moment, possessive or joining word, longest first."""
+        return tuple(sorted({*self.all_words, *self.filler, *self.moment, *self.readings.possessive,
+                             *self.clauses.joiners}, key=len, reverse=True))
+
     def words_of(self, effects: tuple[str, ...], direction: str) -> tuple[str, ...]:
         """The cue words of every kind with one of these effects whose scope runs in this direction."""
         return tuple(w for k in self.kinds if k.effect in effects and k.direction == direction

@@ -125,8 +125,7 @@ def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[i
     Silverstein"); or a word for authors right after the exclusion ("余世存以外的作者").
     A name ends at the next cue, filler, possessive or joining word; words of the moment are no part of it."""
     r = cues.readings
-    stops = tuple(sorted({*cues.all_words, *cues.filler, *cues.moment, *r.possessive, *cues.clauses.joiners},
-                         key=len, reverse=True))
+    stops = cues.name_stops
     found: list[tuple[int, int, str]] = []
 
     def trimmed(a: int, b: int, head: int | None = None) -> None:
@@ -162,7 +161,7 @@ def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[i
         by = alternation(tuple(w for w in r.authorship_before if w.isascii()))
         for m in regex(rf"(?<![\w'’]){word}(?:\s+(?:(?:{particles})\s+)*{word})*").finditer(text, start, end):
             words = m.group(0).split()
-            while words and words[0].lower() in {w.lower() for w in stops}:  # "Skip John Grisham"
+            while words and words[0].lower() in cues.all_words | cues.filler:  # "Skip John Grisham"
                 words = words[1:]
             after_by = regex(rf"\b(?:{by})\s+$", re.IGNORECASE).search(text, start, m.start()) is not None
             if len(words) >= 2 or words and after_by:
