@@ -322,16 +322,17 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if weight != HARD:
             preferred += number.conditions if weight == WISH else ()
             continue
+        said = number.conditions
         if mood == EXCLUDED:
-            turned = number.negated()
-            if not turned:
+            said = number.negated()
+            if not said:
                 notes.append(f"'{text[number.start:number.end]}' is excluded: a range of ratings cannot be, "
                              "so it is not used")
-            numeric += turned
-        elif any(a <= at < b for at in preferring for a, b in clauses if a <= number.start < b):
-            preferred += number.conditions
+        # a preference holds over a bound said either way: "ideally under 300 pages", "最好别超过五百页"
+        if any(a <= at < b for at in preferring for a, b in clauses if a <= number.start < b):
+            preferred += said
         else:
-            numeric += number.conditions
+            numeric += said
     excluded = [(s.start, s.end) for s in scopes if s.polarity == EXCLUDED]
     referred = shelf_descriptions(text)
     mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred) else m
