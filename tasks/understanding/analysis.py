@@ -306,9 +306,10 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     for entry in class_ranges().entries:
         found += [(a, b, "classification", entry.key) for a, b in _class_spans(
             seg, entry, literary if entry.kind == "literatures" else historical, cues)]
-    # readers' ages up to a children's book's oldest reader: "for ages 9 to 12", "3-6岁"
-    found += [(a, b, "audience", "children") for a, b, oldest in reader_ages(text, cues.numbers)
-              if oldest <= CHILDHOOD_ENDS and named_value("children", vocabulary) is not None]
+    # readers' ages mostly in childhood, the middle of their range up to a children's book's oldest reader: "for
+    # ages 9 to 12", "3-6岁", "grades five to eight" (10 to 14), not "ages 12 to 18"
+    found += [(a, b, "audience", "children") for a, b, youngest, oldest in reader_ages(text, cues.numbers)
+              if (youngest + oldest) / 2 <= CHILDHOOD_ENDS and named_value("children", vocabulary) is not None]
     if entities is not None:
         found += entities.name_spans(text)
     # a topic phrase holding a value's word ("no happy ending") is a topic, not the value

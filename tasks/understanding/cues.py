@@ -38,6 +38,7 @@ class Cues:
     not_a_topic: frozenset[str]
     pronouns: frozenset[str]
     moment: tuple[str, ...]  # words of the moment: between a phrase and the cue after it they change nothing
+    totality: tuple[str, ...]  # after a negation, the whole shelf: "not all poetry", "不要清一色的小说": no exclusion
     comparison_end: tuple[str, ...]  # a comparison's degree word, where what it compares ends: "比盗墓小说还好看"
     adding: tuple[str, ...]  # opening a clause, a part added to the shelf: "plus field guides", "再配几本手册"
     arranging: tuple[str, ...]  # after a list, how its items stand together, nothing of what they are: "搭着放"
@@ -49,6 +50,12 @@ class Cues:
     def all_words(self) -> frozenset[str]:
         """Every cue word: none of them is ever a search keyword."""
         return frozenset(w.lower() for w in (*(w for ws in self.kind_words.values() for w in ws), *self.preference))
+
+    @cached_property
+    def name_stops(self) -> tuple[str, ...]:
+        """Where a person's name ends: a cue, filler, moment, possessive or joining word, longest first."""
+        return tuple(sorted({*self.all_words, *self.filler, *self.moment, *self.readings.possessive,
+                             *self.clauses.joiners}, key=len, reverse=True))
 
     def words_of(self, effects: tuple[str, ...], direction: str) -> tuple[str, ...]:
         """The cue words of every kind with one of these effects whose scope runs in this direction."""
@@ -176,6 +183,9 @@ class Readings:
     alike_beside: tuple[str, ...] = ()  # a likeness right after a title only: "《活着》这种", "Dune and its ilk"
     alike_remark: tuple[str, ...] = ()  # after one, a remark made of the title, no model: "《X》这种已经…"
     translated_from: tuple[str, ...] = ()  # before a nation's qualifier, its literature: "translated from the French"
+    name_joiners: tuple[str, ...] = ()  # between the parts of a transliterated name: "杰克·伦敦"
+    name_nations: tuple[str, ...] = ()  # a writer's nation in brackets before the name: "[英]", "(美)"
+    name_particles: tuple[str, ...] = ()  # lower-case words inside a Latin-script name: "de", "van"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -314,7 +324,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
                         said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()),
                         said("everyone"), packs.groups("readings.yaml", "kind_heads"), said("alike_beside"),
-                        said("alike_remark"), said("translated_from"))
+                        said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
+                        said("name_particles"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -54,8 +54,7 @@ def overruled_years(numbers: list[NumericMention], cue_list: list[Cue], text: st
     before was said of other books ("Space opera boomed in the 1970s, but we want ones published after 2015", "这类
     书大多出版于1990年代，但我们要2010年以后的"): the shelf's is the one after the contrast. Periods that can both hold
     ("after 1990 but before 2010") are one range."""
-    contrasts = [c for c in cue_list if c.kind.effect == TERMINATE
-                 and text[c.start:c.end].lower() not in {w.lower() for w in cues.moment}]
+    contrasts = _contrasts(cue_list, text, cues)
     years = [(n, span) for n in numbers if (span := _years_of(n)) is not None]
     # the contrast opens a request of its own, words before the period ("but we want ones published after 2015");
     # right before the period it only joins two bounds of one ("published after 2015 but before 1900": a
@@ -64,6 +63,12 @@ def overruled_years(numbers: list[NumericMention], cue_list: list[Cue], text: st
             if one.end <= other.start and max(a, c) > min(b, d)
             and any(one.end <= cue.start and cue.end < other.start and text[cue.end:other.start].strip()
                     for cue in contrasts)}
+
+
+def _contrasts(cue_list: list[Cue], text: str, cues: Cues) -> list[Cue]:
+    """The contrasts of a brief ("but", "但是"): terminations other than words of the moment."""
+    return [c for c in cue_list if c.kind.effect == TERMINATE
+            and text[c.start:c.end].lower() not in {w.lower() for w in cues.moment}]
 
 
 def not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
@@ -110,3 +115,129 @@ def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg
     # and each kind of book is one part's, a wish, required of no book of the others
     return [replace(m, polarity=READER) if m in children else replace(m, polarity=ALLOWED)
             if m.field in KIND_FIELDS and m.polarity == WANTED else m for m in mentions]
+
+
+def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[int, int, str]]:
+    """The people an exclusion names, in the catalog or not, each (start, end, name as written): an author needs a
+    person's name as evidence, not a topic's words. The evidence is the name's own shape (the packs' readings):
+    its parts joined by a transliteration dot ("保罗·索鲁的先不放"), the writer's nation in brackets before it ("不要
+    [俄]契诃夫的"), two or more capitalised words ("skip John Grisham"), one after an authorship word ("nothing by
+    Silverstein"); or a word for authors right after the exclusion ("余世存以外的作者").
+    A name ends at the next cue, filler, possessive or joining word; words of the moment are no part of it."""
+    r = cues.readings
+    stops = cues.name_stops
+    found: list[tuple[int, int, str]] = []
+
+    def trimmed(a: int, b: int, head: int | None = None) -> None:
+        """The name in text[a:b], cut at the first stop word after `head` (where the name's last part begins) and
+        after the last stop word before it."""
+        head = a if head is None else head
+        for x, y, _ in find_terms(text[a:b], stops):
+            if a + x >= head:
+                b = a + x
+                break
+            a_new = a + y
+            a = a_new if a_new <= head else a
+        name = text[a:b].strip(" ,，、")
+        if name and not any(x < b and a < y for x, y, _ in found):
+            found.append((a, b, name))
+
+    cjk = r"[\u3400-\u9fff]"
+    if r.name_nations:  # "[英] 罗杰·迪金的": the name after its writer's nation
+        for m in regex(rf"[\[(【]\s*(?:{alternation(r.name_nations)})\s*[\])】]\s*").finditer(text, start, end):
+            run = regex(rf"{cjk}+(?:[{re.escape(''.join(r.name_joiners))}]{cjk}+)*").match(text, m.end(), end)
+            if run:
+                last = max((run.start() + i + 1 for i, ch in enumerate(run.group(0)) if ch in r.name_joiners),
+                           default=run.start())
+                trimmed(run.start(), run.end(), last)
+    if r.name_joiners:  # "保罗·索鲁": parts joined by a transliteration dot
+        joiner = f"[{re.escape(''.join(r.name_joiners))}]"
+        for m in regex(rf"{cjk}+(?:{joiner}{cjk}+)+").finditer(text, start, end):
+            trimmed(m.start(), m.end(), max(m.start() + i + 1 for i, ch in enumerate(m.group(0))
+                                            if ch in r.name_joiners))
+    if r.name_particles or any(w.isascii() for w in r.authorship_before):  # Latin-script names
+        word = r"[A-Z][\w'’.-]*"
+        particles = alternation(r.name_particles) if r.name_particles else "(?!)"
+        by = alternation(tuple(w for w in r.authorship_before if w.isascii()))
+        for m in regex(rf"(?<![\w'’]){word}(?:\s+(?:(?:{particles})\s+)*{word})*").finditer(text, start, end):
+            words = m.group(0).split()
+            while words and words[0].lower() in cues.all_words | cues.filler:  # "Skip John Grisham"
+                words = words[1:]
+            after_by = regex(rf"\b(?:{by})\s+$", re.IGNORECASE).search(text, start, m.start()) is not None
+            if len(words) >= 2 or words and after_by:
+                name = " ".join(words)
+                at = m.end() - len(name) if m.group(0).endswith(name) else m.start()
+                # a surname alone stands for the whole name said before it ("Shel Silverstein … nothing by Silverstein")
+                whole = regex(rf"(?<![\w'’])(?:{word}\s+)+{re.escape(name)}\b").search(text, 0, at) if len(words) == 1 else None
+                found.append((at, m.end(), whole.group(0) if whole else name))
+    # "余世存以外的作者写的": a word for authors right after what is excluded
+    authors = tuple(w for w in r.authorship_before if not w.isascii())
+    if authors and regex(rf"\s*(?:{alternation(stops)})*\s*(?:{alternation(authors)})").match(text, end):
+        topics = [t for t in (text[start:end].strip(" ,，、"),) if t and not find_terms(t, stops)]
+        found += [(start, end, t) for t in topics if not any(x < end and start < y for x, y, _ in found)]
+    return found
+
+
+def periods_of_other_things(numbers: list[NumericMention], seg: Segmented, cue_list: list[Cue], cues: Cues
+                            ) -> set[NumericMention]:
+    """The publication years a brief seems to state that are another thing's time: where one period is said with a
+    word of publishing ("written in the last fifteen years", "近十年出版的"), one said in another clause without
+    such a word is the time the books are about ("Sailors' wives in the 1700s", "五十年代的工厂生活"), unless a
+    contrast stands between them (`overruled_years` decides that: "这类书大多出版于1990年代，但我们要2010年以后的"); and
+    a period in digits right before a capitalised name that is no nation's is that place's ("1920s Bombay", "1960s
+    London"). Precision first: such a period is no condition at all."""
+    text, g = seg.text, cues.numbers
+    contrasts = _contrasts(cue_list, text, cues)
+    publishing = tuple(w for w in (*g.publishing_words, *g.field_words.get("pub_year", ())) if w not in g.range_open)
+    years = [n for n in numbers if n.conditions and all(c.field == "pub_year" for c in n.conditions)]
+
+    def published(n: NumericMention) -> bool:
+        return bool(find_terms(text[slice(*seg.clause_of(n.start))], publishing))
+
+    said = [n for n in years if published(n)]
+    other = {n for n in years if said and not published(n) and all(
+        seg.clause_of(n.start) != seg.clause_of(s.start) and not any(
+            min(n.start, s.start) <= c.start < max(n.start, s.start) for c in contrasts) for s in said)}
+    nations = {w.lower() for ws in cues.readings.literatures.values() for w in ws}
+    named = regex(r"\s+([A-Z][a-z]+)")  # a Latin-script proper name after the period
+    return other | {n for n in years if (m := named.match(text, n.end)) and m.group(1).lower() not in nations
+                    and any(ch.isdigit() for ch in text[n.start:n.end]) and not published(n)}
+
+
+_PART_REACH = 12  # how far before a kind of book its count or share may stand ("两三本写花的", "其中放一本茶人的")
+
+
+def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_spans: list[tuple[int, int]]
+                  ) -> list[Mention]:
+    """A kind of book said as a part of the shelf, after the brief has said what its shelf is (never in its first
+    clause), is a wish, required of no other book: a share said of it, the clause's only one, after it ("菜谱放一半",
+    "写吃的散文各半") or just before it ("half of them histories", "另一半是钓鱼散文"), or a small count (three at most,
+    the number grammar's; a glyph number with a counter of books after it: "两三本") in a clause that adds
+    ("plus a single memoir", "and then two or three jazz biographies", "再配两本传记"). A count alone says how many
+    books the shelf holds, or one to read ("读一本小说"), not a part."""
+    text, g = seg.text, cues.numbers
+    first = seg.clause_of(0)
+    adding = tuple(w for w in (*cues.adding, *cues.kind_words.get("additive", ()))
+                   if w.lower() not in cues.clauses.offering and w not in cues.kind_words.get("alternative", ()))
+
+    def counted(m: Mention) -> bool:
+        a, b = seg.clause_of(m.start)
+        if (a, b) == first:
+            return False
+        reach = max(a, m.start - _PART_REACH)
+        shares = find_terms(text[a:b], g.share)
+        if len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
+            return True
+        count = None
+        for n in g.number.finditer(text, reach, m.start):
+            if not any(x <= n.start() < y for x, y in number_spans):
+                count = n
+        small = count is not None and 1 <= g.value(count.group(0)) <= 3 and (count.group(0).isascii() or bool(
+            g.part_counters) and bool(regex(rf"\s*(?:{alternation(g.part_counters)})").match(text, count.end())))
+        # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
+        # joining word in the count's own clause ("Books about rivers, and two or three novels")
+        joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)
+        return small and bool(find_terms(text[first[1]:m.start], adding) or find_terms(text[a:m.start], joining))
+
+    return [replace(m, polarity=ALLOWED) if m.field in KIND_FIELDS and m.polarity == WANTED and counted(m) else m
+            for m in mentions]

@@ -74,6 +74,7 @@ class NumberGrammar:
     grade_before: tuple[str, ...] = ()  # before a school grade's number: "grades 3 to 5"
     grade_after: tuple[str, ...] = ()  # after it: "三到五年级"
     first_grade_age: int = 6  # a first grader's age: a grade's readers are up to its number past it
+    part_counters: tuple[str, ...] = ()  # after a small count, books counted: "两三本", "一部"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -223,13 +224,14 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "multiplier_ones"), packs.words("numbers.yaml", "determiners"),
                          packs.words("numbers.yaml", "year_nouns"), packs.words("numbers.yaml", "grade_before"),
                          packs.words("numbers.yaml", "grade_after"),
-                         int(table("school").get("first_grade_age", NumberGrammar.first_grade_age)))
+                         int(table("school").get("first_grade_age", NumberGrammar.first_grade_age)),
+                         packs.words("numbers.yaml", "part_counters"))
 
 
-def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:
-    """(start, end, oldest) of each readers' age said: "for ages 9 to 12", "ages 8-12", "8到12岁", "6岁以下", or
-    school grade ("grades 3 to 5", "三到五年级": a grade's readers are up to its number past a first grader's age);
-    the oldest is the range's upper end, or the one age."""
+def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float, float]]:
+    """(start, end, youngest, oldest) of each readers' age said: "for ages 9 to 12", "ages 8-12", "8到12岁", "6岁以下",
+    or school grade ("grades 3 to 5", "三到五年级": a grade's readers are a year younger than its number past a first
+    grader's age, up to that); the youngest and oldest are the range's ends, or the one age."""
     number, ranges = rf"(?:{g.number_source})", _words(g.ranges)
     said = rf"({number})(?:\s*(?:{ranges})\s*({number}))?"
     found = []
@@ -239,8 +241,8 @@ def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float]]:
         before_words, after_words = _words(before), _words(after)
         for m in re.finditer(rf"(?:(?:{before_words})\s*{said}(?:\s*(?:{after_words}))?|{said}\s*(?:{after_words}))",
                              text, flags=re.IGNORECASE):
-            numbers = [x for x in m.groups() if x]
-            found.append((m.start(), m.end(), max(g.value(x) for x in numbers) + past))
+            ages = [g.value(x) + past for x in m.groups() if x]
+            found.append((m.start(), m.end(), min(ages) - (1 if past else 0), max(ages)))
     return found
 
 

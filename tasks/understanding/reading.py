@@ -30,7 +30,8 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, W
                                           word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.lang import ALLOW, CLAUSE
-from tasks.understanding.evidence import HARD, WISH, not_asked, number_weight, overruled_years, parts_by_reader
+from tasks.understanding.evidence import (HARD, WISH, counted_parts, excluded_people, not_asked, number_weight, overruled_years,
+                                          parts_by_reader, periods_of_other_things)
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
@@ -296,8 +297,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = not_asked(parts_by_reader(_both_ages(mentions, grown, seg, cues), audience_readers, seg, cues), seg,
-                         cues)
+    mentions = counted_parts(not_asked(parts_by_reader(_both_ages(mentions, grown, seg, cues), audience_readers, seg,
+                                                       cues), seg, cues), seg, cues, number_spans)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
@@ -312,7 +313,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     preferring = [a for a, _, _ in find_terms(text, cues.preference)]
     clauses = clause_spans(seg, cue_list) if preferring else []
     g = cues.numbers
-    overruled = overruled_years(numbers, cue_list, text, cues)
+    overruled = overruled_years(numbers, cue_list, text, cues) | periods_of_other_things(numbers, seg, cue_list, cues)
     for number in numbers:
         mood = polarity(number.start, number.end)
         if mood == READER or number in overruled:
@@ -321,16 +322,17 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if weight != HARD:
             preferred += number.conditions if weight == WISH else ()
             continue
+        said = number.conditions
         if mood == EXCLUDED:
-            turned = number.negated()
-            if not turned:
+            said = number.negated()
+            if not said:
                 notes.append(f"'{text[number.start:number.end]}' is excluded: a range of ratings cannot be, "
                              "so it is not used")
-            numeric += turned
-        elif any(a <= at < b for at in preferring for a, b in clauses if a <= number.start < b):
-            preferred += number.conditions
+        # a preference holds over a bound said either way: "ideally under 300 pages", "最好别超过五百页"
+        if any(a <= at < b for at in preferring for a, b in clauses if a <= number.start < b):
+            preferred += said
         else:
-            numeric += number.conditions
+            numeric += said
     excluded = [(s.start, s.end) for s in scopes if s.polarity == EXCLUDED]
     referred = shelf_descriptions(text)
     mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred) else m
@@ -370,6 +372,15 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}
                 mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]
+    # a person's name excluded is an author, not in the catalog ("skip John Grisham", "[英] 罗杰·迪金的不放"; the
+    # catalog's own names are read as theirs)
+    known = ([(a, b) for a, b in entities.whole_names(text)] if entities is not None else []) + [
+        (m.start, m.end) for m in mentions if m.field in ("author", "work")]
+    short = ({**entities.cjk_surnames, **{k.lower(): v for k, v in entities.surnames.items()}}
+             if entities is not None else {})
+    mentions += [Mention(a, b, "author", name, EXCLUDED) for start, end in excluded if (start, end) not in degrees
+                 for a, b, name in excluded_people(text, start, end, cues)
+                 if not any(x < b and a < y for x, y in known) and name.lower() not in short]
     # the reader's own words (a kind named for the reader, both ages of an all-ages shelf) are no keyword either
     readers = ([(s.start, s.end) for s in scopes if s.polarity == READER] + audience_readers
                + [(m.start, m.end) for m in mentions if m.polarity == READER])

@@ -149,6 +149,8 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
                 quality = cues.word_after_degree.match(text, cue.end) if text[cue.end - 1:cue.end].isascii() else None
                 stop = quality.end() if quality and quality.end() <= stop else _degree_stop(text, cue, stop, cues,
                                                                                               kinds)[0]
+            if kind.effect == EXCLUDE and _of_the_whole(text, cue, stop, spans, cues):
+                polarity = ALLOWED  # "not all poetry": poetry is not all there is, it is not excluded
             scopes.append(Scope(cue.start, stop, polarity, degree))
     for a, b in several:  # alternatives only among the kinds not excluded, or a kind in a list with other things
         free = [(x, y) for x, y in sorted({*kinds, *values}) if a <= x < b and not any(
@@ -164,6 +166,13 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
         if len(wanted) > 1 or wanted and listed:
             scopes.append(Scope(a, b, ALLOWED))
     return scopes
+
+
+def _of_the_whole(text: str, cue: Cue, stop: int, spans: list[tuple[int, int]], cues: Cues) -> bool:
+    """Whether a negation speaks of the whole shelf: a word of totality between it and the first name or value it
+    holds ("don't make the whole thing a mystery display", "it should not be all poetry", "不要清一色的小说")."""
+    first = min((x for x, _ in spans if cue.end <= x < stop), default=None)
+    return first is not None and bool(cues.totality) and bool(find_terms(text[cue.end:first], cues.totality))
 
 
 def _ranges(seg: Segmented, kinds: list[tuple[int, int]], values: list[tuple[int, int]], cues: Cues

@@ -38,7 +38,7 @@ SCHEMA: dict[str, dict[str, str]] = {
         "reader_end": WORDS, "question": WORDS, "request": WORDS,
         "degree": WORDS, "degree_after": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS, "moment": WORDS,
-        "adding": WORDS, "arranging": WORDS, "comparison_end": WORDS,
+        "adding": WORDS, "arranging": WORDS, "comparison_end": WORDS, "totality": WORDS,
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
         "reference_stances": GROUPS, "composed": TABLE,
     },
@@ -54,7 +54,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "publishing_words": WORDS, "range_close": WORDS, "decimal_points": WORDS, "share": WORDS,
                      "date_parts": WORDS, "months": WORDS, "multiplier_ones": WORDS,
                      "determiners": WORDS, "year_nouns": WORDS, "grade_before": WORDS,
-                     "grade_after": WORDS, "school": TABLE},
+                     "grade_after": WORDS, "school": TABLE, "part_counters": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
@@ -63,7 +63,8 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
                       "alike_back": WORDS, "alike_before": WORDS, "alike_article": WORDS,
                       "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_remark": WORDS,
-                      "translated_from": WORDS},
+                      "translated_from": WORDS, "name_joiners": WORDS, "name_nations": WORDS,
+                      "name_particles": WORDS},
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
