@@ -40,12 +40,13 @@ JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
           ("gutenberg-holdout", "benchmarks/judged/gutenberg-holdout.yaml", "gutenberg", BLIND),
           ("gutenberg-next", "benchmarks/judged/gutenberg-next.yaml", "gutenberg", BLIND),
           ("evergreen-next", "benchmarks/judged/evergreen-next.yaml", "evergreen", BLIND),
+          ("evergreen-next2", "benchmarks/judged/evergreen-next2.yaml", "evergreen", BLIND),
           *((f"{catalog}-{later}", f"benchmarks/judged/{catalog}-{later}.yaml", catalog, modes)
             for later in LATER_SETS for catalog, modes in (("demo", BOTH), ("gutenberg", BLIND))))
 # The committed first-sight runs, before any change made for these briefs (main at cbca387 for the first sets, at
 # f20f09f for the `next` sets, at eedd28a for `next2`, at 6b51fc3 for `next3`, at 17a6c7e for `next4`, at 9e774a3 for
-# `next5`, at 20a62a8 for `next6`); the real catalogs were run as imported, holding none of our tags, so they stand
-# beside the tag-blind rows.
+# `next5`, at 20a62a8 for `next6`, at d50715a for `evergreen-next2`); the real catalogs were run as imported, holding
+# none of our tags, so they stand beside the tag-blind rows.
 FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json",
                "demo-dev-blind": "benchmarks/judged/first-sight-dev-blind.json",
                "demo-holdout-tagged": "benchmarks/judged/first-sight-holdout-tagged.json",
@@ -56,6 +57,7 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                "demo-next-blind": "benchmarks/judged/first-sight-next-demo-blind.json",
                "gutenberg-next-blind": "benchmarks/judged/first-sight-next-gutenberg.json",
                "evergreen-next-blind": "benchmarks/judged/first-sight-next-evergreen.json",
+               "evergreen-next2-blind": "benchmarks/judged/first-sight-next2-evergreen.json",
                **{key: f"benchmarks/judged/first-sight-{later}-{name}.json" for later in LATER_SETS
                   for key, name in ((f"demo-{later}-tagged", "demo-tagged"), (f"demo-{later}-blind", "demo-blind"),
                                     (f"gutenberg-{later}-blind", "gutenberg"))}}

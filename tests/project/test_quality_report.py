@@ -79,3 +79,13 @@ def test_a_readme_without_both_markers_in_order_is_left_alone(tmp_path):
     assert report.replace_blocks("# Shelfwise\n<!-- report:quality -->\n<!-- /report:quality -->\n", blocks) is None
     assert report.replace_blocks("<!-- /report:quality -->\n<!-- report:quality -->\n"
                                  "<!-- report:speed -->\n<!-- /report:speed -->\n", blocks) is None
+
+
+def test_every_judged_set_and_first_sight_the_report_names_is_committed():
+    # A set added to JUDGED or FIRST_SIGHT with a wrong path or key would drop out of the report silently.
+    report = _script()
+    runs = {f"{name}-{mode}" for name, _, _, modes in report.JUDGED for mode in modes}
+    assert all((PROJECT_ROOT / briefs).is_file() for _, briefs, _, _ in report.JUDGED)
+    assert set(report.FIRST_SIGHT) <= runs
+    assert all((PROJECT_ROOT / file).is_file() for file in report.FIRST_SIGHT.values())
+    assert "evergreen-next2-blind" in report.FIRST_SIGHT
