@@ -16,7 +16,10 @@ from flows.prefect_api import free_port
 from tests.conftest import Command
 
 @pytest.fixture
-def ports(workspace, tmp_path, monkeypatch):
+def ports(prefect_server, workspace, tmp_path, monkeypatch):
+    """Free ports for the UI and the workbooks, on all interfaces. prefect_server: its session leaves a migrated
+    Prefect database where this test's `shelfwise server` starts its own (a hundred migrations otherwise, when this
+    test is the first of its xdist worker to start one)."""
     api, outputs = free_port(), free_port()
     monkeypatch.setenv("SHELFWISE__SERVER__HOST", "0.0.0.0")
     monkeypatch.setenv("SHELFWISE__SERVER__PORT", str(api))
