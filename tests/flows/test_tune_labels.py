@@ -44,12 +44,14 @@ def test_tune_labels_learns_from_the_demo_curators_and_never_writes_what_is_wors
     assert float(after) > float(before) and int(net_after) >= int(net_before)
     learned = workspace_calibration(demo_copy.workspace)
     assert learned is not None and "verdicts" in learned.source
-    # the verdicts' floor is the one in force (0.4): the overlay says nothing of it
+    # a floor is written only where the verdicts chose another than the one in force, and it is the one reported
     written = yaml.safe_load(overlay.read_text(encoding="utf-8")) if overlay.exists() else {}
-    assert "relevance_floor" not in written.get("ranking", {})
+    in_force, chosen = re.search(r"learned: floor ([\d.]+) -> ([\d.]+)", out).groups()
+    floor = written.get("ranking", {}).get("relevance_floor")
+    assert floor is None or floor == float(chosen) != float(in_force)
     # the next run reads what was learned: the batch reshelved under it holds more of the books the curator keeps
-    # (at the floor of 0.4 the learned weights let more books over it, 306 -> 385 of them, kept 212 -> 246: the share
-    # kept falls, 0.69 -> 0.64; tune measures the share kept in the first places of held-out themes)
+    # (the share kept may fall as more books pass: tune measures the share kept in the first places of held-out
+    # themes, not on the whole shelf)
     assert shelfwise(["run", "--batch", BATCH]) in (0, 1)
     again = answer(demo_copy.outputs_dir / f"{BATCH}.xlsx", tmp_path / "again.xlsx", curator)
     assert again["keep"] > first["keep"]
