@@ -100,7 +100,7 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             subjects=SubjectVocabulary(*read_subjects(snapshot.path)),
             min_books=settings.gating.min_books,
             books=books,
-            subject_books=SubjectBooks.of(books.values(), columns),
+            subject_books=SubjectBooks(tuple(books.values()), columns.rows),
         )
         recall = RecallContext(
             snapshot=snapshot, books=books, embedder=embedder, settings=settings, switches=switches,

@@ -137,6 +137,10 @@ class FilterColumns:
             self._arrays[key] = (np.concatenate(rows), np.concatenate(confidences))
         return self._arrays[key]
 
+    def rows(self, expr: Expr) -> np.ndarray:
+        """The rows of the books `expr` holds for, in order."""
+        return np.flatnonzero(mask(expr, self))
+
 
 def mask(expr: Expr, columns: FilterColumns) -> np.ndarray:
     """The tree over every book at once: what `evaluate` says of each, as a boolean array in the columns' order."""

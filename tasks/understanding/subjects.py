@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -37,9 +37,8 @@ from tasks.language.embedders.base import Embedder
 from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition, merge_conditions, subject_words
-from tasks.model.constraints import AnyOf, condition_expr
+from tasks.model.constraints import AnyOf, Expr, condition_expr
 from tasks.model.query import ThemeQuery
-from tasks.recall.filters import FilterColumns, mask
 from tasks.model.subjects import (
     DOUBTFUL_ROLE,
     EXCLUDED_ROLE,
@@ -492,15 +491,12 @@ CARRIERS_READ = 1000
 @dataclass(frozen=True)
 class SubjectBooks:
     """The catalog's books as the subject evidence reads them: which carry a subject, found through the run's filter
-    columns (one look-up a heading, one posting a tag or class code), never by testing every book."""
+    columns (one look-up a heading, one posting a tag or class code), never by testing every book. The run hands in
+    its columns' look-up (tasks/recall/filters.py `FilterColumns.rows`), which every path shares; understanding
+    does not build them."""
 
-    books: tuple[BookRecord, ...]  # in the columns' order
-    columns: FilterColumns
-
-    @classmethod
-    def of(cls, books: Sequence[BookRecord], columns: FilterColumns | None = None) -> SubjectBooks:
-        books = tuple(books)
-        return cls(books, columns if columns is not None else FilterColumns.build(books))
+    books: tuple[BookRecord, ...]  # in the order `rows` numbers them
+    rows: Callable[[Expr], np.ndarray]  # the rows of the books an expression holds for
 
     def __bool__(self) -> bool:
         return bool(self.books)
@@ -509,13 +505,12 @@ class SubjectBooks:
         """The books carrying any of the subjects, at most `CARRIERS_READ` of them spread evenly over all."""
         if not subjects:
             return []
-        expr = AnyOf(tuple(condition_expr(s.field, s.values) for s in subjects))
-        rows = np.flatnonzero(mask(expr, self.columns))
+        rows = self.rows(AnyOf(tuple(condition_expr(s.field, s.values) for s in subjects)))
         step = -(-len(rows) // CARRIERS_READ)  # ceiling: every row where there are few enough
         return [self.books[i] for i in rows[::max(step, 1)]]
 
 
-NO_BOOKS = SubjectBooks((), FilterColumns.build(()))
+NO_BOOKS = SubjectBooks((), lambda expr: np.empty(0, dtype=np.int64))
 
 
 def said_share(term: str, subject: Subject, books: SubjectBooks) -> float:

@@ -50,6 +50,14 @@ def demo_subjects(demo_books, embedder, tmp_path_factory) -> SubjectVocabulary:
     return index_of(demo_books, embedder, tmp_path_factory.mktemp("subjects"))
 
 
+def subject_books(books) -> SubjectBooks:
+    """The books as a run hands them to the subject evidence: through their filter columns."""
+    from tasks.recall.filters import FilterColumns
+
+    books = tuple(books)
+    return SubjectBooks(books, FilterColumns.build(books).rows)
+
+
 def read(brief: str, subjects: SubjectVocabulary, embedder, books=None):
     """The brief's query with its subject conditions, as the shelf flow reads it."""
     vocabulary = get_vocabulary()
@@ -57,7 +65,7 @@ def read(brief: str, subjects: SubjectVocabulary, embedder, books=None):
     query = RulesTranslator(vocabulary).translate(Theme("b", "t", brief), reading)
     settings = load_settings()
     return subjects_of_brief(reading, query, subjects, embedder, load_cues(), settings.gating.min_books,
-                             books=SubjectBooks.of(books or ()), confidence=settings.enrichment.filter_confidence)
+                             books=subject_books(books or ()), confidence=settings.enrichment.filter_confidence)
 
 
 def roles(query) -> dict[str, tuple[str, list[str]]]:
@@ -315,7 +323,7 @@ def test_the_subject_path_brings_books_under_headings_near_a_matched_topic(demo_
 def test_the_subject_evidence_reads_the_books_the_evaluator_finds_for_every_subject(demo_subjects, demo_books):
     from tasks.model.constraints import condition_expr
 
-    books = SubjectBooks.of(demo_books)
+    books = subject_books(demo_books)
     for subject in demo_subjects.subjects:
         expr = condition_expr(subject.field, subject.values)
         found = {b.book_id for b in books.carriers([subject])}
@@ -333,7 +341,7 @@ def test_a_subject_carried_by_more_books_than_are_read_is_read_on_a_sample_sprea
 
     many = [copy(demo_books[i % len(demo_books)], book_id=f"b{i:05d}", subjects=("Lighthouses",))
             for i in range(CARRIERS_READ * 2 + 500)]
-    carriers = SubjectBooks.of(many).carriers([Subject("Lighthouses", "heading", "en", len(many), "heading",
+    carriers = subject_books(many).carriers([Subject("Lighthouses", "heading", "en", len(many), "heading",
                                                        ("Lighthouses",))])
     assert len(carriers) <= CARRIERS_READ and carriers[0].book_id == "b00000"
     assert carriers[-1].book_id >= f"b{len(many) - 3:05d}"  # spread to the end, not the first thousand
