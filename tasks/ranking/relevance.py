@@ -521,13 +521,12 @@ class RelevanceModel:
                                narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike, tagged)
 
     def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence],
-              weighed: Sequence[float] | None = None) -> list[Candidate]:
+              weighed: Sequence[float]) -> list[Candidate]:
         """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by
         date (the named author's, the series', a new arrival under the brief's conditions), or by its hard conditions
         alone, fits it by definition; an untied one (tied by the vector alone to a topic the catalog files under
-        subjects) does not. `weighed`: the weights' probabilities where already computed."""
-        if weighed is None:
-            return with_relevance(candidates, probabilities(self.calibration, evidence, self.kind))
+        subjects) does not. `weighed`: the weights' probabilities (`Calibration.probability`), computed once by the
+        caller, which the admission reads too; the rules of `probabilities` bound them here."""
         return with_relevance(candidates, [bounded(e, float(q)) for e, q in zip(evidence, weighed)])
 
 
