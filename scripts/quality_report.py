@@ -61,7 +61,8 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                **{key: f"benchmarks/judged/first-sight-{later}-{name}.json" for later in LATER_SETS
                   for key, name in ((f"demo-{later}-tagged", "demo-tagged"), (f"demo-{later}-blind", "demo-blind"),
                                     (f"gutenberg-{later}-blind", "gutenberg"))}}
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh")
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+            "twelfth")
 
 
 def _fragment_files(batch: int) -> tuple[str, str]:
