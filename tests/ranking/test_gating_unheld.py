@@ -88,3 +88,18 @@ def test_shelfwise_try_on_the_demo_says_the_catalog_files_nothing_under_beekeepi
     topics, floor = gating["options"][:-1], gating["options"][-1]
     assert topics and all(o.endswith(counted) for o in topics)
     assert floor.startswith(("降低相关度门槛", "lower the relevance floor"))
+
+
+@pytest.mark.slow
+def test_answering_lower_the_floor_shelves_more_books_close_to_an_unheld_topic_still_under_review(demo_workspace):
+    from config.vocabulary import get_vocabulary
+    from tasks.model.themes import Theme
+    from tasks.shelving import build_context, shelve
+
+    ctx = build_context(demo_workspace, get_vocabulary())
+    theme = Theme("bees", "bees", "books on beekeeping")
+    asked = shelve(theme, [], ctx)
+    lowered = shelve(theme, [], ctx, ThemeReview(action=option_actions(asked.verdict.question)[-1]))
+    assert len(lowered.entries) > len(asked.entries)
+    # books less sure to fit do not make a shelf on a topic the catalog files nothing under "done"
+    assert lowered.status == "needs_review" and lowered.verdict.question.kind == "unheld"
