@@ -5,7 +5,9 @@ is typed here and worded in the brief's language by tasks/export/wording.py.
 
 A shelf is short when fewer than gating.min_books books pass everything; the question then names what
 limited it most: recent shelves that already hold the fitting books, the per-author cap, books with no
-copies on the shelf, or the brief's own conditions (a year range, a required genre ...).
+copies on the shelf, or the brief's own conditions (a year range, a required genre ...). A brief whose topic the
+catalog files nothing under and holds no word of ("beekeeping", "养蜂") is asked about as such (`unheld`): its own
+words, the count of books close to it in meaning, the nearest topics the catalog holds with their counts.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from tasks.language.text_analysis import brief_stopwords, detect_language, stopw
 from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.model.constraints import contradictions
 from tasks.model.query import ThemeQuery
-from tasks.model.review import UNHELD
+from tasks.model.review import FEW_FIT, UNHELD
 from tasks.model.shelf import GateVerdict, Question
 from tasks.model.subjects import DOUBTFUL_ROLE
 
@@ -103,11 +105,11 @@ def brief_topic(brief: str, language: str, most: int = 3) -> tuple[str, ...]:
 def few_fit(fit: Fit, language: str) -> Question:
     """Too few books fit: say how many, and offer the nearest topics the catalog holds (or a lower floor). A heading
     is offered as the records write it, so one in the brief's language where the nearest hold one: a Chinese brief
-    had been offered "Science fiction" beside "科幻"; a heading said as a topic offered before it is offered once (the
-    genre 科幻 and the heading 科幻 had stood side by side)."""
+    had been offered "Science fiction" beside "科幻". A topic is offered once by its wording: the genre 科幻 and the
+    heading 科幻 had stood side by side."""
     own = [t for t in fit.topics if t[0] != "subject" or detect_language(t[1]) == language] or list(fit.topics)
     once = {t[1].casefold(): t for t in reversed(own)}  # the first offered of each wording
-    return Question("few_fit", fit.likely, content=fit.topic,
+    return Question(FEW_FIT, fit.likely, content=fit.topic,
                     topics=tuple(t for t in own if once[t[1].casefold()] is t)[:NEAREST_TOPICS])
 
 
