@@ -35,6 +35,7 @@ from tasks.model.reasons import (
     UnavailableLeftOut,
     WorkTitles,
 )
+from tasks.model.review import TOPIC_QUESTIONS
 from tasks.model.shelf import Question
 from tasks.model.subjects import TopicSubjects
 
@@ -130,6 +131,10 @@ TEXT: dict[str, dict[str, str]] = {
         "limit_few_fit": "馆藏里符合这个主题的书不多",
         "ask_few_fit": "本馆只有 {n} 种关于{t}的书，要围绕相近的主题，还是降低相关度门槛？",
         "ask_few_fit_none": "本馆没有关于{t}的书，要围绕相近的主题，还是降低相关度门槛？",
+        "ask_unheld": ("本馆没有归在{t}主题下的书（馆藏的主题和文字里都没有它），意思相近的有 {n} 种，"
+                       "要围绕相近的主题，还是降低相关度门槛？"),
+        "ask_unheld_none": ("本馆没有归在{t}主题下的书（馆藏的主题和文字里都没有它），"
+                            "要围绕相近的主题，还是降低相关度门槛？"),
         "opt_topic": "围绕：{t}（{n} 种）", "opt_lower_floor": "降低相关度门槛（放入不太确定是否符合的书）",
     },
     "en": {
@@ -177,6 +182,12 @@ TEXT: dict[str, dict[str, str]] = {
                         "relevance floor?"),
         "ask_few_fit_one": "Only 1 book in this catalog is about {t}: widen to a nearby topic, or lower the relevance floor?",
         "ask_few_fit_none": "No book in this catalog is about {t}: widen to a nearby topic, or lower the relevance floor?",
+        "ask_unheld": ("No book in this catalog is filed under {t} (no subject or word of it is the catalog's); {n} "
+                       "are close to it in meaning: widen to a nearby topic, or lower the relevance floor?"),
+        "ask_unheld_one": ("No book in this catalog is filed under {t} (no subject or word of it is the catalog's); 1 "
+                           "is close to it in meaning: widen to a nearby topic, or lower the relevance floor?"),
+        "ask_unheld_none": ("No book in this catalog is filed under {t} (no subject or word of it is the catalog's): "
+                            "widen to a nearby topic, or lower the relevance floor?"),
         "opt_topic": "about: {t} ({n} books)",
         "opt_lower_floor": "lower the relevance floor (shelve books less sure to fit)",
     },
@@ -381,7 +392,7 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
         return tuple(text[key] for key in fixed[question.kind])
     if question.kind == "subject":
         return tuple(text["opt_about"].format(v=subject_count(s, n, language)) for s, n in question.readings)
-    if question.kind == "few_fit":
+    if question.kind in TOPIC_QUESTIONS:
         return (*(text["opt_topic"].format(t=value_text(f, v, language, vocabulary or get_vocabulary(), {}), n=n)
                   for f, v, n in question.topics), text["opt_lower_floor"])
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else

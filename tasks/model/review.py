@@ -24,6 +24,14 @@ WISH = "wish"  # the value is wished for (SHOULD)
 REPEAT = "repeat"  # books of recent similar shelves may come back
 MORE_PER_AUTHOR = "more_per_author"  # one more book per author
 INCLUDE = "include"  # books with no copy, or likely excluded, to be checked: accepted, and said in the notes
+LOWER_FLOOR = "lower_floor"  # the shelf takes books less sure to fit: its relevance floor lowered by LOWERED_FLOOR
+
+LOWERED_FLOOR = 0.5  # the share of the relevance floor a shelf keeps once the curator lowered it
+
+# The questions about the brief's topic: few books fit it (few_fit), or the catalog files none under it and holds
+# no word of it (unheld). Both offer the nearest topics the catalog holds, then a lower floor.
+FEW_FIT, UNHELD = "few_fit", "unheld"
+TOPIC_QUESTIONS = (FEW_FIT, UNHELD)
 
 
 def _condition(c: FilterCondition | NumericCondition) -> dict:
@@ -44,6 +52,8 @@ def option_actions(question: Question) -> tuple[dict, ...]:
              "unchecked": ({"kind": ACCEPT}, relaxed)}
     if question.kind in fixed:
         return fixed[question.kind]
+    if question.kind in TOPIC_QUESTIONS:
+        return (*({"kind": WISH, "field": f, "value": v} for f, v, _ in question.topics), {"kind": LOWER_FLOOR})
     relax = tuple({"kind": DROP, "conditions": [_condition(c)]} for c in question.relax)
     about = tuple({"kind": WISH, "field": v.dimension, "value": v.name} for v in question.closest)
     return relax + about
@@ -78,6 +88,10 @@ class ThemeReview:
 
     def per_author(self, most: int) -> int:
         return most + 1 if self.action.get("kind") == MORE_PER_AUTHOR else most
+
+    def floor(self, floor: float) -> float:
+        """The shelf's relevance floor: lowered once the curator asked for books less sure to fit."""
+        return floor * LOWERED_FLOOR if self.action.get("kind") == LOWER_FLOOR else floor
 
     def status(self, gated: str) -> str:
         """An answer that takes the shelf as it is closes the review; any other is judged by the gate again."""

@@ -5,25 +5,31 @@ is typed here and worded in the brief's language by tasks/export/wording.py.
 
 A shelf is short when fewer than gating.min_books books pass everything; the question then names what
 limited it most: recent shelves that already hold the fitting books, the per-author cap, books with no
-copies on the shelf, or the brief's own conditions (a year range, a required genre ...).
+copies on the shelf, or the brief's own conditions (a year range, a required genre ...). A brief whose topic the
+catalog files nothing under and holds no word of ("beekeeping", "养蜂") is asked about as such (`unheld`): its own
+words, the count of books close to it in meaning, the nearest topics the catalog holds with their counts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from config.settings import GatingSettings
 from config.vocabulary import Vocabulary, VocabularyValue
 from tasks.language.embedders.base import Embedder
-from tasks.language.text_analysis import brief_stopwords
+from tasks.language.text_analysis import brief_stopwords, detect_language, stopwords, tokenize
 from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.model.constraints import contradictions
 from tasks.model.query import ThemeQuery
+from tasks.model.review import FEW_FIT, UNHELD
 from tasks.model.shelf import GateVerdict, Question
 from tasks.model.subjects import DOUBTFUL_ROLE
+
+
+NEAREST_TOPICS = 3  # the nearest topics a short shelf's question offers
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class Fit:
     allowed: int | None = None  # books meeting the brief's hard conditions (None: not counted)
     topic: tuple[str, ...] = ()  # the brief's topic, as its content words say it
     topics: tuple[tuple[str, str, int], ...] = ()  # the nearest topics the catalog holds: field, value, books
+    named: tuple[str, ...] = ()  # the brief's topic as its own words say it, held by the catalog or not (brief_topic)
 
 
 @dataclass(frozen=True)
@@ -84,9 +91,26 @@ def likely_fitting(count: int, fit: Fit | None) -> int:
     return round(count * min(1.0, fit.likely / fit.allowed))
 
 
-def few_fit(fit: Fit) -> Question:
-    """Too few books fit: say how many, and offer the nearest topics the catalog holds (or a lower floor)."""
-    return Question("few_fit", fit.likely, content=fit.topic, topics=fit.topics)
+def brief_topic(brief: str, language: str, most: int = 3) -> tuple[str, ...]:
+    """The brief's topic as its own words say it, whether or not the catalog holds them: its words that are no
+    stopword and no word about books or reading, a Chinese word inside a longer one said once ("象棋" of "国际象棋"). A
+    topic the catalog lacks ("beekeeping", "养蜂") is what a short shelf's question must name: the catalog's words
+    alone had named it by the theme's name."""
+    skip = brief_stopwords() | stopwords()["zh"] | stopwords()["en"]
+    words = [w for w in dict.fromkeys(tokenize(brief, language)) if w not in skip and not w.isnumeric()]
+    # jieba's search cut gives a compound's parts beside it ("国际", "象棋", "国际象棋")
+    return tuple(w for w in words if w.isascii() or not any(w != o and w in o for o in words))[:most]
+
+
+def few_fit(fit: Fit, language: str) -> Question:
+    """Too few books fit: say how many, and offer the nearest topics the catalog holds (or a lower floor). A heading
+    is offered as the records write it, so one in the brief's language where the nearest hold one: a Chinese brief
+    had been offered "Science fiction" beside "科幻". A topic is offered once by its wording: the genre 科幻 and the
+    heading 科幻 had stood side by side."""
+    own = [t for t in fit.topics if t[0] != "subject" or detect_language(t[1]) == language] or list(fit.topics)
+    once = {t[1].casefold(): t for t in reversed(own)}  # the first offered of each wording
+    return Question(FEW_FIT, fit.likely, content=fit.topic,
+                    topics=tuple(t for t in own if once[t[1].casefold()] is t)[:NEAREST_TOPICS])
 
 
 def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery, settings: GatingSettings,
@@ -103,7 +127,7 @@ def _short_shelf_question(shelved: int, limits: ShelfLimits, query: ThemeQuery, 
     if hard and (fit is None or fit.allowed is None or fit.allowed < settings.min_books):
         return Question("conditions", relax=hard[:3])
     if fit is not None:
-        return few_fit(fit)
+        return few_fit(fit, query.language)
     return Question("catalog", closest=closest)
 
 
@@ -140,7 +164,15 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         reasons.append(f"the topic '{doubt.topic.text}' reads as "
                        + " or ".join(f"{s} ({n} book{'' if n == 1 else 's'})" for s, n in readings))
         question = question or Question("subject", topic=doubt.topic.text, readings=readings)
-    if not recognised:
+    unfilled = shelved < settings.min_books or (fit is not None and fit.shelf_share < settings.done_fit_share)
+    if not recognised and fit is not None and fit.named and unfilled:
+        # a topic the catalog holds no subject or word of ("beekeeping", "养蜂"): asking what the shelf is about
+        # told the curator nothing; how many books fit it, named as the brief says it, and the nearest topics the
+        # catalog holds do
+        reasons.append(f"the catalog files no book under the brief's topic ({', '.join(fit.named)}): no subject or "
+                       f"word of it is the catalog's; {fit.likely} close to it in meaning")
+        question = question or replace(few_fit(replace(fit, topic=fit.named), query.language), kind=UNHELD)
+    elif not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")
         question = question or Question("unrecognised", closest=closest)
     elif theme_shelf and only_excludes(query):
@@ -165,5 +197,5 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
     elif fit is not None and fit.shelf_share < settings.done_fit_share:
         reasons.append(f"about {round(fit.shelf_share * shelved)} of its {shelved} books are likely to fit "
                        f"({fit.shelf_share:.0%}; a shelf is done from {settings.done_fit_share:.0%})")
-        limited_by, question = "few_fit", question or few_fit(fit)
+        limited_by, question = "few_fit", question or few_fit(fit, query.language)
     return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, limited_by)

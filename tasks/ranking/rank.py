@@ -28,7 +28,7 @@ from tasks.ranking.fusion import (
     promote_wished,
     screen_unsure_exclusions,
 )
-from tasks.ranking.gating import Fit, ShelfLimits, VocabularyVectors, gate, likely_fitting
+from tasks.ranking.gating import NEAREST_TOPICS, Fit, ShelfLimits, VocabularyVectors, brief_topic, gate, likely_fitting
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.relevance import (
@@ -113,7 +113,7 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
         language = choose_language(query, choose_preference(
             theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
         # never padded to its size: only the books likely enough to fit, by what their evidence is, the more likely first
-        admissible = admissible_of(ranking, ctx)
+        admissible = admissible_of(ranking, ctx, review.floor(settings.ranking.relevance_floor))
         ordered = prefer_language(admissible, ctx.books, language,
                                   by_relevance=not POLICIES[understanding.intent].ordered_by)
         # a curator's kept books are placed by review.place, the dropped and replaced never shelved again
@@ -137,7 +137,9 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
                                   ranking.content)
     with timed(timings, "gating"):
         short = len(placed) < settings.gating.min_books
-        fit = fit_of(ranking, admissible, placed, ctx, theme.theme_name) if ctx.relevance else None
+        # a topic the catalog holds no word of is named as the brief says it ("beekeeping"), not by the theme's name
+        fit = (fit_of(ranking, admissible, placed, ctx, theme.theme_name,
+                      brief_topic(theme.brief, query.language, TOPIC_WORDS)) if ctx.relevance else None)
         unavailable = (likely_fitting(count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence),
                                       fit) if short and ctx.available_only else 0)
         limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
@@ -160,21 +162,23 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
                       review.changes(explained))
 
 
-def admissible_of(ranking: Ranking, ctx: RankingContext) -> list[Candidate]:
-    """The candidates the shelf may take: at or above the floor their evidence asks (relevance.Admission)."""
+def admissible_of(ranking: Ranking, ctx: RankingContext, floor: float) -> list[Candidate]:
+    """The candidates the shelf may take: at or above the floor their evidence asks (relevance.Admission), the
+    shelf's own `floor` the least (the setting's, or lower where the curator asked for it)."""
     admission = ctx.relevance.admission if ctx.relevance and ctx.settings.ranking.admission else Admission()
-    return admitted(ranking.candidates, ranking.evidence, ranking.weighed, ctx.settings.ranking.relevance_floor,
-                    admission)
+    return admitted(ranking.candidates, ranking.evidence, ranking.weighed, floor, admission)
 
 
 def fit_of(ranking: Ranking, admissible: Sequence[Candidate], entries: Sequence[ShelfEntry], ctx: RankingContext,
-           name: str) -> Fit:
+           name: str, named: tuple[str, ...] = ()) -> Fit:
     """How well the catalog fills the brief: its books the shelf may take (`admissible`), the shelf's expected
     fitting share, the nearest topics it holds."""
     likely = likely_works(admissible, ctx.books, ctx.settings.ranking.relevance_floor)
-    topics = nearest_topics(ranking.candidates, ctx.books, ctx.relevance.topics, likely) if ctx.relevance else ()
+    # twice the topics a question offers: it offers those in the brief's language first (gating.few_fit)
+    topics = (nearest_topics(ranking.candidates, ctx.books, ctx.relevance.topics, likely, k=2 * NEAREST_TOPICS)
+              if ctx.relevance else ())
     return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed,
-               tuple((ranking.content or ())[:TOPIC_WORDS]) or (name,), topics)
+               tuple((ranking.content or ())[:TOPIC_WORDS]) or named or (name,), topics, named)
 
 
 def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:
