@@ -53,9 +53,11 @@ class Cues:
 
     @cached_property
     def name_stops(self) -> tuple[str, ...]:
-        """Where a person's name ends: a cue, filler, moment, possessive or joining word, longest first."""
+        """Where a person's name ends: a cue, filler, moment, possessive, joining or likeness word, or a word pointing
+        to one of their books ("谢阁兰那样的", "梅代罗斯这本以外的"), longest first."""
         return tuple(sorted({*self.all_words, *self.filler, *self.moment, *self.readings.possessive,
-                             *self.clauses.joiners}, key=len, reverse=True))
+                             *self.clauses.joiners, *self.readings.likeness, *self.readings.name_ends},
+                            key=len, reverse=True))
 
     def words_of(self, effects: tuple[str, ...], direction: str) -> tuple[str, ...]:
         """The cue words of every kind with one of these effects whose scope runs in this direction."""
@@ -189,6 +191,7 @@ class Readings:
     alike_switch: tuple[str, ...] = ()  # in the clause after a book named, a change asked for: it is no model, "换别的"
     title_small: tuple[str, ...] = ()  # lower-case words inside a title written in title case: "Song for a Whale"
     examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
+    name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -349,7 +352,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("everyone"), packs.groups("readings.yaml", "kind_heads"), said("alike_beside"),
                         said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
                         said("name_particles"), alike_switch=said("alike_switch"),
-                        title_small=said("title_small"), examples_of=said("examples_of"))
+                        title_small=said("title_small"), examples_of=said("examples_of"),
+                        name_ends=said("name_ends"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

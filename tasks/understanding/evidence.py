@@ -33,8 +33,9 @@ def number_weight(number: NumericMention, asked: bool, scopes: list[Scope], seg:
             find_terms(text[start:number.start], g.setting)
             or any(a <= 1 for a, _, _ in find_terms(text[number.end:end], g.setting))):
         return NONE
-    if asked and (any(s.permits and s.start <= number.start and number.end <= s.end for s in scopes)
-                  or find_terms(text[start:end], g.share)):
+    # the number's own words are no share of the shelf: "eight and a half out of ten" holds a half
+    shares = [a for a, _, _ in find_terms(text[start:end], g.share) if not number.start <= start + a < number.end]
+    if asked and (any(s.permits and s.start <= number.start and number.end <= s.end for s in scopes) or shares):
         return WISH
     return HARD
 
@@ -163,6 +164,10 @@ def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[i
             words = m.group(0).split()
             while words and words[0].lower() in cues.all_words | cues.filler:  # "Skip John Grisham"
                 words = words[1:]
+            # a possessive ends the name: "skip Buzz Aldrin's own books"
+            ending = next((p for p in r.possessive if words and words[-1].endswith(p) and len(words[-1]) > len(p)), "")
+            if ending:
+                words[-1] = words[-1][:-len(ending)]
             after_by = regex(rf"\b(?:{by})\s+$", re.IGNORECASE).search(text, start, m.start()) is not None
             if len(words) >= 2 or words and after_by:
                 name = " ".join(words)

@@ -193,3 +193,16 @@ def test_a_book_the_catalog_lacks_set_apart_as_written_is_still_the_model_but_on
     assert understand_reading(reading, INDEX).titles == ("中国味道",)
     reading = read_brief("军旅诗人的诗集，不要《战争论》这类军事理论", get_vocabulary(), INDEX)
     assert understand_reading(reading, INDEX).intent != "similar_to_book"
+
+
+def test_an_excluded_name_ends_at_a_possessive_a_likeness_or_a_word_pointing_to_the_persons_book():
+    """readings.yaml `name_ends` and the likeness words end a person's name the catalog lacks, as a possessive does:
+    the author excluded is the person, not "Aldrin's" nor "谢阁兰那样"."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import EXCLUDED, read_brief
+    for brief, author in (("Apollo biographies, but skip Buzz Aldrin's own books", "Buzz Aldrin"),
+                          ("写成都的小说：[法]谢阁兰那样的外国人写的不要", "谢阁兰"),
+                          ("再要几本讲体育科学的，[葡]若昂·梅代罗斯这本以外的", "若昂·梅代罗斯")):
+        excluded = {m.value for m in read_brief(brief, get_vocabulary(), INDEX).mentions
+                    if m.field == "author" and m.polarity == EXCLUDED}
+        assert excluded == {author}, brief

@@ -151,3 +151,19 @@ def test_a_negated_comparator_turns_round():
     from tasks.understanding.reading import read_brief
     assert read_brief("Westerns, none older than 1990", get_vocabulary(), today=TODAY).numeric == (
         N("pub_year", ">=", 1990),)
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("memoirs scoring at least eight and a half out of ten", N("rating", ">=", 8.5)),
+    ("space memoirs with at least four and a half stars", N("rating", ">=", 4.5)),
+    ("评分不低于八分半的散文", N("rating", ">=", 8.5)),
+])
+def test_a_number_holding_a_word_of_share_is_still_required(brief, bound):
+    """A share of the shelf makes a number a wish ("about half can be from 2020 on"), but the number's own words are
+    no share: "and a half", "半" inside the number leave it a requirement."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    reading = read_brief(brief, get_vocabulary())
+    assert (bound in reading.numeric, bound in reading.preferred) == (True, False), brief
+    assert N("pub_year", ">=", 2020) in read_brief("essays, about half of them from 2020 or later",
+                                                   get_vocabulary()).preferred
