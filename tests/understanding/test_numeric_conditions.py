@@ -167,3 +167,12 @@ def test_a_number_holding_a_word_of_share_is_still_required(brief, bound):
     assert (bound in reading.numeric, bound in reading.preferred) == (True, False), brief
     assert N("pub_year", ">=", 2020) in read_brief("essays, about half of them from 2020 or later",
                                                    get_vocabulary()).preferred
+
+
+@pytest.mark.parametrize("brief", ["guides published this year or last", "guides published last year or this year",
+                                   "今年或去年出版的科普绘本", "去年或者今年出版的绘本"])
+def test_two_named_years_either_of_which_will_do_are_one_span(brief):
+    """numbers.yaml `alternatives`: two named years joined are one span from the earlier to the later, the second's
+    noun left out where it shares the first's ("this year or last"); each alone had made the two years required at
+    once, which no book is."""
+    assert list(parse_numeric_conditions(brief, TODAY)) == [N("pub_year", ">=", 2025), N("pub_year", "<=", 2026)]
