@@ -76,6 +76,8 @@ class NumberGrammar:
     first_grade_age: int = 6  # a first grader's age: a grade's readers are up to its number past it
     part_counters: tuple[str, ...] = ()  # after a small count, books counted: "两三本", "一部"
     alternatives: tuple[str, ...] = ()  # between two named years, either will do: "this year or last", "今年或去年"
+    subject_before: tuple[str, ...] = ()  # right before a period, what the books are about: "写八九十年代的车站"
+    unbounded: tuple[str, ...] = ()  # after a field's word in a clause, the field is free: "出版年不限"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -227,7 +229,9 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "grade_after"),
                          int(table("school").get("first_grade_age", NumberGrammar.first_grade_age)),
                          packs.words("numbers.yaml", "part_counters"),
-                         alternatives=packs.words("numbers.yaml", "alternatives"))
+                         alternatives=packs.words("numbers.yaml", "alternatives"),
+                         subject_before=packs.words("numbers.yaml", "subject_before"),
+                         unbounded=packs.words("numbers.yaml", "unbounded"))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float, float]]:

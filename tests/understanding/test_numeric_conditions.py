@@ -176,3 +176,21 @@ def test_two_named_years_either_of_which_will_do_are_one_span(brief):
     noun left out where it shares the first's ("this year or last"); each alone had made the two years required at
     once, which no book is."""
     assert list(parse_numeric_conditions(brief, TODAY)) == [N("pub_year", ">=", 2025), N("pub_year", "<=", 2026)]
+
+
+@pytest.mark.parametrize("brief, kept", [
+    ("怀旧的散文，写八九十年代车站和站台的", False),
+    ("books about the 1960s counterculture", False),
+    ("三十年代的天津和上海：写租界的非虚构，出版年不限", False),
+    ("essays on the 1990s city, publication year doesn't matter", False),
+    ("写于八十年代的小说", True),
+    ("novels written in the 1960s", True),
+])
+def test_a_period_the_books_are_about_or_a_year_left_free_is_no_publication_year(brief, kept):
+    """numbers.yaml `subject_before`: a period right after a word of what the books are about is their subject's
+    time ("写八九十年代车站", "about the 1960s"; "写于" is a word of writing, not of subject); `unbounded`: a clause
+    saying the publication year is free leaves every year of the brief no condition."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    reading = read_brief(brief, get_vocabulary(), today=TODAY)
+    assert any(c.field == "pub_year" for c in (*reading.numeric, *reading.preferred)) == kept, brief

@@ -55,7 +55,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "date_parts": WORDS, "months": WORDS, "multiplier_ones": WORDS,
                      "determiners": WORDS, "year_nouns": WORDS, "grade_before": WORDS,
                      "grade_after": WORDS, "school": TABLE, "part_counters": WORDS,
-                     "alternatives": WORDS},
+                     "alternatives": WORDS, "subject_before": WORDS, "unbounded": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
