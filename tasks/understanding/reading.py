@@ -134,6 +134,21 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
 
 
+def _guardians_children(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
+    """A word for children after a grown-up whose child it is, in one clause ("for hearing parents raising a deaf
+    child", "adult children caring for a parent", "grandparents and grandkids"), is the grown-ups' child: the reader's
+    word, no audience. A word for children's books ("picture books", "绘本") is a kind of book, whoever reads it."""
+    text, said = seg.text, cues.readings
+    guardians = find_terms(text, said.guardians)
+
+    def theirs(m: Mention) -> bool:
+        start = seg.clause_of(m.start)[0]
+        return (m.field == "audience" and m.polarity in (WANTED, ALLOWED)
+                and not find_terms(text[m.start:m.end], said.book_words)
+                and any(start <= a and b <= m.start for a, b, _ in guardians))
+    return [replace(m, polarity=READER) if theirs(m) else m for m in mentions]
+
+
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
     """The innermost exclusion scope holding the span."""
     return min((s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED),
@@ -297,8 +312,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = counted_parts(not_asked(parts_by_reader(_both_ages(mentions, grown, seg, cues), audience_readers, seg,
-                                                       cues), seg, cues), seg, cues, number_spans)
+    mentions = _guardians_children(_both_ages(mentions, grown, seg, cues), seg, cues)
+    mentions = counted_parts(not_asked(parts_by_reader(mentions, audience_readers, seg, cues), seg, cues), seg, cues,
+                             number_spans)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
