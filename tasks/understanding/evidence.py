@@ -103,6 +103,21 @@ def not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Menti
     return [replace(m, polarity=READER) if m in gone else m for m in mentions]
 
 
+def guardians_children(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
+    """A word for children after a grown-up whose child it is, in one clause ("for hearing parents raising a deaf
+    child", "adult children caring for a parent", "grandparents and grandkids"), is the grown-ups' child: the reader's
+    word, no audience. A word for children's books ("picture books", "绘本") is a kind of book, whoever reads it."""
+    text, said = seg.text, cues.readings
+    guardians = find_terms(text, said.guardians)
+
+    def theirs(m: Mention) -> bool:
+        start = seg.clause_of(m.start)[0]
+        return (m.field == "audience" and m.polarity in (WANTED, ALLOWED)
+                and not find_terms(text[m.start:m.end], said.book_words)
+                and any(start <= a and b <= m.start for a, b, _ in guardians))
+    return [replace(m, polarity=READER) if theirs(m) else m for m in mentions]
+
+
 def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg: Segmented, cues: Cues
                     ) -> list[Mention]:
     """A shelf in parts for different readers, each part given its own ("围棋入门给孩子，象棋残局给爷爷们", "picture

@@ -30,8 +30,8 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, W
                                           word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.lang import ALLOW, CLAUSE
-from tasks.understanding.evidence import (HARD, WISH, counted_parts, excluded_people, not_asked, number_weight, overruled_years,
-                                          parts_by_reader, periods_of_other_things)
+from tasks.understanding.evidence import (HARD, WISH, counted_parts, excluded_people, guardians_children, not_asked,
+                                          number_weight, overruled_years, parts_by_reader, periods_of_other_things)
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
@@ -132,21 +132,6 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         dropped |= set(grown) | {m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)}
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
-
-
-def _guardians_children(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
-    """A word for children after a grown-up whose child it is, in one clause ("for hearing parents raising a deaf
-    child", "adult children caring for a parent", "grandparents and grandkids"), is the grown-ups' child: the reader's
-    word, no audience. A word for children's books ("picture books", "绘本") is a kind of book, whoever reads it."""
-    text, said = seg.text, cues.readings
-    guardians = find_terms(text, said.guardians)
-
-    def theirs(m: Mention) -> bool:
-        start = seg.clause_of(m.start)[0]
-        return (m.field == "audience" and m.polarity in (WANTED, ALLOWED)
-                and not find_terms(text[m.start:m.end], said.book_words)
-                and any(start <= a and b <= m.start for a, b, _ in guardians))
-    return [replace(m, polarity=READER) if theirs(m) else m for m in mentions]
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
@@ -312,7 +297,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = _guardians_children(_both_ages(mentions, grown, seg, cues), seg, cues)
+    mentions = guardians_children(_both_ages(mentions, grown, seg, cues), seg, cues)
     mentions = counted_parts(not_asked(parts_by_reader(mentions, audience_readers, seg, cues), seg, cues), seg, cues,
                              number_spans)
     mentions = _narrowed_by_class(mentions, scopes, text)
