@@ -350,40 +350,52 @@ def read_alike_forms() -> re.Pattern:
 
 
 @lru_cache(maxsize=1)
-def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
-    """A run of capitalised words, the filler and joining words between them aside; a kind of book or a word for
-    books before a likeness verb; a likeness pointing back right after a title."""
+def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+    """A run of capitalised words, the filler and joining words between them aside; a likeness before a title (a kind
+    of book or a word for books may stand before it); a likeness pointing back, right after a title or anywhere
+    after it; a reader noun right after a title."""
     cues = load_cues()
-    small = "|".join(re.escape(w) for w in sorted({*cues.filler, *cues.clauses.joiners}, key=len, reverse=True)
-                     if w.isascii() and w.isalpha())
-    word = r"[A-Z][\w'’-]*"
     said = cues.readings
-    books = tuple(w for w in (*said.book_words, *said.literature_words) if w.isascii())
+    small = "|".join(re.escape(w) for w in sorted({*cues.filler, *cues.clauses.joiners, *said.title_small}, key=len,
+                                                  reverse=True) if w.isascii() and w.isalpha())
+    word = r"[A-Z][\w'’-]*"
     likeness = tuple(w for w in said.likeness if w.isascii())
+    back = alternation(tuple(w for w in (*said.alike_back, *said.alike_beside) if w.isascii()))
     # an article before the title may be lower case: "If you enjoy the Jack Reacher series"
     return (re.compile(rf"\s*(?:the\s+)?({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
-            re.compile(rf"(?:{alternation(books)})\s+(?:{alternation(likeness)})\s*$", re.IGNORECASE),
-            re.compile(rf"\s*,?\s*(?:and\s+)?(?:{alternation(tuple(w for w in said.alike_back if w.isascii()))})",
+            re.compile(rf"(?:([\w'’-]+)\s+)?(?<![\w-])(?:{alternation(likeness)}),?\s*$", re.IGNORECASE),
+            re.compile(rf"\s*,?\s*(?:and\s+)?(?:{back})(?![\w-])", re.IGNORECASE),
+            re.compile(rf"(?<![\w-])(?:{back})(?![\w-])", re.IGNORECASE),
+            re.compile(rf"\s*(?:{alternation(tuple(w for w in said.reader_nouns if w.isascii()))})(?![\w-])",
                        re.IGNORECASE))
 
 
 def titled_after_alike(brief: str) -> list[tuple[int, int]]:
     """Titles written in title case in a read-alike's place, the catalog holding them or not: right after a
     read-alike form ("If you liked The Thursday Murder Club", "for fans of Lessons in Chemistry", "in the vein of
-    Wintering"), after a kind of book and a likeness ("essay collections like Disability Visibility", "travel books
-    like Neither Here Nor There"), or right before a likeness pointing back ("Mae Among the Stars and the like");
-    of two words or more but right after a form (one capitalised word is as often a place or a name)."""
-    title, kind_like, back = _title_case()
+    Wintering"), right after a likeness ("essay collections like Disability Visibility", "a tsunami novel, like Escaping
+    the Giant Wave"), before a reader noun ("Carrying the Fire fans"), or before a likeness pointing back, right after
+    it ("Mae Among the Stars and the like") or in a later clause, the nearest title before it ("Everyday Bicycling is
+    already out, find others like it"); of two words or more but right after a form (one capitalised word is as often
+    a place or a name), and never an occasion's name ("Bike to Work Month") nor after a likeness giving examples of
+    places or people ("places like New York City")."""
+    title, like_before, back_beside, back_later, readers = _title_case()
+    occasions = {w.lower() for o in load_cues().readings.occasions for w in o.words}
     formed = [form.end() for form in read_alike_forms().finditer(brief)]
-    starts = formed + [m.end() for m in re.finditer(r"\s+", brief) if kind_like.search(brief, 0, m.start())
-                       and kind_like.search(brief, 0, m.start()).end() == m.start()]
+    examples = {w.lower() for w in load_cues().readings.examples_of}
+    # a likeness after a noun of places or people gives examples of them: "places like New York City" is no model
+    starts = formed + [m.end() for m in re.finditer(r"(?:^|\s+)", brief)
+                       if (like := like_before.search(brief, 0, m.end()))
+                       and (like.group(1) or "").lower() not in examples]
+    runs = [(m.start(1), m.end(1)) for m in title.finditer(brief)
+            if " " in m.group(1) and m.group(1).lower() not in occasions]
     # right after a read-alike form one word is a title too ("in the vein of Wintering"), but for an occasion's name
     # ("in the spirit of Christmas")
-    occasions = {w.lower() for o in load_cues().readings.occasions for w in o.words}
     found = [(m.start(1), m.end(1)) for at in starts if (m := title.match(brief, at))
-             and (" " in m.group(1) or at in formed and m.group(1).lower() not in occasions)]
-    found += [(m.start(1), m.end(1)) for m in title.finditer(brief)
-              if " " in m.group(1) and back.match(brief, m.end(1))]
+             and (" " in m.group(1) or at in formed) and m.group(1).lower() not in occasions]
+    found += [(a, b) for a, b in runs if back_beside.match(brief, b) or readers.match(brief, b)]
+    found += [run for pointer in back_later.finditer(brief)
+              if (run := max((r for r in runs if r[1] <= pointer.start()), default=None))]
     return sorted(set(found))
 
 

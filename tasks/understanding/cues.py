@@ -53,9 +53,11 @@ class Cues:
 
     @cached_property
     def name_stops(self) -> tuple[str, ...]:
-        """Where a person's name ends: a cue, filler, moment, possessive or joining word, longest first."""
+        """Where a person's name ends: a cue, filler, moment, possessive, joining or likeness word, or a word pointing
+        to one of their books ("谢阁兰那样的", "梅代罗斯这本以外的"), longest first."""
         return tuple(sorted({*self.all_words, *self.filler, *self.moment, *self.readings.possessive,
-                             *self.clauses.joiners}, key=len, reverse=True))
+                             *self.clauses.joiners, *self.readings.likeness, *self.readings.name_ends},
+                            key=len, reverse=True))
 
     def words_of(self, effects: tuple[str, ...], direction: str) -> tuple[str, ...]:
         """The cue words of every kind with one of these effects whose scope runs in this direction."""
@@ -186,6 +188,11 @@ class Readings:
     name_joiners: tuple[str, ...] = ()  # between the parts of a transliterated name: "杰克·伦敦"
     name_nations: tuple[str, ...] = ()  # a writer's nation in brackets before the name: "[英]", "(美)"
     name_particles: tuple[str, ...] = ()  # lower-case words inside a Latin-script name: "de", "van"
+    alike_switch: tuple[str, ...] = ()  # in the clause after a book named, a change asked for: it is no model, "换别的"
+    title_small: tuple[str, ...] = ()  # lower-case words inside a title written in title case: "Song for a Whale"
+    examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
+    name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
+    guardians: tuple[str, ...] = ()  # grown-ups a child is theirs: the child after them is no audience, "家长", "parents"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -287,9 +294,28 @@ def _composed(packs: Packs, root: Path) -> dict[str, tuple[str, ...]]:
             if kind not in kinds or not isinstance(row, dict) or set(row) != {"heads", "verbs"}:
                 raise PackError(f"{root / pack.code / 'cues.yaml'}: composed.{kind}: must name a cue kind and hold "
                                 "heads and verbs")
-            out.setdefault(kind, []).extend(h + ("" if _unspaced(h[-1]) or _unspaced(v[0]) else " ") + v
-                                            for h in map(str, row["heads"]) for v in map(str, row["verbs"]))
+            out.setdefault(kind, []).extend(_joined(h, v) for h in map(str, row["heads"])
+                                            for v in map(str, row["verbs"]))
     return {kind: tuple(words) for kind, words in out.items()}
+
+
+def _joined(head: str, word: str) -> str:
+    """Two words as one phrase: a space between them in a spaced script, none where either side is unspaced."""
+    return head + ("" if _unspaced(head[-1]) or _unspaced(word[0]) else " ") + word
+
+
+def _alike_composed(packs: Packs, root: Path) -> tuple[str, ...]:
+    """The likenesses pointing back that readings.yaml `alike_composed` makes of parts: every pointer before every
+    word of kind ("the same" and "spirit": "the same spirit"; 同 and 题材: 同题材), so that an unseen pairing is read
+    without the pack listing it."""
+    out: list[str] = []
+    for pack in packs.packs:
+        for name, row in (pack.get("readings.yaml", "alike_composed") or {}).items():
+            if not isinstance(row, dict) or set(row) != {"pointers", "kinds"}:
+                raise PackError(f"{root / pack.code / 'readings.yaml'}: alike_composed.{name}: must hold pointers "
+                                "and kinds")
+            out += [_joined(p, k) for p in map(str, row["pointers"]) for k in map(str, row["kinds"])]
+    return tuple(dict.fromkeys(out))
 
 
 @lru_cache(maxsize=4)
@@ -321,11 +347,14 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("authorship_before"), said("authorship_after"), said("topics"),
                         packs.groups("readings.yaml", "kind_endings"), said("compared"), said("book_words"),
                         said("spotlight"), said("possessive"), said("about"), said("reader_nouns"),
-                        said("elsewhere"), said("here"), said("alike_back"), said("alike_before"),
+                        said("elsewhere"), said("here"), (*said("alike_back"), *_alike_composed(packs, root)),
+                        said("alike_before"),
                         said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()),
                         said("everyone"), packs.groups("readings.yaml", "kind_heads"), said("alike_beside"),
                         said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
-                        said("name_particles"))
+                        said("name_particles"), alike_switch=said("alike_switch"),
+                        title_small=said("title_small"), examples_of=said("examples_of"),
+                        name_ends=said("name_ends"), guardians=said("guardians"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -400,12 +400,16 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
                                                     or not _featured(reading, index, found.authors)):
         return Understanding(Intent.THEME_SHELF, resolved_query=found.resolved_query)
     # "《明朝那些事儿》之外的同类好书": the book set apart is the one the others are to be like (a read-alike never
-    # shelves its book)
+    # shelves its book); so is one the catalog lacks, set apart as written ("《中国味道》之外再找几本同类的")
     excluded = {m.value for m in reading.of(EXCLUDED) if m.field == "work"}
-    if excluded and found.intent is not Intent.SIMILAR_TO_BOOK:
+    if (excluded or reading.excluded_spans) and found.intent is not Intent.SIMILAR_TO_BOOK:
         whole = understand(reading.text, index)
-        if whole.intent is Intent.SIMILAR_TO_BOOK and any(w in excluded for t in whole.titles
-                                                            for w in index.title_works.get(t, ())):
+
+        def set_apart(title: str) -> bool:
+            at = reading.text.find(title)
+            return (any(w in excluded for w in index.title_works.get(title, ()))
+                    or any(a <= at < b for a, b in reading.excluded_spans))
+        if whole.intent is Intent.SIMILAR_TO_BOOK and any(set_apart(t) for t in whole.titles):
             return whole
     return found
 
@@ -492,11 +496,9 @@ def _alike_by_structure(brief: str, bare: list[tuple[int, int, str]], names: lis
     anywhere, beside, kind_of, aside = _alike_verbs()
     said = said or brief
     remark = regex(rf"\s*(?:{alternation(load_cues().readings.alike_remark)})", re.IGNORECASE)
-    ends = load_cues().clauses.end
 
     def clause(begin: int, end: int) -> tuple[int, int]:
-        after = ends.search(brief, end)
-        return max((m.end() for m in ends.finditer(brief, 0, begin)), default=0), after.start() if after else len(brief)
+        return _clause_around(brief, begin, end)
 
     def modelled(begin: int, end: int) -> bool:
         start, stop = clause(begin, end)
@@ -505,12 +507,27 @@ def _alike_by_structure(brief: str, bare: list[tuple[int, int, str]], names: lis
             demonstrative and not aside.search(said, start, stop)
             and not remark.match(brief, demonstrative.end()))
 
+    def switched(stop: int) -> bool:
+        """Whether the clause after the title's asks for a change ("《X》大家都读过了，换别的"): it is what the shelf
+        moves away from."""
+        return bool(switch.search(brief, stop, clause(stop + 1, stop + 1)[1]))
+
+    switch = regex(alternation(load_cues().readings.alike_switch), re.IGNORECASE)
     quoted = [(m.start(), m.end()) for m in re.finditer(r"《[^》]+》", brief)]
     for begin, end in quoted + list(names):
         start, stop = clause(begin, end)
+        if switched(stop):
+            continue
         if anywhere.search(brief[start:begin]) or anywhere.search(brief[end:stop]) or modelled(begin, end):
             return True
-    return any(modelled(a, b) for a, b, _ in bare)
+    return any(modelled(a, b) and not switched(clause(a, b)[1]) for a, b, _ in bare)
+
+
+def _clause_around(brief: str, begin: int, end: int) -> tuple[int, int]:
+    """(start, end) of the clause holding the span, by the packs' clause ends."""
+    ends = load_cues().clauses.end
+    after = ends.search(brief, end)
+    return max((m.end() for m in ends.finditer(brief, 0, begin)), default=0), after.start() if after else len(brief)
 
 
 def _alike_by_reference(brief: str, bare: list[tuple[int, int, str]]) -> bool:
@@ -527,8 +544,11 @@ def _alike_by_reference(brief: str, bare: list[tuple[int, int, str]]) -> bool:
     article = regex(rf"(?:{alternation(said.alike_article)})\s*$", re.IGNORECASE)
     for_whom = regex(rf"\s*(?:{alternation(tuple(load_cues().for_whom))})(?![\w-])", re.IGNORECASE)
     readers = regex(rf"\s*(?:{alternation(said.reader_nouns)})(?![\w-])", re.IGNORECASE)
+    aside = _alike_verbs()[3]
+    # a title its clause sets aside ("不要《战争论》这类军事理论") is an example turned away, no model
+    kept = [(a, b) for a, b in quoted + written if not aside.search(brief, *_clause_around(brief, a, b))]
     return any(back.search(brief, b) or before.search(brief[max(0, a - 12):a]) or readers.match(brief, b)
-               or article.search(brief[max(0, a - 4):a]) and for_whom.match(brief, b) for a, b in quoted + written)
+               or article.search(brief[max(0, a - 4):a]) and for_whom.match(brief, b) for a, b in kept)
 
 
 def _beside(brief: str, start: int, end: int, verbs: re.Pattern) -> bool:
@@ -567,7 +587,8 @@ def understand(brief: str, index: EntityIndex, said: str = "") -> Understanding:
     titled = [t for t in (brief[a:b] for a, b in titled_after_alike(brief)) if not index.author_lookup.spans(t, 2)]
     unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief) + titled) if q not in quoted
                and not any(q == written for written, _ in corrections)]
-    if (alike or titled) and not titles and unknown and (_alike_by_structure(brief, [], said=said) or titled):
+    if (alike or titled) and not titles and unknown and (_alike_by_structure(brief, [], said=said) or titled
+                                                         or _alike_by_reference(brief, [])):
         # "中国版《鼠疫》那样的疫病小说": a book the catalog lacks is still the one the shelf is to be like
         return _named(Intent.SIMILAR_TO_BOOK, brief, corrections, titles=tuple(unknown), book_ids=())
     if titles and alike:

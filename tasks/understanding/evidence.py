@@ -28,15 +28,30 @@ def number_weight(number: NumericMention, asked: bool, scopes: list[Scope], seg:
     clause that only allows ("2000年以后再版的也算", "reprints from 2015 on are fine too") or speaks of a share of the
     shelf ("新书占一半就行", "about half can be from 2020 or later"): a wish, never a requirement."""
     text, (start, end) = seg.text, seg.clause_of(number.start)
-    # or right after it, a verb of another thing's year ("电影2010年以后上映的": the films')
+    # or right after it, a verb of another thing's year ("电影2010年以后上映的": the films'); a period right after a
+    # word of what the books are about is their subject's time ("写八九十年代车站的散文", "books about the 1960s")
+    about = regex(rf"(?:{alternation(g.subject_before)})\s*(?:(?:{alternation(g.determiners)})\s+)?$", re.IGNORECASE)
     if all(c.field == "pub_year" for c in number.conditions) and (
             find_terms(text[start:number.start], g.setting)
-            or any(a <= 1 for a, _, _ in find_terms(text[number.end:end], g.setting))):
+            or any(a <= 1 for a, _, _ in find_terms(text[number.end:end], g.setting))
+            or about.search(text, start, number.start)):
         return NONE
-    if asked and (any(s.permits and s.start <= number.start and number.end <= s.end for s in scopes)
-                  or find_terms(text[start:end], g.share)):
+    if _left_free(number, seg, g):
+        return NONE
+    # the number's own words are no share of the shelf: "eight and a half out of ten" holds a half
+    shares = [a for a, _, _ in find_terms(text[start:end], g.share) if not number.start <= start + a < number.end]
+    if asked and (any(s.permits and s.start <= number.start and number.end <= s.end for s in scopes) or shares):
         return WISH
     return HARD
+
+
+def _left_free(number: NumericMention, seg: Segmented, g: NumberGrammar) -> bool:
+    """Whether a clause of the brief says the number's field is free: its word, then a word of no limit ("出版年不限",
+    "publication year doesn't matter"): no number of that field is a condition, wherever it is said."""
+    fields = {c.field for c in number.conditions}
+    words = tuple(w for f in fields for w in g.field_words.get(f, ()) + (g.publishing_words if f == "pub_year" else ()))
+    free = regex(rf"(?:{alternation(words)}).*(?:{alternation(g.unbounded)})", re.IGNORECASE)
+    return any(free.search(clause) for clause in seg.clause_texts())
 
 
 def _years_of(number: NumericMention) -> tuple[float, float] | None:
@@ -86,6 +101,21 @@ def not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Menti
                  and find_terms(clause, said.elsewhere) and not find_terms(clause, said.here)}
     gone = elsewhere | (of_reader if others else set())
     return [replace(m, polarity=READER) if m in gone else m for m in mentions]
+
+
+def guardians_children(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
+    """A word for children after a grown-up whose child it is, in one clause ("for hearing parents raising a deaf
+    child", "adult children caring for a parent", "grandparents and grandkids"), is the grown-ups' child: the reader's
+    word, no audience. A word for children's books ("picture books", "绘本") is a kind of book, whoever reads it."""
+    text, said = seg.text, cues.readings
+    guardians = find_terms(text, said.guardians)
+
+    def theirs(m: Mention) -> bool:
+        start = seg.clause_of(m.start)[0]
+        return (m.field == "audience" and m.polarity in (WANTED, ALLOWED)
+                and not find_terms(text[m.start:m.end], said.book_words)
+                and any(start <= a and b <= m.start for a, b, _ in guardians))
+    return [replace(m, polarity=READER) if theirs(m) else m for m in mentions]
 
 
 def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg: Segmented, cues: Cues
@@ -163,6 +193,10 @@ def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[i
             words = m.group(0).split()
             while words and words[0].lower() in cues.all_words | cues.filler:  # "Skip John Grisham"
                 words = words[1:]
+            # a possessive ends the name: "skip Buzz Aldrin's own books"
+            ending = next((p for p in r.possessive if words and words[-1].endswith(p) and len(words[-1]) > len(p)), "")
+            if ending:
+                words[-1] = words[-1][:-len(ending)]
             after_by = regex(rf"\b(?:{by})\s+$", re.IGNORECASE).search(text, start, m.start()) is not None
             if len(words) >= 2 or words and after_by:
                 name = " ".join(words)

@@ -75,6 +75,9 @@ class NumberGrammar:
     grade_after: tuple[str, ...] = ()  # after it: "三到五年级"
     first_grade_age: int = 6  # a first grader's age: a grade's readers are up to its number past it
     part_counters: tuple[str, ...] = ()  # after a small count, books counted: "两三本", "一部"
+    alternatives: tuple[str, ...] = ()  # between two named years, either will do: "this year or last", "今年或去年"
+    subject_before: tuple[str, ...] = ()  # right before a period, what the books are about: "写八九十年代的车站"
+    unbounded: tuple[str, ...] = ()  # after a field's word in a clause, the field is free: "出版年不限"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -225,7 +228,10 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "year_nouns"), packs.words("numbers.yaml", "grade_before"),
                          packs.words("numbers.yaml", "grade_after"),
                          int(table("school").get("first_grade_age", NumberGrammar.first_grade_age)),
-                         packs.words("numbers.yaml", "part_counters"))
+                         packs.words("numbers.yaml", "part_counters"),
+                         alternatives=packs.words("numbers.yaml", "alternatives"),
+                         subject_before=packs.words("numbers.yaml", "subject_before"),
+                         unbounded=packs.words("numbers.yaml", "unbounded"))
 
 
 def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float, float]]:
@@ -367,11 +373,12 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     clause_of = clause_of or (lambda at: (0, len(brief)))
     found: list[NumericMention] = []
 
-    def add(match: re.Match, *conditions: tuple[str, str, float], start: int | None = None) -> None:
+    def add(match: re.Match, *conditions: tuple[str, str, float], start: int | None = None,
+            end: int | None = None) -> None:
         # no book is published after this year: "21世纪" is from 2001 on, so "nothing from the 21st century"
         # can be turned round (a two-sided range cannot)
         kept = [c for c in conditions if not (c[0] == "pub_year" and c[1] in ("<", "<=") and c[2] > year)]
-        found.append(NumericMention(match.start() if start is None else start, match.end(),
+        found.append(NumericMention(match.start() if start is None else start, match.end() if end is None else end,
                                     tuple(NumericCondition(f, op, float(v)) for f, op, v in kept or conditions)))
 
     text = brief
@@ -420,11 +427,24 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
                 add(m, ("pub_year", ">=", first), ("pub_year", "<", last + 10))
     # "今年出版的", "published last year": that year, where a publishing word is in its clause ("this year's
     # Halloween display" is no year of the books); a longer "the past year" below is the year up to now
+    named = {k.lower(): v for k, v in g.named_years.items()}
+    # a second named year after an alternative, its noun left out where it shares the first's ("this year or last"),
+    # makes one span of both
+    either = re.compile(rf"\s*(?:{_words(g.alternatives)})\s*({_words(tuple(g.named_years))}|[^\W\d_]+)",
+                        re.IGNORECASE)
     for m in re.finditer(rf"(?:{_words(tuple(g.named_years))})", text, flags=re.IGNORECASE):
         if not re.search(_words(g.publishing_words), text[slice(*clause_of(m.start()))], re.IGNORECASE):
             continue
-        said = year - g.named_years[next(k for k in g.named_years if k.lower() == m.group(0).lower())]
-        add(m, ("pub_year", ">=", said), ("pub_year", "<=", said))
+        said = year - named[m.group(0).lower()]
+        other = either.match(text, m.end())
+        noun = m.group(0).split()[-1]
+        second = other and next((named[k] for k in (other.group(1).lower(), f"{other.group(1)} {noun}".lower())
+                                 if k in named), None)
+        if second is None:
+            add(m, ("pub_year", ">=", said), ("pub_year", "<=", said))
+        else:
+            add(m, ("pub_year", ">=", min(said, year - second)), ("pub_year", "<=", max(said, year - second)),
+                end=other.end())
     # "2019年出版的", "published in 2019": the one year of its clause, with no comparator, beside a word of
     # publishing there, is that year (a comparator or a range makes a longer phrase, which wins; "2019 and 2020"
     # is neither alone)

@@ -153,3 +153,56 @@ def test_a_book_set_apart_or_missing_from_the_catalog_is_still_what_a_read_alike
     # a quoted book the catalog lacks, with a verb of likeness or liking in its clause
     for brief in ("《城南旧事》那样的回忆散文", "假如《城南旧事》打动过你"):
         assert understand(brief, INDEX).intent == "similar_to_book", brief
+
+
+def test_a_likeness_pointing_back_is_composed_of_a_pointer_and_a_word_of_kind_and_reaches_back_over_clauses():
+    """readings.yaml `alike_composed`: "同" and "题材", "that" and "sort", none listed whole, point back to the book
+    named clauses before, the catalog holding it or not (quoted, or written in title case)."""
+    for brief in ("《共赴国难》讲铁路工人抗战运兵，同题材的再配几本", "《护眼宝典》入选了科普奖，类似风格的再找几本",
+                  "Everyday Bicycling is already out this month, find more like those",
+                  "Novels where a horse matters, The Mare, All the Pretty Horses, that sort",
+                  "Wicked Bugs, the grown-up edition, and books of its kind"):
+        assert understand(brief, INDEX).intent == "similar_to_book", brief
+    for brief in ("《共赴国难》讲铁路工人抗战运兵，再配几本", "Everyday Bicycling is already out this month, find more"):
+        assert understand(brief, INDEX).intent != "similar_to_book", brief
+
+
+def test_a_title_in_title_case_after_a_likeness_or_before_a_reader_noun_is_a_model_but_examples_of_places_are_not():
+    for brief, title in (("A tsunami novel for young readers, like Escaping the Giant Wave", "Escaping the Giant Wave"),
+                         ("Middle-grade novels with deaf characters like Song for a Whale", "Song for a Whale"),
+                         ("Carrying the Fire fans, this shelf is for you", "Carrying the Fire")):
+        found = understand(brief, INDEX)
+        assert (found.intent, found.titles) == ("similar_to_book", (title,)), brief
+    for brief in ("Places like New York City: novels of big cities", "Writers like Mary Oliver, poems about birds"):
+        assert understand(brief, INDEX).intent != "similar_to_book", brief
+
+
+def test_a_book_followed_by_a_change_asked_for_is_no_model():
+    """readings.yaml `alike_switch`: the clause after the book asks for something else, so the shelf moves away from
+    it; without that clause the same verb of reading makes it the model."""
+    assert understand("大家都读过《边城》了，换换口味", INDEX).intent == "theme_shelf"
+    assert understand("读书会刚读完《城南旧事》，下一期换别的：写瓷器的小说", INDEX).intent == "theme_shelf"
+    assert understand("大家都读过《边城》了，再找几本", INDEX).intent == "similar_to_book"
+
+
+def test_a_book_the_catalog_lacks_set_apart_as_written_is_still_the_model_but_one_turned_away_is_not():
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.entities import understand_reading
+    from tasks.understanding.reading import read_brief
+    reading = read_brief("写年味的散文，三联那本《中国味道》之外再找几本同类的", get_vocabulary(), INDEX)
+    assert understand_reading(reading, INDEX).titles == ("中国味道",)
+    reading = read_brief("军旅诗人的诗集，不要《战争论》这类军事理论", get_vocabulary(), INDEX)
+    assert understand_reading(reading, INDEX).intent != "similar_to_book"
+
+
+def test_an_excluded_name_ends_at_a_possessive_a_likeness_or_a_word_pointing_to_the_persons_book():
+    """readings.yaml `name_ends` and the likeness words end a person's name the catalog lacks, as a possessive does:
+    the author excluded is the person, not "Aldrin's" nor "谢阁兰那样"."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import EXCLUDED, read_brief
+    for brief, author in (("Apollo biographies, but skip Buzz Aldrin's own books", "Buzz Aldrin"),
+                          ("写成都的小说：[法]谢阁兰那样的外国人写的不要", "谢阁兰"),
+                          ("再要几本讲体育科学的，[葡]若昂·梅代罗斯这本以外的", "若昂·梅代罗斯")):
+        excluded = {m.value for m in read_brief(brief, get_vocabulary(), INDEX).mentions
+                    if m.field == "author" and m.polarity == EXCLUDED}
+        assert excluded == {author}, brief

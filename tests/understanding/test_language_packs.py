@@ -150,3 +150,18 @@ def test_a_reading_lists_its_topics_with_their_polarity():
     topics = {(t.text, t.polarity, t.source) for t in reading.topics}
     assert {("cookbooks", "wanted", "asked"), ("war", EXCLUDED, "excluded"), ("团圆", "wanted", "occasion")} <= topics
     assert not {t for t in topics if t[0] in ("shelf", "中秋", "no", "stories")}
+
+
+def test_a_likeness_pointing_back_is_composed_of_pointers_and_words_of_kind(tmp_path):
+    """readings.yaml `alike_composed`: every pointer before every word of kind is a likeness pointing back, in a new
+    language too; a row without both parts is refused naming the file and key."""
+    root = _with_french(tmp_path)
+    with (root / "fr" / "readings.yaml").open("a", encoding="utf-8") as readings:
+        readings.write("alike_composed:\n  genre:\n    pointers: [même, pareil]\n    kinds: [veine, genre]\n")
+    assert {"même veine", "pareil genre"} <= set(load_cues(root).readings.alike_back)
+    broken = _with_french(tmp_path / "broken")
+    with (broken / "fr" / "readings.yaml").open("a", encoding="utf-8") as readings:
+        readings.write("alike_composed:\n  genre:\n    pointers: [même]\n")
+    with pytest.raises(PackError) as refused:
+        load_cues(broken)
+    assert "alike_composed.genre" in str(refused.value) and "readings.yaml" in str(refused.value)

@@ -151,3 +151,46 @@ def test_a_negated_comparator_turns_round():
     from tasks.understanding.reading import read_brief
     assert read_brief("Westerns, none older than 1990", get_vocabulary(), today=TODAY).numeric == (
         N("pub_year", ">=", 1990),)
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("memoirs scoring at least eight and a half out of ten", N("rating", ">=", 8.5)),
+    ("space memoirs with at least four and a half stars", N("rating", ">=", 4.5)),
+    ("评分不低于八分半的散文", N("rating", ">=", 8.5)),
+])
+def test_a_number_holding_a_word_of_share_is_still_required(brief, bound):
+    """A share of the shelf makes a number a wish ("about half can be from 2020 on"), but the number's own words are
+    no share: "and a half", "半" inside the number leave it a requirement."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    reading = read_brief(brief, get_vocabulary())
+    assert (bound in reading.numeric, bound in reading.preferred) == (True, False), brief
+    assert N("pub_year", ">=", 2020) in read_brief("essays, about half of them from 2020 or later",
+                                                   get_vocabulary()).preferred
+
+
+@pytest.mark.parametrize("brief", ["guides published this year or last", "guides published last year or this year",
+                                   "今年或去年出版的科普绘本", "去年或者今年出版的绘本"])
+def test_two_named_years_either_of_which_will_do_are_one_span(brief):
+    """numbers.yaml `alternatives`: two named years joined are one span from the earlier to the later, the second's
+    noun left out where it shares the first's ("this year or last"); each alone had made the two years required at
+    once, which no book is."""
+    assert list(parse_numeric_conditions(brief, TODAY)) == [N("pub_year", ">=", 2025), N("pub_year", "<=", 2026)]
+
+
+@pytest.mark.parametrize("brief, kept", [
+    ("怀旧的散文，写八九十年代车站和站台的", False),
+    ("books about the 1960s counterculture", False),
+    ("三十年代的天津和上海：写租界的非虚构，出版年不限", False),
+    ("essays on the 1990s city, publication year doesn't matter", False),
+    ("写于八十年代的小说", True),
+    ("novels written in the 1960s", True),
+])
+def test_a_period_the_books_are_about_or_a_year_left_free_is_no_publication_year(brief, kept):
+    """numbers.yaml `subject_before`: a period right after a word of what the books are about is their subject's
+    time ("写八九十年代车站", "about the 1960s"; "写于" is a word of writing, not of subject); `unbounded`: a clause
+    saying the publication year is free leaves every year of the brief no condition."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    reading = read_brief(brief, get_vocabulary(), today=TODAY)
+    assert any(c.field == "pub_year" for c in (*reading.numeric, *reading.preferred)) == kept, brief

@@ -115,3 +115,25 @@ def test_the_readers_words_are_not_searched_for(brief, words):
     had searched for children's books on an all-ages shelf about the ocean."""
     text = read_brief(brief, get_vocabulary()).searchable_text
     assert not [w for w in words if w in text], text
+
+
+@pytest.mark.parametrize("brief, kind", [
+    ("治愈系的书再补十来本，诗集也欢迎", ("form", "poetry")),
+    ("light novels with a chocolate shop in them; a love story is fine, so is a whodunit", ("genre", "推理悬疑")),
+])
+def test_a_welcome_or_a_permission_carried_on_makes_a_kind_a_wish(brief, kind):
+    """A hedge's words in both packs ("也欢迎" as "welcome"; "so is" carrying on the permission before it): the kind
+    its clause names is allowed, not asked of every book."""
+    assert (*kind, ALLOWED) in polarities(brief) and (*kind, WANTED) not in polarities(brief), brief
+
+
+@pytest.mark.parametrize("brief, children", [
+    ("For hearing parents raising a deaf child: practical guides", False),
+    ("For adult children caring for a parent: short reads", False),
+    ("家长陪孩子读的书", False),
+    ("For parents: picture books to share at bedtime", True),  # a kind of book for children, whoever reads it
+])
+def test_a_child_of_the_grown_ups_named_before_it_is_no_audience(brief, children):
+    """readings.yaml `guardians`: a word for children after a grown-up's in its clause is that grown-up's child,
+    the reader's word; a word for children's books stays a kind of book."""
+    assert (("audience", "children", WANTED) in polarities(brief)) == children, brief
