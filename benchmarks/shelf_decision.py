@@ -37,7 +37,9 @@ BANDS = ((0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (0.6, 0.8), (0.8, 1.01)
 FIT_SHARE = 0.9  # what "done" promises of a shelf
 READ_AT = 0.4  # the floor whose shelves are read whole in the dump (the floor in force)
 RELIABILITY_BINS = (0.0, 0.2, 0.4, 0.6, 0.7, 0.75, 0.8, 0.9, 1.01)
-ADMIT_FIT = 0.8  # a kind of evidence is admitted from the lowest band of probability whose books fit this often
+# a kind of evidence is admitted from the lowest band of probability whose books fit more often than not: what the
+# shelf's floor was chosen by (config/settings.yaml `ranking.relevance_floor`), asked of each kind apart
+ADMIT_FIT = 0.5
 ADMIT_FLOORS = (0.4, 0.5, 0.6, 0.7, 0.8)  # the floors a kind's admission is chosen among (bands of 0.1 from each)
 SUPPORTS = (0.0, 0.1, 0.2, 0.3)  # the weights' least probability a book its values lift may be asked to have
 ADMIT_BAND_LEAST = 5  # a band with fewer books of a kind says nothing of it: it is read with the band above
@@ -242,15 +244,23 @@ def lowest_fitting(books: list[tuple[float, bool]], starts: tuple[float, ...]) -
 def fit_admission(rows: list[dict]):
     """The admission (relevance.Admission) the shelves at the lowest floor, with the floor alone, call for: for
     each kind of the weights' evidence the lowest band of probability its books fit ADMIT_FIT of the time from,
-    and for books their values lift, the lowest band of the weights' own probability they fit so from."""
+    and for each kind of books their values lift, the lowest band of the weights' own probability they fit so from
+    (a kind of fewer than ADMIT_BAND_LEAST books read with every lifted book). Read on the books at or above the
+    floor in force (READ_AT), the only ones it decides on: a lifted book under it (a value saying a third of the
+    brief) is on no shelf, and had counted against the lifted books that are."""
     from tasks.ranking.relevance import HEADING, VALUES, VECTOR, WORDS, Admission
 
     books = [(k, p, w, g > 0) for r in rows if r["floor"] == FLOORS[0] and r["grades"]
-             for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"])]
+             for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"]) if p >= READ_AT]
     floors = {kind: lowest_fitting([(p, f) for k, p, _, f in books if k == kind], ADMIT_FLOORS)
               for kind in (HEADING, WORDS, VECTOR)}
-    support = lowest_fitting([(w, f) for k, _, w, f in books if k in VALUES], SUPPORTS)
-    return Admission({k: v for k, v in floors.items() if v > ADMIT_FLOORS[0]}, support)
+    lifted = [(k, w, f) for k, _, w, f in books if k in VALUES]
+    supports = {kind: lowest_fitting([(w, f) for k, w, f in lifted
+                                      if k == kind or sum(o == kind for o, _, _ in lifted) < ADMIT_BAND_LEAST],
+                                     SUPPORTS)
+                for kind in VALUES}
+    return Admission({k: v for k, v in floors.items() if v > ADMIT_FLOORS[0]},
+                     {k: v for k, v in supports.items() if v > SUPPORTS[0]})
 
 
 def admitted_rows(rows: list[dict], admission) -> list[dict]:
@@ -261,8 +271,7 @@ def admitted_rows(rows: list[dict], admission) -> list[dict]:
         if r["floor"] != READ_AT:
             continue
         keep = [i for i, (k, p, w) in enumerate(zip(r["standing"], r["p"], r["weighed"]))
-                if not (k in ("said full", "said partial", "alike") and w < admission.values_support)
-                and p >= admission.floors.get(k, 0.0)]
+                if admission.admits_kind(k, w, p, 0.0)]
         out.append({**r, "grades": [r["grades"][i] for i in keep], "books": [r["books"][i] for i in keep]})
     return out
 
@@ -286,15 +295,16 @@ def admission_tables(records: list[dict]) -> None:
     from tasks.ranking.relevance import HEADING, VALUES, VECTOR, WORDS
 
     books = [(k, p, w, g > 0) for r in inside if r["floor"] == FLOORS[0]
-             for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"])]
+             for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"]) if p >= READ_AT]
     for kind, starts, value in ((HEADING, ADMIT_FLOORS, 1), (WORDS, ADMIT_FLOORS, 1), (VECTOR, ADMIT_FLOORS, 1),
-                                ("lifted by values, by the weights' own", SUPPORTS, 2)):
-        mine = [b for b in books if (b[0] in VALUES if value == 2 else b[0] == kind)]
+                                *((f"{lifted}, by the weights' own", SUPPORTS, 2) for lifted in VALUES)):
+        mine = [b for b in books if b[0] == kind.partition(",")[0]]
         cells = []
         for lo, hi in zip(starts, (*starts[1:], 1.01)):
             inside_band = [b[3] for b in mine if lo <= b[value] < hi]
             cells.append(f"{lo:.1f}-: {sum(inside_band)}/{len(inside_band)}")
-        print(f"  {kind} (shelves at floor {FLOORS[0]}, in sample; fitting / books): " + ", ".join(cells))
+        print(f"  {kind} (shelves at floor {FLOORS[0]}, books from {READ_AT}, in sample; fitting / books): "
+              + ", ".join(cells))
     print(f"  on every judged brief (in sample): {fit_admission(inside)}")
     order = {}
     for r in folded:
@@ -480,7 +490,7 @@ def write_admission(records: list[dict], source: str) -> None:
     admission = fit_admission([r for r in records if r["calibration"] == "in" and r["grades"] is not None])
     write_relevance_file({"admission": {
         "fitted_on": f"{source}, {date.today().isoformat()}, benchmarks/shelf_decision.py (ADMIT_FIT {ADMIT_FIT})",
-        "floors": dict(admission.floors), "values_support": admission.values_support}})
+        "floors": dict(admission.floors), "supports": dict(admission.supports)}})
 
 
 if __name__ == "__main__":

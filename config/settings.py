@@ -215,7 +215,7 @@ class GatingSettings(Section):
 
 class RankingSettings(Section):
     relevance_floor: Share = 0.4
-    admission: bool = False  # each book clears the floor its evidence asks (config/relevance.yaml `admission`)
+    admission: bool = True  # each book clears the floor its evidence asks (config/relevance.yaml `admission`)
 
 
 class ShelfSettings(Section):

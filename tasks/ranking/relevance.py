@@ -70,15 +70,19 @@ names) is at most HEADLESS_FIT likely to fit. Of the dev books shelved at 0.4 th
 words ("书香伴我成长", "话中秋", "Spooky classics") had capped 26 fitting books.
 
 Which books a shelf may take is read from what each probability stands on (`standing`, `Admission`), not from the
-probability alone: a probability of 0.5 that stands on one matched heading or a few of the brief's words is a
-different thing from 0.5 on a book the vector sets far above the catalog. On the dev briefs' shelves at 0.2
-(2026-11-28, in sample, `benchmarks/shelf_decision.py`'s admission table) books standing on a heading match fitted
-34 of 54 times at 0.4-0.5, 33 of 46 at 0.5-0.6 and 168 of 181 from 0.6; on the brief's words alone 7 of 17 and 5 of 8,
-then 26 of 28; on the vector alone 26 of 30 and 18 of 22. Books lifted by their values alone (the 故乡 alias, the
-轻松/好笑 mood tags lifting whole settings and moods) fitted 6 of 61 where the weights gave them under 0.1, 25 of 76 at
-0.1-0.3, 5 of 6 from 0.3. So each kind clears its own floor (config/relevance.yaml `admission`), and a
-lifted book needs the weights' own support. The shelf's floor (`ranking.relevance_floor`) stays every book's least;
-the admission acts where `ranking.admission` is on (off by default until the flow tests' demo shelves are moved).
+probability alone: a probability of 0.5 that stands on a few of the brief's words is a different thing from 0.5 on a
+book the vector sets far above the catalog. Each kind is admitted from the lowest band of probability whose books
+fit more often than not, the shelf's floor's own test asked of each kind apart (benchmarks/shelf_decision.py's
+admission table, on the 16 dev sets' shelves, 2026-11-28, in sample, books at or above the floor): a heading match
+fitted 138 of 262 times at 0.4-0.5 and the vector alone 58 of 103, both from the floor; the brief's words alone 27 of
+79 and 18 of 43 under 0.6, 58 of 84 from it, but a floor of 0.6 for them emptied the tag-blind demo's rainy night and
+大脑重启 (two references of the 90 briefs then resolved to nothing): it is not in force. A book its values lift above the weights is read by how many distinct
+things of its record say the brief (`said_values`, `AGREEING`): one value alone, a tag or an alias ('故乡' the setting
+乡土小镇, '轻松' on a philosophy primer), fitted 1 of 19 times where the weights gave it under 0.1, 12 of 34 at 0.1-0.3
+and 19 of 20 from 0.3, so it needs the weights' support; a read-alike's likeness 27 of 84 under 0.1 and 21 of 33 from
+it; values of at least AGREE kinds agreeing (a quiet, melancholy, rainy-night book) 11 of 20 whatever the weights
+said, so they need none. The shelf's floor (`ranking.relevance_floor`) stays every book's least; the admission acts
+where `ranking.admission` is on.
 """
 
 from __future__ import annotations
@@ -119,10 +123,11 @@ HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics f
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
 # What a candidate's probability stands on (`standing`): first what the rules decide, then the weights' strongest evidence
 NAMED, TITLE_CAPPED, UNTIED = "named or defined", "title-capped", "untied"
-SAID_FULL, SAID_PARTIAL, ALIKE = "said full", "said partial", "alike"
+SAID_FULL, SAID_PARTIAL, ALIKE, AGREEING = "said full", "said partial", "alike", "values agreeing"
 HEADING, WORDS, VECTOR = "heading match", "words only", "vector only"
-STANDINGS = (NAMED, SAID_FULL, SAID_PARTIAL, ALIKE, TITLE_CAPPED, HEADING, WORDS, VECTOR, UNTIED)
-VALUES = (SAID_FULL, SAID_PARTIAL, ALIKE)  # lifted by the brief's vocabulary values or a read-alike's likeness
+STANDINGS = (NAMED, AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE, TITLE_CAPPED, HEADING, WORDS, VECTOR, UNTIED)
+VALUES = (AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE)  # lifted by the brief's vocabulary values or a likeness
+AGREE = 2  # distinct values or topics saying the brief's words that agree: one alone is a tag or an alias
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,7 @@ class Evidence:
     untied: bool = False  # not weighed features: the rules of the module's docstring
     defined: bool = False
     said: float = 0.0  # the share of the brief its vocabulary values say the book holds surely (`BriefValues`)
+    said_values: int = 0  # how many distinct values and topics of the book say them: several agreeing, or one
     alike: float = 0.0  # a read-alike's: the share of the named book's kinds of value the book holds too
     headless: bool = False  # its record says none of the head's words the catalog's books say (`head_missing`)
 
@@ -322,6 +328,7 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             untied=filed and carried.absent > 0 and not words,
             defined=defined,
             said=values.share(book, (subjects or {}).get(cand.book_id, ())) if values and tagged else 0.0,
+            said_values=values.agreeing(book, (subjects or {}).get(cand.book_id, ())) if values and tagged else 0,
             headless=cand.book_id in headless,
             alike=likeness_of(book) if likeness_of else 0.0))
     return out
@@ -409,7 +416,8 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1.0,
 def standing(e: Evidence, weighed: float) -> str:
     """What a candidate's probability stands on, first what the rules decide: named or defined (1), title-capped
     (`headless`), untied (0), its vocabulary values (`said` whole or in part, a read-alike's `alike`) where they lift
-    it above the weights' `weighed`; then the weights' strongest evidence: a heading or subject it carries, the
+    it above the weights' `weighed`, agreeing where at least AGREE distinct values or topics of the book say the
+    brief's words (`said_values`); then the weights' strongest evidence: a heading or subject it carries, the
     brief's words in its text, or its vector alone."""
     if e.named or e.defined:
         return NAMED
@@ -419,6 +427,8 @@ def standing(e: Evidence, weighed: float) -> str:
     if e.untied and not lift > 0:
         return UNTIED
     if lift > weighed:
+        if e.said_values >= AGREE:
+            return AGREEING
         if e.alike > e.said:
             return ALIKE
         return SAID_FULL if e.said >= 0.999 else SAID_PARTIAL
@@ -431,17 +441,21 @@ def standing(e: Evidence, weighed: float) -> str:
 class Admission:
     """Which books a shelf may take, by what their probability stands on (`standing`): the shelf's floor
     (`ranking.relevance_floor`) for every book, a higher one where a kind of evidence fits less often than its
-    probability says (`floors`: a heading match or the brief's words alone at 0.4-0.6), and, for a book its values
-    lift (`VALUES`), the weights' own probability at least `values_support`: a source's mood tag or an alias naming a
-    whole setting lifts books the rest of the record does not tie to the brief (故乡 -> 乡土小镇, 轻松/好笑 on a
-    philosophy primer). Fitted by benchmarks/shelf_decision.py (`fit_admission`), kept in config/relevance.yaml."""
+    probability says (`floors`), and, for a book its values
+    lift (`VALUES`), the weights' own probability at least its kind's `supports`: one value alone, a source's mood
+    tag or an alias naming a whole setting, lifts books the rest of the record does not tie to the brief (故乡 ->
+    乡土小镇, 轻松 on a philosophy primer), where values of several kinds agreeing (`AGREEING`: quiet, melancholy and
+    rainy-night) say more. Fitted by benchmarks/shelf_decision.py (`fit_admission`), kept in config/relevance.yaml."""
 
     floors: Mapping[str, float] = field(default_factory=dict)
-    values_support: float = 0.0
+    supports: Mapping[str, float] = field(default_factory=dict)
 
     def admits(self, e: Evidence, weighed: float, probability: float, floor: float) -> bool:
-        kind = standing(e, weighed)
-        if kind in VALUES and weighed < self.values_support:
+        return self.admits_kind(standing(e, weighed), weighed, probability, floor)
+
+    def admits_kind(self, kind: str, weighed: float, probability: float, floor: float) -> bool:
+        """Whether a book standing on this kind of evidence, at these probabilities, clears its bar."""
+        if weighed < self.supports.get(kind, 0.0):
             return False
         return probability >= max(floor, self.floors.get(kind, 0.0))
 
@@ -449,10 +463,11 @@ class Admission:
 def read_admission(path: Path) -> Admission:
     data = (read_yaml(path) or {}).get("admission") or {}
     floors = {str(k): float(v) for k, v in (data.get("floors") or {}).items()}
-    unknown = sorted(set(floors) - set(STANDINGS))
+    supports = {str(k): float(v) for k, v in (data.get("supports") or {}).items()}
+    unknown = sorted((set(floors) - set(STANDINGS)) | (set(supports) - set(VALUES)))
     if unknown:
-        raise ValueError(f"{path}: admission floor for no kind of evidence: {', '.join(unknown)}")
-    return Admission(floors, float(data.get("values_support", 0.0)))
+        raise ValueError(f"{path}: admission floor or support for no kind of evidence: {', '.join(unknown)}")
+    return Admission(floors, supports)
 
 
 @lru_cache(maxsize=1)
@@ -636,11 +651,21 @@ class BriefValues:
         meets the requirement): "书香伴我成长：中国儿童文学作品展" over children's books is said by '中国', not by
         '儿童文学'; a brief its requirements say whole is `conditions_define`'s."""
         total = sum(w.weight for w in self.words if not w.required)
-        if not total:
-            return 0.0
+        return sum(w.weight for w in self.said(book, carried)) / total if total else 0.0
+
+    def said(self, book: BookRecord, carried: Sequence[SubjectEvidence]) -> list[SaidWord]:
+        """The brief's words beyond what its hard conditions require that the book holds surely (`share`)."""
         filed = {e.topic for e in carried if e.how != "vector"}
-        return sum(w.weight for w in self.words
-                   if not w.required and self.holds(w, book, filed, text=set(), values=True)) / total
+        return [w for w in self.words if not w.required and self.holds(w, book, filed, text=set(), values=True)]
+
+    def agreeing(self, book: BookRecord, carried: Sequence[SubjectEvidence]) -> int:
+        """How many distinct things the book holds that say the brief's words (`said`): each wished value it holds
+        surely, each filed topic it carries. Five words naming one value ('sea', 'islands', 'voyage' all 海洋岛屿)
+        are one thing; a quiet, melancholy, rainy-night book holds three."""
+        filed = {e.topic for e in carried if e.how != "vector"}
+        words = self.said(book, carried)
+        return len({(f, v) for w in words for f, v in w.values if book.confidence(f, v) >= self.sure}
+                   | {("topic", t) for w in words for t in w.topics if t in filed})
 
     def holds(self, word: SaidWord, book: BookRecord, filed: set[str], text: Set[str], values: bool) -> bool:
         """Whether the book's record says the word: its own text or headings hold it, it carries a subject a topic of

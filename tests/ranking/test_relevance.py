@@ -14,6 +14,7 @@ from tasks.model.query import Candidate, ThemeQuery
 from tasks.ranking.gating import Fit, ShelfLimits, gate, likely_fitting
 from tasks.ranking.language import LanguageChoice, prefer_language
 from tasks.ranking.relevance import (
+    AGREEING,
     FEATURES,
     HEADING,
     NAMED,
@@ -189,6 +190,11 @@ def test_a_genre_mood_or_setting_brief_is_said_by_the_values_its_words_name():
     assert said.share(tagged(emotional_tone=("平静淡然",), reading_context=("雨天窗前",)), ()) == pytest.approx(5 / 7)
     # the tone wished is 'quiet' or 'melancholy': a melancholy book holds what 'quiet' says too
     assert said.share(tagged(emotional_tone=("忧伤怅惘",)), ()) == pytest.approx(2 / 7)
+    # how many distinct things agree: the quiet tone and the rainy context two, the melancholy tone alone one, and a
+    # book holding both tones wished for 'quiet' still says one word by two values of one wish
+    assert said.agreeing(tagged(emotional_tone=("平静淡然",), reading_context=("雨天窗前",)), ()) == 2
+    assert said.agreeing(tagged(emotional_tone=("忧伤怅惘",)), ()) == 1
+    assert said.agreeing(tagged(emotional_tone=("平静淡然", "忧伤怅惘"), reading_context=("雨天窗前",)), ()) == 3
     # a guess under `sure` is no value held; one at it is
     guessed = replace(tagged(), facets=(Facet("reading_context", "雨天窗前", 0.5, "rules"),))
     assert said.share(guessed, ()) == 0.0
@@ -317,25 +323,31 @@ def test_the_floor_keeps_only_books_likely_to_fit():
 
 def test_what_a_probability_stands_on_decides_the_floor_a_book_must_clear(tmp_path):
     heading, words, vector = Evidence(heading=0.2), Evidence(cover=0.3), Evidence(vector_z=2.0)
-    mood = Evidence(said=1.0)  # its values say all of the brief, its record nothing else
+    mood = Evidence(said=1.0, said_values=1)  # one value says all of the brief, its record nothing else
+    moods = Evidence(said=0.75, said_values=2)  # two values of different kinds say most of it
     assert [standing(e, 0.5) for e in (heading, words, vector, Evidence(named=1.0))] == [HEADING, WORDS, VECTOR, NAMED]
     assert standing(mood, 0.1) == SAID_FULL and standing(mood, 0.9) == VECTOR  # lifted only above the weights
-    admission = Admission({HEADING: 0.6, WORDS: 0.6}, values_support=0.3)
+    assert standing(moods, 0.1) == AGREEING and standing(Evidence(alike=0.6, said_values=2), 0.1) == AGREEING
+    admission = Admission({HEADING: 0.6, WORDS: 0.6}, {SAID_FULL: 0.3})
     scored = [(Candidate("h", relevance=0.5), heading, 0.5), (Candidate("h2", relevance=0.65), heading, 0.65),
               (Candidate("w", relevance=0.45), words, 0.45), (Candidate("v", relevance=0.45), vector, 0.45),
               (Candidate("m", relevance=SAID_TRUST), mood, 0.1), (Candidate("m2", relevance=SAID_TRUST), mood, 0.35),
-              (Candidate("u"), vector, 0.0)]
+              (Candidate("a", relevance=0.56), moods, 0.1), (Candidate("u"), vector, 0.0)]
     kept = admitted(*map(list, zip(*scored)), 0.4, admission)
-    # a heading or the brief's words alone at 0.4-0.6 wait for 0.6, a vector-only book the floor; a book its values
-    # lift needs the weights' own support; one never scored counts as fitting
-    assert [c.book_id for c in kept] == ["h2", "v", "m2", "u"]
+    # a heading or the brief's words alone at 0.4-0.6 wait for 0.6, a vector-only book the floor; a book one value
+    # lifts needs the weights' own support, one that values agreeing lift the support of its kind (none here); one
+    # never scored counts as fitting
+    assert [c.book_id for c in kept] == ["h2", "v", "m2", "a", "u"]
     # without evidence (nothing calibrated) the floor alone holds; an empty admission is the floor alone
     assert [c.book_id for c in admitted([c for c, _, _ in scored], [], [], 0.4, admission)] == \
-        ["h", "h2", "w", "v", "m", "m2", "u"]
-    assert len(admitted(*map(list, zip(*scored)), 0.4, Admission())) == 7
+        ["h", "h2", "w", "v", "m", "m2", "a", "u"]
+    assert len(admitted(*map(list, zip(*scored)), 0.4, Admission())) == 8
     bad = tmp_path / "relevance.yaml"
     bad.write_text("admission:\n  floors:\n    headings: 0.6\n", encoding="utf-8")
     with pytest.raises(ValueError, match="headings"):
+        read_admission(bad)
+    bad.write_text("admission:\n  supports:\n    heading match: 0.3\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="heading match"):  # a support is asked only of a book its values lift
         read_admission(bad)
 
 
