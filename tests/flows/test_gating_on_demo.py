@@ -150,9 +150,11 @@ def test_an_author_spotlight_puts_the_authors_books_first(demo_workspace, capsys
 
 
 def test_more_like_a_book_never_shelves_the_book_itself(demo_workspace, capsys):
-    report = try_brief(capsys, "像《边城》那样的书")
+    # a read-alike within a genre the demo holds many books of: books clear the admission for it whether it is on
+    # or off (a bare read-alike of a novel may be left empty with it on); neither the book nor its other edition
+    report = try_brief(capsys, "像《三体》那样的科幻小说")
     titles = [b["title"] for b in report["shelf"]]
-    assert titles and "边城" not in titles
+    assert titles and not {"三体", "三體"} & set(titles)
     assert any("similar" in b["sources"] for b in report["shelf"])
     assert any("related" in b["sources"] for b in report["shelf"])
 

@@ -91,17 +91,18 @@ def test_each_batch_publishes_a_table_artifact(demo_copy, tmp_path):
 
     from prefect.artifacts import Artifact
 
-    # the demo's first theme, as a batch of its own on this session's server (the demo batch is shelved once per
-    # run, on one worker's server)
-    first = yaml.safe_load(DEMO_THEMES.read_text(encoding="utf-8"))["themes"][:1]
+    # the demo's new science fiction, as a batch of its own on this session's server (the demo batch is shelved
+    # once per run, on one worker's server): a shelf of books with the admission on or off
+    demo = yaml.safe_load(DEMO_THEMES.read_text(encoding="utf-8"))["themes"]
+    scifi = [t for t in demo if t["theme_id"] == "new-scifi"]
     themes = tmp_path / "themes.yaml"
-    themes.write_text(yaml.safe_dump({"batch_id": "demo-artifact", "themes": first}, allow_unicode=True),
+    themes.write_text(yaml.safe_dump({"batch_id": "demo-artifact", "themes": scifi}, allow_unicode=True),
                       encoding="utf-8")
     assert shelfwise(["run", str(themes)]) == 0
     artifact = Artifact.get("shelves-demo-artifact")
     assert artifact is not None and artifact.type == "table"
     rows = json.loads(artifact.data)
-    assert rows[0]["theme"].startswith("大脑重启") and {"rank", "title", "why"} <= set(rows[0])
+    assert rows[0]["theme"].startswith("本月新书") and {"rank", "title", "why"} <= set(rows[0])
     # no `shelfwise server` serves outputs/ here: the summary links the workbook as a file the browser opens
     summary = Artifact.get("shelves-demo-artifact-summary").data
     assert re.search(r"Workbook: \[demo-artifact\.xlsx\]\(file:///\S+/outputs/demo-artifact\.xlsx\)", summary)
