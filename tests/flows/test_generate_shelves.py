@@ -35,13 +35,15 @@ def test_demo_batch_writes_a_workbook_that_explains_every_shelf(demo_run, demo_r
     sheets = wb.book.sheetnames
     assert sheets[0] == "summary" and sheets[-2:] == ["details", IDS_SHEET]
     assert len(sheets) == 1 + 17 + (1 if review else 0) + 2
-    assert all(row["status"] in ("已完成", "待审核") and row["books"] > 0 for row in summary.values())
+    assert all(row["status"] in ("已完成", "待审核") and row["books"] == len(wb.rows(t)) for t, row in summary.items())
+    # a shelf the admission left empty (a mood it finds no book for) is never done; a topic's shelf is never empty
+    assert all(row["status"] == "待审核" for row in summary.values() if not row["books"])
+    assert all(wb.rows(t) for t in ("lu-xun", "scifi-after-1980", "reading-with-kids", "history-scene", "new-scifi"))
     # a provisional shelf is marked in its sheet name and listed with its question
     assert sum(name.startswith("REVIEW ") for name in sheets) == len(review)
     if review:
         listed = [row for row in wb.book["needs review"].iter_rows(min_row=2, values_only=True)]
         assert [row[0] for row in listed] == review and all(row[4] for row in listed)
-    assert all(wb.rows(theme_id) for theme_id in summary)
 
     tags_by_title = {r["title"]: r["tags"] for r in demo_rows}
     for theme_id in ("no-healing", "rainy-night-quiet"):
@@ -89,17 +91,18 @@ def test_each_batch_publishes_a_table_artifact(demo_copy, tmp_path):
 
     from prefect.artifacts import Artifact
 
-    # the demo's first theme, as a batch of its own on this session's server (the demo batch is shelved once per
-    # run, on one worker's server)
-    first = yaml.safe_load(DEMO_THEMES.read_text(encoding="utf-8"))["themes"][:1]
+    # the demo's new science fiction, as a batch of its own on this session's server (the demo batch is shelved
+    # once per run, on one worker's server): a shelf of books with the admission on or off
+    demo = yaml.safe_load(DEMO_THEMES.read_text(encoding="utf-8"))["themes"]
+    scifi = [t for t in demo if t["theme_id"] == "new-scifi"]
     themes = tmp_path / "themes.yaml"
-    themes.write_text(yaml.safe_dump({"batch_id": "demo-artifact", "themes": first}, allow_unicode=True),
+    themes.write_text(yaml.safe_dump({"batch_id": "demo-artifact", "themes": scifi}, allow_unicode=True),
                       encoding="utf-8")
     assert shelfwise(["run", str(themes)]) == 0
     artifact = Artifact.get("shelves-demo-artifact")
     assert artifact is not None and artifact.type == "table"
     rows = json.loads(artifact.data)
-    assert rows[0]["theme"].startswith("大脑重启") and {"rank", "title", "why"} <= set(rows[0])
+    assert rows[0]["theme"].startswith("本月新书") and {"rank", "title", "why"} <= set(rows[0])
     # no `shelfwise server` serves outputs/ here: the summary links the workbook as a file the browser opens
     summary = Artifact.get("shelves-demo-artifact-summary").data
     assert re.search(r"Workbook: \[demo-artifact\.xlsx\]\(file:///\S+/outputs/demo-artifact\.xlsx\)", summary)

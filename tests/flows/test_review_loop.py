@@ -17,18 +17,19 @@ from tests.flows.workbook_reading import BatchWorkbook
 pytestmark = pytest.mark.slow
 
 BATCH = "demo-review"
+# Topic briefs the demo holds many books of, so that each shelf is the same with the admission on or off (a mood
+# shelf may be a book or two long with it on): a shelf that every fitting book is on already, a genre's shelf of a
+# few, a full shelf with more fitting books than it holds, and a short one with a question.
 THEMES = f"""batch_id: {BATCH}
 themes:
-  - theme_id: rainy
-    theme_name: Quiet novels for a rainy night
-    description: Quiet, restrained novels for a rainy night alone. Melancholy is welcome; avoid heart-warming stories.
-  - theme_id: lengjun
-    theme_name: 不要温暖治愈的
-    description: 想读一些冷峻、直面现实的严肃文学，不要温暖治愈的故事。
+  - theme_id: mystery
+    theme_name: Mystery and crime novels
+  - theme_id: history
+    theme_name: 历史非虚构
   - theme_id: short-scifi
     theme_name: 1990年以后出版的科幻小说，300页以内
-  - theme_id: classics
-    theme_name: 中国现代文学
+  - theme_id: novels
+    theme_name: 长篇小说
 """
 RELAX_PAGES = "不再要求：不超过 300 页"
 
@@ -38,17 +39,17 @@ def _shelf(workbook: BatchWorkbook, theme_id: str) -> list[str]:
 
 
 def _answer(path, out):
-    """A curator's answers: rainy keeps 1 and 3, drops 2; lengjun keeps 2, drops 1 (in Chinese); classics, a full
-    shelf (more books fit than it holds), replaces 4; the short shelf's question answered by dropping the page
-    limit."""
+    """A curator's answers: history keeps 1 and 3, drops 2 (in English on a Chinese sheet); mystery keeps 2, drops 1
+    (in Chinese on an English one); novels, a full shelf (more books fit than it holds), replaces 4; the short
+    shelf's question answered by dropping the page limit."""
     book = BatchWorkbook(path)
     first = 8
-    rainy, lengjun = book.sheet("rainy"), book.sheet("lengjun")
+    history, mystery = book.sheet("history"), book.sheet("mystery")
     for row, word in ((first, "keep"), (first + 1, "drop"), (first + 2, "Keep")):
-        rainy[f"I{row}"] = word
-    rainy[f"J{first + 1}"] = "too cosy"
-    lengjun[f"I{first}"], lengjun[f"I{first + 1}"] = "去掉", "保留"
-    book.sheet("classics")[f"I{first + 3}"] = "替换"
+        history[f"I{row}"] = word
+    history[f"J{first + 1}"] = "read it last month"
+    mystery[f"I{first}"], mystery[f"I{first + 1}"] = "去掉", "保留"
+    book.sheet("novels")[f"I{first + 3}"] = "替换"
     review = book.book["needs review"]
     row = next(r for r in range(2, review.max_row + 1) if review.cell(r, 1).value == "short-scifi")
     assert RELAX_PAGES in review.cell(row, 6).value
@@ -82,26 +83,26 @@ def answered(answered_batch, tmp_path, monkeypatch):
 
 def test_a_reshelved_batch_keeps_drops_replaces_and_applies_the_answer(answered, capsys):
     settings, before, path = answered
-    themes = ("rainy", "lengjun", "short-scifi", "classics")
-    rainy, lengjun, short, classics = (_shelf(before, t) for t in themes)
-    assert before.summary["short-scifi"]["status"] == "待审核" and len(classics) == 30
+    themes = ("history", "mystery", "short-scifi", "novels")
+    history, mystery, short, novels = (_shelf(before, t) for t in themes)
+    assert before.summary["short-scifi"]["status"] == "待审核" and len(novels) == 30
     assert shelfwise(["review", "import", str(path)]) == 0
     assert "7 labels added" in capsys.readouterr().out
     assert shelfwise(["run", "--batch", BATCH, "--apply-review"]) == 0
     after = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
-    new_rainy, new_lengjun, new_short, new_classics = (_shelf(after, t) for t in themes)
+    new_history, new_mystery, new_short, new_novels = (_shelf(after, t) for t in themes)
     # kept books in their places; dropped and replaced ones gone; a dropped book's place closes up, and no book
     # below the relevance floor comes in: every fitting one was on the shelf already
-    assert (new_rainy[0], new_rainy[2], new_lengjun[1]) == (rainy[0], rainy[2], lengjun[1])
-    assert rainy[1] not in new_rainy and lengjun[0] not in new_lengjun
-    assert new_rainy == [rainy[0], rainy[3], rainy[2], *rainy[4:]]
-    changes = {row["book_id"]: row["change"] for row in after.rows("rainy")}
-    assert changes[rainy[0]] == "kept by the curator, in place"
-    assert changes[new_rainy[1]] == "was 4"
+    assert (new_history[0], new_history[2], new_mystery[1]) == (history[0], history[2], mystery[1])
+    assert history[1] not in new_history and mystery[0] not in new_mystery
+    assert new_history == [history[0], history[3], history[2], *history[4:]]
+    changes = {row["book_id"]: row["change"] for row in after.rows("history")}
+    assert changes[history[0]] == "馆员保留，原位不动"  # in the sheet's language: kept by the curator, in place
+    assert changes[new_history[1]] == "原第 4 位"  # was 4
     # a replaced book's place is filled by the next fitting book
-    assert classics[3] not in new_classics and new_classics[3] not in classics and len(new_classics) == 30
-    assert {row["book_id"]: row["change"] for row in after.rows("classics")}[new_classics[3]] == \
-        f"新补入，替下：{classics[3]}"
+    assert novels[3] not in new_novels and new_novels[3] not in novels and len(new_novels) == 30
+    assert {row["book_id"]: row["change"] for row in after.rows("novels")}[new_novels[3]] == \
+        f"新补入，替下：{novels[3]}"
     # the answer dropped the page limit: the shelf grows, the condition is gone
     assert "pages" not in after.summary["short-scifi"]["query"] and "pages" in before.summary["short-scifi"]["query"]
     assert len(new_short) > len(short)
@@ -109,8 +110,8 @@ def test_a_reshelved_batch_keeps_drops_replaces_and_applies_the_answer(answered,
     # applying the same answers again gives the same shelves; a dropped book never comes back
     assert shelfwise(["run", "--batch", BATCH, "--apply-review"]) == 0
     again = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
-    assert [_shelf(again, t) for t in themes] == [new_rainy, new_lengjun, new_short, new_classics]
-    assert rainy[1] not in _shelf(again, "rainy")
+    assert [_shelf(again, t) for t in themes] == [new_history, new_mystery, new_short, new_novels]
+    assert history[1] not in _shelf(again, "history")
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed")
@@ -142,8 +143,8 @@ def test_the_nightly_run_imports_answers_from_the_inbox_and_reshelves(answered):
     assert not (inbox / "answered.xlsx").exists()
     assert "verdict 'maybe'" in (inbox / "rejected" / "typo.xlsx.reason.txt").read_text(encoding="utf-8")
     after = BatchWorkbook(settings.outputs_dir / f"{BATCH}.xlsx")
-    rainy = _shelf(before, "rainy")
-    assert _shelf(after, "rainy")[0] == rainy[0] and rainy[1] not in _shelf(after, "rainy")
+    history = _shelf(before, "history")
+    assert _shelf(after, "history")[0] == history[0] and history[1] not in _shelf(after, "history")
     # the import-review deployment's flow: the same file again changes nothing; a bad one fails, saying why
     from flows.review import import_review_flow
 

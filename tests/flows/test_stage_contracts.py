@@ -17,7 +17,10 @@ from tasks.understanding.understand import understand
 
 pytestmark = pytest.mark.slow
 
-BRIEFS = ["适合雨天窗前读的安静小说，不要温暖治愈的", "鲁迅作品专题", "像《边城》那样的书", "Science fiction after 1980"]
+# brief -> whether the demo holds books that clear the admission for it: an author's works and a genre do; a mood
+# or a read-alike may come back empty when the admission is on, never padded
+BRIEFS = {"适合雨天窗前读的安静小说，不要温暖治愈的": False, "鲁迅作品专题": True, "像《边城》那样的书": False,
+          "Science fiction after 1980": True}
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +30,7 @@ def context(demo_workspace):
 
 @pytest.mark.parametrize("brief", BRIEFS)
 def test_understand_recall_and_rank_hand_each_other_typed_records(context, brief):
+    shelves_books = BRIEFS[brief]
     theme = Theme("contract", "t", brief)
     understood = understand(theme, [], context.tools)
     assert isinstance(understood, Understood) and understood.theme == theme
@@ -43,7 +47,8 @@ def test_understand_recall_and_rank_hand_each_other_typed_records(context, brief
     shelf = rank(hits, understood, context.ranking)
     assert isinstance(shelf, ThemeShelf) and shelf.theme == theme and shelf.query == understood.query
     assert [e.rank for e in shelf.entries] == list(range(1, len(shelf.entries) + 1))
-    assert 0 < len(shelf.entries) <= context.ranking.settings.shelf.size
+    assert len(shelf.entries) <= context.ranking.settings.shelf.size and (bool(shelf.entries) or not shelves_books)
+    assert shelf.entries or shelf.status == "needs_review"  # an empty shelf is never done
     assert all(evaluate(understood.constraints, e.book) for e in shelf.entries)
     found = {h.book_id for hits_of_path in hits.paths.values() for h in hits_of_path}
     assert {e.candidate.book_id for e in shelf.entries} <= set(shelf.ranked) <= found

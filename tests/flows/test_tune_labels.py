@@ -12,6 +12,7 @@ from benchmarks.review_labels import BATCH, JUDGED, answer, judged_verdicts, she
 from flows.cli import main as shelfwise
 from tasks.evaluation.judged import load_judged
 from tasks.ranking.calibration import workspace_calibration
+from tests.flows.workbook_reading import BatchWorkbook
 
 pytestmark = pytest.mark.slow
 
@@ -40,10 +41,19 @@ def test_tune_labels_learns_from_the_demo_curators_and_never_writes_what_is_wors
     assert shelfwise(["tune", "--labels"]) == 0
     out = capsys.readouterr().out
     kind, verdicts, themes, before, after, net_before, net_after = CALIBRATION.search(out).groups()
-    assert kind == "tagged" and int(verdicts) >= 200 and int(themes) >= 20
-    assert float(after) > float(before) and int(net_after) >= int(net_before)
+    # a verdict on every shelved book of every shelf that holds one: as many as the shelves are long, padded or not
+    shelved = {t: len(BatchWorkbook(workbook).rows(t)) for t in briefs}
+    assert sum(first.values()) == sum(shelved.values()) > 0
+    assert kind == "tagged" and int(verdicts) == sum(shelved.values())
+    assert int(themes) == sum(1 for n in shelved.values() if n) >= len(briefs) / 2
+    # never worse on held-out themes; written only where better: with the admission off the judged verdicts raise
+    # the share kept, with it on the shelves may hold little else than kept books already, and nothing is written
+    assert float(after) >= float(before) and int(net_after) >= int(net_before)
     learned = workspace_calibration(demo_copy.workspace)
-    assert learned is not None and "verdicts" in learned.source
+    if float(after) > float(before):
+        assert learned is not None and "verdicts" in learned.source
+    else:
+        assert learned is None
     # a floor is written only where the verdicts chose another than the one in force, and it is the one reported
     written = yaml.safe_load(overlay.read_text(encoding="utf-8")) if overlay.exists() else {}
     in_force, chosen = re.search(r"learned: floor ([\d.]+) -> ([\d.]+)", out).groups()
@@ -51,7 +61,7 @@ def test_tune_labels_learns_from_the_demo_curators_and_never_writes_what_is_wors
     assert floor is None or floor == float(chosen) != float(in_force)
     # the next run reads what was learned: the batch reshelved under it holds more of the books the curator keeps
     # (the share kept may fall as more books pass: tune measures the share kept in the first places of held-out
-    # themes, not on the whole shelf)
+    # themes, not on the whole shelf); where nothing was written, the same shelves
     assert shelfwise(["run", "--batch", BATCH]) in (0, 1)
     again = answer(demo_copy.outputs_dir / f"{BATCH}.xlsx", tmp_path / "again.xlsx", curator)
-    assert again["keep"] > first["keep"]
+    assert again["keep"] > first["keep"] if learned or written else again == first

@@ -53,7 +53,7 @@ def test_the_review_loop_page_runs_as_written(demo_run_copy, tmp_path, monkeypat
         ran += 1
     assert ran >= 4
     book = load_workbook(tmp_path / "outputs" / "demo-2026-11.xlsx")
-    sheet = next(s for s in book if s.title.endswith("rainy-night-quiet"))
+    sheet = next(s for s in book if s.title.endswith("本月新书：科幻"))
     table = {(int(rank), title): change for rank, title, change in CHANGES.findall(DOC.read_text(encoding="utf-8"))}
     rows = {(row[0], row[1]): row[-1] for row in sheet.iter_rows(min_row=8, values_only=True) if row[0]}
     assert len(table) >= 4 and all(rows.get(key) == change for key, change in table.items())
