@@ -46,11 +46,11 @@ def test_tune_labels_learns_from_the_demo_curators_and_never_writes_what_is_wors
     assert sum(first.values()) == sum(shelved.values()) > 0
     assert kind == "tagged" and int(verdicts) == sum(shelved.values())
     assert int(themes) == sum(1 for n in shelved.values() if n) >= len(briefs) / 2
-    # never worse on held-out themes; written only where better: with the admission off the judged verdicts raise
-    # the share kept, with it on the shelves may hold little else than kept books already, and nothing is written
-    assert float(after) >= float(before) and int(net_after) >= int(net_before)
+    # written only where better on held-out themes (the share kept rises and no more kept than dropped books leave):
+    # with the admission off the judged verdicts raise the share kept; with it on the shelves may hold little else
+    # than kept books already, a learned calibration can do worse there, and then nothing is written
     learned = workspace_calibration(demo_copy.workspace)
-    if float(after) > float(before):
+    if float(after) > float(before) and int(net_after) >= int(net_before):
         assert learned is not None and "verdicts" in learned.source
     else:
         assert learned is None
