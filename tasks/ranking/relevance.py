@@ -76,8 +76,8 @@ fit more often than not, the shelf's floor's own test asked of each kind apart (
 admission table, on the 16 dev sets' shelves, 2026-11-28, in sample, books at or above the floor): a heading match
 fitted 138 of 262 times at 0.4-0.5 and the vector alone 58 of 103, both from the floor; the brief's words alone 27 of
 79 and 18 of 43 under 0.6, 58 of 84 from it, but a floor of 0.6 for them emptied the tag-blind demo's rainy night and
-大脑重启 (two references of the 90 briefs then resolved to nothing): it is not in force. A book its values lift above the weights is read by how many distinct
-things of its record say the brief (`said_values`, `AGREEING`): one value alone, a tag or an alias ('故乡' the setting
+大脑重启 (two references of the 90 briefs then resolved to nothing): it is not in force. A book its values lift above
+the weights is read by how many distinct things of its record say the brief (`said_values`, `AGREEING`): one value alone, a tag or an alias ('故乡' the setting
 乡土小镇, '轻松' on a philosophy primer), fitted 1 of 19 times where the weights gave it under 0.1, 12 of 34 at 0.1-0.3
 and 19 of 20 from 0.3, so it needs the weights' support; a read-alike's likeness 27 of 84 under 0.1 and 21 of 33 from
 it; values of at least AGREE kinds agreeing (a quiet, melancholy, rainy-night book) 11 of 20 whatever the weights
