@@ -52,6 +52,9 @@ def option_actions(question: Question) -> tuple[dict, ...]:
              "unchecked": ({"kind": ACCEPT}, relaxed)}
     if question.kind in fixed:
         return fixed[question.kind]
+    if question.kind == "subject":
+        # the reading picked is wished for: its heading, tag or class range, as the subject index finds its books
+        return tuple({"kind": WISH, "field": c.field, "values": list(c.values)} for c in question.wishes)
     if question.kind in TOPIC_QUESTIONS:
         return (*({"kind": WISH, "field": f, "value": v} for f, v, _ in question.topics), {"kind": LOWER_FLOOR})
     relax = tuple({"kind": DROP, "conditions": [_condition(c)]} for c in question.relax)
@@ -120,7 +123,8 @@ class ThemeReview:
             numeric = tuple(n for n in query.numeric_conditions if n.to_dict() not in gone)
             return replace(query, filter_conditions=tuple(filters), numeric_conditions=numeric)
         if kind == WISH:
-            wish = FilterCondition(self.action["field"], (self.action["value"],), "SHOULD")
+            values = tuple(self.action.get("values") or (self.action["value"],))  # a class range: several codes
+            wish = FilterCondition(self.action["field"], values, "SHOULD")
             return replace(query, filter_conditions=(*query.filter_conditions, wish))
         return query
 

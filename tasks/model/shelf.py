@@ -28,6 +28,7 @@ class Question:
     closest: tuple[VocabularyValue, ...] = ()  # the vocabulary values closest to the brief's meaning
     topic: str = ""  # subject: the brief's words that read two ways
     readings: tuple[tuple[str, int], ...] = ()  # subject: each reading's subject and its count of books
+    wishes: tuple[FilterCondition, ...] = ()  # subject: each reading as the wish that finds its books
     content: tuple[str, ...] = ()  # few_fit: the brief's topic as its content words say it
     topics: tuple[tuple[str, str, int], ...] = ()  # few_fit: the nearest topics the catalog holds (field, value,
     #                                                books)

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
-from tasks.model.conditions import subject_words
+from tasks.model.conditions import FilterCondition, subject_words
 
 # LCSH's " -- " (and its one-character forms), CNMARC's "—" / "－"; a slash between Chinese tags or BISAC's parts
 _SUBDIVISION = re.compile(r"\s*(?:--+|—+|－+|–{2,}|/)\s*")
@@ -75,10 +75,17 @@ class TopicSubjects:
     # headings only narrow the head's, never bring a book alone
     within: tuple[SubjectMatch, ...] = ()
 
+    def largest_readings(self) -> tuple[Subject, ...]:
+        """Each reading as its largest subject: what a curator is asked to pick."""
+        return tuple(max(reading, key=lambda m: m.subject.books).subject for reading in self.readings)
+
     def reading_subjects(self) -> tuple[tuple[str, int], ...]:
-        """Each reading as its largest subject and that subject's count of books: what a curator is asked to pick."""
-        largest = (max(reading, key=lambda m: m.subject.books).subject for reading in self.readings)
-        return tuple((s.label, s.books) for s in largest)
+        """Each reading's largest subject and its count of books, as the question words them."""
+        return tuple((s.label, s.books) for s in self.largest_readings())
+
+    def reading_wishes(self) -> tuple[FilterCondition, ...]:
+        """Each reading as the wish that finds its books: the answer a curator picks acts as that wish."""
+        return tuple(FilterCondition(s.field, s.values, "SHOULD") for s in self.largest_readings())
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,8 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         readings = doubt.reading_subjects()
         reasons.append(f"the topic '{doubt.topic.text}' reads as "
                        + " or ".join(f"{s} ({n} book{'' if n == 1 else 's'})" for s, n in readings))
-        question = question or Question("subject", topic=doubt.topic.text, readings=readings)
+        question = question or Question("subject", topic=doubt.topic.text, readings=readings,
+                                        wishes=doubt.reading_wishes())
     unfilled = shelved < settings.min_books or (fit is not None and fit.shelf_share < settings.done_fit_share)
     if not recognised and fit is not None and fit.named and unfilled:
         # a topic the catalog holds no subject or word of ("beekeeping", "养蜂"): asking what the shelf is about

@@ -68,3 +68,13 @@ def test_each_offered_option_has_its_action_in_the_same_order():
     assert ThemeReview(action=actions[0]).amend(query).numeric_conditions == ()
     assert ThemeReview(action=actions[1]).amend(query).filter_conditions == ()
     assert option_actions(Question("unchecked", relax=(tone,)))[0] == {"kind": "accept"}
+
+
+def test_a_subject_question_offers_each_reading_as_a_wish_it_can_act_on():
+    # "推理": mystery novels (a tag) or logic (a class range of several codes): every offered reading has its action
+    mystery = FilterCondition("genre", ("推理",), "SHOULD")
+    logic = FilterCondition("classification", ("clc:B81", "clc:B812"), "SHOULD")
+    question = Question("subject", topic="推理", readings=(("推理小说", 12), ("逻辑", 3)), wishes=(mystery, logic))
+    actions = option_actions(question)
+    assert len(actions) == len(question.readings)
+    assert [ThemeReview(action=a).amend(QUERY).filter_conditions for a in actions] == [(mystery,), (logic,)]

@@ -135,6 +135,8 @@ def test_a_genre_word_in_a_brief_on_other_subjects_is_doubtful(demo_subjects, em
     doubt = next(t for t in query.subjects if t.role == DOUBTFUL_ROLE)
     assert doubt.topic.text == "推理" and len(doubt.readings) == 2
     assert doubt.reading_subjects()[0][0] == "推理悬疑"  # the genre's own tag, with its count, is one reading
+    # picked in review, a reading is wished for as the condition that finds its books
+    assert doubt.reading_wishes()[0] == FilterCondition("genre", ("推理悬疑",), "SHOULD")
     assert read("推理小说", demo_subjects, embedder).subjects == ()  # asked for alone: the genre, no doubt
 
 
