@@ -96,7 +96,7 @@ def brief_topic(brief: str, language: str, most: int = 3) -> tuple[str, ...]:
     stopword and no word about books or reading, a Chinese word inside a longer one said once ("象棋" of "国际象棋"). A
     topic the catalog lacks ("beekeeping", "养蜂") is what a short shelf's question must name: the catalog's words
     alone had named it by the theme's name."""
-    skip = brief_stopwords() | stopwords()["zh"] | stopwords()["en"]
+    skip = brief_stopwords().union(*stopwords().values())
     words = [w for w in dict.fromkeys(tokenize(brief, language)) if w not in skip and not w.isnumeric()]
     # jieba's search cut gives a compound's parts beside it ("国际", "象棋", "国际象棋")
     return tuple(w for w in words if w.isascii() or not any(w != o and w in o for o in words))[:most]

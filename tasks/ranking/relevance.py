@@ -306,6 +306,8 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
         carried = subject_features((subjects or {}).get(cand.book_id, ()), matched, len(books))
         heading = token_cover(tokens, token_weights, held)
         words = cover.get(cand.book_id, 0.0) > 0 or heading > 0
+        said, said_values = (values.reading(book, (subjects or {}).get(cand.book_id, ())) if values and tagged
+                             else (0.0, 0))
         out.append(Evidence(
             vector_z=vector_z.get(cand.book_id, 0.0),
             sentence=sentences.get(cand.book_id, similarities.get(cand.book_id, 0.0)),
@@ -327,8 +329,8 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             doubtful=float(cand.doubtful),
             untied=filed and carried.absent > 0 and not words,
             defined=defined,
-            said=values.share(book, (subjects or {}).get(cand.book_id, ())) if values and tagged else 0.0,
-            said_values=values.agreeing(book, (subjects or {}).get(cand.book_id, ())) if values and tagged else 0,
+            said=said,
+            said_values=said_values,
             headless=cand.book_id in headless,
             alike=likeness_of(book) if likeness_of else 0.0))
     return out
@@ -644,28 +646,28 @@ class BriefValues:
     words: tuple[SaidWord, ...]
     sure: float  # the confidence at which a guessed value counts as held (the catalog's filter confidence)
 
+    def reading(self, book: BookRecord, carried: Sequence[SubjectEvidence]) -> tuple[float, int]:
+        """What the book's record says of the brief, in one pass over its words: `share` and `agreeing`."""
+        filed = {e.topic for e in carried if e.how != "vector"}
+        words = [w for w in self.words if not w.required and self.holds(w, book, filed, text=set(), values=True)]
+        total = sum(w.weight for w in self.words if not w.required)
+        things = ({(f, v) for w in words for f, v in w.values if book.confidence(f, v) >= self.sure}
+                  | {("topic", t) for w in words for t in w.topics if t in filed})
+        return (sum(w.weight for w in words) / total if total else 0.0), len(things)
+
     def share(self, book: BookRecord, carried: Sequence[SubjectEvidence]) -> float:
         """The share of the brief's content weight beyond what its hard conditions require that the book holds
         surely: words named by a wished value it holds surely, or by a topic whose subject it carries by the
         topic's words. A word a required value names says nothing of one candidate over another (every candidate
         meets the requirement): "书香伴我成长：中国儿童文学作品展" over children's books is said by '中国', not by
         '儿童文学'; a brief its requirements say whole is `conditions_define`'s."""
-        total = sum(w.weight for w in self.words if not w.required)
-        return sum(w.weight for w in self.said(book, carried)) / total if total else 0.0
-
-    def said(self, book: BookRecord, carried: Sequence[SubjectEvidence]) -> list[SaidWord]:
-        """The brief's words beyond what its hard conditions require that the book holds surely (`share`)."""
-        filed = {e.topic for e in carried if e.how != "vector"}
-        return [w for w in self.words if not w.required and self.holds(w, book, filed, text=set(), values=True)]
+        return self.reading(book, carried)[0]
 
     def agreeing(self, book: BookRecord, carried: Sequence[SubjectEvidence]) -> int:
-        """How many distinct things the book holds that say the brief's words (`said`): each wished value it holds
-        surely, each filed topic it carries. Five words naming one value ('sea', 'islands', 'voyage' all 海洋岛屿)
-        are one thing; a quiet, melancholy, rainy-night book holds three."""
-        filed = {e.topic for e in carried if e.how != "vector"}
-        words = self.said(book, carried)
-        return len({(f, v) for w in words for f, v in w.values if book.confidence(f, v) >= self.sure}
-                   | {("topic", t) for w in words for t in w.topics if t in filed})
+        """How many distinct things the book holds that say the brief's words (`share`'s words): each wished value
+        it holds surely, each filed topic it carries. Five words naming one value ('sea', 'islands', 'voyage' all
+        海洋岛屿) are one thing; a quiet, melancholy, rainy-night book holds three."""
+        return self.reading(book, carried)[1]
 
     def holds(self, word: SaidWord, book: BookRecord, filed: set[str], text: Set[str], values: bool) -> bool:
         """Whether the book's record says the word: its own text or headings hold it, it carries a subject a topic of
