@@ -129,7 +129,8 @@ def test_a_batch_shelved_on_dask_equals_the_ordered_local_run(demo_copy, cluster
         {"theme_id": "rainy-nights", "theme_name": "Quiet novels for rainy nights"},
         {"theme_id": "luxun", "theme_name": "鲁迅作品专题"},
         {"theme_id": "lighter", "theme_name": "延续上次的主题，但更轻松一些",
-         "description": "延续上次那个书架的主题，但更轻松一些，少一点沉重。"}]}, allow_unicode=True), encoding="utf-8")
+         "description": "延续上次那个书架的主题，但更轻松一些，少一点沉重。"}]},
+        allow_unicode=True), encoding="utf-8")
     assert shelfwise(["run", str(batch), "--compute", "dask"]) == 0
     on_dask = _shelves(demo_copy.outputs_dir / "rainy-twice.xlsx")
     wb = BatchWorkbook(demo_copy.outputs_dir / "rainy-twice.xlsx")
