@@ -81,8 +81,9 @@ fitted 138 of 262 times at 0.4-0.5 and the vector alone 58 of 103, both from the
 the weights is read by how many distinct things of its record say the brief (`said_values`, `AGREEING`): one value alone, a tag or an alias ('故乡' the setting
 乡土小镇, '轻松' on a philosophy primer), fitted 1 of 19 times where the weights gave it under 0.1, 12 of 34 at 0.1-0.3
 and 19 of 20 from 0.3, so it needs the weights' support; a read-alike's likeness (on every catalog kind, 2026-11-28,
-benchmarks/alike_fit.py over every dev read-alike) 20 of 50 under 0.1, 30 of 71 at 0.1-0.2 and 25 of 37 from 0.2; values of at least AGREE kinds agreeing (a quiet, melancholy, rainy-night book) 11 of 20 whatever the weights
-said, so they need none. The shelf's floor (`ranking.relevance_floor`) stays every book's least; the admission acts
+benchmarks/alike_fit.py over every dev read-alike) 20 of 50 under 0.1, 30 of 71 at 0.1-0.2 and 25 of 37 from 0.2;
+values of at least AGREE kinds agreeing (a quiet, melancholy, rainy-night book) 11 of 20 whatever the weights said,
+so they need none. The shelf's floor (`ranking.relevance_floor`) stays every book's least; the admission acts
 where `ranking.admission` is on.
 """
 
