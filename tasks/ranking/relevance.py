@@ -53,11 +53,12 @@ such shelves by the topical evidence they lack: 'Not too long, no poetry, fictio
 Two more give a probability its least, where the weights read evidence a brief does not give. `said`: a genre, mood
 or setting brief ("Quiet novels for a rainy night", "都市孤独症候群") matches no heading, and its books had sat under
 0.4, but its words name values a book can hold surely; the share of its words (beyond what its hard conditions
-require) a book holds so, times how often a book holding all of them fits (`said_fit`). `alike`: a read-alike's topic
-is its book ("像《边城》那样的书"), so its candidates are read by how much of the named book's profile they share, the
-rarer values weighing more (`likeness`). Both read the catalog's own evidence, and only where its source tagged its
-books (`tagged`): its tags and its counts of books per value. On a tag-blind catalog, whose values are guesses and whose
-topics are headings, they lifted books that did not fit (Gutenberg's held-out briefs, 2026-11-27).
+require) a book holds so, times how often a book holding all of them fits (`said_fit`); it reads the catalog's own
+tags, and only where its source tagged its books (`tagged`): on a tag-blind catalog, whose values are guesses and
+whose topics are headings, it lifted books that did not fit (Gutenberg's held-out briefs, 2026-11-27). `alike`: a
+read-alike's topic is its book ("像《边城》那样的书", "Books like Dracula"), so its candidates are read by their likeness
+to the named book's record on every kind of catalog (`likeness`): the share of its profile (values held surely,
+subject headings and their parts) they hold too, the rarer weighing more, beside their vectors' nearness to its.
 
 One more bounds it from above, `headless`: a brief with a title and a description ("Life and Drama at Sea" over
 "The sea, a place of escape, adventure, tragedy and discovery ...") says its topic in its title and elaborates it
@@ -79,9 +80,10 @@ fitted 138 of 262 times at 0.4-0.5 and the vector alone 58 of 103, both from the
 大脑重启 (two references of the 90 briefs then resolved to nothing): it is not in force. A book its values lift above
 the weights is read by how many distinct things of its record say the brief (`said_values`, `AGREEING`): one value alone, a tag or an alias ('故乡' the setting
 乡土小镇, '轻松' on a philosophy primer), fitted 1 of 19 times where the weights gave it under 0.1, 12 of 34 at 0.1-0.3
-and 19 of 20 from 0.3, so it needs the weights' support; a read-alike's likeness 27 of 84 under 0.1 and 21 of 33 from
-it; values of at least AGREE kinds agreeing (a quiet, melancholy, rainy-night book) 11 of 20 whatever the weights
-said, so they need none. The shelf's floor (`ranking.relevance_floor`) stays every book's least; the admission acts
+and 19 of 20 from 0.3, so it needs the weights' support; a read-alike's likeness (on every catalog kind, 2026-11-28,
+benchmarks/alike_fit.py over every dev read-alike) 20 of 50 under 0.1, 30 of 71 at 0.1-0.2 and 25 of 37 from 0.2;
+values of at least AGREE kinds agreeing (a quiet, melancholy, rainy-night book) 11 of 20 whatever the weights said,
+so they need none. The shelf's floor (`ranking.relevance_floor`) stays every book's least; the admission acts
 where `ranking.admission` is on.
 """
 
@@ -104,7 +106,7 @@ from tasks.model.books import BookRecord
 from tasks.language.text_analysis import bm25_tokens, token_set
 from tasks.model.conditions import FilterCondition
 from tasks.model.query import Candidate, ThemeQuery
-from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence
+from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence, subject_keys
 from tasks.recall.dense_scores import dense_scores
 from tasks.model.constraints import TERM_FIELDS
 
@@ -128,6 +130,11 @@ HEADING, WORDS, VECTOR = "heading match", "words only", "vector only"
 STANDINGS = (NAMED, AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE, TITLE_CAPPED, HEADING, WORDS, VECTOR, UNTIED)
 VALUES = (AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE)  # lifted by the brief's vocabulary values or a likeness
 AGREE = 2  # distinct values or topics saying the brief's words that agree: one alone is a tag or an alias
+# a read-alike's likeness (`likeness`): a book's profile beside its vector's nearness to the named book's
+PROFILE_SUBJECT, FORM_DIMENSION = "subject", "form"  # a heading in a profile; the dimension of a book's form
+NEAR_Z = 4.0  # the nearness (standard deviations over the catalog) from which a book's vector counts as whole
+NEARNESS_SHARE = 0.25  # the share of the likeness its vector's nearness makes up
+LIKE_FULL = 0.8  # the blend of profile and nearness from which a book is as alike as `said_fit` reads a whole share
 
 
 @dataclass(frozen=True)
@@ -156,7 +163,7 @@ class Evidence:
     defined: bool = False
     said: float = 0.0  # the share of the brief its vocabulary values say the book holds surely (`BriefValues`)
     said_values: int = 0  # how many distinct values and topics of the book say them: several agreeing, or one
-    alike: float = 0.0  # a read-alike's: the share of the named book's kinds of value the book holds too
+    alike: float = 0.0  # a read-alike's: how alike the book is to the named book's record (`likeness`)
     headless: bool = False  # its record says none of the head's words the catalog's books say (`head_missing`)
 
     def as_array(self) -> np.ndarray:
@@ -495,7 +502,7 @@ class RelevanceModel:
     kind: str
     calibration: Calibration
     topics: Mapping[tuple[str, str], int]  # every topic of the catalog, (field, value), with its count of books
-    values: Mapping[tuple[str, str], int] = field(default_factory=dict)  # every value held surely, its count
+    values: Mapping[tuple[str, str], int] = field(default_factory=dict)  # every profile value and heading, its count
     admission: Admission = Admission()  # which books a shelf may take, by their evidence
 
     @classmethod
@@ -504,7 +511,7 @@ class RelevanceModel:
         kind = catalog_kind(books)
         return cls(SimilarityDistribution.of(snapshot.vector_matrix()), kind, calibration or load_calibration(),
                    topic_counts(books),
-                   value_counts(books, snapshot.filter_confidence) if kind == "tagged" else {},  # only `alike` reads it
+                   profile_counts(books, snapshot.filter_confidence),  # only `alike` reads it
                    load_admission())
 
     def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
@@ -526,13 +533,13 @@ class RelevanceModel:
         weights = snapshot.bm25.token_weights(tokens) if tokens else {}
         cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
         stem, sure = snapshot.bm25.settings.english_stemming, snapshot.filter_confidence
-        # what a brief's values say, and a read-alike's likeness, rest on the source's own tags: on a tag-blind
-        # catalog (guesses, headings) they lifted books that did not fit (docs/measurements.md, round five)
+        # what a brief's values say rests on the source's own tags: on a tag-blind catalog (guesses, headings) it
+        # lifted books that did not fit (docs/measurements.md, round five); a read-alike's likeness reads headings too
         tagged = vocabulary is not None and self.kind == "tagged"
         values = (brief_values(query, content, weights, vocabulary, stem, sure, title)
                   if vocabulary is not None and (theme_shelf or like) else None)
-        alike = (likeness(like, self.values, len(books), sure, len(vocabulary.dimension_names))
-                 if tagged and like else None)
+        alike = (likeness(like, self.values, len(books), sure, model_nearness(like, ids, snapshot, self.distribution))
+                 if like else None)
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
                                {b: d.sentence for b, d in dense.items()}, z, stem,
                                narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike, tagged)
@@ -573,9 +580,9 @@ def said_fit(share: float) -> float:
     the weights' probability, those holding half of what the words say fitted 27% (16 of 59: '轻松' without '好笑' is
     not a funny book), those holding all of it 75% (45 of 60): a source's tag, or an alias naming a value ('故乡' the
     setting 乡土小镇), is evidence, not the definition a hard condition is, and alone it never makes a shelf "done"
-    (`gating.done_fit_share` is above it). A read-alike's likeness to its book (`likeness`) is read the same way: a
-    shared profile of tags is as much evidence as the values a brief's words name, and no more (no judged read-alike
-    on a tagged catalog measures it apart; by the records, half of the books like 《边城》 at 0.5-0.7 are). Read
+    (`gating.done_fit_share` is above it). A read-alike's likeness to its book (`likeness`) is read the same way, its
+    scale (`LIKE_FULL`) set so that it says as often as the dev read-alikes' candidates fit (37% at 0.4-0.5, 42% at
+    0.53-0.6, 53% at 0.6-0.7, 2026-11-28). Read
     again on every dev candidate (2026-11-28, `shelf_decision.py`'s reliability table), books the values lift fit
     less often than it says, 27 of 85 holding all of them (12 of 21 outside the 故乡 brief, whose alias lifts a
     whole setting) and 30 of 240 holding part: the trust is not raised."""
@@ -714,29 +721,68 @@ def held_pairs(book: BookRecord, sure: float) -> set[tuple[str, str]]:
     return {(d, v) for d, values in book.held_values(sure).items() for v in values}
 
 
+def profile(book: BookRecord, sure: float) -> set[tuple[str, str]]:
+    """What a book is, as a read-alike compares books: the values it holds surely (`held_pairs`: its source's tags,
+    its form and audience, sure guesses) and its subject headings with their parts (`subject_keys`), as
+    (PROFILE_SUBJECT, key). The tagged demo says what 《边城》 is mostly in tags, Gutenberg's Dracula in headings
+    ('Vampires -- Fiction', 'Gothic fiction'), a tag-blind catalog in both: one profile reads every kind."""
+    return held_pairs(book, sure) | {(PROFILE_SUBJECT, key) for key in subject_keys(book.subjects)}
+
+
+def profile_counts(books: Sequence[BookRecord], sure: float) -> Counter[tuple[str, str]]:
+    """Every value and heading of the catalog's books' profiles (`profile`), with its count of books."""
+    return Counter(pair for book in books for pair in profile(book, sure))
+
+
+def model_nearness(named: Sequence[BookRecord], ids: Sequence[str], snapshot: IndexSnapshot,
+                   distribution: SimilarityDistribution) -> dict[str, float]:
+    """How near each book's vector is to the named books' (the mean of theirs), in the catalog's standard
+    deviations of similarity to them (`SimilarityDistribution.z`): a cosine of 0.6 is near for one book and far for
+    another. Read against the books alone, not the brief: "Books like Dracula" is about what Dracula is."""
+    vectors = snapshot.book_vectors(list(dict.fromkeys([*(b.book_id for b in named), *ids])))
+    theirs = [vectors[b.book_id] for b in named if b.book_id in vectors]
+    if not theirs:
+        return {}
+    unit = lambda v: np.asarray(v, dtype=np.float64) / max(float(np.linalg.norm(v)), 1e-12)  # noqa: E731
+    model = unit(np.mean([unit(v) for v in theirs], axis=0))
+    known = [b for b in ids if b in vectors]
+    similarities = np.array([float(unit(vectors[b]) @ model) for b in known])
+    return dict(zip(known, map(float, distribution.z(model, similarities)))) if known else {}
+
+
 def likeness(named: Sequence[BookRecord], counts: Mapping[tuple[str, str], int], catalog: int, sure: float,
-             dimensions: int) -> Callable[[BookRecord], float]:
-    """How much of what the named books are a book is too: the share of the values they hold surely that it holds
-    too, each weighing how few of the catalog's books hold it (sharing '小说' with 《边城》 says little, '乡土小镇'
-    more). A read-alike's topic is its book, not the brief's few words. Only where the named books hold values in at
-    least half of the vocabulary's `dimensions`: a profile, not a guess or two (a tag-blind catalog's Frankenstein is
-    'science fiction' and little else, and so are Jules Verne's voyages); 0 otherwise. The profile is weighed once,
-    each candidate read against it."""
-    theirs = set().union(*(held_pairs(other, sure) for other in named))
-    telling = {value: math.log((catalog + 1) / (counts.get(value, 0) + 1)) for value in sorted(theirs)}
+             nearness: Mapping[str, float]) -> Callable[[BookRecord], float]:
+    """How alike a book is to the named books, one measure on every kind of catalog: the share of their profile
+    (`profile`: values held surely, subject headings and their parts) it holds too, each weighing how few of the
+    catalog's books hold it (log((catalog + 1) / (count + 1)): sharing '小说' or 'Fiction' with the named book says
+    little, 'Vampires -- Fiction' or '乡土小镇' much; one no other book holds, its own characters and places, is left
+    out, as no book can share it), beside its vector's nearness to theirs (`model_nearness`, whole from NEAR_Z),
+    weighing NEARNESS_SHARE, the blend read on the scale LIKE_FULL. A read-alike's topic is its book, not the brief's
+    few words. Never alike: the named books' own works, nor a book of another form where they have one (a novel for a
+    novel: of the dev read-alikes' candidates of another form, 4 of 627 fitted). Nothing is alike where the profile
+    says less than one value two books share would (a catalog of titles alone, whose books are 'fiction' and little
+    else). On the dev read-alikes' candidates (2026-11-28, in sample; docs/measurements.md) it tells a fitting book
+    from one that does not (AUC) 0.84 on the tagged demo, 0.77 tag-blind and 0.91 on Gutenberg, where the tags'
+    share alone (the tagged demo's only likeness before) read 0.85, 0.70 and 0.66."""
+    profiles = [profile(other, sure) for other in named]
+    theirs = set().union(*profiles)
+    # a value no other book holds (its own title's heading, its characters, its places) makes no book alike
+    telling = {value: math.log((catalog + 1) / (counts.get(value, 0) + 1)) for value in sorted(theirs)
+               if counts.get(value, 0) > sum(value in mine for mine in profiles)}
     total = sum(telling.values())
-    if 2 * len({d for d, _ in theirs}) < dimensions or total <= 0:
+    if total < math.log((catalog + 1) / 3):  # less than one value two books share says
         return lambda book: 0.0
+    forms = {value for dimension, value in theirs if dimension == FORM_DIMENSION}
+    own = {other.work_id or other.book_id for other in named}
 
     def of(book: BookRecord) -> float:
-        mine = held_pairs(book, sure)
-        return sum(w for value, w in telling.items() if value in mine) / total
+        mine = profile(book, sure)
+        if (book.work_id or book.book_id) in own or (forms and not any((FORM_DIMENSION, f) in mine for f in forms)):
+            return 0.0
+        shared = sum(w for value, w in telling.items() if value in mine) / total
+        near = min(max(nearness.get(book.book_id, 0.0) / NEAR_Z, 0.0), 1.0)
+        return min(((1.0 - NEARNESS_SHARE) * shared + NEARNESS_SHARE * near) / LIKE_FULL, 1.0)
     return of
-
-
-def value_counts(books: Sequence[BookRecord], sure: float) -> Counter[tuple[str, str]]:
-    """Every (dimension, value) the catalog's books hold surely, with its count of books."""
-    return Counter(pair for book in books for pair in held_pairs(book, sure))
 
 
 def likely_works(candidates: Sequence[Candidate], books: Mapping[str, BookRecord], floor: float) -> int:

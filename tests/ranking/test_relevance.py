@@ -39,7 +39,6 @@ from tasks.ranking.relevance import (
     fitting,
     gather_evidence,
     head_missing,
-    likeness,
     nearest_topics,
     probabilities,
     read_calibration,
@@ -47,7 +46,6 @@ from tasks.ranking.relevance import (
     token_cover,
     topic_counts,
     topic_vector,
-    value_counts,
 )
 from tasks.model.subjects import REQUIRED_ROLE, Subject, SubjectEvidence, SubjectMatch, TopicPhrase, TopicSubjects
 
@@ -258,24 +256,6 @@ def test_a_book_that_says_none_of_the_titles_filed_topic_is_unlikely_to_fit():
     p = probabilities(doubtful, [Evidence(vector_z=4.0, headless=True), Evidence(said=1.0, headless=True),
                                  Evidence(named=1.0, headless=True), Evidence(vector_z=4.0)], "tagged")
     assert p[0] == p[1] == HEADLESS_FIT and p[2] == 1.0 and p[3] > 0.9
-
-
-def test_a_read_alike_is_read_by_its_likeness_to_the_named_book_the_rarer_values_weighing_more():
-    named = BookRecord("biancheng", "边城", tags={"spatial_atmosphere": ("乡土小镇",), "genre": ("小说",)})
-    village = BookRecord("changhe", "长河", tags={"spatial_atmosphere": ("乡土小镇",), "genre": ("小说",)})
-    novel = BookRecord("city", "都市小说", tags={"spatial_atmosphere": ("都市孤独",), "genre": ("小说",)})
-    others = [BookRecord(f"n{i}", "小说", tags={"genre": ("小说",)}) for i in range(20)]
-    catalog = [named, village, novel, *others]
-    counts = value_counts(catalog, 0.6)
-    assert counts[("genre", "小说")] == 23 and counts[("spatial_atmosphere", "乡土小镇")] == 2
-    alike = [likeness([named], counts, len(catalog), 0.6, dimensions=4)(b) for b in (village, novel, named)]
-    # sharing '小说' with 《边城》, as most of the catalog does, says little; sharing its village, most
-    assert alike[0] == alike[2] == pytest.approx(1.0) and alike[1] < 0.1
-    # a named book holding values in fewer than half the vocabulary's dimensions has no profile to be like
-    assert likeness([named], counts, len(catalog), 0.6, dimensions=6)(village) == 0.0
-    # a likeness is evidence as much as a brief's values are, and no more
-    assert probabilities(Calibration({k: {} for k in KINDS}, {k: -5.0 for k in KINDS}),
-                         [Evidence(alike=alike[0])], "tagged")[0] == pytest.approx(SAID_TRUST)
 
 
 def test_a_book_the_order_marked_doubtful_says_so_in_its_evidence():
