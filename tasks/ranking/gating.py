@@ -100,9 +100,9 @@ def nearest_held(topic: np.ndarray, subjects: SubjectVocabulary, fitting: int, c
     """The topics (field, value, count of books) of the catalog's own subjects nearest the brief's topic words (their
     `topic` vector): of its headings, heading parts and genre tags, the NEAR_WINDOW nearest at least NEAR_TOPIC
     similar, those broader than what fits (held by more books than fit) and held by at most a BULK-th of the
-    catalog, nearest first. The topics the nearest books were filed under had offered the catalog's largest genres ("novel
-    (123)" for chess) and its reference shelf ("Encyclopedias" for knitting); looking further than the nearest had
-    offered "Chinese fiction" for Russian novels. A topic nothing of the catalog is near gets none: the question
+    catalog, nearest first. The topics the nearest books were filed under had offered the catalog's largest genres
+    ("novel (123)" for chess) and its reference shelf ("Encyclopedias" for knitting); looking further than the nearest
+    had offered "Chinese fiction" for Russian novels. A topic nothing of the catalog is near gets none: the question
     offers the lower floor alone."""
     if not len(subjects.subjects):
         return ()
