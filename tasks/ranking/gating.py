@@ -42,6 +42,10 @@ NEAREST_TOPICS = 3  # the nearest topics a short shelf's question offers
 # topics had offered (knitting -> 小说 0.30, "Encyclopedias and dictionaries"; 国际象棋 -> 三国 0.41)
 NEAR_TOPIC = 0.5
 NEAR_WINDOW = 10  # of the subjects nearest a topic, those a question may offer (`nearest_held`)
+# From which a topic the fitting books are filed under is near enough to offer: "Sea stories" beside whales 0.36,
+# "Russia -- Fiction" beside Russian novels 0.54; under it "Adventure stories" beside whales 0.18. The band to 0.4 holds
+# poor ones too ("Didactic fiction" 0.36 beside Russian novels), offered after the nearer.
+NEAR_FILED = 0.35
 BULK = 4  # a topic held by more than this share of the catalog is its bulk, no nearby topic: 小说 (123 of 328) for comics
 
 
@@ -96,25 +100,30 @@ class VocabularyVectors:
 
 
 def nearest_held(topic: np.ndarray, subjects: SubjectVocabulary, fitting: int, catalog: int,
-                 k: int = NEAREST_TOPICS) -> tuple[tuple[str, str, int], ...]:
+                 k: int = NEAREST_TOPICS, filed: Set[tuple[str, str]] = frozenset()) -> tuple[tuple[str, str, int], ...]:
     """The topics (field, value, count of books) of the catalog's own subjects nearest the brief's topic words (their
     `topic` vector): of its headings, heading parts and genre tags, the NEAR_WINDOW nearest at least NEAR_TOPIC
-    similar, those broader than what fits (held by more books than fit) and held by at most a BULK-th of the
-    catalog, nearest first. The topics the nearest books were filed under had offered the catalog's largest genres
-    ("novel (123)" for chess) and its reference shelf ("Encyclopedias" for knitting); looking further than the nearest
-    had offered "Chinese fiction" for Russian novels. A topic nothing of the catalog is near gets none: the question
-    offers the lower floor alone."""
+    similar, and those the books that fit are `filed` under at least NEAR_FILED similar ("Sea stories" of Moby-Dick
+    beside whales, where every heading nearer is Moby-Dick's alone); offered where broader than what fits (held by
+    more books than fit) and held by at most a BULK-th of the catalog, nearest first. The topics the nearest books
+    were filed under had offered the catalog's largest genres ("novel (123)" for chess) and its reference shelf
+    ("Encyclopedias" for knitting); looking further than the nearest had offered "Chinese fiction" for Russian novels.
+    A topic nothing of the catalog is near gets none: the question offers the lower floor alone."""
     if not len(subjects.subjects):
         return ()
     similarity = subjects.vectors @ np.asarray(topic, dtype=np.float32)
     near: dict[tuple[str, str], int] = {}
+    window = 0
     for i in np.argsort(-similarity, kind="stable"):
-        if similarity[i] < NEAR_TOPIC or len(near) == NEAR_WINDOW:
+        if similarity[i] < NEAR_FILED:
             break
         s = subjects.subjects[i]
         said = ((TOPIC_DIMENSION, s.values[0]) if s.kind == "tag" and s.field == TOPIC_DIMENSION
                 else ("subject", s.label) if s.kind in ("heading", "part") else None)
-        if said is not None:
+        if said is None:
+            continue
+        window += 1
+        if (window <= NEAR_WINDOW and similarity[i] >= NEAR_TOPIC) or said in filed:
             near.setdefault(said, s.books)
     broader = [(*t, n) for t, n in near.items() if fitting < n <= max(1, catalog // BULK)]
     return tuple(broader[:k])

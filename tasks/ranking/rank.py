@@ -47,6 +47,7 @@ from tasks.ranking.relevance import (
     Evidence,
     RelevanceModel,
     admitted,
+    book_topics,
     conditions_define,
     content_words,
     expected_fit_share,
@@ -157,7 +158,8 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
     with timed(timings, "gating"):
         short = len(placed) < settings.gating.min_books
         # a topic the catalog holds no word of is named as the brief says it ("beekeeping"), not by the theme's name
-        fit = fit_of(ranking, admissible, placed, ctx, theme.theme_name, named, unreadable) if ctx.relevance else None
+        fit = (fit_of(ranking, admissible, placed, ctx, theme.theme_name, named, unreadable, unknown)
+               if ctx.relevance else None)
         unavailable = (likely_fitting(count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence),
                                       fit) if short and ctx.available_only else 0)
         limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
@@ -188,14 +190,18 @@ def admissible_of(ranking: Ranking, ctx: RankingContext, floor: float) -> list[C
 
 
 def fit_of(ranking: Ranking, admissible: Sequence[Candidate], entries: Sequence[ShelfEntry], ctx: RankingContext,
-           name: str, named: tuple[str, ...] = (), unreadable: tuple[str, ...] = ()) -> Fit:
+           name: str, named: tuple[str, ...] = (), unreadable: tuple[str, ...] = (), unheld: bool = False) -> Fit:
     """How well the catalog fills the brief: its books the shelf may take (`admissible`), the shelf's expected
-    fitting share, the nearest topics it holds."""
-    likely = likely_works(admissible, ctx.books, ctx.settings.ranking.relevance_floor)
+    fitting share, the nearest topics it holds. `unheld`: nothing of the brief is the catalog's, its topic is what its
+    own words say (`named`), not the catalog's words it holds ("学" of 编程入门：学Python, whose nearest topics had been
+    现象学 and 人类学)."""
+    floor = ctx.settings.ranking.relevance_floor
+    likely = likely_works(admissible, ctx.books, floor)
     topic = tuple((ranking.content or ())[:TOPIC_WORDS]) or named or (name,)
+    filed = {t for c in admissible if (c.relevance or 0.0) >= floor for t in book_topics(ctx.books[c.book_id])}
     # twice the topics a question offers: it offers those in the brief's language first (gating.few_fit)
-    topics = nearest_held(ctx.embedder.embed_queries([" ".join(topic)])[0], ctx.subjects, likely, len(ctx.books),
-                          k=2 * NEAREST_TOPICS)
+    topics = nearest_held(ctx.embedder.embed_queries([" ".join(named if unheld and named else topic)])[0],
+                          ctx.subjects, likely, len(ctx.books), k=2 * NEAREST_TOPICS, filed=filed)
     return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed, topic, topics,
                named, unreadable)
 

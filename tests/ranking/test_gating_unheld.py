@@ -126,6 +126,19 @@ def test_the_nearest_topics_are_looked_for_among_the_nearest_subjects_only():
                         fitting=9, catalog=923) == (("subject", "Chinese fiction", 14),)
 
 
+def test_a_broader_topic_the_fitting_books_are_filed_under_is_offered_where_every_nearer_one_is_theirs_alone():
+    # whales on the demo: Moby-Dick alone fits, every heading near whales is its own; "Sea stories" it is filed under
+    # holds more books, and stands near enough; "Adventure stories" does not
+    held = subjects(("Whales -- Fiction", "heading", 1, "heading", 0.91),
+                    ("Whaling -- Fiction", "heading", 1, "heading", 0.58),
+                    ("Sea stories", "heading", 3, "heading", 0.36),
+                    ("Adventure stories", "heading", 5, "heading", 0.18),
+                    ("Ghost stories", "heading", 4, "heading", 0.4))  # as near, but no fitting book's
+    filed = {("subject", "Whales -- Fiction"), ("subject", "Sea stories"), ("subject", "Adventure stories")}
+    assert nearest_held(TOPIC, held, fitting=1, catalog=328, filed=filed) == (("subject", "Sea stories", 3),)
+    assert nearest_held(TOPIC, held, fitting=1, catalog=328) == ()
+
+
 def test_beside_an_unheld_topic_only_books_their_records_tie_to_the_brief_stay():
     candidates = [Candidate("near"), Candidate("said"), Candidate("filed")]
     evidence = [Evidence(vector_z=3.0, sentence=0.8), Evidence(vector_z=1.0, cover=0.6),
