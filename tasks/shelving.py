@@ -26,7 +26,7 @@ from tasks.model.themes import HistoryShelf, StageSwitches, Theme
 from tasks.progress import limit_blas_threads, logger, long_lived_objects
 from tasks.ranking.calibration import workspace_calibration
 from tasks.ranking.dedupe import find_exclusions
-from tasks.ranking.gating import VocabularyVectors
+from tasks.ranking.gating import VocabularyVectors, letter_shapes
 from tasks.ranking.rank import RankingContext, rank
 from tasks.ranking.relevance import RelevanceModel
 from tasks.ranking.rerank import create_reranker
@@ -118,6 +118,8 @@ def build_context(settings: Settings, vocabulary: Vocabulary, available_only: bo
             relevance=RelevanceModel.build(snapshot, list(books.values()), workspace_calibration(settings.workspace)),
             allowed=lambda expr: int(mask(expr, columns).sum()),
             overlapping=overlapping_works(books.values()),
+            subjects=tools.subjects,
+            letters=cache(partial(letter_shapes, tuple(books.values()))),
         )
         return ShelvingContext(tools, recall, ranking)
 

@@ -113,6 +113,7 @@ TEXT: dict[str, dict[str, str]] = {
         "limit_catalog": "馆藏里这个主题的书不多",
         "ask_contradiction": "「{v}」既被要求又被排除，本意是哪一个？",
         "ask_unrecognised": "这个书架想围绕什么？",
+        "ask_unread": "没能读懂简介里的{t}（不像是词），这个书架想围绕什么？",
         "ask_unchecked": "馆藏数据分辨不出哪些书{v}，书架只把它当作偏好。这样可以吗？",
         "opt_as_wish": "当作偏好即可", "opt_drop_it": "去掉这个要求",
         "ask_history": "近期书架已用掉 {n} 本合适的书，允许重复还是放宽主题？",
@@ -131,7 +132,7 @@ TEXT: dict[str, dict[str, str]] = {
         "limit_few_fit": "馆藏里符合这个主题的书不多",
         "ask_few_fit": "本馆只有 {n} 种关于{t}的书，要围绕相近的主题，还是降低相关度门槛？",
         "ask_few_fit_none": "本馆没有关于{t}的书，要围绕相近的主题，还是降低相关度门槛？",
-        "ask_unheld": ("本馆没有归在{t}主题下的书（馆藏的主题和文字里都没有它），意思相近的有 {n} 种，"
+        "ask_unheld": ("本馆没有归在{t}主题下的书（馆藏的主题和文字里都没有它），记录与它相关的只有 {n} 种，"
                        "要围绕相近的主题，还是降低相关度门槛？"),
         "ask_unheld_none": ("本馆没有归在{t}主题下的书（馆藏的主题和文字里都没有它），"
                             "要围绕相近的主题，还是降低相关度门槛？"),
@@ -161,6 +162,7 @@ TEXT: dict[str, dict[str, str]] = {
         "limit_conditions": "the brief's hard conditions", "limit_catalog": "few books on this theme in the catalog",
         "ask_contradiction": "'{v}' is both asked for and excluded: which is meant?",
         "ask_unrecognised": "What should this shelf be about?",
+        "ask_unread": "The brief's {t} could not be read as words: what should this shelf be about?",
         "ask_unchecked": "The catalog cannot tell which books are {v}: the shelf takes it as a wish. Is that enough?",
         "opt_as_wish": "a wish is enough", "opt_drop_it": "drop it",
         "ask_history": "Recent shelves already hold {n} fitting books: repeat them or widen the theme?",
@@ -183,12 +185,12 @@ TEXT: dict[str, dict[str, str]] = {
         "ask_few_fit_one": "Only 1 book in this catalog is about {t}: widen to a nearby topic, or lower the relevance floor?",
         "ask_few_fit_none": "No book in this catalog is about {t}: widen to a nearby topic, or lower the relevance floor?",
         "ask_unheld": ("No book in this catalog is filed under {t} (no subject or word of it is the catalog's); {n} "
-                       "are close to it in meaning: widen to a nearby topic, or lower the relevance floor?"),
+                       "are tied to it by their records: widen to a nearby topic, or lower the relevance floor?"),
         "ask_unheld_one": ("No book in this catalog is filed under {t} (no subject or word of it is the catalog's); 1 "
-                           "is close to it in meaning: widen to a nearby topic, or lower the relevance floor?"),
+                           "is tied to it by its record: widen to a nearby topic, or lower the relevance floor?"),
         "ask_unheld_none": ("No book in this catalog is filed under {t} (no subject or word of it is the catalog's): "
                             "widen to a nearby topic, or lower the relevance floor?"),
-        "opt_topic": "about: {t} ({n} books)",
+        "opt_topic": "about: {t} ({n} books)", "opt_topic_one": "about: {t} (1 book)",
         "opt_lower_floor": "lower the relevance floor (shelve books less sure to fit)",
     },
 }
@@ -393,7 +395,9 @@ def option_texts(question: Question, language: str, vocabulary: Vocabulary | Non
     if question.kind == "subject":
         return tuple(text["opt_about"].format(v=subject_count(s, n, language)) for s, n in question.readings)
     if question.kind in TOPIC_QUESTIONS:
-        return (*(text["opt_topic"].format(t=value_text(f, v, language, vocabulary or get_vocabulary(), {}), n=n)
+        # a topic the nearest subjects offer may be held by one book ("Insects" beside beekeeping)
+        return (*(text["opt_topic_one" if n == 1 and "opt_topic_one" in text else "opt_topic"].format(
+                      t=value_text(f, v, language, vocabulary or get_vocabulary(), {}), n=n)
                   for f, v, n in question.topics), text["opt_lower_floor"])
     relax = tuple(text["opt_drop"].format(v=numeric_text(c, language)) if isinstance(c, NumericCondition) else
                   text["opt_allow" if c.operator == "MUST_NOT" else "opt_drop"].format(

@@ -31,6 +31,7 @@ LOWERED_FLOOR = 0.5  # the share of the relevance floor a shelf keeps once the c
 # The questions about the brief's topic: few books fit it (few_fit), or the catalog files none under it and holds
 # no word of it (unheld). Both offer the nearest topics the catalog holds, then a lower floor.
 FEW_FIT, UNHELD = "few_fit", "unheld"
+UNREAD = "unread"  # the brief's words read as no word: it is asked what the shelf is about, naming them
 TOPIC_QUESTIONS = (FEW_FIT, UNHELD)
 
 
@@ -92,9 +93,14 @@ class ThemeReview:
     def per_author(self, most: int) -> int:
         return most + 1 if self.action.get("kind") == MORE_PER_AUTHOR else most
 
+    @property
+    def lowered(self) -> bool:
+        """Whether the curator asked for books less sure to fit: books only near the brief in meaning included."""
+        return self.action.get("kind") == LOWER_FLOOR
+
     def floor(self, floor: float) -> float:
         """The shelf's relevance floor: lowered once the curator asked for books less sure to fit."""
-        return floor * LOWERED_FLOOR if self.action.get("kind") == LOWER_FLOOR else floor
+        return floor * LOWERED_FLOOR if self.lowered else floor
 
     def status(self, gated: str) -> str:
         """An answer that takes the shelf as it is closes the review; any other is judged by the gate again."""

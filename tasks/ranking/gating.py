@@ -7,13 +7,16 @@ A shelf is short when fewer than gating.min_books books pass everything; the que
 limited it most: recent shelves that already hold the fitting books, the per-author cap, books with no
 copies on the shelf, or the brief's own conditions (a year range, a required genre ...). A brief whose topic the
 catalog files nothing under and holds no word of ("beekeeping", "养蜂") is asked about as such (`unheld`): its own
-words, the count of books close to it in meaning, the nearest topics the catalog holds with their counts.
+words, no book beside it but those whose records tie them to it (`evidenced`: none, where the catalog holds no word of
+it), and the nearest topics the catalog holds with their counts (`nearest_held`: its subjects near the topic's words).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
+from itertools import islice
 
 import numpy as np
 
@@ -21,15 +24,30 @@ from config.settings import GatingSettings
 from config.vocabulary import Vocabulary, VocabularyValue
 from tasks.language.embedders.base import Embedder
 from tasks.language.text_analysis import brief_stopwords, detect_language, stopwords, tokenize
+from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition, NumericCondition
 from tasks.model.constraints import contradictions
-from tasks.model.query import ThemeQuery
-from tasks.model.review import FEW_FIT, UNHELD
+from tasks.model.query import Candidate, ThemeQuery
+from tasks.model.review import FEW_FIT, UNHELD, UNREAD
 from tasks.model.shelf import GateVerdict, Question
 from tasks.model.subjects import DOUBTFUL_ROLE
+from tasks.ranking.relevance import TOPIC_DIMENSION, UNTIED, VECTOR, Evidence, standing
+from tasks.understanding.cues import load_cues
+from tasks.understanding.subjects import SubjectVocabulary
 
 
 NEAREST_TOPICS = 3  # the nearest topics a short shelf's question offers
+# Cosine (the shipped USE embedder) from which a subject of the catalog is near a brief's topic words: 养蜂 -> 昆虫 0.57,
+# 编织 钩针 -> "Lace making" 0.52, gardening -> "Landscape gardening" 0.75; under it stood the padding the nearest books'
+# topics had offered (knitting -> 小说 0.30, "Encyclopedias and dictionaries"; 国际象棋 -> 三国 0.41)
+NEAR_TOPIC = 0.5
+NEAR_WINDOW = 10  # of the subjects nearest a topic, those a question may offer (`nearest_held`)
+# From which a topic the fitting books are filed under is near enough to offer: "Sea stories" beside whales 0.36,
+# "Russia -- Fiction" beside Russian novels 0.54; under it "Adventure stories" beside whales 0.18. The band to 0.4 holds
+# poor ones too ("Didactic fiction" 0.36 beside Russian novels), offered after the nearer.
+NEAR_FILED = 0.35
+SHAPE_BOOKS = 2000  # the books whose words' letter shapes say what reads as a word (`letter_shapes`)
+BULK = 4  # a topic held by more than this share of the catalog is its bulk, no nearby topic: 小说 (123 of 328) for comics
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,7 @@ class Fit:
     topic: tuple[str, ...] = ()  # the brief's topic, as its content words say it
     topics: tuple[tuple[str, str, int], ...] = ()  # the nearest topics the catalog holds: field, value, books
     named: tuple[str, ...] = ()  # the brief's topic as its own words say it, held by the catalog or not (brief_topic)
+    unread: tuple[str, ...] = ()  # the brief's words that read as no word (`unread`): not taken for its topic
 
 
 @dataclass(frozen=True)
@@ -81,6 +100,45 @@ class VocabularyVectors:
                 if self.values[i].dimension not in exclude and similarities[i] >= floor][:k]
 
 
+def nearest_held(topic: np.ndarray, subjects: SubjectVocabulary, fitting: int, catalog: int,
+                 k: int = NEAREST_TOPICS, filed: Set[tuple[str, str]] = frozenset()) -> tuple[tuple[str, str, int], ...]:
+    """The topics (field, value, count of books) of the catalog's own subjects nearest the brief's topic words (their
+    `topic` vector): of its headings, heading parts and genre tags, the NEAR_WINDOW nearest at least NEAR_TOPIC
+    similar, and those the books that fit are `filed` under at least NEAR_FILED similar ("Sea stories" of Moby-Dick
+    beside whales, where every heading nearer is Moby-Dick's alone); offered where broader than what fits (held by
+    more books than fit) and held by at most a BULK-th of the catalog, nearest first. The topics the nearest books
+    were filed under had offered the catalog's largest genres ("novel (123)" for chess) and its reference shelf
+    ("Encyclopedias" for knitting); looking further than the nearest had offered "Chinese fiction" for Russian novels.
+    A topic nothing of the catalog is near gets none: the question offers the lower floor alone."""
+    if not len(subjects.subjects):
+        return ()
+    similarity = subjects.vectors @ np.asarray(topic, dtype=np.float32)
+    near: dict[tuple[str, str], int] = {}
+    window = 0
+    for i in np.argsort(-similarity, kind="stable"):
+        if similarity[i] < NEAR_FILED:
+            break
+        s = subjects.subjects[i]
+        said = ((TOPIC_DIMENSION, s.values[0]) if s.kind == "tag" and s.field == TOPIC_DIMENSION
+                else ("subject", s.label) if s.kind in ("heading", "part") else None)
+        if said is None:
+            continue
+        window += 1
+        if (window <= NEAR_WINDOW and similarity[i] >= NEAR_TOPIC) or said in filed:
+            near.setdefault(said, s.books)
+    broader = [(*t, n) for t, n in near.items() if fitting < n <= max(1, catalog // BULK)]
+    return tuple(broader[:k])
+
+
+def evidenced(admissible: Sequence[Candidate], candidates: Sequence[Candidate], evidence: Sequence[Evidence],
+              weighed: Sequence[float]) -> list[Candidate]:
+    """Of the books a shelf may take, those their records tie to the brief: standing on more than their vector's
+    nearness (relevance.standing). Beside a topic the catalog holds no word of, a book near it in vector space is
+    no book about it (人间失格 had been counted, and shelved, as a beekeeping book)."""
+    kinds = {c.book_id: standing(e, float(w)) for c, e, w in zip(candidates, evidence, weighed)}
+    return [c for c in admissible if kinds.get(c.book_id, VECTOR) not in (VECTOR, UNTIED)]
+
+
 def likely_fitting(count: int, fit: Fit | None) -> int:
     """Of `count` books meeting the brief's hard conditions but kept off the shelf unscored (no copy on the shelf:
     recall leaves them out), how many are likely to fit its topic: the share of the books meeting the conditions that
@@ -93,13 +151,41 @@ def likely_fitting(count: int, fit: Fit | None) -> int:
 
 def brief_topic(brief: str, language: str, most: int = 3) -> tuple[str, ...]:
     """The brief's topic as its own words say it, whether or not the catalog holds them: its words that are no
-    stopword and no word about books or reading, a Chinese word inside a longer one said once ("象棋" of "国际象棋"). A
-    topic the catalog lacks ("beekeeping", "养蜂") is what a short shelf's question must name: the catalog's words
-    alone had named it by the theme's name."""
-    skip = brief_stopwords().union(*stopwords().values())
-    words = [w for w in dict.fromkeys(tokenize(brief, language)) if w not in skip and not w.isnumeric()]
+    stopword, no word about books or reading and none saying who reads (the packs' `readers`: 入门, "beginners" are
+    the reader's level, never the topic), a Chinese word inside a longer one said once, in it ("象棋" of "国际象棋";
+    none of 初学者, a reader). A topic the catalog lacks ("beekeeping", "养蜂") is what a short shelf's question must
+    name: the catalog's words alone had named it by the theme's name."""
+    readers = load_cues().readings.audiences.get("readers", ())
+    skip = brief_stopwords().union(*stopwords().values(), (w.lower() for w in readers))
+    words = list(dict.fromkeys(tokenize(brief, language)))
     # jieba's search cut gives a compound's parts beside it ("国际", "象棋", "国际象棋")
-    return tuple(w for w in words if w.isascii() or not any(w != o and w in o for o in words))[:most]
+    whole = [w for w in words if w.isascii() or not any(w != o and w in o for o in words)]
+    return tuple(w for w in whole if w not in skip and not w.isnumeric())[:most]
+
+
+def _trigrams(word: str) -> list[str]:
+    marked = f"^{word}$"
+    return [marked[i:i + 3] for i in range(len(marked) - 2)]
+
+
+def letter_shapes(books: Iterable[BookRecord], most: int = SHAPE_BOOKS) -> frozenset[str]:
+    """The letter trigrams (a word's start and end marked) of the words the catalog's records are written with:
+    their titles, summaries and subjects, of its first `most` books (300 of Gutenberg's give 4,087 of its 923's 5,080
+    trigrams; all 923 take 0.2 s). What `unread` reads a brief's words against."""
+    return frozenset(g for book in islice(books, most)
+                     for w in re.findall(r"[a-z]+", " ".join((book.title, book.summary or "", *book.subjects)).lower())
+                     for g in _trigrams(w))
+
+
+def unread(words: Sequence[str], shapes: Set[str]) -> tuple[str, ...]:
+    """The words written in letters that read as no word: fewer than half their letter trigrams are any the
+    catalog's words have (`letter_shapes`). A word the catalog lacks still has a word's shape ("beekeeping" 10 of 10
+    on the demo, "sudoku" 3 of 6 on Gutenberg); a run of keys has none ("xqzv" 0 of 4, "kwempf" 1 of 6). Without
+    shapes (no record written in letters) none is judged."""
+    if not shapes:
+        return ()
+    return tuple(w for w in words if w.isascii() and w.isalpha()
+                 and 2 * sum(g in shapes for g in _trigrams(w.lower())) < len(_trigrams(w)))
 
 
 def few_fit(fit: Fit, language: str) -> Question:
@@ -166,12 +252,17 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
         question = question or Question("subject", topic=doubt.topic.text, readings=readings,
                                         wishes=doubt.reading_wishes())
     unfilled = shelved < settings.min_books or (fit is not None and fit.shelf_share < settings.done_fit_share)
-    if not recognised and fit is not None and fit.named and unfilled:
+    if not recognised and fit is not None and fit.unread and len(fit.unread) >= len(fit.named):
+        # "xqzv blorpt kwempf": as many words read as no word as read as one is no topic the catalog lacks but a
+        # brief not read; asking about the nearest topics of a topic never read offered the catalog's largest genres
+        reasons.append(f"the brief's words {', '.join(fit.unread)} read as no word: no topic to shelve")
+        question = question or Question(UNREAD, content=fit.unread)
+    elif not recognised and fit is not None and fit.named and unfilled:
         # a topic the catalog holds no subject or word of ("beekeeping", "养蜂"): asking what the shelf is about
         # told the curator nothing; how many books fit it, named as the brief says it, and the nearest topics the
         # catalog holds do
         reasons.append(f"the catalog files no book under the brief's topic ({', '.join(fit.named)}): no subject or "
-                       f"word of it is the catalog's; {fit.likely} close to it in meaning")
+                       f"word of it is the catalog's; {fit.likely} tied to it by their records")
         question = question or replace(few_fit(replace(fit, topic=fit.named), query.language), kind=UNHELD)
     elif not recognised:
         reasons.append("nothing in the brief is recognised: no value, name, number or word the catalog holds")

@@ -28,7 +28,18 @@ from tasks.ranking.fusion import (
     promote_wished,
     screen_unsure_exclusions,
 )
-from tasks.ranking.gating import NEAREST_TOPICS, Fit, ShelfLimits, VocabularyVectors, brief_topic, gate, likely_fitting
+from tasks.ranking.gating import (
+    NEAREST_TOPICS,
+    Fit,
+    ShelfLimits,
+    VocabularyVectors,
+    brief_topic,
+    evidenced,
+    gate,
+    likely_fitting,
+    nearest_held,
+    unread,
+)
 from tasks.ranking.language import choose_language, choose_preference, prefer_language
 from tasks.ranking.reasons import explain_shelf, shelf_facts
 from tasks.ranking.relevance import (
@@ -36,11 +47,11 @@ from tasks.ranking.relevance import (
     Evidence,
     RelevanceModel,
     admitted,
+    book_topics,
     conditions_define,
     content_words,
     expected_fit_share,
     likely_works,
-    nearest_topics,
     topic_vector,
 )
 from tasks.ranking.rerank import Reranker, document_text, rerank
@@ -50,6 +61,7 @@ from tasks.recall.book_graph import NO_GRAPH, BookGraph
 from tasks.recall.keywords import bm25_query_tokens
 from tasks.recall.paths.subject import evidence_for, subject_score
 from tasks.recall.scores import score_every_path
+from tasks.understanding.subjects import NO_SUBJECTS, SubjectVocabulary
 
 
 TOPIC_WORDS = 3  # of the brief's content words, naming its topic in a short shelf's question
@@ -71,6 +83,8 @@ class RankingContext:
     graph: Callable[[], BookGraph] = lambda: NO_GRAPH
     relevance: RelevanceModel | None = None  # None: every candidate counts as fitting (nothing calibrated)
     allowed: Callable[[Expr], int] | None = None  # how many books of the catalog meet a constraint tree
+    subjects: SubjectVocabulary = NO_SUBJECTS  # the catalog's subjects: the nearest a short shelf's question offers
+    letters: Callable[[], frozenset[str]] = frozenset  # the letter shapes of its words (gating.letter_shapes)
 
     @property
     def sentence_rerank(self) -> bool:
@@ -114,6 +128,12 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
             theme.language_preference, ctx.switches.language_preference, settings.shelf.language_preference))
         # never padded to its size: only the books likely enough to fit, by what their evidence is, the more likely first
         admissible = admissible_of(ranking, ctx, review.floor(settings.ranking.relevance_floor))
+        named, unknown = brief_topic(theme.brief, query.language, TOPIC_WORDS), understanding.intent is Intent.UNKNOWN
+        unreadable = unread(named, ctx.letters()) if unknown else ()
+        named = tuple(w for w in named if w not in unreadable)
+        if unknown and not review.lowered:
+            # nothing the catalog holds: only books their records tie to the brief, never its vector's neighbours
+            admissible = evidenced(admissible, ranking.candidates, ranking.evidence, ranking.weighed)
         ordered = prefer_language(admissible, ctx.books, language,
                                   by_relevance=not POLICIES[understanding.intent].ordered_by)
         # a curator's kept books are placed by review.place, the dropped and replaced never shelved again
@@ -138,8 +158,8 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
     with timed(timings, "gating"):
         short = len(placed) < settings.gating.min_books
         # a topic the catalog holds no word of is named as the brief says it ("beekeeping"), not by the theme's name
-        fit = (fit_of(ranking, admissible, placed, ctx, theme.theme_name,
-                      brief_topic(theme.brief, query.language, TOPIC_WORDS)) if ctx.relevance else None)
+        fit = (fit_of(ranking, admissible, placed, ctx, theme.theme_name, named, unreadable, unknown)
+               if ctx.relevance else None)
         unavailable = (likely_fitting(count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence),
                                       fit) if short and ctx.available_only else 0)
         limits = ShelfLimits(selection.held_back, selection.over_author_cap, unavailable, ranking.likely_excluded)
@@ -170,15 +190,20 @@ def admissible_of(ranking: Ranking, ctx: RankingContext, floor: float) -> list[C
 
 
 def fit_of(ranking: Ranking, admissible: Sequence[Candidate], entries: Sequence[ShelfEntry], ctx: RankingContext,
-           name: str, named: tuple[str, ...] = ()) -> Fit:
+           name: str, named: tuple[str, ...] = (), unreadable: tuple[str, ...] = (), unheld: bool = False) -> Fit:
     """How well the catalog fills the brief: its books the shelf may take (`admissible`), the shelf's expected
-    fitting share, the nearest topics it holds."""
-    likely = likely_works(admissible, ctx.books, ctx.settings.ranking.relevance_floor)
+    fitting share, the nearest topics it holds. `unheld`: nothing of the brief is the catalog's, its topic is what its
+    own words say (`named`), not the catalog's words it holds ("学" of 编程入门：学Python, whose nearest topics had been
+    现象学 and 人类学)."""
+    floor = ctx.settings.ranking.relevance_floor
+    likely = likely_works(admissible, ctx.books, floor)
+    topic = tuple((ranking.content or ())[:TOPIC_WORDS]) or named or (name,)
+    filed = {t for c in admissible if (c.relevance or 0.0) >= floor for t in book_topics(ctx.books[c.book_id])}
     # twice the topics a question offers: it offers those in the brief's language first (gating.few_fit)
-    topics = (nearest_topics(ranking.candidates, ctx.books, ctx.relevance.topics, likely, k=2 * NEAREST_TOPICS)
-              if ctx.relevance else ())
-    return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed,
-               tuple((ranking.content or ())[:TOPIC_WORDS]) or named or (name,), topics, named)
+    topics = nearest_held(ctx.embedder.embed_queries([" ".join(named if unheld and named else topic)])[0],
+                          ctx.subjects, likely, len(ctx.books), k=2 * NEAREST_TOPICS, filed=filed)
+    return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed, topic, topics,
+               named, unreadable)
 
 
 def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:

@@ -41,8 +41,9 @@ def test_required_and_excluded_at_once_goes_to_review_with_a_question(demo_works
 def test_a_nonsense_brief_is_not_a_confident_shelf(demo_workspace, capsys):
     report = try_brief(capsys, "asdf qwer zxcv")
     assert report["gating"]["status"] == "needs_review" and "intent unknown" in report["notes"]
-    # no book is filed under a string of nonsense: said with its words, never "done"
-    assert report["gating"]["question"].startswith("No book in this catalog is filed under 'asdf', 'qwer', 'zxcv'")
+    # a string of keys is no topic the catalog lacks: the words read as no word are named, no book shelved beside
+    assert report["gating"]["question"].startswith("The brief's 'asdf', 'zxcv' could not be read as words")
+    assert report["shelf"] == []
 
 
 def test_try_writes_no_history(demo_workspace, capsys):
