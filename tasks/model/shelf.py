@@ -19,9 +19,9 @@ class Question:
     """What a curator is asked about a theme under review, before it is put in words."""
 
     kind: str  # contradiction | unrecognised | subject | unchecked | history | author_cap | availability | likely_excluded
-    #            | conditions | catalog | few_fit
+    #            | conditions | catalog | few_fit | unheld | unread (tasks/model/review.py)
     count: int = 0  # history, author_cap, availability, likely_excluded: the books kept off the shelf;
-    #                 few_fit: the catalog's books likely to fit the brief
+    #                 few_fit, unheld: the catalog's books likely to fit the brief
     clash: FilterCondition | None = None  # contradiction: the value both required and excluded
     relax: tuple[FilterCondition | NumericCondition, ...] = ()  # conditions: the hard ones that could go;
     #                                                            unchecked: the ones taken as wishes

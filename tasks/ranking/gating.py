@@ -279,7 +279,7 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
     if shelved < settings.min_books:
         short = _short_shelf_question(shelved, limits, query, settings, closest, fit)
         books = f"{shelved} book{'' if shelved == 1 else 's'}"
-        if short.kind == "few_fit" and fit is not None:
+        if short.kind == FEW_FIT and fit is not None:
             # the floor cut it, not the conditions: say how many fit and how many the conditions left
             reasons.append(f"only {books} likely enough to fit the brief (fewer than {settings.min_books})"
                            + (f", of {fit.allowed} meeting its conditions" if fit.allowed is not None else ""))
@@ -289,5 +289,5 @@ def gate(query: ThemeQuery, shelved: int, limits: ShelfLimits, closest_values: S
     elif fit is not None and fit.shelf_share < settings.done_fit_share:
         reasons.append(f"about {round(fit.shelf_share * shelved)} of its {shelved} books are likely to fit "
                        f"({fit.shelf_share:.0%}; a shelf is done from {settings.done_fit_share:.0%})")
-        limited_by, question = "few_fit", question or few_fit(fit, query.language)
+        limited_by, question = FEW_FIT, question or few_fit(fit, query.language)
     return GateVerdict("needs_review" if reasons else "done", tuple(reasons), question, limited_by)
