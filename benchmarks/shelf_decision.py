@@ -226,7 +226,10 @@ def fits(record: dict) -> float:
 
 def lowest_fitting(books: list[tuple[float, bool]], starts: tuple[float, ...]) -> float:
     """The lowest start from whose band (to the next start; a band of fewer than ADMIT_BAND_LEAST books read with
-    the band above) the books fit at least ADMIT_FIT of the time; above the last start if none does."""
+    the band above) the books fit at least ADMIT_FIT of the time; above the last start if none does; the first
+    start where there are no books (nothing says to ask more of them)."""
+    if not books:
+        return starts[0]
     ends = (*starts[1:], 1.01)
     pending: list[bool] = []
     first = None

@@ -8,6 +8,7 @@ from tasks.ranking.relevance import (
     HEADED,
     HEADING,
     HEADING_WORD,
+    MEANT,
     SUMMARISED,
     TAGGED,
     UNFILED,
@@ -38,6 +39,8 @@ def test_a_heading_carrying_the_topic_is_told_from_one_stray_word_of_a_heading()
     assert standing(Evidence(heading=0.6), 0.5) == HEADING
     # 'French' of "French literature -- History and criticism" on a French Revolution shelf
     assert standing(Evidence(heading=0.2, cover=0.4), 0.5) == HEADING_WORD
+    # a subject the topic met by meaning alone, saying none of the brief's words
+    assert standing(Evidence(subject_preferred=0.8, cover=0.4), 0.5) == MEANT
     # the brief's words in the text: where the catalog files the topic under subjects the book lacks, apart
     assert standing(Evidence(cover=0.4), 0.5) == WORDS
     assert standing(Evidence(cover=0.4, unfiled=True), 0.5) == UNFILED
@@ -45,7 +48,7 @@ def test_a_heading_carrying_the_topic_is_told_from_one_stray_word_of_a_heading()
 
 def test_each_catalog_kind_reads_its_own_admission(tmp_path):
     path = tmp_path / "relevance.yaml"
-    path.write_text("admission:\n  kinds:\n    headed:\n      floors:\n        words, filed elsewhere: 0.7\n"
+    path.write_text("admission:\n  kinds:\n    headed:\n      floors:\n        unfiled words: 0.7\n"
                     "    tagged:\n      supports:\n        said full: 0.3\n", encoding="utf-8")
     headed, tagged, summarised = (read_admission(path, k) for k in (HEADED, TAGGED, SUMMARISED))
     assert headed == Admission({UNFILED: 0.7}, {}) and tagged == Admission({}, {"said full": 0.3})

@@ -133,13 +133,15 @@ def test_a_book_tied_to_the_brief_by_its_vector_alone_is_untied_where_the_catalo
     filed = replace(query, subjects=(topic,))
     # the hive carries the matched heading, the honey book's text holds the brief's word: only the meadow is untied
     assert untied(filed, {"honey": 0.5}) == [False, False, True]
-    # both the honey book and the meadow lack the heading the catalog files the topic under
+    # both the honey book and the meadow lack the heading the catalog files the topic under (by meaning too)
     assert untied(filed, {"honey": 0.5}, rule="unfiled") == [False, True, True]
     # where the brief's topics matched no subject of the catalog, or matched one by meaning alone (not how the
     # catalog files the topic), or the brief names a book whose readers' books need not carry its subjects, a book
     # found by meaning alone is not untied
     by_meaning = replace(topic, matches=(SubjectMatch("beekeeping", bees, 0.86, "vector"),))
     assert untied(query, {}) == untied(replace(query, subjects=(by_meaning,)), {}) == [False] * 3
+    assert untied(replace(query, subjects=(by_meaning,)), {"honey": 0.5}, rule="unfiled") == [False, True, True]
+    assert untied(query, {"honey": 0.5}, rule="unfiled") == [False] * 3  # a topic the catalog files nowhere
     assert untied(filed, {"honey": 0.5}, theme_shelf=False) == [False] * 3
     # nor where the brief's hard conditions leave a tenth of the catalog or less: they say what the books are
     few = gather_evidence(candidates, filed, books, ["beekeep"], {"beekeep": 3.0}, {}, {}, {}, {}, True, narrowed=1.0,
