@@ -10,8 +10,8 @@ Each brief the reader reads as a read-alike (`Intent.SIMILAR_TO_BOOK` with a boo
 path (benchmarks/shelf_decision.py `order_judged`) and shelved as configured. Printed: per brief, its shelf (size,
 wrong) and its fitting works; then, of the candidates at or above the floor that their likeness lifts over the
 weights (`standing` ALIKE), how many fit in each band of the weights' own probability, and the support
-(config/relevance.yaml `admission.supports.alike`) shelf_decision.py's rule chooses: the lowest band from which they
-fit ADMIT_FIT of the time. Only dev files: the holdout and next5.. sets are never opened here.
+(config/relevance.yaml `admission.kinds.<kind>.supports.alike`) shelf_decision.py's rule chooses: the lowest band
+from which they fit ADMIT_FIT of the time. Only dev files: the holdout and next5.. sets are never opened here.
 """
 
 from __future__ import annotations

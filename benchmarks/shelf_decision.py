@@ -226,7 +226,10 @@ def fits(record: dict) -> float:
 
 def lowest_fitting(books: list[tuple[float, bool]], starts: tuple[float, ...]) -> float:
     """The lowest start from whose band (to the next start; a band of fewer than ADMIT_BAND_LEAST books read with
-    the band above) the books fit at least ADMIT_FIT of the time; above the last start if none does."""
+    the band above) the books fit at least ADMIT_FIT of the time; above the last start if none does; the first
+    start where there are no books (nothing says to ask more of them)."""
+    if not books:
+        return starts[0]
     ends = (*starts[1:], 1.01)
     pending: list[bool] = []
     first = None
@@ -241,6 +244,13 @@ def lowest_fitting(books: list[tuple[float, bool]], starts: tuple[float, ...]) -
     return ends[-1]
 
 
+def fit_admissions(rows: list[dict]) -> dict:
+    """An admission per catalog kind (`relevance.evidence_kind`: what its records give to read), each fitted on the
+    shelves of the catalogs of that kind (`fit_admission`)."""
+    return {kind: fit_admission([r for r in rows if r["admits_by"] == kind])
+            for kind in sorted({r["admits_by"] for r in rows})}
+
+
 def fit_admission(rows: list[dict]):
     """The admission (relevance.Admission) the shelves at the lowest floor, with the floor alone, call for: for
     each kind of the weights' evidence the lowest band of probability its books fit ADMIT_FIT of the time from,
@@ -248,12 +258,12 @@ def fit_admission(rows: list[dict]):
     (a kind of fewer than ADMIT_BAND_LEAST books read with every lifted book). Read on the books at or above the
     floor in force (READ_AT), the only ones it decides on: a lifted book under it (a value saying a third of the
     brief) is on no shelf, and had counted against the lifted books that are."""
-    from tasks.ranking.relevance import HEADING, VALUES, VECTOR, WORDS, Admission
+    from tasks.ranking.relevance import VALUES, WEIGHED, Admission
 
     books = [(k, p, w, g > 0) for r in rows if r["floor"] == FLOORS[0] and r["grades"]
              for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"]) if p >= READ_AT]
     floors = {kind: lowest_fitting([(p, f) for k, p, _, f in books if k == kind], ADMIT_FLOORS)
-              for kind in (HEADING, WORDS, VECTOR)}
+              for kind in WEIGHED}
     lifted = [(k, w, f) for k, _, w, f in books if k in VALUES]
     supports = {kind: lowest_fitting([(w, f) for k, w, f in lifted
                                       if k == kind or sum(o == kind for o, _, _ in lifted) < ADMIT_BAND_LEAST],
@@ -263,13 +273,16 @@ def fit_admission(rows: list[dict]):
                      {k: v for k, v in supports.items() if v > SUPPORTS[0]})
 
 
-def admitted_rows(rows: list[dict], admission) -> list[dict]:
-    """The shelves at the floor in force, less the books the admission turns away (those it would keep stay in
-    their order; a book past the shelf's size that would have come in is not counted: an estimate)."""
+def admitted_rows(rows: list[dict], admissions: dict) -> list[dict]:
+    """The shelves at the floor in force, less the books their catalog kind's admission turns away (those it would
+    keep stay in their order; a book past the shelf's size that would have come in is not counted: an estimate)."""
+    from tasks.ranking.relevance import Admission
+
     out = []
     for r in rows:
         if r["floor"] != READ_AT:
             continue
+        admission = admissions.get(r["admits_by"], Admission())
         keep = [i for i, (k, p, w) in enumerate(zip(r["standing"], r["p"], r["weighed"]))
                 if admission.admits_kind(k, w, p, 0.0)]
         out.append({**r, "grades": [r["grades"][i] for i in keep], "books": [r["books"][i] for i in keep]})
@@ -290,22 +303,23 @@ def admission_tables(records: list[dict]) -> None:
     folded = [r for r in records if r["calibration"] == "fold" and r.get("standing") is not None]
     if not folded:
         return
-    print(f"\nadmission by evidence (ADMIT_FIT {ADMIT_FIT}):")
     inside = [r for r in records if r["calibration"] == "in" and r["grades"] is not None]
-    from tasks.ranking.relevance import HEADING, VALUES, VECTOR, WORDS
+    from tasks.ranking.relevance import VALUES, WEIGHED
 
-    books = [(k, p, w, g > 0) for r in inside if r["floor"] == FLOORS[0]
-             for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"]) if p >= READ_AT]
-    for kind, starts, value in ((HEADING, ADMIT_FLOORS, 1), (WORDS, ADMIT_FLOORS, 1), (VECTOR, ADMIT_FLOORS, 1),
-                                *((f"{lifted}, by the weights' own", SUPPORTS, 2) for lifted in VALUES)):
-        mine = [b for b in books if b[0] == kind.partition(",")[0]]
-        cells = []
-        for lo, hi in zip(starts, (*starts[1:], 1.01)):
-            inside_band = [b[3] for b in mine if lo <= b[value] < hi]
-            cells.append(f"{lo:.1f}-: {sum(inside_band)}/{len(inside_band)}")
-        print(f"  {kind} (shelves at floor {FLOORS[0]}, books from {READ_AT}, in sample; fitting / books): "
-              + ", ".join(cells))
-    print(f"  on every judged brief (in sample): {fit_admission(inside)}")
+    for catalog in sorted({r["admits_by"] for r in inside}):
+        print(f"\nadmission by evidence, {catalog} catalogs (ADMIT_FIT {ADMIT_FIT}; shelves at floor {FLOORS[0]}, "
+              f"books from {READ_AT}, in sample; fitting / books):")
+        books = [(k, p, w, g > 0) for r in inside if r["floor"] == FLOORS[0] and r["admits_by"] == catalog
+                 for k, p, w, g in zip(r["standing"], r["p"], r["weighed"], r["grades"]) if p >= READ_AT]
+        for kind, starts, value in (*((weighed, ADMIT_FLOORS, 1) for weighed in WEIGHED),
+                                    *((f"{lifted}, by the weights' own", SUPPORTS, 2) for lifted in VALUES)):
+            mine = [b for b in books if b[0] == kind.partition(",")[0]]
+            cells = []
+            for lo, hi in zip(starts, (*starts[1:], 1.01)):
+                inside_band = [b[3] for b in mine if lo <= b[value] < hi]
+                cells.append(f"{lo:.1f}-: {sum(inside_band)}/{len(inside_band)}")
+            print(f"  {kind}: " + ", ".join(cells))
+    print(f"  on every judged brief (in sample): {fit_admissions(inside)}")
     order = {}
     for r in folded:
         order.setdefault(r["set"], [])
@@ -314,7 +328,7 @@ def admission_tables(records: list[dict]) -> None:
     for chosen_on in (0, 1):
         half = [r for r in folded if order[r["set"]].index(r["brief"]) % 2 == chosen_on]
         other = [r for r in folded if order[r["set"]].index(r["brief"]) % 2 != chosen_on]
-        admission = fit_admission(half)
+        admission = fit_admissions(half)
         print(f"  chosen on half {chosen_on}: {admission}")
         for name in sorted({r["set"] for r in other}):
             mine = [r for r in other if r["set"] == name and r["floor"] == READ_AT]
@@ -410,9 +424,7 @@ def main() -> int:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from config.settings import load_settings
-    from tasks.ranking.relevance import Admission, load_admission, probabilities, standing
-
-    in_force = load_admission()
+    from tasks.ranking.relevance import Admission, probabilities, standing
 
     root = load_settings().workspace / "eval"
     sets, kind_of, judged = {}, {}, set()
@@ -434,6 +446,7 @@ def main() -> int:
     records = []
     for name, (ctx, works, ordered) in sets.items():
         print(f"shelving {name}", flush=True)
+        in_force = ctx.ranking.relevance.admission  # its catalog kind's
         for o in ordered:
             calibration = ctx.ranking.relevance.calibration
             weighed = calibration.probability(o.ranking.evidence, kind_of[name])
@@ -457,6 +470,7 @@ def main() -> int:
                         ids = [e.book.book_id for e in shelf.entries]
                         records.append({
                             "set": name, "kind": kind_of[name], "brief": o.brief_id, "calibration": cal,
+                            "admits_by": ctx.ranking.relevance.admission_kind,
                             "floor": floor, "expected": o.expected, "status": shelf.status,
                             "reasons": list(shelf.verdict.reasons), "books": ids,
                             "titles": [e.book.title for e in shelf.entries],
@@ -481,16 +495,16 @@ def main() -> int:
 
 
 def write_admission(records: list[dict], source: str) -> None:
-    """The admission fitted on every judged brief's shelves at the lowest floor, with the floor alone, into
-    config/relevance.yaml."""
+    """The admission of each catalog kind fitted on every judged brief's shelves at the lowest floor, with the floor
+    alone, into config/relevance.yaml."""
     from datetime import date
 
     from benchmarks.fit_relevance import write_relevance_file
 
-    admission = fit_admission([r for r in records if r["calibration"] == "in" and r["grades"] is not None])
+    admissions = fit_admissions([r for r in records if r["calibration"] == "in" and r["grades"] is not None])
     write_relevance_file({"admission": {
         "fitted_on": f"{source}, {date.today().isoformat()}, benchmarks/shelf_decision.py (ADMIT_FIT {ADMIT_FIT})",
-        "floors": dict(admission.floors), "supports": dict(admission.supports)}})
+        "kinds": {kind: {"floors": dict(a.floors), "supports": dict(a.supports)} for kind, a in admissions.items()}}})
 
 
 if __name__ == "__main__":

@@ -85,6 +85,17 @@ benchmarks/alike_fit.py over every dev read-alike) 20 of 50 under 0.1, 30 of 71 
 values of at least AGREE kinds agreeing (a quiet, melancholy, rainy-night book) 11 of 20 whatever the weights said,
 so they need none. The shelf's floor (`ranking.relevance_floor`) stays every book's least; the admission acts
 where `ranking.admission` is on.
+
+The admission is fitted and read per catalog kind (`evidence_kind`, from the records as `catalog_kind` is): tagged
+(our vocabulary's tags from the source), headed (the library's own headings or classes on most records), summarised
+(neither). A heading is read apart from a stray word of one: a subject the brief's topics matched by their words, or
+headings holding at least HEADING_HOLDS of the brief, is a heading match; one word of a long heading ('French' of a
+history of French literature on a French Revolution shelf) a heading word. On the 16 dev sets (2026-11-28, in sample,
+books from 0.4 on the shelves at 0.2) a heading match on headed catalogs fitted 45 of 90 times at 0.4-0.5, a heading
+word 48 of 88, the vector alone 25 of 44: all from the floor; the brief's words alone 22 of 71 under 0.6, which earns
+them 0.6 on headed catalogs as on tagged ones (8 of 21). Neither floor is in force (config/relevance.yaml says why):
+the tag-blind demo's records are headed as Gutenberg's are (headings and classes on every record), and its rainy
+night and 大脑重启 stand on one book of the brief's words each.
 """
 
 from __future__ import annotations
@@ -119,6 +130,12 @@ NAMED_PATHS = ("entity", "recent")  # books asked for by name or by date
 LINKED_PATHS = ("similar", "related")  # books linked to the book a brief names
 MOMENT_ROWS = 20_000  # evenly spaced books the catalog's similarity distribution is estimated on
 TAGGED_SHARE = 0.5  # a catalog whose source tagged at least this share of its books is "tagged"
+HEADED_SHARE = 0.5  # one whose source gave subject headings or classes to at least this share is "headed"
+# What a catalog's records give the admission to read (`evidence_kind`): our vocabulary's tags, the library's own
+# headings or classes, or text alone
+TAGGED, HEADED, SUMMARISED = "tagged", "headed", "summarised"
+EVIDENCE_KINDS = (TAGGED, HEADED, SUMMARISED)
+HEADING_HOLDS = 0.5  # the share of the brief's content weight a book's headings hold to carry its topic
 TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
 SAID_TRUST = 0.75  # how often a book holding all the brief's words say fits it (`said_fit`)
 HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics fits (4 of 24 dev books did)
@@ -126,8 +143,11 @@ FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the book
 # What a candidate's probability stands on (`standing`): first what the rules decide, then the weights' strongest evidence
 NAMED, TITLE_CAPPED, UNTIED = "named or defined", "title-capped", "untied"
 SAID_FULL, SAID_PARTIAL, ALIKE, AGREEING = "said full", "said partial", "alike", "values agreeing"
-HEADING, WORDS, VECTOR = "heading match", "words only", "vector only"
-STANDINGS = (NAMED, AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE, TITLE_CAPPED, HEADING, WORDS, VECTOR, UNTIED)
+HEADING, HEADING_WORD, WORDS, VECTOR = "heading match", "heading word", "words only", "vector only"
+MEANT, UNFILED = "subject by meaning", "unfiled words"
+STANDINGS = (NAMED, AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE, TITLE_CAPPED, HEADING, HEADING_WORD, MEANT, WORDS,
+             UNFILED, VECTOR, UNTIED)
+WEIGHED = (HEADING, HEADING_WORD, MEANT, WORDS, UNFILED, VECTOR)  # the kinds the weights' evidence alone stands on
 VALUES = (AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE)  # lifted by the brief's vocabulary values or a likeness
 AGREE = 2  # distinct values or topics saying the brief's words that agree: one alone is a tag or an alias
 # a read-alike's likeness (`likeness`): a book's profile beside its vector's nearness to the named book's
@@ -160,6 +180,8 @@ class Evidence:
     subject_absent: float = 0.0
     doubtful: float = 0.0
     untied: bool = False  # not weighed features: the rules of the module's docstring
+    unfiled: bool = False  # the catalog files the brief's topics under subjects (by their words or their meaning)
+    # and this book carries none of them, on a theme shelf whose conditions leave most of the catalog
     defined: bool = False
     said: float = 0.0  # the share of the brief its vocabulary values say the book holds surely (`BriefValues`)
     said_values: int = 0  # how many distinct values and topics of the book say them: several agreeing, or one
@@ -230,6 +252,17 @@ def catalog_kind(books: Sequence[BookRecord]) -> str:
     """tagged where the source gave our vocabulary's tags to at least TAGGED_SHARE of the books."""
     tagged = sum(1 for b in books if b.tag_origin == "source")
     return "tagged" if books and tagged >= TAGGED_SHARE * len(books) else "tag_blind"
+
+
+def evidence_kind(books: Sequence[BookRecord]) -> str:
+    """What the catalog's records give a shelf's admission to read: TAGGED where its source tagged them
+    (`catalog_kind`); HEADED where its source gave at least HEADED_SHARE of them subject headings or classes (a
+    library's own filing: a book carrying the brief's topic among them is strong evidence, one holding the brief's
+    words only in its text much weaker); SUMMARISED where the records have neither, their text all there is."""
+    if catalog_kind(books) == "tagged":
+        return TAGGED
+    headed = sum(1 for b in books if b.subjects or b.classification)
+    return HEADED if books and headed >= HEADED_SHARE * len(books) else SUMMARISED
 
 
 def rank_weight(rank: int | None) -> float:
@@ -303,8 +336,9 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
     best = max((c.fused_score for c in candidates), default=0.0)
     wanted = [t for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE)]
     matched = any(t.matches for t in wanted)
-    filed = (theme_shelf and narrowed < FEW_ALLOWED
-             and any(m.how != "vector" for t in wanted for m in t.matches))
+    # a theme shelf whose hard conditions leave most of the catalog: only there does a missing subject say anything
+    open_shelf = theme_shelf and narrowed < FEW_ALLOWED
+    filed = open_shelf and any(m.how != "vector" for t in wanted for m in t.matches)
     headless = (head_missing(candidates, query, books, values, subjects or {}, stem, tagged)
                 if values and theme_shelf else set())
     for place, cand in enumerate(candidates, start=1):
@@ -335,6 +369,7 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             subject_absent=carried.absent,
             doubtful=float(cand.doubtful),
             untied=filed and carried.absent > 0 and not words,
+            unfiled=open_shelf and carried.absent > 0,
             defined=defined,
             said=said,
             said_values=said_values,
@@ -426,8 +461,14 @@ def standing(e: Evidence, weighed: float) -> str:
     """What a candidate's probability stands on, first what the rules decide: named or defined (1), title-capped
     (`headless`), untied (0), its vocabulary values (`said` whole or in part, a read-alike's `alike`) where they lift
     it above the weights' `weighed`, agreeing where at least AGREE distinct values or topics of the book say the
-    brief's words (`said_values`); then the weights' strongest evidence: a heading or subject it carries, the
-    brief's words in its text, or its vector alone."""
+    brief's words (`said_values`); then the weights' strongest evidence: a subject the brief's topic matched by its
+    words, or headings holding at least HEADING_HOLDS of the brief (heading match), a word of the brief in a heading
+    (heading word: one stray word of a long heading, "French" in "French literature -- History and criticism" on a
+    French Revolution shelf), a subject the brief's topics matched by meaning alone, none of whose words the brief
+    says (subject by meaning), the brief's words in its text (unfiled words where the catalog files the brief's
+    topics under subjects, by their words or their meaning, that this book does not carry: the catalog says where
+    the topic stands, and not here; words only where it files them nowhere, a mood or a setting: "Quiet novels for
+    a rainy night"), or its vector alone."""
     if e.named or e.defined:
         return NAMED
     if e.headless:
@@ -441,9 +482,15 @@ def standing(e: Evidence, weighed: float) -> str:
         if e.alike > e.said:
             return ALIKE
         return SAID_FULL if e.said >= 0.999 else SAID_PARTIAL
-    if e.heading > 0 or e.subject_lexical > 0:
+    if e.subject_lexical > 0 or e.heading >= HEADING_HOLDS:
         return HEADING
-    return WORDS if e.cover > 0 else VECTOR
+    if e.heading > 0:
+        return HEADING_WORD
+    if e.subject_required > 0 or e.subject_preferred > 0:
+        return MEANT
+    if e.cover > 0:
+        return UNFILED if e.unfiled else WORDS
+    return VECTOR
 
 
 @dataclass(frozen=True)
@@ -469,8 +516,14 @@ class Admission:
         return probability >= max(floor, self.floors.get(kind, 0.0))
 
 
-def read_admission(path: Path) -> Admission:
-    data = (read_yaml(path) or {}).get("admission") or {}
+def read_admission(path: Path, kind: str) -> Admission:
+    """The admission fitted for catalogs of this evidence kind (`evidence_kind`); a kind none was fitted for has the
+    shelf's floor alone."""
+    kinds = ((read_yaml(path) or {}).get("admission") or {}).get("kinds") or {}
+    unknown_kinds = sorted(set(kinds) - set(EVIDENCE_KINDS))
+    if unknown_kinds:
+        raise ValueError(f"{path}: admission for no catalog kind: {', '.join(unknown_kinds)}")
+    data = kinds.get(kind) or {}
     floors = {str(k): float(v) for k, v in (data.get("floors") or {}).items()}
     supports = {str(k): float(v) for k, v in (data.get("supports") or {}).items()}
     unknown = sorted((set(floors) - set(STANDINGS)) | (set(supports) - set(VALUES)))
@@ -479,9 +532,9 @@ def read_admission(path: Path) -> Admission:
     return Admission(floors, supports)
 
 
-@lru_cache(maxsize=1)
-def load_admission() -> Admission:
-    return read_admission(RELEVANCE_FILE)
+@lru_cache(maxsize=len(EVIDENCE_KINDS))
+def load_admission(kind: str) -> Admission:
+    return read_admission(RELEVANCE_FILE, kind)
 
 
 def admitted(candidates: Sequence[Candidate], evidence: Sequence[Evidence], weighed: Sequence[float], floor: float,
@@ -504,15 +557,16 @@ class RelevanceModel:
     topics: Mapping[tuple[str, str], int]  # every topic of the catalog, (field, value), with its count of books
     values: Mapping[tuple[str, str], int] = field(default_factory=dict)  # every profile value and heading, its count
     admission: Admission = Admission()  # which books a shelf may take, by their evidence
+    admission_kind: str = SUMMARISED  # what the catalog's records give the admission to read (`evidence_kind`)
 
     @classmethod
     def build(cls, snapshot: IndexSnapshot, books: Sequence[BookRecord],
               calibration: Calibration | None = None) -> RelevanceModel:
-        kind = catalog_kind(books)
+        kind, admits_by = catalog_kind(books), evidence_kind(books)
         return cls(SimilarityDistribution.of(snapshot.vector_matrix()), kind, calibration or load_calibration(),
                    topic_counts(books),
                    profile_counts(books, snapshot.filter_confidence),  # only `alike` reads it
-                   load_admission())
+                   load_admission(admits_by), admits_by)
 
     def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
                  snapshot: IndexSnapshot, tokens: Sequence[str], query_vector: np.ndarray,

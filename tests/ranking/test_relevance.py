@@ -124,18 +124,22 @@ def test_a_book_tied_to_the_brief_by_its_vector_alone_is_untied_where_the_catalo
     candidates = [Candidate(b) for b in books]
     query = ThemeQuery((), ("beekeeping",), "beekeeping", 1.0, "rules", "en")
 
-    def untied(q, cover, theme_shelf=True):
-        return [e.untied for e in gather_evidence(candidates, q, books, ["beekeep"], {"beekeep": 3.0}, cover, {}, {},
-                                                  {}, True, subjects=carried, theme_shelf=theme_shelf)]
+    def untied(q, cover, theme_shelf=True, rule="untied"):
+        return [getattr(e, rule) for e in gather_evidence(candidates, q, books, ["beekeep"], {"beekeep": 3.0}, cover,
+                                                          {}, {}, {}, True, subjects=carried, theme_shelf=theme_shelf)]
 
     filed = replace(query, subjects=(topic,))
     # the hive carries the matched heading, the honey book's text holds the brief's word: only the meadow is untied
     assert untied(filed, {"honey": 0.5}) == [False, False, True]
+    # both the honey book and the meadow lack the heading the catalog files the topic under (by meaning too)
+    assert untied(filed, {"honey": 0.5}, rule="unfiled") == [False, True, True]
     # where the brief's topics matched no subject of the catalog, or matched one by meaning alone (not how the
     # catalog files the topic), or the brief names a book whose readers' books need not carry its subjects, a book
     # found by meaning alone is not untied
     by_meaning = replace(topic, matches=(SubjectMatch("beekeeping", bees, 0.86, "vector"),))
     assert untied(query, {}) == untied(replace(query, subjects=(by_meaning,)), {}) == [False] * 3
+    assert untied(replace(query, subjects=(by_meaning,)), {"honey": 0.5}, rule="unfiled") == [False, True, True]
+    assert untied(query, {"honey": 0.5}, rule="unfiled") == [False] * 3  # a topic the catalog files nowhere
     assert untied(filed, {"honey": 0.5}, theme_shelf=False) == [False] * 3
     # nor where the brief's hard conditions leave a tenth of the catalog or less: they say what the books are
     few = gather_evidence(candidates, filed, books, ["beekeep"], {"beekeep": 3.0}, {}, {}, {}, {}, True, narrowed=1.0,
@@ -302,7 +306,7 @@ def test_the_floor_keeps_only_books_likely_to_fit():
 
 
 def test_what_a_probability_stands_on_decides_the_floor_a_book_must_clear(tmp_path):
-    heading, words, vector = Evidence(heading=0.2), Evidence(cover=0.3), Evidence(vector_z=2.0)
+    heading, words, vector = Evidence(subject_lexical=1.0), Evidence(cover=0.3), Evidence(vector_z=2.0)
     mood = Evidence(said=1.0, said_values=1)  # one value says all of the brief, its record nothing else
     moods = Evidence(said=0.75, said_values=2)  # two values of different kinds say most of it
     assert [standing(e, 0.5) for e in (heading, words, vector, Evidence(named=1.0))] == [HEADING, WORDS, VECTOR, NAMED]
@@ -323,12 +327,13 @@ def test_what_a_probability_stands_on_decides_the_floor_a_book_must_clear(tmp_pa
         ["h", "h2", "w", "v", "m", "m2", "a", "u"]
     assert len(admitted(*map(list, zip(*scored)), 0.4, Admission())) == 8
     bad = tmp_path / "relevance.yaml"
-    bad.write_text("admission:\n  floors:\n    headings: 0.6\n", encoding="utf-8")
+    bad.write_text("admission:\n  kinds:\n    tagged:\n      floors:\n        headings: 0.6\n", encoding="utf-8")
     with pytest.raises(ValueError, match="headings"):
-        read_admission(bad)
-    bad.write_text("admission:\n  supports:\n    heading match: 0.3\n", encoding="utf-8")
+        read_admission(bad, "tagged")
+    bad.write_text("admission:\n  kinds:\n    tagged:\n      supports:\n        heading match: 0.3\n",
+                   encoding="utf-8")
     with pytest.raises(ValueError, match="heading match"):  # a support is asked only of a book its values lift
-        read_admission(bad)
+        read_admission(bad, "tagged")
 
 
 ZH = BookRecord("zh-1", "某书", language="zh")
