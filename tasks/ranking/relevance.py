@@ -554,7 +554,6 @@ class RelevanceModel:
     distribution: SimilarityDistribution
     kind: str
     calibration: Calibration
-    topics: Mapping[tuple[str, str], int]  # every topic of the catalog, (field, value), with its count of books
     values: Mapping[tuple[str, str], int] = field(default_factory=dict)  # every profile value and heading, its count
     admission: Admission = Admission()  # which books a shelf may take, by their evidence
     admission_kind: str = SUMMARISED  # what the catalog's records give the admission to read (`evidence_kind`)
@@ -564,7 +563,6 @@ class RelevanceModel:
               calibration: Calibration | None = None) -> RelevanceModel:
         kind, admits_by = catalog_kind(books), evidence_kind(books)
         return cls(SimilarityDistribution.of(snapshot.vector_matrix()), kind, calibration or load_calibration(),
-                   topic_counts(books),
                    profile_counts(books, snapshot.filter_confidence),  # only `alike` reads it
                    load_admission(admits_by), admits_by)
 
@@ -861,23 +859,3 @@ def book_topics(book: BookRecord) -> list[tuple[str, str]]:
     reading situation or a reading load is no topic a curator widens a shelf to)."""
     return list(dict.fromkeys([*(("subject", s) for s in book.subjects),
                                *((TOPIC_DIMENSION, g) for g in book.tags.get(TOPIC_DIMENSION, ()))]))
-
-
-def topic_counts(books: Sequence[BookRecord]) -> Counter[tuple[str, str]]:
-    """Every topic of the catalog with its count of books."""
-    return Counter(topic for book in books for topic in book_topics(book))
-
-
-def nearest_topics(candidates: Sequence[Candidate], books: Mapping[str, BookRecord],
-                   counts: Mapping[tuple[str, str], int], fitting: int, k: int = 3,
-                   head: int = 30) -> tuple[tuple[str, str, int], ...]:
-    """The topics (field, value, count of books) the catalog holds that the brief's nearest books are filed under
-    most, each book weighing its probability of fitting; broader than what fits: held by more books than fit, and
-    by fewer than half of all."""
-    weight: dict[tuple[str, str], float] = {}
-    for cand in candidates[:head]:
-        for topic in book_topics(books[cand.book_id]) if cand.book_id in books else ():
-            weight[topic] = weight.get(topic, 0.0) + (cand.relevance if cand.relevance is not None else 1.0)
-    most = max(1, len(books) // 2)
-    broader = [t for t in weight if fitting < counts.get(t, 0) <= most]
-    return tuple((*t, counts[t]) for t in sorted(broader, key=lambda t: (-weight[t], -counts[t], t))[:k])

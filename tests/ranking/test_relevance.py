@@ -39,12 +39,10 @@ from tasks.ranking.relevance import (
     fitting,
     gather_evidence,
     head_missing,
-    nearest_topics,
     probabilities,
     read_calibration,
     subject_features,
     token_cover,
-    topic_counts,
     topic_vector,
 )
 from tasks.model.subjects import REQUIRED_ROLE, Subject, SubjectEvidence, SubjectMatch, TopicPhrase, TopicSubjects
@@ -408,17 +406,3 @@ def test_a_topic_no_book_of_the_catalog_fits_says_none_and_offers_the_nearest_to
     assert question_text(verdict.question, "en").startswith("No book in this catalog is about 'whales', 'sea'")
     assert question_text(verdict.question, "zh").startswith("本馆没有关于「whales」、「sea」的书")
     assert option_texts(verdict.question, "en")[0] == "about: popular science (23 books)"
-
-
-def test_the_nearest_topics_are_broader_than_what_fits():
-    sea = BookRecord("s", "Sea", subjects=("Whaling -- Fiction", "Sea stories"), tags={"genre": ("小说",)})
-    other = BookRecord("o", "Other", subjects=("Sea stories",), tags={"genre": ("小说",)})
-    third = BookRecord("t", "Third", subjects=("Sea stories",))
-    books = {b.book_id: b for b in (sea, other, third)}
-    counts = topic_counts(list(books.values()))
-    topics = nearest_topics([replace(Candidate("s"), relevance=0.8)], books, counts, fitting=1)
-    # "Sea stories" holds three books, more than half of the catalog: too broad; the novel form two of three too
-    assert topics == ()
-    assert nearest_topics([Candidate("s", relevance=0.8)], books | {f"x{i}": BookRecord(f"x{i}", "x")
-                                                                      for i in range(10)},
-                          counts, fitting=1) == (("subject", "Sea stories", 3), ("genre", "小说", 2))
