@@ -210,7 +210,7 @@ class HistorySettings(Section):
 class GatingSettings(Section):
     min_books: NonNegative = 10
     option_similarity: Share = 0.3
-    done_fit_share: Share = 0.8
+    done_fit_share: Share = 0.9
 
 
 class RankingSettings(Section):
