@@ -194,3 +194,59 @@ def test_a_period_the_books_are_about_or_a_year_left_free_is_no_publication_year
     from tasks.understanding.reading import read_brief
     reading = read_brief(brief, get_vocabulary(), today=TODAY)
     assert any(c.field == "pub_year" for c in (*reading.numeric, *reading.preferred)) == kept, brief
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("novels with a ceiling of 300 pages", N("pages", "<=", 300)),
+    ("memoirs capped at 250 pages", N("pages", "<=", 250)),
+    ("小说，页数上限三百页", N("pages", "<=", 300)),
+    ("三百页封顶的散文", N("pages", "<=", 300)),
+    ("以三百页为限的小说", N("pages", "<=", 300)),
+    # an article between a comparator and its number, as "the" before a year: "at least a 4.5"
+    ("poetry rated at least a 4.5", N("rating", ">=", 4.5)),
+])
+def test_a_cap_named_as_such_is_a_comparator(brief, bound):
+    """numbers.yaml `before` / `after`: a ceiling, a cap or a limit named as a noun ("a ceiling of", "上限", "封顶",
+    "为限") compares as "at most" does, on either side of the number, in both packs; `determiners` lets an article
+    stand before the number."""
+    assert list(parse_numeric_conditions(brief, TODAY)) == [bound], brief
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("science books no more than five years old", N("pub_year", ">=", 2021)),
+    ("travel guides published less than ten years ago", N("pub_year", ">", 2016)),
+    ("essays at least twenty years old", N("pub_year", "<=", 2006)),
+    ("出版不超过五年的科普书", N("pub_year", ">=", 2021)),
+    ("出版五年以内的小说", N("pub_year", ">=", 2021)),
+    # a negation turns the age round as it turns any bound: "nothing more than ten years old"
+    ("Gardening guides, nothing more than ten years old", N("pub_year", ">=", 2016)),
+])
+def test_the_books_age_is_a_publication_year(brief, bound):
+    """numbers.yaml `book_age_after` / `book_age_before`: a compared number of years with a word of age after it
+    ("years old", "ago") or a word of publishing before it in its clause ("出版…五年以内") is the books' age, their year
+    bounded the other way; it had been no condition, and "five years old" a reader's age (children's books)."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    reading = read_brief(brief, get_vocabulary(), today=TODAY)
+    assert list(reading.numeric) == [bound], brief
+    assert not any(m.field == "audience" for m in reading.mentions), brief
+
+
+def test_an_age_after_a_word_of_whom_the_books_are_for_is_the_readers():
+    """numbers.yaml `age_for`: "for kids under ten years old" is the readers' age, no publication year."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    reading = read_brief("picture books for kids under ten years old", get_vocabulary(), today=TODAY)
+    assert not reading.numeric and any(m.field == "audience" and m.value == "children" for m in reading.mentions)
+
+
+@pytest.mark.parametrize("brief, ages", [
+    ("Dinosaur books a seven-year-old could follow", (7, 7)),
+    ("chapter books for an eight-year-old who loves horses", (8, 8)),
+    ("for 8-year-olds", (8, 8)),
+])
+def test_an_age_hyphened_to_a_number_word_is_a_readers_age(brief, ages):
+    """A number word hyphened to its age word ("a seven-year-old") is one word with it: the number grammar's words
+    had stopped at a hyphen before a letter, as "long-term" must."""
+    from tasks.understanding.numbers import number_grammar, reader_ages
+    assert [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())] == [ages], brief
