@@ -83,6 +83,8 @@ class NumberGrammar:
     book_age_before: tuple[str, ...] = ()  # before a compared number of years in its clause, the books': "出版不超过五年"
     book_age_after: tuple[str, ...] = ()  # right after it: "no more than five years old", "less than ten years ago"
     age_for: tuple[str, ...] = ()  # before an age in its clause, whom the books are for: "for kids under ten years old"
+    grade_names: dict[str, int] = field(default_factory=dict)  # a grade named, its number: "K" 0
+    ordinal_suffixes: tuple[str, ...] = ()  # after a grade's digits: "3rd", "5th"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -205,6 +207,15 @@ def _table_pattern(table: dict[str, str], lead: str) -> re.Pattern:
     return re.compile(rf"{lead}(?P<w>{_words(tuple(table))})", re.IGNORECASE)
 
 
+def _negated_comparators(before: dict[str, str], negators: tuple[str, ...]) -> dict[str, str]:
+    """The comparators before a number, and each after a negator turned round ("不能低于" is "不低于", "never more
+    than" "at most"); a comparator the pack spells out itself keeps its own operator. The negator inside the phrase
+    negates nothing else."""
+    composed = {(f"{n} {w}" if n.isascii() and w.isascii() else n + w): _OPPOSITE[op]
+                for n in negators for w, op in before.items()}
+    return composed | before
+
+
 @lru_cache(maxsize=4)
 def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
     packs = load_packs(root)
@@ -213,7 +224,9 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          {k: int(v) for k, v in table("multipliers").items()},
                          packs.groups("numbers.yaml", "units"),
                          {k: float(v) for k, v in table("scales").items()}, packs.groups("numbers.yaml", "field_words"),
-                         {k: str(v) for k, v in table("before").items()}, {k: str(v) for k, v in table("after").items()},
+                         _negated_comparators({k: str(v) for k, v in table("before").items()},
+                                              packs.words("numbers.yaml", "negators")),
+                         {k: str(v) for k, v in table("after").items()},
                          {k: int(v) for k, v in table("reading_times").items()},
                          packs.words("numbers.yaml", "reading_verbs"),
                          frozenset(w.lower() for key in ("not_content", "field_words", "units")
@@ -245,7 +258,9 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          unbounded=packs.words("numbers.yaml", "unbounded"),
                          book_age_before=packs.words("numbers.yaml", "book_age_before"),
                          book_age_after=packs.words("numbers.yaml", "book_age_after"),
-                         age_for=packs.words("numbers.yaml", "age_for"))
+                         age_for=packs.words("numbers.yaml", "age_for"),
+                         grade_names={k: int(v) for k, v in table("grade_names").items()},
+                         ordinal_suffixes=packs.words("numbers.yaml", "ordinal_suffixes"))
 
 
 def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int, int]] | None = None
@@ -280,21 +295,37 @@ def reader_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[in
     number past a first grader's age, up to that); the youngest and oldest are the range's ends, or the one age. The
     books' own age ("no more than five years old") is none."""
     number, ranges = rf"(?:{g.number_source})", _words(g.ranges)
-    said = rf"({number})(?:\s*(?:{ranges})\s*({number}))?"
+    # a grade as an ordinal ("3rd-5th grade") or by its name ("grades K-3"; "K-2" alone, a range from a named grade)
+    suffix = rf"(?:{'|'.join(re.escape(w) for w in g.ordinal_suffixes)})?" if g.ordinal_suffixes else ""
+    named = "|".join(rf"(?<![\w-])(?-i:{re.escape(w)})(?![\w])" for w in g.grade_names)
     found, books = [], book_ages(text, g, clause_of)
     for before, after, past in ((g.age_before, g.age_after, 0), (g.grade_before, g.grade_after, g.first_grade_age)):
         if not before and not after:
             continue
+        one = rf"{number}{suffix}|{named}" if past and named else number
+        said = rf"({one})(?:\s*(?:{ranges})\s*({one}))?"
         # after a number, its age word may be hyphened to a number word ("seven-year-old"), which _words keeps apart
         before_words = _words(before)
         after_words = "|".join(rf"{re.escape(w)}(?![A-Za-z])" for w in sorted(after, key=len, reverse=True)) or "(?!)"
-        for m in re.finditer(rf"(?:(?:{before_words})\s*{said}(?:\s*(?:{after_words}))?|{said}{_JOINED}(?:{after_words}))",
-                             text, flags=re.IGNORECASE):
+        pattern = rf"(?:(?:{before_words})\s*{said}(?:\s*(?:{after_words}))?|{said}{_JOINED}(?:{after_words}))"
+        if past and named:
+            # bare, only a primary school's band ("K-2", "K-5"): "K-9" is a dog's, "K-12" every school year
+            pattern += rf"|({named})\s*(?:{ranges})\s*([1-5]{suffix})(?![\w-])"
+        for m in re.finditer(pattern, text, flags=re.IGNORECASE):
             if any(a < m.end() and m.start() < b for a, b, _, _ in books):
                 continue
-            ages = [g.value(x) + past for x in m.groups() if x]
+            ages = [_grade_or_number(x, g) + past for x in m.groups() if x]
             found.append((m.start(), m.end(), min(ages) - (1 if past else 0), max(ages)))
     return found
+
+
+def _grade_or_number(said: str, g: NumberGrammar) -> float:
+    """A grade's number: its name's ("K" 0), or the number said, an ordinal's suffix aside ("3rd")."""
+    if said in g.grade_names:
+        return float(g.grade_names[said])
+    suffixed = re.fullmatch(rf"(\d+)(?:{'|'.join(re.escape(w) for w in g.ordinal_suffixes)})", said, re.IGNORECASE
+                            ) if g.ordinal_suffixes else None
+    return float(suffixed.group(1)) if suffixed else g.value(said)
 
 
 def _lookup(table: dict[str, str], word: str) -> str:
@@ -309,6 +340,7 @@ _SCALE = {"rating": 10}  # the highest number a quantity may take: "rated 4" is 
 
 def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int]) -> Iterator[NumericMention]:
     """Every number with a quantity and a comparator: "不超过250页", "评分8.5以上", "2005 or later", "après 2000"."""
+    units_said: dict[int, tuple[str, float | None]] = {}  # a clause's start -> the quantity its unit last said
     for m in grammar.number.finditer(text):
         value, start, end = grammar.value(m.group(0)), m.start(), m.end()
         quantity, op, scale = "", "", None
@@ -358,6 +390,11 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
                 start = field.start()
         if not quantity and value.is_integer() and _YEARS[0] <= value <= _YEARS[1] and m.group(0).isdigit():
             quantity = "pub_year"
+        # a second bound of its clause shares the first's unit: "nothing under 100 pages or over 300"
+        if not quantity and op and clause in units_said:
+            quantity, scale = units_said[clause]
+        elif unit:
+            units_said[clause] = (quantity, scale)
         if not op or not quantity or value > _SCALE.get(quantity, value) or (
                 quantity == "pub_year" and not _YEARS[0] <= value <= _YEARS[1]):
             continue

@@ -250,3 +250,45 @@ def test_an_age_hyphened_to_a_number_word_is_a_readers_age(brief, ages):
     had stopped at a hyphen before a letter, as "long-term" must."""
     from tasks.understanding.numbers import number_grammar, reader_ages
     assert [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())] == [ages], brief
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("评分不能低于8分的小说", N("rating", ">=", 8)),
+    ("篇幅不应超过三百页", N("pages", "<=", 300)),
+    ("thrillers never more than 350 pages", N("pages", "<=", 350)),
+])
+def test_a_negator_before_a_comparator_turns_it_round(brief, bound):
+    """numbers.yaml `negators`: a negation right before a comparator is one comparator with it, turned round ("不能
+    低于" is at least), in both packs; "不能低于" had been read as a maximum."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    assert list(read_brief(brief, get_vocabulary(), today=TODAY).numeric) == [bound], brief
+
+
+@pytest.mark.parametrize("brief, ages", [
+    ("Mysteries for 3rd-5th grade", (8, 11)),
+    ("read-alouds for grades K-3", (5, 9)),
+    ("picture books for K-2 readers", (5, 8)),
+    ("K-12 teachers' guides", None),
+])
+def test_a_grade_by_its_ordinal_or_its_name_is_a_readers_age(brief, ages):
+    """numbers.yaml `grade_names`, `ordinal_suffixes`, `grade_after`: a grade written as an ordinal ("3rd-5th grade")
+    or by its name ("K"), a bare range from a named grade only over a primary school's band ("K-2", not "K-12")."""
+    from tasks.understanding.numbers import number_grammar, reader_ages
+    found = [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())]
+    assert found == ([ages] if ages else []), brief
+
+
+@pytest.mark.parametrize("brief, bounds", [
+    ("Short stories, nothing under 100 pages or over 300", [N("pages", ">=", 100), N("pages", "<=", 300)]),
+    ("200页以上、400以下的小说", [N("pages", ">=", 200), N("pages", "<=", 400)]),
+])
+def test_a_second_bound_shares_its_clauses_unit(brief, bounds):
+    """A comparator and a number with no unit after a bound with one in its clause counts what the first counts
+    ("under 100 pages or over 300"); a year's shape stays a year ("around 400 pages from 2012 or later")."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    assert sorted(read_brief(brief, get_vocabulary(), today=TODAY).numeric, key=lambda n: n.op) == sorted(
+        bounds, key=lambda n: n.op), brief
+    assert N("pub_year", ">=", 2012) in parse_numeric_conditions("novels of around 400 pages from 2012 or later",
+                                                                 TODAY)
