@@ -195,7 +195,9 @@ def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[i
         by = alternation(tuple(w for w in r.authorship_before if w.isascii()))
         for m in regex(rf"(?<![\w'’]){word}(?:\s+(?:(?:{particles})\s+)*{word})*").finditer(text, start, end):
             words = m.group(0).split()
-            while words and words[0].lower() in cues.all_words | cues.filler:  # "Skip John Grisham"
+            # "Skip John Grisham"; "the Canadian Chris Hadfield excepted": the writer's nation is no part of the name
+            nations = {w.lower() for w in r.name_nations}
+            while words and words[0].lower() in cues.all_words | cues.filler | nations:
                 words = words[1:]
             # a possessive ends the name: "skip Buzz Aldrin's own books"
             ending = next((p for p in r.possessive if words and words[-1].endswith(p) and len(words[-1]) > len(p)), "")

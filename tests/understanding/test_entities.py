@@ -217,3 +217,15 @@ def test_a_name_joined_to_an_excluded_author_is_an_author_too():
         mentions = read_brief(brief, get_vocabulary(), INDEX).mentions
         assert ("author", author) in {(m.field, m.value) for m in mentions if m.polarity == EXCLUDED}, brief
         assert not any(m.field == "subject" for m in mentions), brief
+
+
+def test_a_writers_nation_before_an_excluded_name_is_no_part_of_it():
+    """readings.yaml `name_nations`: the writer's nation before a name the catalog lacks, bracketed or not, is no
+    part of the name excluded ("the Canadian Chris Hadfield excepted" had excluded "Canadian Chris Hadfield")."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import EXCLUDED, read_brief
+    for brief, author in (("Space memoirs, the Canadian Chris Hadfield excepted", "Chris Hadfield"),
+                          ("Crime novels, nothing by the Swedish Henning Mankell", "Henning Mankell")):
+        excluded = {m.value for m in read_brief(brief, get_vocabulary(), INDEX).mentions
+                    if m.field == "author" and m.polarity == EXCLUDED}
+        assert excluded == {author}, brief
