@@ -85,6 +85,7 @@ class NumberGrammar:
     age_for: tuple[str, ...] = ()  # before an age in its clause, whom the books are for: "for kids under ten years old"
     grade_names: dict[str, int] = field(default_factory=dict)  # a grade named, its number: "K" 0
     ordinal_suffixes: tuple[str, ...] = ()  # after a grade's digits: "3rd", "5th"
+    age_band_under: tuple[str, ...] = ()  # before a hyphened plural age, readers up to it: "under-tens"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -260,7 +261,8 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          book_age_after=packs.words("numbers.yaml", "book_age_after"),
                          age_for=packs.words("numbers.yaml", "age_for"),
                          grade_names={k: int(v) for k, v in table("grade_names").items()},
-                         ordinal_suffixes=packs.words("numbers.yaml", "ordinal_suffixes"))
+                         ordinal_suffixes=packs.words("numbers.yaml", "ordinal_suffixes"),
+                         age_band_under=packs.words("numbers.yaml", "age_band_under"))
 
 
 def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int, int]] | None = None
@@ -316,6 +318,16 @@ def reader_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[in
                 continue
             ages = [_grade_or_number(x, g) + past for x in m.groups() if x]
             found.append((m.start(), m.end(), min(ages) - (1 if past else 0), max(ages)))
+    # a band of readers named by its upper age, hyphened and plural: "under-tens", "under-5s" (up to that age)
+    if g.age_band_under:
+        # a number word's plural ("tens", "twenties") or digits and an s ("5s")
+        plurals = {(w[:-1] + "ies" if w.endswith("y") else w + "s"): v for w, v in g.digits.items() if w.isascii()}
+        spelled = "|".join(re.escape(w) for w in sorted(plurals, key=len, reverse=True))
+        under = "|".join(re.escape(w) for w in g.age_band_under)  # hyphened to what follows, which _words refuses
+        band = rf"(?<![\w-])(?:{under})-(?:(\d+)-?s|({spelled}))(?![A-Za-z])"
+        for m in re.finditer(band, text, flags=re.IGNORECASE):
+            age = float(m.group(1)) if m.group(1) else float(plurals[m.group(2).lower()])
+            found.append((m.start(), m.end(), 0.0, age))
     return found
 
 

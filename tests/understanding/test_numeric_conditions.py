@@ -292,3 +292,12 @@ def test_a_second_bound_shares_its_clauses_unit(brief, bounds):
         bounds, key=lambda n: n.op), brief
     assert N("pub_year", ">=", 2012) in parse_numeric_conditions("novels of around 400 pages from 2012 or later",
                                                                  TODAY)
+
+
+@pytest.mark.parametrize("brief, oldest", [("nothing for under-tens", 10), ("board books for the under-fives", 5),
+                                           ("books for under-5s", 5)])
+def test_a_band_of_readers_named_by_its_upper_age_is_a_readers_age(brief, oldest):
+    """numbers.yaml `age_band_under`: "under-tens", "under-fives" name readers up to that age (a number word's plural
+    read as the number); the brief had excluded a subject "under-tens"."""
+    from tasks.understanding.numbers import number_grammar, reader_ages
+    assert (0, oldest) in [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())], brief

@@ -57,7 +57,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "grade_after": WORDS, "school": TABLE, "part_counters": WORDS,
                      "alternatives": WORDS, "subject_before": WORDS, "unbounded": WORDS,
                      "book_age_before": WORDS, "book_age_after": WORDS, "age_for": WORDS,
-                     "grade_names": TABLE, "ordinal_suffixes": WORDS, "negators": WORDS},
+                     "grade_names": TABLE, "ordinal_suffixes": WORDS, "negators": WORDS, "age_band_under": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
