@@ -308,7 +308,8 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
             seg, entry, literary if entry.kind == "literatures" else historical, cues)]
     # readers' ages mostly in childhood, the middle of their range up to a children's book's oldest reader: "for
     # ages 9 to 12", "3-6岁", "grades five to eight" (10 to 14), not "ages 12 to 18"
-    found += [(a, b, "audience", "children") for a, b, youngest, oldest in reader_ages(text, cues.numbers)
+    found += [(a, b, "audience", "children")
+              for a, b, youngest, oldest in reader_ages(text, cues.numbers, seg.clause_of)
               if (youngest + oldest) / 2 <= CHILDHOOD_ENDS and named_value("children", vocabulary) is not None]
     if entities is not None:
         found += entities.name_spans(text)

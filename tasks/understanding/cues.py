@@ -186,7 +186,7 @@ class Readings:
     alike_remark: tuple[str, ...] = ()  # after one, a remark made of the title, no model: "《X》这种已经…"
     translated_from: tuple[str, ...] = ()  # before a nation's qualifier, its literature: "translated from the French"
     name_joiners: tuple[str, ...] = ()  # between the parts of a transliterated name: "杰克·伦敦"
-    name_nations: tuple[str, ...] = ()  # a writer's nation in brackets before the name: "[英]", "(美)"
+    name_nations: tuple[str, ...] = ()  # a writer's nation before the name: "[英]", "(美)", "the Canadian …"
     name_particles: tuple[str, ...] = ()  # lower-case words inside a Latin-script name: "de", "van"
     alike_switch: tuple[str, ...] = ()  # in the clause after a book named, a change asked for: it is no model, "换别的"
     title_small: tuple[str, ...] = ()  # lower-case words inside a title written in title case: "Song for a Whale"

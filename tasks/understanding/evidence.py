@@ -105,16 +105,20 @@ def not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Menti
 
 def guardians_children(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
     """A word for children after a grown-up whose child it is, in one clause ("for hearing parents raising a deaf
-    child", "adult children caring for a parent", "grandparents and grandkids"), is the grown-ups' child: the reader's
+    child", "adult children caring for a parent", "grandparents and grandkids"), or right before one ("幼儿家长",
+    "失去孩子的母亲", "children's parents"), is the grown-ups' child: the reader's
     word, no audience. A word for children's books ("picture books", "绘本") is a kind of book, whoever reads it."""
     text, said = seg.text, cues.readings
     guardians = find_terms(text, said.guardians)
+    # or right before one, a possessive between or none ("幼儿家长", "失去孩子的母亲", "young children's parents")
+    links = ("", *said.possessive)
 
     def theirs(m: Mention) -> bool:
         start = seg.clause_of(m.start)[0]
         return (m.field == "audience" and m.polarity in (WANTED, ALLOWED)
                 and not find_terms(text[m.start:m.end], said.book_words)
-                and any(start <= a and b <= m.start for a, b, _ in guardians))
+                and any(start <= a and b <= m.start or a >= m.end and text[m.end:a].strip().lower() in links
+                        for a, b, _ in guardians))
     return [replace(m, polarity=READER) if theirs(m) else m for m in mentions]
 
 
@@ -191,7 +195,9 @@ def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[i
         by = alternation(tuple(w for w in r.authorship_before if w.isascii()))
         for m in regex(rf"(?<![\w'’]){word}(?:\s+(?:(?:{particles})\s+)*{word})*").finditer(text, start, end):
             words = m.group(0).split()
-            while words and words[0].lower() in cues.all_words | cues.filler:  # "Skip John Grisham"
+            # "Skip John Grisham"; "the Canadian Chris Hadfield excepted": the writer's nation is no part of the name
+            nations = {w.lower() for w in r.name_nations}
+            while words and words[0].lower() in cues.all_words | cues.filler | nations:
                 words = words[1:]
             # a possessive ends the name: "skip Buzz Aldrin's own books"
             ending = next((p for p in r.possessive if words and words[-1].endswith(p) and len(words[-1]) > len(p)), "")

@@ -29,6 +29,8 @@ from tasks.understanding.lang import PACKS_DIR, load_packs
 # what may join a number to its unit and comparators: a space, or a hyphen making them one word ("under-200-page")
 _JOINED = r"(?:\s*|\s*-\s*)"
 _APPOSED = re.compile(r"[\s,，、:：(（)）]*")  # what may stand between a period's name and its years
+# The books' age bounded is their year bounded the other way: younger than ten years is after ten years ago.
+_YOUNGER = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "=": "="}
 _OPPOSITE = {">=": "<", "<": ">=", ">": "<=", "<=": ">", "=": "!=", "!=": "="}
 
 
@@ -78,6 +80,12 @@ class NumberGrammar:
     alternatives: tuple[str, ...] = ()  # between two named years, either will do: "this year or last", "今年或去年"
     subject_before: tuple[str, ...] = ()  # right before a period, what the books are about: "写八九十年代的车站"
     unbounded: tuple[str, ...] = ()  # after a field's word in a clause, the field is free: "出版年不限"
+    book_age_before: tuple[str, ...] = ()  # before a compared number of years in its clause, the books': "出版不超过五年"
+    book_age_after: tuple[str, ...] = ()  # right after it: "no more than five years old", "less than ten years ago"
+    age_for: tuple[str, ...] = ()  # before an age in its clause, whom the books are for: "for kids under ten years old"
+    grade_names: dict[str, int] = field(default_factory=dict)  # a grade named, its number: "K" 0
+    ordinal_suffixes: tuple[str, ...] = ()  # after a grade's digits: "3rd", "5th"
+    age_band_under: tuple[str, ...] = ()  # before a hyphened plural age, readers up to it: "under-tens"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -100,7 +108,13 @@ class NumberGrammar:
         digit_words = _words(tuple(w for w, v in self.digits.items() if w.isascii() and v < 10))
         decimals = (rf"(?:\s*(?:{_words(self.decimal_points)})\s*(?:\d+" + (f"|[{digit_glyphs}]+" if digit_glyphs else "")
                     + rf"|(?:{digit_words})(?:\s+(?:{digit_words}))*))?" if self.decimal_points else "")
-        whole = (r"(?<![A-Za-z\d.])\d+(?:\.\d+)?(?!\d|\.\d)" + (f"|[{glyphs}]+" if glyphs else "") + "|" + words)
+        # a number word hyphened to its unit or an age is one word with it: "a seven-year-old", "a five-star read"
+        joinable = "|".join(re.escape(w) for w in sorted({w for w in (*self.age_after, *self.time_units, *(
+            u for us in self.units.values() for u in us)) if w[:1].isalpha() and w.isascii()}, key=len, reverse=True))
+        spelled = "|".join(re.escape(w) for w in sorted((w for w in self.digits if w.isascii()), key=len, reverse=True))
+        hyphened = rf"|(?<![\w-])(?:{spelled})(?=-(?:{joinable})(?![A-Za-z]))" if joinable and spelled else ""
+        whole = (r"(?<![A-Za-z\d.])\d+(?:\.\d+)?(?!\d|\.\d)" + (f"|[{glyphs}]+" if glyphs else "") + "|" + words
+                 + hyphened)
         return f"(?:{whole}){decimals}"
 
     @cached_property
@@ -194,6 +208,15 @@ def _table_pattern(table: dict[str, str], lead: str) -> re.Pattern:
     return re.compile(rf"{lead}(?P<w>{_words(tuple(table))})", re.IGNORECASE)
 
 
+def _negated_comparators(before: dict[str, str], negators: tuple[str, ...]) -> dict[str, str]:
+    """The comparators before a number, and each after a negator turned round ("不能低于" is "不低于", "never more
+    than" "at most"); a comparator the pack spells out itself keeps its own operator. The negator inside the phrase
+    negates nothing else."""
+    composed = {(f"{n} {w}" if n.isascii() and w.isascii() else n + w): _OPPOSITE[op]
+                for n in negators for w, op in before.items()}
+    return composed | before
+
+
 @lru_cache(maxsize=4)
 def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
     packs = load_packs(root)
@@ -202,7 +225,9 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          {k: int(v) for k, v in table("multipliers").items()},
                          packs.groups("numbers.yaml", "units"),
                          {k: float(v) for k, v in table("scales").items()}, packs.groups("numbers.yaml", "field_words"),
-                         {k: str(v) for k, v in table("before").items()}, {k: str(v) for k, v in table("after").items()},
+                         _negated_comparators({k: str(v) for k, v in table("before").items()},
+                                              packs.words("numbers.yaml", "negators")),
+                         {k: str(v) for k, v in table("after").items()},
                          {k: int(v) for k, v in table("reading_times").items()},
                          packs.words("numbers.yaml", "reading_verbs"),
                          frozenset(w.lower() for key in ("not_content", "field_words", "units")
@@ -231,25 +256,88 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          packs.words("numbers.yaml", "part_counters"),
                          alternatives=packs.words("numbers.yaml", "alternatives"),
                          subject_before=packs.words("numbers.yaml", "subject_before"),
-                         unbounded=packs.words("numbers.yaml", "unbounded"))
+                         unbounded=packs.words("numbers.yaml", "unbounded"),
+                         book_age_before=packs.words("numbers.yaml", "book_age_before"),
+                         book_age_after=packs.words("numbers.yaml", "book_age_after"),
+                         age_for=packs.words("numbers.yaml", "age_for"),
+                         grade_names={k: int(v) for k, v in table("grade_names").items()},
+                         ordinal_suffixes=packs.words("numbers.yaml", "ordinal_suffixes"),
+                         age_band_under=packs.words("numbers.yaml", "age_band_under"))
 
 
-def reader_ages(text: str, g: NumberGrammar) -> list[tuple[int, int, float, float]]:
+def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int, int]] | None = None
+              ) -> list[tuple[int, int, str, float]]:
+    """(start, end, operator, years) of each age of the books said as a compared number of years: "no more than
+    five years old", "published less than ten years ago", "出版不超过五年", "出版五年以内". The age is the books' where
+    a word of age follows the years, or a word of publishing stands before them in the clause, and no word of whom
+    the books are for does ("for kids under ten years old" is the readers' age)."""
+    clause_of = clause_of or (lambda at: (0, len(text)))
+    units, found = _words(tuple(g.time_units)), []
+    before = g.before_comparator.pattern.removesuffix("$")
+    after = "|".join(rf"{re.escape(w)}" for w in sorted(g.after, key=len, reverse=True))
+    aged = rf"\s*(?P<aged>{_words(g.book_age_after)})" if g.book_age_after else "(?P<aged>(?!))"
+    for m in re.finditer(rf"(?:{before})?\s*(?P<n>{g.number_source}){_JOINED}(?P<unit>{units})(?:{aged})?"
+                         rf"\s*(?P<after>{after})?", text, flags=re.IGNORECASE):
+        op = _lookup(g.before, m.group("w")) if m.group("w") else _lookup(g.after, m.group("after") or "")
+        clause = text[clause_of(m.start())[0]:m.start()]
+        if not op or (not m.group("aged") and not re.search(_words(g.book_age_before), clause, re.IGNORECASE)
+                      if g.book_age_before else not m.group("aged")):
+            continue
+        if g.age_for and re.search(_words(g.age_for), clause, re.IGNORECASE):
+            continue
+        years = g.value(m.group("n")) * _lookup(g.time_units, m.group("unit"))
+        found.append((m.start() + len(m.group(0)) - len(m.group(0).lstrip()), m.end(), op, years))
+    return found
+
+
+def reader_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int, int]] | None = None
+                ) -> list[tuple[int, int, float, float]]:
     """(start, end, youngest, oldest) of each readers' age said: "for ages 9 to 12", "ages 8-12", "8到12岁", "6岁以下",
-    or school grade ("grades 3 to 5", "三到五年级": a grade's readers are a year younger than its number past a first
-    grader's age, up to that); the youngest and oldest are the range's ends, or the one age."""
+    "a seven-year-old", or school grade ("grades 3 to 5", "三到五年级": a grade's readers are a year younger than its
+    number past a first grader's age, up to that); the youngest and oldest are the range's ends, or the one age. The
+    books' own age ("no more than five years old") is none."""
     number, ranges = rf"(?:{g.number_source})", _words(g.ranges)
-    said = rf"({number})(?:\s*(?:{ranges})\s*({number}))?"
-    found = []
+    # a grade as an ordinal ("3rd-5th grade") or by its name ("grades K-3"; "K-2" alone, a range from a named grade)
+    suffix = rf"(?:{'|'.join(re.escape(w) for w in g.ordinal_suffixes)})?" if g.ordinal_suffixes else ""
+    named = "|".join(rf"(?<![\w-])(?-i:{re.escape(w)})(?![\w])" for w in g.grade_names)
+    found, books = [], book_ages(text, g, clause_of)
     for before, after, past in ((g.age_before, g.age_after, 0), (g.grade_before, g.grade_after, g.first_grade_age)):
         if not before and not after:
             continue
-        before_words, after_words = _words(before), _words(after)
-        for m in re.finditer(rf"(?:(?:{before_words})\s*{said}(?:\s*(?:{after_words}))?|{said}\s*(?:{after_words}))",
-                             text, flags=re.IGNORECASE):
-            ages = [g.value(x) + past for x in m.groups() if x]
+        one = rf"{number}{suffix}|{named}" if past and named else number
+        said = rf"({one})(?:\s*(?:{ranges})\s*({one}))?"
+        # after a number, its age word may be hyphened to a number word ("seven-year-old"), which _words keeps apart
+        before_words = _words(before)
+        after_words = "|".join(rf"{re.escape(w)}(?![A-Za-z])" for w in sorted(after, key=len, reverse=True)) or "(?!)"
+        pattern = rf"(?:(?:{before_words})\s*{said}(?:\s*(?:{after_words}))?|{said}{_JOINED}(?:{after_words}))"
+        if past and named:
+            # bare, only a primary school's band ("K-2", "K-5"): "K-9" is a dog's, "K-12" every school year
+            pattern += rf"|({named})\s*(?:{ranges})\s*([1-5]{suffix})(?![\w-])"
+        for m in re.finditer(pattern, text, flags=re.IGNORECASE):
+            if any(a < m.end() and m.start() < b for a, b, _, _ in books):
+                continue
+            ages = [_grade_or_number(x, g) + past for x in m.groups() if x]
             found.append((m.start(), m.end(), min(ages) - (1 if past else 0), max(ages)))
+    # a band of readers named by its upper age, hyphened and plural: "under-tens", "under-5s" (up to that age)
+    if g.age_band_under:
+        # a number word's plural ("tens", "twenties") or digits and an s ("5s")
+        plurals = {(w[:-1] + "ies" if w.endswith("y") else w + "s"): v for w, v in g.digits.items() if w.isascii()}
+        spelled = "|".join(re.escape(w) for w in sorted(plurals, key=len, reverse=True))
+        under = "|".join(re.escape(w) for w in g.age_band_under)  # hyphened to what follows, which _words refuses
+        band = rf"(?<![\w-])(?:{under})-(?:(\d+)-?s|({spelled}))(?![A-Za-z])"
+        for m in re.finditer(band, text, flags=re.IGNORECASE):
+            age = float(m.group(1)) if m.group(1) else float(plurals[m.group(2).lower()])
+            found.append((m.start(), m.end(), 0.0, age))
     return found
+
+
+def _grade_or_number(said: str, g: NumberGrammar) -> float:
+    """A grade's number: its name's ("K" 0), or the number said, an ordinal's suffix aside ("3rd")."""
+    if said in g.grade_names:
+        return float(g.grade_names[said])
+    suffixed = re.fullmatch(rf"(\d+)(?:{'|'.join(re.escape(w) for w in g.ordinal_suffixes)})", said, re.IGNORECASE
+                            ) if g.ordinal_suffixes else None
+    return float(suffixed.group(1)) if suffixed else g.value(said)
 
 
 def _lookup(table: dict[str, str], word: str) -> str:
@@ -264,6 +352,7 @@ _SCALE = {"rating": 10}  # the highest number a quantity may take: "rated 4" is 
 
 def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int]) -> Iterator[NumericMention]:
     """Every number with a quantity and a comparator: "不超过250页", "评分8.5以上", "2005 or later", "après 2000"."""
+    units_said: dict[int, tuple[str, float | None]] = {}  # a clause's start -> the quantity its unit last said
     for m in grammar.number.finditer(text):
         value, start, end = grammar.value(m.group(0)), m.start(), m.end()
         quantity, op, scale = "", "", None
@@ -313,6 +402,11 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
                 start = field.start()
         if not quantity and value.is_integer() and _YEARS[0] <= value <= _YEARS[1] and m.group(0).isdigit():
             quantity = "pub_year"
+        # a second bound of its clause shares the first's unit: "nothing under 100 pages or over 300"
+        if not quantity and op and clause in units_said:
+            quantity, scale = units_said[clause]
+        elif unit:
+            units_said[clause] = (quantity, scale)
         if not op or not quantity or value > _SCALE.get(quantity, value) or (
                 quantity == "pub_year" and not _YEARS[0] <= value <= _YEARS[1]):
             continue
@@ -385,6 +479,9 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     found += _stated(text, grammar, lambda at: clause_of(at)[0])
     found += _reading_times(text, grammar, clause_of)
     g = grammar
+    # the books' age, a compared number of years: "no more than five years old" is from five years ago on
+    for start, end, op, years in book_ages(text, g, clause_of):
+        found.append(NumericMention(start, end, (NumericCondition("pub_year", _YOUNGER[op], float(year - years)),)))
     number, units = rf"(?:{g.number_source})", _words(g.units.get("pub_year", ()))
     # "1912到1949年", "from 1920–1940" (a dash too: it had lost to "from 1920", as long and earlier)
     for m in re.finditer(rf"(?:(?:{_words(g.range_open)})\s+)?(?<!\d)(\d{{4}})\s*(?:{units})?\s*(?:{_words(g.ranges)})"

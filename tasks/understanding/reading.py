@@ -42,6 +42,8 @@ __all__ = ["ALLOWED", "EXCLUDED", "READER", "REFERRED", "REQUIRED", "WANTED", "C
            "load_cues", "read_brief"]
 REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
+# A person's name written without spaces or dots, as a topic of its own: two to four characters of a CJK script.
+_NAME_RUN = re.compile(r"[\u3400-\u9fff]{2,4}")
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,8 @@ def _in_one_script(text: str, cues: Cues) -> str:
 def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cues: Cues) -> list[Mention]:
     """A shelf for every age that names grown-ups ("for all ages … a few for adults"), or grown-ups and children both asked for: listed together ("for adults, teens and kids", "大人和孩子"), named in
     one clause that an any-of-these word follows ("大人小孩都可以读", "kids and adults both welcome"), or the grown-ups
-    added with an additive word ("children's books, plus a few for adults too", "童书，也放几本给大人的") the shelf is
+    added with an additive word ("children's books, plus a few for adults too", "童书，也放几本给大人的", "for adults
+    plus a few for the kids") the shelf is
     for everyone, and says nothing of children's books; otherwise the grown-ups' word says whose books these are
     ("成人童话", "给小朋友的另外放，大人看的…"), and the children's word asks for nothing. A grown-ups' word that opens
     a reading context's words ("大人和孩子一起看的书", whose context holds the children) says who reads together, not
@@ -118,8 +121,9 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         pairs = sorted(grown + children, key=lambda m: m.start)
         joined = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
                      if (a in grown) != (b in grown))
-        added = any(find_terms(text[slice(*seg.clause_of(g.start))], cues.additive) for g in grown
-                    if any(c.end <= g.start for c in children))
+        # the later of the two added to the other ("for adults plus a few for the kids"), whichever is first
+        added = any(find_terms(text[slice(*seg.clause_of(later.start))], cues.additive)
+                    for g in grown for c in children for later in (max(g, c, key=lambda m: m.start),))
         # any word that lets each of them in will do: "都可以", "both welcome", "都能看"
         letting = (*cues.any_of_these, *cues.words_of((ALLOW,), CLAUSE))
         both = any((clause := seg.clause_of(g.start)) == seg.clause_of(c.start)
@@ -350,9 +354,14 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         if any(start <= a < end for a, _ in number_spans) or (start, end) in degrees:
             continue
         if any(start <= m.start < end for m in mentions):  # "别放工具书和励志书": 励志 is a value, 工具书 a topic
-            mentions += [Mention(a, b, "subject", t, EXCLUDED) for a, b in joined_parts(text, start, end, cues)
-                         if not any(a <= m.start < b for m in mentions)
-                         for t in phrase_topics(text[a:b], cues) if t not in cues.pronouns]
+            people = any(start <= m.start < end and m.field == "author" for m in mentions)
+            for a, b in joined_parts(text, start, end, cues):
+                if any(a <= m.start < b for m in mentions):
+                    continue
+                said = [t for t in phrase_topics(text[a:b], cues) if t not in cues.pronouns]
+                # a name of one script word joined to an excluded author is another ("东野圭吾和宫部美雪的都不要")
+                field_name = "author" if people and len(said) == 1 and _NAME_RUN.fullmatch(said[0]) else "subject"
+                mentions += [Mention(a, b, field_name, t, EXCLUDED) for t in said]
         else:
             topics = phrase_topics(text[start:end], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)

@@ -206,3 +206,26 @@ def test_an_excluded_name_ends_at_a_possessive_a_likeness_or_a_word_pointing_to_
         excluded = {m.value for m in read_brief(brief, get_vocabulary(), INDEX).mentions
                     if m.field == "author" and m.polarity == EXCLUDED}
         assert excluded == {author}, brief
+
+
+def test_a_name_joined_to_an_excluded_author_is_an_author_too():
+    """A name written as one run of a CJK script, joined to an author the exclusion names, is an author, not a
+    subject: two excluded authors joined by 和 had excluded the second as a topic's word (and shelved its books)."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import EXCLUDED, read_brief
+    for brief, author in (("散文，鲁迅和苏童的都不要", "苏童"), ("不要刘慈欣和王晋康的小说", "王晋康")):
+        mentions = read_brief(brief, get_vocabulary(), INDEX).mentions
+        assert ("author", author) in {(m.field, m.value) for m in mentions if m.polarity == EXCLUDED}, brief
+        assert not any(m.field == "subject" for m in mentions), brief
+
+
+def test_a_writers_nation_before_an_excluded_name_is_no_part_of_it():
+    """readings.yaml `name_nations`: the writer's nation before a name the catalog lacks, bracketed or not, is no
+    part of the name excluded ("the Canadian Chris Hadfield excepted" had excluded "Canadian Chris Hadfield")."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import EXCLUDED, read_brief
+    for brief, author in (("Space memoirs, the Canadian Chris Hadfield excepted", "Chris Hadfield"),
+                          ("Crime novels, nothing by the Swedish Henning Mankell", "Henning Mankell")):
+        excluded = {m.value for m in read_brief(brief, get_vocabulary(), INDEX).mentions
+                    if m.field == "author" and m.polarity == EXCLUDED}
+        assert excluded == {author}, brief

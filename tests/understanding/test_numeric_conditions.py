@@ -194,3 +194,110 @@ def test_a_period_the_books_are_about_or_a_year_left_free_is_no_publication_year
     from tasks.understanding.reading import read_brief
     reading = read_brief(brief, get_vocabulary(), today=TODAY)
     assert any(c.field == "pub_year" for c in (*reading.numeric, *reading.preferred)) == kept, brief
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("novels with a ceiling of 300 pages", N("pages", "<=", 300)),
+    ("memoirs capped at 250 pages", N("pages", "<=", 250)),
+    ("小说，页数上限三百页", N("pages", "<=", 300)),
+    ("三百页封顶的散文", N("pages", "<=", 300)),
+    ("以三百页为限的小说", N("pages", "<=", 300)),
+    # an article between a comparator and its number, as "the" before a year: "at least a 4.5"
+    ("poetry rated at least a 4.5", N("rating", ">=", 4.5)),
+])
+def test_a_cap_named_as_such_is_a_comparator(brief, bound):
+    """numbers.yaml `before` / `after`: a ceiling, a cap or a limit named as a noun ("a ceiling of", "上限", "封顶",
+    "为限") compares as "at most" does, on either side of the number, in both packs; `determiners` lets an article
+    stand before the number."""
+    assert list(parse_numeric_conditions(brief, TODAY)) == [bound], brief
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("science books no more than five years old", N("pub_year", ">=", 2021)),
+    ("travel guides published less than ten years ago", N("pub_year", ">", 2016)),
+    ("essays at least twenty years old", N("pub_year", "<=", 2006)),
+    ("出版不超过五年的科普书", N("pub_year", ">=", 2021)),
+    ("出版五年以内的小说", N("pub_year", ">=", 2021)),
+    # a negation turns the age round as it turns any bound: "nothing more than ten years old"
+    ("Gardening guides, nothing more than ten years old", N("pub_year", ">=", 2016)),
+])
+def test_the_books_age_is_a_publication_year(brief, bound):
+    """numbers.yaml `book_age_after` / `book_age_before`: a compared number of years with a word of age after it
+    ("years old", "ago") or a word of publishing before it in its clause ("出版…五年以内") is the books' age, their year
+    bounded the other way; it had been no condition, and "five years old" a reader's age (children's books)."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    reading = read_brief(brief, get_vocabulary(), today=TODAY)
+    assert list(reading.numeric) == [bound], brief
+    assert not any(m.field == "audience" for m in reading.mentions), brief
+
+
+def test_an_age_after_a_word_of_whom_the_books_are_for_is_the_readers():
+    """numbers.yaml `age_for`: "for kids under ten years old" is the readers' age, no publication year."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    reading = read_brief("picture books for kids under ten years old", get_vocabulary(), today=TODAY)
+    assert not reading.numeric and any(m.field == "audience" and m.value == "children" for m in reading.mentions)
+
+
+@pytest.mark.parametrize("brief, ages", [
+    ("Dinosaur books a seven-year-old could follow", (7, 7)),
+    ("chapter books for an eight-year-old who loves horses", (8, 8)),
+    ("for 8-year-olds", (8, 8)),
+])
+def test_an_age_hyphened_to_a_number_word_is_a_readers_age(brief, ages):
+    """A number word hyphened to its age word ("a seven-year-old") is one word with it: the number grammar's words
+    had stopped at a hyphen before a letter, as "long-term" must."""
+    from tasks.understanding.numbers import number_grammar, reader_ages
+    assert [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())] == [ages], brief
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("评分不能低于8分的小说", N("rating", ">=", 8)),
+    ("篇幅不应超过三百页", N("pages", "<=", 300)),
+    ("thrillers never more than 350 pages", N("pages", "<=", 350)),
+])
+def test_a_negator_before_a_comparator_turns_it_round(brief, bound):
+    """numbers.yaml `negators`: a negation right before a comparator is one comparator with it, turned round ("不能
+    低于" is at least), in both packs; "不能低于" had been read as a maximum."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    assert list(read_brief(brief, get_vocabulary(), today=TODAY).numeric) == [bound], brief
+
+
+@pytest.mark.parametrize("brief, ages", [
+    ("Mysteries for 3rd-5th grade", (8, 11)),
+    ("read-alouds for grades K-3", (5, 9)),
+    ("picture books for K-2 readers", (5, 8)),
+    ("K-12 teachers' guides", None),
+])
+def test_a_grade_by_its_ordinal_or_its_name_is_a_readers_age(brief, ages):
+    """numbers.yaml `grade_names`, `ordinal_suffixes`, `grade_after`: a grade written as an ordinal ("3rd-5th grade")
+    or by its name ("K"), a bare range from a named grade only over a primary school's band ("K-2", not "K-12")."""
+    from tasks.understanding.numbers import number_grammar, reader_ages
+    found = [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())]
+    assert found == ([ages] if ages else []), brief
+
+
+@pytest.mark.parametrize("brief, bounds", [
+    ("Short stories, nothing under 100 pages or over 300", [N("pages", ">=", 100), N("pages", "<=", 300)]),
+    ("200页以上、400以下的小说", [N("pages", ">=", 200), N("pages", "<=", 400)]),
+])
+def test_a_second_bound_shares_its_clauses_unit(brief, bounds):
+    """A comparator and a number with no unit after a bound with one in its clause counts what the first counts
+    ("under 100 pages or over 300"); a year's shape stays a year ("around 400 pages from 2012 or later")."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    assert sorted(read_brief(brief, get_vocabulary(), today=TODAY).numeric, key=lambda n: n.op) == sorted(
+        bounds, key=lambda n: n.op), brief
+    assert N("pub_year", ">=", 2012) in parse_numeric_conditions("novels of around 400 pages from 2012 or later",
+                                                                 TODAY)
+
+
+@pytest.mark.parametrize("brief, oldest", [("nothing for under-tens", 10), ("board books for the under-fives", 5),
+                                           ("books for under-5s", 5)])
+def test_a_band_of_readers_named_by_its_upper_age_is_a_readers_age(brief, oldest):
+    """numbers.yaml `age_band_under`: "under-tens", "under-fives" name readers up to that age (a number word's plural
+    read as the number); the brief had excluded a subject "under-tens"."""
+    from tasks.understanding.numbers import number_grammar, reader_ages
+    assert (0, oldest) in [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())], brief

@@ -137,3 +137,35 @@ def test_a_child_of_the_grown_ups_named_before_it_is_no_audience(brief, children
     """readings.yaml `guardians`: a word for children after a grown-up's in its clause is that grown-up's child,
     the reader's word; a word for children's books stays a kind of book."""
     assert (("audience", "children", WANTED) in polarities(brief)) == children, brief
+
+
+@pytest.mark.parametrize("brief", ["给幼儿家长的育儿书", "给失去孩子的母亲的回忆录", "Sleep guides for young children's parents"])
+def test_a_child_right_before_the_grown_ups_it_belongs_to_is_no_audience(brief):
+    """readings.yaml `guardians` and `possessive`: a word for children right before a grown-up's, with a possessive
+    between or none ("幼儿家长", "孩子的母亲"), is that grown-up's child, the reader's word; it had asked for
+    children's books."""
+    assert ("audience", "children", WANTED) not in polarities(brief), brief
+
+
+@pytest.mark.parametrize("brief", ["Gardening books for adults plus a few for the kids",
+                                   "环保书，成人的为主，也放几本给孩子的"])
+def test_children_added_after_the_grown_ups_make_a_shelf_for_both(brief):
+    """cues.yaml `additive`: children added after grown-ups in their clause ("for adults plus a few for the kids")
+    make the shelf everyone's, as grown-ups added after children did; the grown-ups' word had excluded children's
+    books."""
+    held = polarities(brief)
+    assert ("audience", "children", EXCLUDED) not in held and ("audience", "children", WANTED) not in held, brief
+
+
+@pytest.mark.parametrize("brief, kind", [
+    ("Greek tragedy in new translations", ("form", "drama")),
+    ("a play about family secrets", ("form", "drama")),
+    ("life stories of women scientists", ("genre", "传记回忆")),
+    ("抗战老兵的亲历记", ("genre", "传记回忆")),
+    ("曹禺的剧作", ("form", "drama")),
+])
+def test_everyday_words_for_a_form_name_it(brief, kind):
+    """readings.yaml `kinds`: everyday words for a play or a life story (tragedy, "a play", life stories, 亲历记, 剧作)
+    name the vocabulary's form or genre."""
+    assert (*kind, WANTED) in polarities(brief), brief
+
