@@ -47,7 +47,9 @@ def test_a_failed_theme_fails_the_run_by_name_and_stays_pending_needs_review_doe
     assert err.strip().startswith("error: batch honest: 2 of 3 themes shelved; needs review: rain, vague; failed, kept "
                                   "pending for the next run: blank (IndexError: ")
     delivered = shelved(demo_copy, "honest")  # the others are delivered all the same
-    assert set(delivered) == {"rain", "vague"} and all(delivered.values())
+    # a brief of filler words only ("Some good books") asks what the shelf is about and shelves no book it cannot tie
+    # to the brief: it is delivered as a question, not kept pending
+    assert delivered.get("rain", 0) > 0 and set(delivered) <= {"rain", "vague"}
     with open_catalog(demo_copy.duckdb_path, read_only=True) as db:
         [pending] = ShelfDB(db.conn, read_only=True).pending()
         assert ShelfDB(db.conn, read_only=True).pending_batches() == ["honest"]  # what the next nightly shelves
