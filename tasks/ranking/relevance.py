@@ -114,6 +114,7 @@ from config.vocabulary import Vocabulary
 from config.yaml_files import read_yaml
 from storage.index_store import IndexSnapshot
 from tasks.model.books import BookRecord
+from tasks.language.embedders.base import normalize
 from tasks.language.text_analysis import bm25_tokens, token_set
 from tasks.model.conditions import FilterCondition
 from tasks.model.query import Candidate, ThemeQuery
@@ -795,11 +796,12 @@ def model_nearness(named: Sequence[BookRecord], ids: Sequence[str], snapshot: In
     theirs = [vectors[b.book_id] for b in named if b.book_id in vectors]
     if not theirs:
         return {}
-    unit = lambda v: np.asarray(v, dtype=np.float64) / max(float(np.linalg.norm(v)), 1e-12)  # noqa: E731
-    model = unit(np.mean([unit(v) for v in theirs], axis=0))
+    model = normalize(normalize(np.asarray(theirs, dtype=np.float32)).mean(axis=0, keepdims=True))[0]
     known = [b for b in ids if b in vectors]
-    similarities = np.array([float(unit(vectors[b]) @ model) for b in known])
-    return dict(zip(known, map(float, distribution.z(model, similarities)))) if known else {}
+    if not known:
+        return {}
+    similarities = normalize(np.asarray([vectors[b] for b in known], dtype=np.float32)) @ model
+    return dict(zip(known, map(float, distribution.z(model, similarities))))
 
 
 def likeness(named: Sequence[BookRecord], counts: Mapping[tuple[str, str], int], catalog: int, sure: float,
