@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from itertools import islice
 
 import numpy as np
@@ -155,12 +156,18 @@ def brief_topic(brief: str, language: str, most: int = 3) -> tuple[str, ...]:
     the reader's level, never the topic), a Chinese word inside a longer one said once, in it ("象棋" of "国际象棋";
     none of 初学者, a reader). A topic the catalog lacks ("beekeeping", "养蜂") is what a short shelf's question must
     name: the catalog's words alone had named it by the theme's name."""
-    readers = load_cues().readings.audiences.get("readers", ())
-    skip = brief_stopwords().union(*stopwords().values(), (w.lower() for w in readers))
+    skip = _not_topic_words()
     words = list(dict.fromkeys(tokenize(brief, language)))
     # jieba's search cut gives a compound's parts beside it ("国际", "象棋", "国际象棋")
     whole = [w for w in words if w.isascii() or not any(w != o and w in o for o in words)]
     return tuple(w for w in whole if w not in skip and not w.isnumeric())[:most]
+
+
+@lru_cache(maxsize=1)
+def _not_topic_words() -> frozenset[str]:
+    """Every language's stopwords and the packs' words for who reads (`brief_topic`), gathered once, not per theme."""
+    readers = load_cues().readings.audiences.get("readers", ())
+    return brief_stopwords().union(*stopwords().values(), (w.lower() for w in readers))
 
 
 def _trigrams(word: str) -> list[str]:

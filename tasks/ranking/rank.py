@@ -195,15 +195,19 @@ def fit_of(ranking: Ranking, admissible: Sequence[Candidate], entries: Sequence[
     fitting share, the nearest topics it holds. `unheld`: nothing of the brief is the catalog's, its topic is what its
     own words say (`named`), not the catalog's words it holds ("学" of 编程入门：学Python, whose nearest topics had been
     现象学 and 人类学)."""
-    floor = ctx.settings.ranking.relevance_floor
+    floor, gating = ctx.settings.ranking.relevance_floor, ctx.settings.gating
     likely = likely_works(admissible, ctx.books, floor)
+    share = expected_fit_share([e.candidate.relevance for e in entries])
     topic = tuple((ranking.content or ())[:TOPIC_WORDS]) or named or (name,)
-    filed = {t for c in admissible if (c.relevance or 0.0) >= floor for t in book_topics(ctx.books[c.book_id])}
-    # twice the topics a question offers: it offers those in the brief's language first (gating.few_fit)
-    topics = nearest_held(ctx.embedder.embed_queries([" ".join(named if unheld and named else topic)])[0],
-                          ctx.subjects, likely, len(ctx.books), k=2 * NEAREST_TOPICS, filed=filed)
-    return Fit(likely, expected_fit_share([e.candidate.relevance for e in entries]), ranking.allowed, topic, topics,
-               named, unreadable)
+    topics: tuple[tuple[str, str, int], ...] = ()
+    if len(entries) < gating.min_books or share < gating.done_fit_share:
+        # only a shelf the gate may question offers nearby topics (gating.gate asks of no filled, fitting shelf):
+        # the topic's embedding and the subjects' scan are spared on every other theme
+        filed = {t for c in admissible if (c.relevance or 0.0) >= floor for t in book_topics(ctx.books[c.book_id])}
+        # twice the topics a question offers: it offers those in the brief's language first (gating.few_fit)
+        topics = nearest_held(ctx.embedder.embed_queries([" ".join(named if unheld and named else topic)])[0],
+                              ctx.subjects, likely, len(ctx.books), k=2 * NEAREST_TOPICS, filed=filed)
+    return Fit(likely, share, ranking.allowed, topic, topics, named, unreadable)
 
 
 def order(hits: Hits, understood: Understood, ctx: RankingContext) -> Ranking:

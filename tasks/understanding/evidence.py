@@ -193,11 +193,11 @@ def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[i
         word = r"[A-Z][\w'’.-]*"
         particles = alternation(r.name_particles) if r.name_particles else "(?!)"
         by = alternation(tuple(w for w in r.authorship_before if w.isascii()))
+        # "Skip John Grisham"; "the Canadian Chris Hadfield excepted": the writer's nation is no part of the name
+        leading = cues.all_words | cues.filler | {w.lower() for w in r.name_nations}
         for m in regex(rf"(?<![\w'’]){word}(?:\s+(?:(?:{particles})\s+)*{word})*").finditer(text, start, end):
             words = m.group(0).split()
-            # "Skip John Grisham"; "the Canadian Chris Hadfield excepted": the writer's nation is no part of the name
-            nations = {w.lower() for w in r.name_nations}
-            while words and words[0].lower() in cues.all_words | cues.filler | nations:
+            while words and words[0].lower() in leading:
                 words = words[1:]
             # a possessive ends the name: "skip Buzz Aldrin's own books"
             ending = next((p for p in r.possessive if words and words[-1].endswith(p) and len(words[-1]) > len(p)), "")
