@@ -11,7 +11,9 @@ untied candidate (tied to the brief by its vector alone, relevance.py) is 0 by r
 logistic regression per kind gives the weights; probabilities left out one brief at a time (the brief's rows
 predicted by weights fitted on the other briefs) say how well they are calibrated and choose the floor: the lowest
 at which the books a shelf would take (at most 30 per brief, in the product's order) fit at least 90% of the time.
---write writes the weights to config/relevance.yaml; the floor is printed for `ranking.relevance_floor`.
+A book meeting a brief its hard conditions define (relevance.py `conditions_define`) is read apart: how often such
+books fit by the weights' probability (`fit_defined`, on its log-odds), per kind.
+--write writes the weights and that to config/relevance.yaml; the floor is printed for `ranking.relevance_floor`.
 """
 
 from __future__ import annotations
@@ -63,9 +65,30 @@ def gather(briefs, catalog: Path, workspace: Path, tag_blind: bool):
         fits = {works.get(b, b) for b, g in brief.judgments.items() if g > 0}
         labels = np.array([works.get(c.book_id, c.book_id) in fits for c in ranking.candidates], dtype=np.float64)
         x = np.vstack([e.as_array() for e in ranking.evidence]) if ranking.evidence else np.zeros((0, len(FEATURES)))
-        untied = np.array([e.untied for e in ranking.evidence], dtype=bool)
-        rows.append((brief.id, x, labels, [works.get(c.book_id, c.book_id) for c in ranking.candidates], untied))
+        rows.append((brief.id, x, labels, [works.get(c.book_id, c.book_id) for c in ranking.candidates],
+                     *rule_columns(ranking.evidence)))
     return ctx.ranking.relevance.kind, rows
+
+
+def rule_columns(evidence) -> tuple[np.ndarray, np.ndarray]:
+    """Of each candidate, what the rules read beside the weights: whether it is untied, and whether the brief's hard
+    conditions define the brief (its probability then read apart, relevance.py `Calibration.defined_fit`)."""
+    return (np.array([e.untied for e in evidence], dtype=bool), np.array([e.defined for e in evidence], dtype=bool))
+
+
+def weighed_rows(rows, weights: np.ndarray, intercept: float) -> list[np.ndarray]:
+    """Each brief's candidates' probabilities by these weights alone (an untied one 0)."""
+    return [np.where(r[4], 0.0, 1.0 / (1.0 + np.exp(-(r[1] @ weights + intercept)))) if len(r[1]) else np.zeros(0)
+            for r in rows]
+
+
+def defined_of(rows, weighed: list[np.ndarray]) -> tuple[float, float] | None:
+    """How the rows' defined candidates fit by the weights' probabilities (relevance.py `fit_defined`)."""
+    from tasks.ranking.relevance import fit_defined
+
+    mask = [r[5] for r in rows]
+    return fit_defined(np.concatenate([p[m] for p, m in zip(weighed, mask)]),
+                       np.concatenate([r[2][m] for r, m in zip(rows, mask)]))
 
 
 def fit_rows(rows):
@@ -77,11 +100,17 @@ def fit_rows(rows):
 
 
 def left_out_probabilities(rows):
-    """Each brief's candidates scored by weights fitted on the other briefs (an untied one 0)."""
+    """Each brief's candidates scored by weights fitted on the other briefs (an untied one 0, a defined one read as
+    the other briefs' defined books fit)."""
+    from tasks.ranking.relevance import defined_probability
+
     out = []
-    for i, (_, x, _, _, untied) in enumerate(rows):
-        w, b = fit_rows([r for j, r in enumerate(rows) if j != i])
-        out.append(np.where(untied, 0.0, 1.0 / (1.0 + np.exp(-(x @ w + b)))) if len(x) else np.zeros(0))
+    for i, row in enumerate(rows):
+        others = [r for j, r in enumerate(rows) if j != i]
+        w, b = fit_rows(others)
+        reading = defined_of(others, weighed_rows(others, w, b))
+        out.append(np.array([defined_probability(reading, q) if d else q
+                             for q, d in zip(weighed_rows([row], w, b)[0], row[5])]))
     return out
 
 
@@ -89,7 +118,7 @@ def shelf_precision(rows, probabilities, floor: float) -> tuple[float, int, int]
     """Over every brief: the share of fitting books among those a shelf at this floor takes (its first SHELF
     works at or above the floor, in the product's order), and how many shelves hold at least 10."""
     taken = fit = full = 0
-    for (_, _, labels, works, _), p in zip(rows, probabilities):
+    for (_, _, labels, works, _, _), p in zip(rows, probabilities):
         seen: set[str] = set()
         shelf = []
         for label, work, prob in zip(labels, works, p):
@@ -113,6 +142,7 @@ def main() -> int:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from tasks.evaluation.judged import load_judged
+    from tasks.ranking.calibration import defined_mapping
     from tasks.ranking.relevance import FEATURES
 
     sets = [(Path(b), Path(c).resolve()) for b, _, c in (item.partition("=") for item in args.set)]
@@ -133,10 +163,14 @@ def main() -> int:
         if args.dump:
             np.savez(f"{args.dump}-{kind}.npz", brief=np.concatenate([[r[0]] * len(r[2]) for r in rows]),
                      x=np.vstack([r[1] for r in rows if len(r[1])]), y=np.concatenate([r[2] for r in rows]),
-                     work=np.concatenate([r[3] for r in rows]), untied=np.concatenate([r[4] for r in rows]))
+                     work=np.concatenate([r[3] for r in rows]), untied=np.concatenate([r[4] for r in rows]),
+                     defined=np.concatenate([r[5] for r in rows]))
         y = np.concatenate([r[2] for r in rows])
         w, b = fit_rows(rows)
         fitted[kind] = {"intercept": round(b, 4), "weights": {f: round(float(v), 4) for f, v in zip(FEATURES, w)}}
+        defined = defined_of(rows, weighed_rows(rows, w, b))
+        if defined is not None:
+            fitted[kind]["defined"] = defined_mapping(defined)
         held_out = left_out_probabilities(rows)
         p = np.concatenate(held_out)
         untied = np.concatenate([r[4] for r in rows])

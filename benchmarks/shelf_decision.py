@@ -50,12 +50,12 @@ def reliability(records: list[dict]) -> None:
 
     """Of every candidate of the judged briefs (calibration in force), by what its probability stands on and by
     its probability: how many, and how many truly fit (graded 1 or 2)."""
-    rows = [(kind, p, fit) for r in records if r.get("candidates") for kind, p, fit in r["candidates"]]
+    rows = [(kind, p, fit) for r in records if r.get("candidates") for kind, p, fit, *_ in r["candidates"]]
     if not rows:
         return
     for name in sorted({r["set"] for r in records if r.get("candidates")}) + ["all"]:
         mine = [(k, p, f) for r in records if r.get("candidates") and name in (r["set"], "all")
-                for k, p, f in r["candidates"]]
+                for k, p, f, *_ in r["candidates"]]
         print(f"\nreliability, {name}: books fitting / books, by evidence and probability")
         print(f"{'evidence':<17}" + "".join(f"{lo:.2f}-{min(hi, 1):.2f}".rjust(12)
                                          for lo, hi in zip(RELIABILITY_BINS, RELIABILITY_BINS[1:])) + "         all")
@@ -68,6 +68,40 @@ def reliability(records: list[dict]) -> None:
             if every:
                 print(f"{kind:<17}" + "".join(c.rjust(12) for c in cells)
                       + f"{sum(every)}/{len(every)}".rjust(12) + f" {sum(every) / len(every):.2f}")
+
+
+def calibration_table(records: list[dict]) -> None:
+    """How far the probabilities are to be trusted, per catalog kind: of every judged candidate (calibration in
+    force) the Brier score and, per standing, the mean probability beside the share that fits; of every shelf at the
+    floor in force (admission in force; in sample and two-fold) the "done" ones under FIT_SHARE fitting (false) and
+    the full ones at or above it not "done" (missed)."""
+    judged = [r for r in records if r["grades"] is not None]
+    if not judged:
+        return
+    print(f"\ncalibration, by catalog kind (Brier over every candidate; shelves at floor {READ_AT}, admission in "
+          f"force, done from a mean of {FIT_SHARE}):")
+    for kind in sorted({r["admits_by"] for r in judged}) + ["all"]:
+        mine = [r for r in judged if kind in (r["admits_by"], "all")]
+        rows = [(k, p, f) for r in mine if r.get("candidates") for k, p, f, *_ in r["candidates"]]
+        p = np.array([x[1] for x in rows])
+        fit = np.array([x[2] for x in rows], dtype=np.float64)
+        print(f"  {kind}: {len(rows)} candidates, Brier {np.mean((p - fit) ** 2):.4f}; by standing, "
+              "books / mean p / fit share:")
+        for standing_kind in sorted({x[0] for x in rows}):
+            inside = np.array([x[0] == standing_kind for x in rows])
+            print(f"    {standing_kind:<17} {int(inside.sum()):>5}  {p[inside].mean():.2f}  {fit[inside].mean():.2f}")
+        for cal in ("in+admission", "fold+admission"):
+            shelves = [r for r in mine if r["calibration"] == cal and r["floor"] == READ_AT]
+            if not shelves:
+                continue
+            status = [status_under(r, FIT_SHARE) for r in shelves]
+            done = [r for s, r in zip(status, shelves) if s == "done"]
+            true = [r for r in shelves if len(r["grades"]) >= 10 and fits(r) >= FIT_SHARE]
+            missed = [r for s, r in zip(status, shelves) if s != "done" and r in true]
+            brier = np.mean([(np.mean(r["p"]) - fits(r)) ** 2 for r in shelves if r["p"]])
+            print(f"    shelves, {cal:<14}: {len(shelves)}, done {len(done)}, false done "
+                  f"{sum(fits(r) < FIT_SHARE for r in done)}, full and >= {FIT_SHARE:.0%} fitting {len(true)}, "
+                  f"of them not done {len(missed)}; shelf mean p vs fit share Brier {brier:.4f}")
 
 
 @dataclass
@@ -144,7 +178,7 @@ def order_benchmark(name: str, path: Path, catalog: Path, workspace: Path, tag_b
 def two_fold(sets, kind_of):
     """Per brief, its candidates' probabilities, and the weights' alone, from weights fitted on the other half of the
     judged briefs of its catalog kind (halves by position in each set: even and odd)."""
-    from benchmarks.fit_relevance import fit_rows
+    from benchmarks.fit_relevance import defined_of, fit_rows, rule_columns, weighed_rows
     from tasks.ranking.relevance import Calibration, FEATURES, KINDS, probabilities
 
     rows = {}  # (kind, fold) -> rows as fit_relevance gathers them
@@ -154,15 +188,19 @@ def two_fold(sets, kind_of):
             fits = {works.get(b, b) for b, g in o.judgments.items() if g > 0}
             labels = np.array([works.get(c.book_id, c.book_id) in fits for c in r.candidates], dtype=np.float64)
             x = np.vstack([e.as_array() for e in r.evidence]) if r.evidence else np.zeros((0, len(FEATURES)))
-            untied = np.array([e.untied for e in r.evidence], dtype=bool)
-            rows.setdefault((kind_of[name], i % 2), []).append((o.brief_id, x, labels, [], untied))
-    fitted = {key: fit_rows(found) for key, found in rows.items()}
+            rows.setdefault((kind_of[name], i % 2), []).append((o.brief_id, x, labels, [],
+                                                                 *rule_columns(r.evidence)))
+    fitted = {}
+    for key, found in rows.items():
+        w, b = fit_rows(found)
+        fitted[key] = (w, b, defined_of(found, weighed_rows(found, w, b)))
     out = {}
     for name, (_, _, ordered) in sets.items():
         kind = kind_of[name]
         for i, o in enumerate(ordered):
-            w, b = fitted[(kind, 1 - i % 2)]
-            cal = Calibration({k: dict(zip(FEATURES, w)) for k in KINDS}, {k: b for k in KINDS})
+            w, b, defined = fitted[(kind, 1 - i % 2)]
+            cal = Calibration({k: dict(zip(FEATURES, w)) for k in KINDS}, {k: b for k in KINDS},
+                              defined={k: defined for k in KINDS if defined is not None})
             out[(name, o.brief_id)] = (probabilities(cal, o.ranking.evidence, kind),
                                        cal.probability(o.ranking.evidence, kind))
     return out
@@ -372,6 +410,7 @@ def tables(records: list[dict]) -> None:
                 f"{lo:.1f}-{min(hi, 1):.1f} {fit[(p >= lo) & (p < hi)].mean():.2f} fit of "
                 f"{int(((p >= lo) & (p < hi)).sum())}" for lo, hi in BANDS if ((p >= lo) & (p < hi)).any()))
     reliability(records)
+    calibration_table(records)
     admission_tables(records)
     folded = [r for r in records if r["calibration"] == "fold"]
     if not folded:
@@ -412,12 +451,16 @@ def main() -> int:
     parser.add_argument("--table", help="print the tables of an earlier dump")
     parser.add_argument("--write-admission", action="store_true",
                         help="write the admission fitted on every judged brief (in sample) to config/relevance.yaml")
+    parser.add_argument("--write-defined", action="store_true",
+                        help="write how often a defined brief's books fit (in sample) to config/relevance.yaml")
     args = parser.parse_args()
     if args.table:
         records = json.loads(Path(args.table).read_text(encoding="utf-8"))
         tables(records)
         if args.write_admission:
             write_admission(records, Path(args.table).name)
+        if args.write_defined:
+            write_defined(records, Path(args.table).name)
         return 0
     if not args.dump:
         parser.error("--dump or --table")
@@ -456,7 +499,7 @@ def main() -> int:
             if o.judgments is not None:
                 fitting_works = {works.get(b, b) for b, g in o.judgments.items() if g > 0}
                 candidates = [[standing(e, float(w)), float(p), int(works.get(c.book_id, c.book_id)
-                                                                    in fitting_works)]
+                                                                    in fitting_works), float(w) if e.defined else None]
                               for c, e, w, p in zip(o.ranking.candidates, o.ranking.evidence, weighed,
                                                     variants["in"][0])]
             evidence = dict(zip((c.book_id for c in o.ranking.candidates), o.ranking.evidence))
@@ -491,7 +534,34 @@ def main() -> int:
     tables(records)
     if args.write_admission:
         write_admission(records, ", ".join(sorted(judged)))
+    if args.write_defined:
+        write_defined(records, ", ".join(sorted(judged)))
     return 0
+
+
+def write_defined(records: list[dict], source: str) -> None:
+    """How books meeting a brief its hard conditions define fit by the weights' probability (relevance
+    `Calibration.defined`, `fit_defined`), per calibration kind over every judged brief's candidates (in sample),
+    into config/relevance.yaml beside the weights."""
+    from datetime import date
+
+    from benchmarks.fit_relevance import write_relevance_file
+    from config.yaml_files import read_yaml
+    from tasks.ranking.calibration import defined_mapping
+    from tasks.ranking.relevance import RELEVANCE_FILE, fit_defined
+
+    data = read_yaml(RELEVANCE_FILE) or {}
+    kinds = dict(data["kinds"])
+    for kind in kinds:
+        defined = [(weighed, fit) for r in records if r["kind"] == kind and r.get("candidates")
+                   for _, _, fit, weighed in r["candidates"] if weighed is not None]
+        reading = fit_defined(np.array([w for w, _ in defined]), np.array([f for _, f in defined], dtype=np.float64))
+        if reading is not None:
+            kinds[kind] = {**kinds[kind], "defined": defined_mapping(reading)}
+            print(f"{kind}: {len(defined)} defined candidates, {sum(f for _, f in defined)} fitting, "
+                  f"read as {kinds[kind]['defined']}")
+    write_relevance_file({"fitted_on": f"{data.get('fitted_on', '')}; `defined` {source}, {date.today().isoformat()}, "
+                                       "benchmarks/shelf_decision.py --write-defined", "kinds": kinds})
 
 
 def write_admission(records: list[dict], source: str) -> None:

@@ -26,7 +26,7 @@ def refit(calibration: Calibration, kind: str, evidence: Sequence[Evidence], kep
     weights, intercept = fit_logistic(np.vstack([e.as_array() for e in evidence]), kept, strength,
                                       prior=(prior, calibration.intercepts[kind]))
     return Calibration({**calibration.weights, kind: dict(zip(FEATURES, (float(w) for w in weights)))},
-                       {**calibration.intercepts, kind: intercept}, calibration.source)
+                       {**calibration.intercepts, kind: intercept}, calibration.source, calibration.defined)
 
 
 def log_loss(calibration: Calibration, kind: str, evidence: Sequence[Evidence], kept: np.ndarray) -> float:
@@ -39,8 +39,15 @@ def as_mapping(calibration: Calibration, source: str) -> dict:
     """The calibration as config/relevance.yaml holds it."""
     return {"fitted_on": source,
             "kinds": {k: {"intercept": round(float(calibration.intercepts[k]), 4),
-                          "weights": {f: round(float(calibration.weights[k].get(f, 0.0)), 4) for f in FEATURES}}
+                          "weights": {f: round(float(calibration.weights[k].get(f, 0.0)), 4) for f in FEATURES},
+                          **({"defined": defined_mapping(calibration.defined[k])} if k in calibration.defined
+                             else {})}
                       for k in KINDS}}
+
+
+def defined_mapping(defined: tuple[float, float]) -> dict:
+    """A kind's reading of defined books (`Calibration.defined`) as config/relevance.yaml holds it."""
+    return {"slope": round(float(defined[0]), 4), "intercept": round(float(defined[1]), 4)}
 
 
 def workspace_calibration(workspace: Path) -> Calibration | None:
