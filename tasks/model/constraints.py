@@ -178,6 +178,22 @@ def as_wishes(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, number
     return replace(query, filter_conditions=conditions, numeric_conditions=numeric), [*loose, *unnumbered]
 
 
+def reading_material(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, not_reading: Sequence[str]
+                     ) -> ThemeQuery:
+    """A brief about reading (a form required: novels, plays, 诗集) leaves out the materials that are no reading
+    (`not_reading`: films, recordings, scores ...) where a record says one: a film whose heading says "Drama." is
+    no play. A brief that names a material itself chose it. Only the materials some book holds (`held`; None: all)
+    are named, so a catalog whose records say none gains no condition; a book of unknown material stays."""
+    fields = {c.field: c.operator for c in query.filter_conditions}
+    if fields.get("form") != "MUST" or "material" in fields:
+        return query
+    materials = tuple(m for m in not_reading if held is None or ("material", m) in held)
+    if not materials:
+        return query
+    excluded = FilterCondition("material", materials, "MUST_NOT")
+    return replace(query, filter_conditions=(*query.filter_conditions, excluded))
+
+
 def contradictions(conditions: Sequence[FilterCondition]) -> list[tuple[str, str]]:
     """(field, value) pairs that are both MUST and MUST_NOT."""
     required = {(c.field, v) for c in conditions if c.operator == "MUST" for v in c.values}
