@@ -209,7 +209,8 @@ def unimarc_row(record: pymarc.Record) -> dict[str, Any]:
         "material": get_materials().of_leader("unimarc", str(record.leader)),
         # 100 $a/17-19 holds up to three audience codes; 105 $a/11 the literary form of a text
         "coded": _coded((*(("unimarc_audience", c) for c in coded[17:20]),
-                         ("unimarc_literary_form", next((f.get("a") or "" for f in record.get_fields("105")), "")[11:12]))),
+                         ("unimarc_literary_form", next((f.get("a") or "" for f in record.get_fields("105")),
+                                                        "")[11:12]))),
     }
 
 

@@ -39,7 +39,8 @@ def shelf_text(shelf: ThemeShelf, show: int) -> str:
     # a catalog whose records say no material (most exports) shows no empty column
     said = any(e.book.material for e in shelf.entries[:show])
     material = f"{fit('material', WIDTHS['material'])}  " if said else ""
-    lines.append(f"{'rank':>4}  {fit('title', WIDTHS['title'])}  {fit('author', WIDTHS['author'])}  year  {material}why")
+    lines.append(f"{'rank':>4}  {fit('title', WIDTHS['title'])}  {fit('author', WIDTHS['author'])}  year  "
+                 f"{material}why")
     for entry in shelf.entries[:show]:
         book = entry.book
         material = f"{fit(book.material or '', WIDTHS['material'])}  " if said else ""

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from pymarc import Field, Indicators, MARCWriter, Record, Subfield, XMLWriter
+from pymarc import Field, Indicators, Record, Subfield, XMLWriter
 
 from config.materials import get_materials
 from flows.cli import main as shelfwise
@@ -16,6 +16,7 @@ from tasks.catalog.ingest import ColumnMapping, validate_file
 from tasks.model.conditions import FilterCondition
 from tasks.model.constraints import reading_material
 from tasks.model.query import ThemeQuery
+from tests.catalog.test_marc_import import write_binary
 
 
 def marc21(book_id: str, leader: str, fixed: str, title: str, headings: list[tuple[str, ...]] = (),
@@ -32,14 +33,6 @@ def marc21(book_id: str, leader: str, fixed: str, title: str, headings: list[tup
         *([Field(tag="520", indicators=Indicators(" ", " "), subfields=[Subfield("a", summary)])] if summary else []),
     )
     return record
-
-
-def write_binary(path: Path, records) -> Path:
-    with open(path, "wb") as fh:
-        writer = MARCWriter(fh)
-        for record in records:
-            writer.write(record)
-    return path
 
 
 def write_xml(path: Path, records) -> Path:
@@ -94,7 +87,8 @@ def test_unimarc_record_label_100_and_105_are_read(tmp_path, vocabulary):
     record.leader = record.leader[:6] + "am" + record.leader[8:]
     record.add_field(
         Field(tag="001", data="cn-1"),
-        Field(tag="100", indicators=Indicators(" ", " "), subfields=[Subfield("a", "20180601d2018    kc y0chiy50      ea")]),
+        Field(tag="100", indicators=Indicators(" ", " "),
+              subfields=[Subfield("a", "20180601d2018    kc y0chiy50      ea")]),
         Field(tag="105", indicators=Indicators(" ", " "), subfields=[Subfield("a", "y   z   000gy")]),
         Field(tag="200", indicators=Indicators("1", " "), subfields=[Subfield("a", "小诗集")]),
     )
