@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from config.materials import get_materials
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
 
@@ -43,7 +44,7 @@ class Dimension:
 class Kind:
     """A form (fiction, poetry ...) or an audience (children): the genre values that make it, the words for it."""
 
-    facet: str  # "form" | "audience"
+    facet: str  # "form" | "audience" | "material"
     name: str
     name_zh: str
     name_en: str
@@ -52,7 +53,8 @@ class Kind:
     values: tuple[tuple[str, str], ...] = ()  # (dimension, value): other values a brief names this kind with
 
 
-FACETS_BEYOND_DIMENSIONS = ("form", "audience")
+# a book's material is what its record says it is (config/materials.yaml): a brief names one as it names a form
+FACETS_BEYOND_DIMENSIONS = ("form", "audience", "material")
 # Facets only a record says, never tagged by a source nor guessed from similar books: the literature a book was
 # written in (config/class_ranges.yaml keys, read by tasks/catalog/crosswalk.py)
 RECORD_FACTS = ("literature",)
@@ -136,7 +138,7 @@ def load_vocabulary(path: Path | None = None) -> Vocabulary:
              tuple((str(d), str(v)) for d, vs in (kind.get("values") or {}).items() for v in vs))
         for facet, section in (("form", "forms"), ("audience", "audiences"))
         for name, kind in (raw.get(section) or {}).items()
-    )
+    ) + tuple(Kind("material", m.name, m.name_zh, m.name_en, (), ()) for m in get_materials().materials)
     genres = {v.name for d in dimensions if d.name == "genre" for v in d.values}
     unknown = sorted({g for k in kinds for g in k.genres} - genres)
     if unknown:

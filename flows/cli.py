@@ -714,7 +714,8 @@ def _cmd_try(args: argparse.Namespace, settings: Settings) -> int:
                    "options": list(option_texts(asked, query.language)) if asked else []},
         "notes": list(shelf.notes),
         "shelf": [{"rank": e.rank, "book_id": e.book.book_id, "title": e.book.title,
-                   "authors": list(e.book.authors), "year": e.book.pub_year, "sources": e.candidate.sources,
+                   "authors": list(e.book.authors), "year": e.book.pub_year, "material": e.book.material,
+                   "sources": e.candidate.sources,
                    "query_variant": e.candidate.query_variant, "rerank_score": e.candidate.rerank_score,
                    "why": why_text(e.reasons, query.language), "evidence": e.candidate.evidence}
                   for e in shelf.entries[: args.show]],

@@ -75,6 +75,8 @@ ALTER TABLE books ADD COLUMN IF NOT EXISTS facets VARCHAR;   -- JSON [{dimension
 ALTER TABLE books ADD COLUMN IF NOT EXISTS work_id VARCHAR;  -- set by the index build: editions share it
 ALTER TABLE books ADD COLUMN IF NOT EXISTS credits VARCHAR[];
 ALTER TABLE books ADD COLUMN IF NOT EXISTS original_language VARCHAR;
+ALTER TABLE books ADD COLUMN IF NOT EXISTS material VARCHAR;  -- config/materials.yaml; NULL: the record does not say
+ALTER TABLE books ADD COLUMN IF NOT EXISTS coded VARCHAR[];   -- "marc21_literary_form:p", read by the crosswalk
 CREATE TABLE IF NOT EXISTS import_warnings (
     source_file VARCHAR,
     row_number INTEGER,
@@ -137,7 +139,7 @@ BOOK_COLUMNS = (
     "call_no", "summary", "author_intro", "toc", "tags", "tag_origin", "rating",
     "rating_count", "pages", "copies_available", "content_hash", "source_file", "updated_at",
     "subjects", "classification", "edition", "series", "original_title", "facets", "work_id",
-    "credits", "original_language",
+    "credits", "original_language", "material", "coded",
 )
 
 
@@ -170,6 +172,8 @@ def book_to_row(book: BookRecord, source_file: str | None, updated_at: datetime 
         "original_title": book.original_title,
         "credits": list(book.credits),
         "original_language": book.original_language,
+        "material": book.material,
+        "coded": list(book.coded),
         "facets": _facets_json(book.facets) if facets else None,
         "work_id": book.work_id or None,
         "rating": book.rating,
@@ -223,6 +227,8 @@ def row_to_book(row: dict, facets: tuple[Facet, ...] | None = None) -> BookRecor
         original_title=row["original_title"],
         credits=tuple(row["credits"] or ()),
         original_language=row["original_language"],
+        material=intern(row["material"]) if row["material"] else None,
+        coded=tuple(intern(c) for c in row["coded"] or ()),
         facets=facets if facets is not None else tuple(
             shared_facet(f["dimension"], f["value"], f["confidence"], f["origin"], f.get("because", ""))
             for f in json.loads(row["facets"])) if row["facets"] else (),

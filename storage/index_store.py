@@ -57,8 +57,9 @@ BOOKS_TABLE = "books"
 BOOKS_E5_TABLE = "books_e5"  # the optional third path: the same books embedded by multilingual-e5
 VERSION_FILE = "version.json"
 # Bump when the files of a version folder change: a folder of another format is rebuilt, never misread.
-FOLDER_FORMAT = 5  # 2: a book's facets are ids into facets.parquet, no longer JSON; 3: the subject index;
-#                   4: books carry their credits; 5: subject texts hold heading parts between bars
+FOLDER_FORMAT = 6  # 2: a book's facets are ids into facets.parquet, no longer JSON; 3: the subject index;
+#                   4: books carry their credits; 5: subject texts hold heading parts between bars;
+#                   6: books carry their material and coded values
 BOOKS_FILE = "books.parquet"
 BOOK_OBJECTS_FILE = "books.marshal"
 FACETS_FILE = "facets.parquet"

@@ -1,4 +1,4 @@
-"""Crosswalk step: classification codes and subject headings to vocabulary values, form and audience.
+"""Crosswalk step: classification codes, coded values and subject headings to vocabulary values, form and audience.
 
 config/crosswalk.yaml holds the rules (CLC, DDC and LCC classes; LCSH, 主题词 and reader tags) and
 documents how they match. Per code or heading only the most specific matching rule counts (the longest
@@ -54,6 +54,7 @@ class Rule:
 
 
 LITERATURE = "literature"  # the facet of a book's literature: the nation it was written in
+MATERIAL = "material"  # the facet of what the record says the book is (config/materials.yaml)
 LITERATURE_CONFIDENCE = {"author": 0.95, "class": 0.95, "language": 0.9, "subject": 0.9, "bare": 0.6}
 _PARTS = re.compile(r"\s*(?:--|—|－|,)\s*")  # a heading's subdivisions, and the inverted part of "Ghost stories, English"
 
@@ -148,15 +149,15 @@ def _as_prefix(code: str) -> str:
 
 @dataclass(frozen=True)
 class Crosswalk:
-    schemes: dict[str, tuple[Rule, ...]]  # classification scheme -> rules
+    schemes: dict[str, tuple[Rule, ...]]  # classification scheme, or a coded value's scheme -> rules
     subjects: tuple[Rule, ...]
     literatures: Literatures = field(default_factory=lambda: Literatures({}, (), ()))
 
     def facets(self, book: BookRecord) -> list[Facet]:
-        """The values the book's classification codes and subject headings give, each from its winning rule, and
-        the literature its record says."""
-        found = []
-        for code in book.classification:
+        """The values the book's classification codes, coded values and subject headings give, each from its
+        winning rule, the literature its record says, and the material it says it is."""
+        found = [shared_facet(MATERIAL, book.material, 1.0, "source", "record type")] if book.material else []
+        for code in (*book.classification, *book.coded):
             scheme, _, number = code.partition(":")
             rule = _winner(self.schemes.get(scheme, ()), number.strip(), is_code=True)
             if rule:
@@ -208,7 +209,7 @@ def load_crosswalk(vocabulary: Vocabulary, path: Path | None = None) -> Crosswal
     raw = read_yaml(path) or {}
     schemes = {scheme: tuple(_rule(r, vocabulary, f"{path}: {scheme} rule {i + 1}", True)
                              for i, r in enumerate(rules or ()))
-               for scheme, rules in (raw.get("classification") or {}).items()}
+               for section in ("classification", "coded") for scheme, rules in (raw.get(section) or {}).items()}
     subjects = tuple(_rule(r, vocabulary, f"{path}: subjects rule {i + 1}", False)
                      for i, r in enumerate(raw.get("subjects") or ()))
     words = raw.get("literature_words") or {}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Generic, TypeVar
 
+from config.materials import get_materials
 from tasks.language.text_analysis import has_control_characters, strip_control_characters
 
 T = TypeVar("T")
@@ -146,6 +147,18 @@ def read_list(value: Any, separator: str | None = None) -> Reading[tuple[str, ..
         return Reading((), f"expected a list or separated text, got {type(value).__name__}")
     warning = next((i.warning for i in items if i.warning), None)
     return Reading(tuple(dict.fromkeys(i.value for i in items if i.value)), warning)
+
+
+def read_material(value: Any) -> Reading[str]:
+    """A material column (config/materials.yaml): a material's name or its English name ("film", "films and
+    videos"); any other word is left unknown with a warning, never taken for text."""
+    text = read_text(value).value
+    if text is None:
+        return Reading(None)
+    wanted = text.casefold()
+    found = next((m.name for m in get_materials().materials if wanted in (m.name.casefold(), m.name_en.casefold())),
+                 None)
+    return Reading(found, None if found else f"unknown material {text!r}")
 
 
 def guess_scheme(code: str, language: str | None) -> str:

@@ -24,6 +24,7 @@ from tasks.catalog.fields import (
     is_empty,
     read_count,
     read_list,
+    read_material,
     read_pages,
     read_rating,
     read_text,
@@ -42,10 +43,12 @@ from tasks.model.books import BookRecord
 
 TEXT_FIELDS = ("book_id", "isbn", "title", "subtitle", "publisher", "language", "call_no",
                "summary", "author_intro", "toc", "edition", "series", "original_title", "original_language")
-LIST_FIELDS = ("authors", "translators", "subjects")  # translators: a column of their own (Douban, Gutendex)
+# translators: a column of their own (Douban, Gutendex); coded: what a record codes of itself, "scheme:code"
+# (tasks/catalog/marc.py writes "marc21_literary_form:p")
+LIST_FIELDS = ("authors", "translators", "subjects", "coded")
 NUMBER_FIELDS = ("pub_year", "rating", "rating_count", "pages", "copies_available")
 # `status` says a delta file's deletions: a row (or a MARC record with leader/05 'd') that withdraws its book.
-CATALOG_FIELDS = TEXT_FIELDS + LIST_FIELDS + NUMBER_FIELDS + ("tags", "classification", "status")
+CATALOG_FIELDS = TEXT_FIELDS + LIST_FIELDS + NUMBER_FIELDS + ("tags", "classification", "status", "material")
 WITHDRAWN_STATUSES = frozenset({"withdrawn", "deleted", "d", "注销", "剔除", "已注销", "已剔除"})
 MARC_FORMATS = ("marc21", "marcxml", "cnmarc")
 MAPPING_KEYS = ("columns", "split", "defaults", "id_prefix", "ignore", "classification_scheme")
@@ -271,6 +274,8 @@ def validate_row(raw: dict[str, Any], mapping: ColumnMapping, vocabulary: Vocabu
     credits = _credits(row)
     subjects = row.take("subjects", read_list(mapping.value(raw, "subjects"), mapping.split.get("subjects")),
                         mapping.value(raw, "subjects")) or ()
+    coded = row.take("coded", read_list(mapping.value(raw, "coded")), mapping.value(raw, "coded")) or ()
+    material = row.take("material", read_material(mapping.value(raw, "material")), mapping.value(raw, "material"))
     tags, reader_tags = _tags_and_subjects(row, vocabulary)
     language = normalize_language(texts.pop("language"), f"{texts['title']} {texts['summary'] or ''}")
     book = BookRecord(
@@ -282,6 +287,8 @@ def validate_row(raw: dict[str, Any], mapping: ColumnMapping, vocabulary: Vocabu
                  else ()),
         subjects=tuple(dict.fromkeys(subjects + reader_tags)),
         classification=_classification(row, language, texts["call_no"]),
+        material=material,
+        coded=coded,
         tags=tags,
         tag_origin="source" if tags else None,
         **numbers,

@@ -9,11 +9,14 @@ MARC21   001 id, 020 ISBN, 008/041 language, 041 $h original language, 050 LCC, 
          240 original title, 245 title/subtitle, 250 edition, 260/264 publisher and year, 300 pages,
          490 series, 505 contents, 520 summary, 545 author note, 600-655 subjects ("Heading -- Subdivision"),
          653 uncontrolled terms (reader tags) as subjects, 852 $h $i call number, 952 items (Koha's
-         holdings export) counted as copies available unless on loan, lost, withdrawn or not for loan.
+         holdings export) counted as copies available unless on loan, lost, withdrawn or not for loan;
+         leader/06-07 the material (config/materials.yaml), 008/22 target audience (books, music, computer files,
+         visual materials) and 008/33 literary form (books) as coded values the crosswalk reads.
 UNIMARC  001 id, 010 ISBN, 101 language, 200 title/subtitle, 205 edition, 210 publisher and year,
          215 pages, 225 series, 327 contents, 330 summary, 454/500 original title, 600-610 subjects,
          690 CLC, 676 DDC, 680 LCC, 101 $c original language, 700/701/702 persons with their nationality ($c)
-         and relator code ($4; 702 is no author unless its code says so), else 200 $f/$g.
+         and relator code ($4; 702 is no author unless its code says so), else 200 $f/$g; leader/06-07 the
+         material, 100 $a/17-19 target audience and 105 $a/11 literary form as coded values.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 import pymarc
 
+from config.materials import get_materials
 from tasks.catalog.fields import read_pages
 from tasks.intake.formats import CatalogFileError, ReadReport
 from tasks.catalog.marc_records import MarcRecord, read_iso2709
@@ -39,6 +43,12 @@ _ABBREVIATED = re.compile(r"(?:\b(?:ed|eds|rev|enl|p|pp|v|vol|vols|no|nos|inc|lt
 _SUBJECT_TAGS_MARC21 = ("600", "610", "611", "630", "650", "651", "653", "655")
 # Koha's item subfields that keep an item off the shelf: $q due date, $7 not for loan, $1 lost, $0 withdrawn.
 _ITEM_UNAVAILABLE = ("7", "1", "0")
+# 008 positions by the material's own 008: target audience at 22 for books (a, t), computer files (m), music (c, d,
+# i, j) and visual materials (g, k, o, r); literary form at 33 for books only, never a serial's (there 33 is its
+# title's alphabet).
+_AUDIENCE_TYPES = frozenset("atmcdijgkor")
+_LITERARY_FORM_TYPES, _SERIAL_LEVELS = frozenset("at"), frozenset("si")
+_UNCODED = frozenset(" |#")
 _SUBJECT_TAGS_UNIMARC = ("600", "601", "602", "604", "605", "606", "607", "608", "610")
 
 
@@ -110,6 +120,19 @@ def _looks_unimarc(record: pymarc.Record) -> bool:
     return bool(record.get_fields("200")) and not record.get_fields("245")
 
 
+def _coded(pairs: tuple[tuple[str, str], ...]) -> list[str]:
+    """Coded values as "scheme:code" (the crosswalk's `coded` section reads them); a blank or fill character, or a
+    position the record is too short to have, codes nothing."""
+    return [f"{scheme}:{code}" for scheme, code in pairs if code and code not in _UNCODED]
+
+
+def _marc21_coded(leader: str, fixed: str) -> list[str]:
+    kind, level = leader[6:7], leader[7:8]
+    return _coded((("marc21_audience", fixed[22:23] if kind in _AUDIENCE_TYPES else ""),
+                   ("marc21_literary_form", fixed[33:34] if kind in _LITERARY_FORM_TYPES
+                    and level not in _SERIAL_LEVELS else "")))
+
+
 def marc21_row(record: pymarc.Record) -> dict[str, Any]:
     """A MARC21 bibliographic record as catalog fields."""
     fixed = _control(record, "008") or ""
@@ -148,6 +171,8 @@ def marc21_row(record: pymarc.Record) -> dict[str, Any]:
         "subjects": [s for f in record.get_fields(*_SUBJECT_TAGS_MARC21) if (s := _subject(f, " -- "))],
         "classification": {"ddc": [c for f in record.get_fields("082") if (c := _clean(f.get("a")))],
                            "lcc": [c for c in lcc if c], "clc": [c for c in clc if c]},
+        "material": get_materials().of_leader("marc21", str(record.leader)),
+        "coded": _marc21_coded(str(record.leader), fixed),
     }
 
 
@@ -181,6 +206,11 @@ def unimarc_row(record: pymarc.Record) -> dict[str, Any]:
         "classification": {"clc": [c for f in record.get_fields("690") if (c := _clean(f.get("a")))],
                            "ddc": [c for f in record.get_fields("676") if (c := _clean(f.get("a")))],
                            "lcc": [c for f in record.get_fields("680") if (c := _clean(f.get("a")))]},
+        "material": get_materials().of_leader("unimarc", str(record.leader)),
+        # 100 $a/17-19 holds up to three audience codes; 105 $a/11 the literary form of a text
+        "coded": _coded((*(("unimarc_audience", c) for c in coded[17:20]),
+                         ("unimarc_literary_form", next((f.get("a") or "" for f in record.get_fields("105")),
+                                                        "")[11:12]))),
     }
 
 

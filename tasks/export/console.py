@@ -1,15 +1,16 @@
-"""A shelf as a terminal table (`shelfwise try`): rank, title, author, year and why, under the shelf's status
-and the question a review asks."""
+"""A shelf as a terminal table (`shelfwise try`): rank, title, author, year, the material where a record says one,
+and why, under the shelf's status and the question a review asks."""
 
 from __future__ import annotations
 
 import unicodedata
 
+from config.materials import get_materials
 from tasks.export.artifacts import review_question
 from tasks.export.wording import why_text
 from tasks.model.shelf import ThemeShelf
 
-WIDTHS = {"title": 28, "author": 16, "why": 60}  # in terminal cells: a Chinese character takes two
+WIDTHS = {"title": 28, "author": 16, "material": 10, "why": 60}  # in terminal cells: a Chinese character takes two
 
 
 def cells(text: str) -> int:
@@ -35,10 +36,15 @@ def shelf_text(shelf: ThemeShelf, show: int) -> str:
         lines.append(f"review: {question}")
     lines += [f"  {reason}" for reason in shelf.verdict.reasons]
     lines.append("")
-    lines.append(f"{'rank':>4}  {fit('title', WIDTHS['title'])}  {fit('author', WIDTHS['author'])}  year  why")
+    # a catalog whose records say no material (most exports) shows no empty column
+    said = any(e.book.material for e in shelf.entries[:show])
+    material = f"{fit('material', WIDTHS['material'])}  " if said else ""
+    lines.append(f"{'rank':>4}  {fit('title', WIDTHS['title'])}  {fit('author', WIDTHS['author'])}  year  "
+                 f"{material}why")
     for entry in shelf.entries[:show]:
         book = entry.book
+        material = f"{fit(book.material or '', WIDTHS['material'])}  " if said else ""
         lines.append(f"{entry.rank:>4}  {fit(book.title, WIDTHS['title'])}  "
-                     f"{fit(' / '.join(book.authors), WIDTHS['author'])}  {book.pub_year or '':>4}  "
+                     f"{fit(' / '.join(book.authors), WIDTHS['author'])}  {book.pub_year or '':>4}  {material}"
                      f"{fit(why_text(entry.reasons, language), WIDTHS['why']).rstrip()}")
     return "\n".join(lines)

@@ -40,6 +40,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 
+from config.materials import get_materials
 from tasks.export.wording import (
     LANGUAGE_NAMES,
     TEXT,
@@ -100,11 +101,11 @@ MAX_LINES = 12  # a row taller than this is cut on screen, never in the cell
 TABLE_ROW = 7
 SHELF_COLUMNS = [("rank", 5), ("title", 24), ("authors", 15), ("year", 6), ("call_no", 14), ("copies", 6),
                  ("why", 36), ("evidence", 40), ("verdict", 9), ("note", 18), ("book_id", 10), ("isbn", 15),
-                 ("other_editions", 12), ("change", 18)]
+                 ("other_editions", 12), ("change", 18), ("material", 12)]
 COLUMN_LABELS = {
     "zh": {"rank": "序号", "title": "书名", "authors": "作者", "year": "出版年", "call_no": "索书号 / 分类",
            "copies": "可借", "why": "推荐理由", "evidence": "依据（简介原句）", "verdict": "处理", "note": "馆员备注",
-           "book_id": "书目 ID", "isbn": "ISBN", "other_editions": "其他版本", "change": "变动",
+           "book_id": "书目 ID", "isbn": "ISBN", "other_editions": "其他版本", "change": "变动", "material": "载体",
            "theme_id": "主题 ID", "theme": "主题", "status": "状态", "books": "本数", "language": "语种",
            "conditions": "条件", "left_out": "未收入", "question": "待答问题", "brief": "主题说明",
            "limited": "受限原因", "options": "选项", "answer": "回答", "batch": "批次",
@@ -113,6 +114,7 @@ COLUMN_LABELS = {
     "en": {"rank": "rank", "title": "title", "authors": "authors", "year": "year", "call_no": "call no. / class",
            "copies": "copies", "why": "why", "evidence": "evidence", "verdict": "verdict", "note": "curator note",
            "book_id": "book id", "isbn": "ISBN", "other_editions": "other editions", "change": "change",
+           "material": "material",
            "theme_id": "theme id", "theme": "theme", "status": "status", "books": "books", "language": "language",
            "conditions": "conditions", "left_out": "left out", "question": "question", "brief": "brief",
            "limited": "what limited the shelf", "options": "options", "answer": "answer", "batch": "batch",
@@ -301,6 +303,12 @@ def call_number(entry: ShelfEntry) -> str:
     return " · ".join(p for p in (call_no, *classes) if p)
 
 
+def material_text(material: str | None, language: str) -> str | None:
+    """What the record says the book is, in the sheet's language (config/materials.yaml); empty where it says none."""
+    found = next((m for m in get_materials().materials if m.name == material), None)
+    return (found.name_zh if language == "zh" else found.name_en) if found else None
+
+
 def change_text(change: Change | None, language: str) -> str | None:
     """What changed since the curator's version, and why: "kept (curator)", "new: in place of b-3, b-9"."""
     return TEXT[language][f"change_{change.kind}"].format(v=change.detail) if change else None
@@ -312,7 +320,8 @@ def theme_row(entry: ShelfEntry, language: str, change: Change | None = None) ->
               "call_no": call_number(entry), "copies": book.copies_available,
               "why": why_text(entry.reasons, language), "evidence": entry.candidate.evidence, "verdict": None,
               "note": None, "book_id": book.book_id, "isbn": book.isbn,
-              "other_editions": ", ".join(entry.other_editions), "change": change_text(change, language)}
+              "other_editions": ", ".join(entry.other_editions), "change": change_text(change, language),
+              "material": material_text(book.material, language)}
     return [values[key] for key, _ in SHELF_COLUMNS]
 
 

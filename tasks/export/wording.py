@@ -48,6 +48,7 @@ FIELD_PHRASES: dict[str, dict[str, str]] = {
     "emotional_tone": {"zh": "基调{v}", "en": "{v} tone"},
     "genre": {"zh": "{v}", "en": "{v}"},
     "form": {"zh": "{v}", "en": "{v}"},
+    "material": {"zh": "{v}", "en": "{v}"},
     "audience": {"zh": "适合{v}阅读", "en": "for {v}"},
     "author": {"zh": "{v}的作品", "en": "by {v}"},
     "work": {"zh": "{v}", "en": "{v}"},

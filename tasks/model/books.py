@@ -16,11 +16,11 @@ SOURCE_FIELDS = (
     "book_id", "isbn", "title", "subtitle", "authors", "publisher", "pub_year", "language",
     "call_no", "summary", "author_intro", "toc", "tags", "rating", "rating_count", "pages",
     "copies_available", "subjects", "classification", "edition", "series", "original_title",
-    "credits", "original_language",
+    "credits", "original_language", "material", "coded",
 )
 # Source fields added after catalogs were first imported: they join the content hash only where a record has
 # them, so that a catalog without them is not all "updated" on its next import.
-_LATER_FIELDS = ("credits", "original_language")
+_LATER_FIELDS = ("credits", "original_language", "material", "coded")
 
 
 FACET_ORIGINS = ("source", "crosswalk", "neighbours", "reference", "zero-shot")
@@ -81,6 +81,11 @@ class BookRecord:
     # only): "[日]东野圭吾 著", "王蕴洁 译", "Sendak, Maurice, illustrator" (tasks/catalog/names.py reads them)
     credits: tuple[str, ...] = ()
     original_language: str | None = None  # a translation's original language (MARC 041 $h, CNMARC 101 $c): "jpn"
+    # what the record says it is (config/materials.yaml: "text", "film", "audiobook"); None: the record does not say
+    material: str | None = None
+    # what the record codes of its form and audience, "scheme:code": "marc21_literary_form:p", "unimarc_audience:b"
+    # (config/crosswalk.yaml `coded` reads them)
+    coded: tuple[str, ...] = ()
     # Set by storage / enrichment, not by sources:
     tag_origin: str | None = None  # "source" | "enriched" | None
     facets: tuple[Facet, ...] = ()  # every derived value with its confidence and origin (source tags included)
@@ -96,6 +101,7 @@ class BookRecord:
         out["subjects"] = list(self.subjects)
         out["classification"] = list(self.classification)
         out["credits"] = list(self.credits)
+        out["coded"] = list(self.coded)
         for name in _LATER_FIELDS:
             if not out[name]:
                 del out[name]

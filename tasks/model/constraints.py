@@ -178,6 +178,29 @@ def as_wishes(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, number
     return replace(query, filter_conditions=conditions, numeric_conditions=numeric), [*loose, *unnumbered]
 
 
+def reading_material(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, not_reading: Sequence[str]
+                     ) -> ThemeQuery:
+    """The material a brief's shelf holds. A material required beside a required kind of book (a form or a genre)
+    is a wish: the carrier is then one of the alternatives or a remark ("audiobooks and short novels", "an
+    audiobook or a memoir", "baseball histories …, the DVDs go on the media shelf"). A brief about reading (a form
+    required: novels, plays, 诗集) that names no material leaves out the materials that are no reading (`not_reading`:
+    films, recordings, scores ...) where a record says one: a film whose heading says "Drama." is no play. Only the
+    materials some book holds (`held`; None: all) are named, so a catalog whose records say none gains no condition;
+    a book of unknown material stays."""
+    required = {c.field for c in query.filter_conditions if c.operator == "MUST"}
+    if "material" in required and required & {"form", "genre"}:
+        return replace(query, filter_conditions=merge_conditions(
+            replace(c, operator="SHOULD") if c.field == "material" and c.operator == "MUST" else c
+            for c in query.filter_conditions))
+    if "form" not in required or any(c.field == "material" for c in query.filter_conditions):
+        return query
+    materials = tuple(m for m in not_reading if held is None or ("material", m) in held)
+    if not materials:
+        return query
+    excluded = FilterCondition("material", materials, "MUST_NOT")
+    return replace(query, filter_conditions=(*query.filter_conditions, excluded))
+
+
 def contradictions(conditions: Sequence[FilterCondition]) -> list[tuple[str, str]]:
     """(field, value) pairs that are both MUST and MUST_NOT."""
     required = {(c.field, v) for c in conditions if c.operator == "MUST" for v in c.values}

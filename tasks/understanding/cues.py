@@ -337,8 +337,10 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                                tuple(map(str, row.get("values", ()))))
                       for name, row in packs.table("readings.yaml", "occasions").items())
     readings = Readings(said("adults"), packs.groups("readings.yaml", "audiences"),
-                        {name: tuple(map(str, row)) for key in ("feelings", "kinds")
-                         for name, row in packs.table("readings.yaml", key).items()},
+                        {name: tuple(map(str, row)) for file, key in (("readings.yaml", "feelings"),
+                                                                      ("readings.yaml", "kinds"),
+                                                                      ("materials.yaml", "materials"))
+                         for name, row in packs.table(file, key).items()},
                         occasions, said("read_alike"),
                         tuple(w for ws in packs.groups("readings.yaml", "read_alike_verbs").values() for w in ws),
                         packs.groups("readings.yaml", "languages"),

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from config.materials import get_materials
 from config.vocabulary import Vocabulary
 from tasks.language.embedders.base import Embedder
 from tasks.model.books import BookRecord
-from tasks.model.constraints import as_wishes, hard_constraints
+from tasks.model.constraints import as_wishes, hard_constraints, reading_material
 from tasks.model.intent import POLICIES, THEME_SHELF
 from tasks.model.query import ThemeQuery
 from tasks.model.review import NO_REVIEW, ThemeReview
@@ -71,6 +72,7 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         query = keeping_named_kind(review.amend(query), understanding, tools.books, tools.filter_confidence)
         query = replace(query, numeric_conditions=on_scale(query.numeric_conditions, tools.rating_scale),
                         preferred_numbers=on_scale(query.preferred_numbers, tools.rating_scale))
+        query = reading_material(query, tools.held, get_materials().not_reading)
         query, unchecked = as_wishes(query, tools.held, tools.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())

@@ -34,6 +34,7 @@ def make_shelf(theme_name: str, titles: list[str], position: int = 1, status: st
                        numeric_conditions=(NumericCondition("pub_year", ">=", 1980),))
     entries = [ShelfEntry(i + 1, BookRecord(f"b{i}", t, authors=("A\x07uthor",), pub_year=2001, call_no="I247/1",
                                             classification=("clc:I247", "ddc:823.914"), copies_available=2,
+                                            material="text",
                                             isbn="9787020000000"),
                           Candidate(f"b{i}", ["vector", "bm25"], {"vector": i + 1, "bm25": 2}, {}, 0.03,
                                     fused_score=0.5, evidence="It rains.", relevance=0.8125),
@@ -75,11 +76,12 @@ def test_a_theme_sheet_opens_with_its_brief_then_the_curators_columns(tmp_path):
     assert header[3] == "条件：最好：基调忧伤怅惘；不要：基调温暖治愈；1980 年以后出版；英文图书优先"
     assert header[4] == "未收入：没有可借复本的书"
     columns = [c.value for c in ws[TABLE_ROW]]
-    assert columns[:8] == ZH_COLUMNS and columns[8:] == ["处理", "馆员备注", "书目 ID", "ISBN", "其他版本", "变动"]
+    assert columns[:8] == ZH_COLUMNS and columns[8:] == ["处理", "馆员备注", "书目 ID", "ISBN", "其他版本", "变动", "载体"]
     row = dict(zip([k for k, _ in SHELF_COLUMNS], [c.value for c in ws[TABLE_ROW + 1]]))
     assert row["why"] == "基调忧伤怅惘；简介提到「rain」" and row["call_no"] == "I247/1 · DDC 823.914"
     assert (row["book_id"], row["isbn"], row["copies"], row["other_editions"]) == ("b0", "9787020000000", 2, "b9")
-    assert ws.freeze_panes == f"A{TABLE_ROW + 1}" and ws.auto_filter.ref == f"A{TABLE_ROW}:N{TABLE_ROW + 1}"
+    assert row["material"] == "文字资料"  # what the record says the book is, in the sheet's language
+    assert ws.freeze_panes == f"A{TABLE_ROW + 1}" and ws.auto_filter.ref == f"A{TABLE_ROW}:O{TABLE_ROW + 1}"
 
 
 def test_an_english_brief_gets_an_english_sheet(tmp_path):

@@ -13,6 +13,7 @@ line naming the file and key (PackError is an InputError: the CLI prints it and 
   the characters a script fold leaves alone;
 - numbers.yaml: the number grammar's words (digits, units, comparators on either side, periods, reading times, the
   parts of a date inside a year);
+- materials.yaml: the words a brief asks for a material with (config/materials.yaml names the materials);
 - readings.yaml: everyday readings (audiences, feelings, read-alike forms, occasions, languages and literatures, a
   shelf for every age, quality words that head a phrase as a kind).
 """
@@ -70,6 +71,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_remark": WORDS,
                       "translated_from": WORDS, "name_joiners": WORDS, "name_nations": WORDS,
                       "name_particles": WORDS},
+    "materials.yaml": {"materials": TABLE},  # a material's name (config/materials.yaml) -> the words for it
 }
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"

@@ -371,7 +371,7 @@ def _operator(mention: Mention, alternatives: bool) -> str | None:
         return None  # the reader's traits; named authors and works go to the intent; topics to the keywords
     if mention.field in KIND_FIELDS:
         return "MUST" if mention.polarity == WANTED and not alternatives else "SHOULD"
-    if mention.field in ("audience", "language"):
+    if mention.field in ("audience", "language", "material"):  # a material asked for is what the shelf holds
         return "MUST" if mention.polarity == WANTED else "SHOULD"
     return "SHOULD"
 
