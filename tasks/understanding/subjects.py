@@ -6,7 +6,10 @@ first ("science fiction" is one topic, never "science" and "fiction"), and the t
 A topic matches a subject
 - lexically: the same words, singular and plural ("cookbook" / "Cookbooks"), including a part of a
   heading ("Cooking" of "Cooking, French"), or a Chinese tag or heading part that holds the term (推理小说 holds 推理);
-- through config/term_mapping.yaml and config/synonyms.yaml (二战 is "World War, 1939-1945");
+- by a heading's qualifier: "Concertos (Violoncello)" is violoncello concertos (never concertos alone), and the
+  works "Concertos (Piano)" and "Sonatas (Piano)" are held by "piano";
+- through config/term_mapping.yaml and config/synonyms.yaml (二战 is "World War, 1939-1945"; a word of a phrase too:
+  "cello concertos" is "violoncello concertos");
 - by vector similarity at or above VECTOR_THRESHOLD, calibrated on data (benchmarks/subject_threshold.py).
 
 What a match asks (`TopicSubjects.role`):
