@@ -6,7 +6,10 @@ first ("science fiction" is one topic, never "science" and "fiction"), and the t
 A topic matches a subject
 - lexically: the same words, singular and plural ("cookbook" / "Cookbooks"), including a part of a
   heading ("Cooking" of "Cooking, French"), or a Chinese tag or heading part that holds the term (推理小说 holds 推理);
-- through config/term_mapping.yaml and config/synonyms.yaml (二战 is "World War, 1939-1945");
+- by a heading's qualifier: "Concertos (Violoncello)" is violoncello concertos (never concertos alone), and the
+  works "Concertos (Piano)" and "Sonatas (Piano)" are held by "piano";
+- through config/term_mapping.yaml and config/synonyms.yaml (二战 is "World War, 1939-1945"; a word of a phrase too:
+  "cello concertos" is "violoncello concertos");
 - by vector similarity at or above VECTOR_THRESHOLD, calibrated on data (benchmarks/subject_threshold.py).
 
 What a match asks (`TopicSubjects.role`):
@@ -107,6 +110,9 @@ _JOINED = re.compile(r"\s+(?:and|&)\s+")
 _NUMBERED = re.compile(r"^(?:[IVXL]+|\d+(?:st|nd|rd|th)?)$")  # "World War II", "Louis XIV"
 _UNITS = re.compile(r"\w\.\s+\w")  # "Great Britain. Army": a corporate body and its units, full stop between
 _DATED = re.compile(r"^\s*(?:ca\.\s*|approximately\s*|-)?\d")  # "1939-1945", "ca. 1600-1775", "-approximately 1540"
+# "Concertos (Violoncello)", "Mars (Planet)": a heading whose qualifier says what kind of its head it is, or what the
+# name is; the part before it and the qualifier, nothing after (a subdivided heading holds this as its part)
+_HEAD_QUALIFIED = re.compile(r"([^()]+?)\s*\(([^()]+)\)")
 
 
 @dataclass(frozen=True)
@@ -214,6 +220,32 @@ class SubjectVocabulary:
         return [i for i in self.by_family.get(_key(term), ()) if i not in exact] if term.isascii() else []
 
     @cached_property
+    def by_qualifier(self) -> tuple[tuple[str, frozenset[str], str, int], ...]:
+        """(head, qualifier's words, qualifier, row) of every English "Head (Qualifier)" heading or part, as `_key`s:
+        ("concerto", {"violoncello"}, "violoncello", row) of "Concertos (Violoncello)"."""
+        found = []
+        for i, subject in enumerate(self.subjects):
+            read = _HEAD_QUALIFIED.fullmatch(subject.label.strip()) if subject.kind != "tag" else None
+            if read is not None and subject.label.isascii():
+                qualifier = _key(read[2])
+                found.append((_key(read[1]), frozenset(qualifier.split()), qualifier, i))
+        return tuple(found)
+
+    def qualified(self, term: str) -> tuple[list[int], list[int]]:
+        """The rows of the "Head (Qualifier)" headings a term names, by the qualifier's meaning: those whose head is the
+        term's last word and whose qualifier holds all its other words ("cello concertos", once mapped to
+        "violoncello concertos": "Concertos (Violoncello)"; never "Concertos (Piano)", which only half of it
+        names), and those whose qualifier is the term (a piano's works, "Concertos (Piano)", "Sonatas (Piano)", for
+        "piano"; "Mars (Planet)" for "planet")."""
+        words = _key(term).split() if term.isascii() else []
+        if not words:
+            return [], []
+        *modifiers, head = words
+        named = [i for h, held, _, i in self.by_qualifier if modifiers and h == head and set(modifiers) <= held]
+        kinds = [i for _, _, qualifier, i in self.by_qualifier if qualifier == " ".join(words)]
+        return named, kinds
+
+    @cached_property
     def rows(self) -> dict[Subject, int]:
         return {s: i for i, s in enumerate(self.subjects)}
 
@@ -230,6 +262,12 @@ class SubjectVocabulary:
         # the compound headings the term heads ("war": "World War, 1939-1945"), as a tag holds a Chinese term
         found += [SubjectMatch(term, self.subjects[i], STRENGTH["holds"] * STRENGTH[how], "holds")
                   for i in self.family(term)]
+        # the headings whose qualifier says what the term says: "Concertos (Violoncello)" is violoncello concertos
+        seen, (named, kinds) = {m.subject for m in found}, self.qualified(term)
+        found += [SubjectMatch(term, self.subjects[i], STRENGTH[how], how) for i in named
+                  if self.subjects[i] not in seen]
+        found += [SubjectMatch(term, self.subjects[i], STRENGTH["holds"] * STRENGTH[how], "holds")
+                  for i in dict.fromkeys(kinds) if self.subjects[i] not in seen and i not in named]
         if not term.isascii() and len(term) >= 2 and how == "exact":
             seen = {m.subject for m in found}
             found += [SubjectMatch(term, self.subjects[i], STRENGTH["holds"] * (0.75 + 0.25 * len(term) / len(label)),
@@ -394,6 +432,10 @@ def _same(term: str, tables: ExpansionTables) -> tuple[str, ...]:
     """The term's other names: its synonyms and its mapped terms in the other language."""
     others = [*tables.same_as(term)[1:], *tables.to_english.get(term, ()),
               *([tables.to_chinese[term.lower()]] if term.lower() in tables.to_chinese else [])]
+    # an English phrase with one of its words said by another name: "cello concertos", "violoncello concertos"
+    words = term.split() if term.isascii() else []
+    others += [" ".join((*words[:i], other, *words[i + 1:])) for i, word in enumerate(words) if len(words) > 1
+               for other in tables.same_as(word.lower())[1:]]
     return tuple(dict.fromkeys(o for o in others if o.lower() != term.lower()))
 
 
