@@ -22,7 +22,6 @@ Each brief is shelved alone (no earlier shelf of its batch as history). Only dev
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -31,16 +30,16 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
-from benchmarks.shelf_decision import order_judged  # noqa: E402
-from benchmarks.unrecalled import cause, failing_conditions, family_of  # noqa: E402
+from benchmarks.unrecalled import (  # noqa: E402
+    cause,
+    failing_conditions,
+    family_of,
+    judged_arguments,
+    ordered_sets,
+)
 
 FEW = 10  # a catalog holding this many fitting works should fill a shelf with at least as many
 STAGES = ("admission", "language", "author cap", "shelf full", "excluded")
-
-
-def workspace(catalog: str, blind: bool) -> Path:
-    """One workspace per catalog and tagging: the sets over one catalog share its index, built once."""
-    return PROJECT / "var" / "eval" / f"lost-{Path(catalog).stem}{'-blind' if blind else ''}"
 
 
 @dataclass(frozen=True)
@@ -91,20 +90,12 @@ def lost_at(book_id, o, ctx, stages: Stages, shelf, family) -> tuple[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judged", action="append", default=[])
-    parser.add_argument("--judged-blind", action="append", default=[])
-    parser.add_argument("--show", action="store_true", help="print every lost book with its stage")
-    args = parser.parse_args()
+    args = judged_arguments(__doc__.splitlines()[0], "print every lost book with its stage")
     from tasks.understanding.expansion import load_expansion_tables
     from tasks.ranking.rank import shelve_ranking
 
     totals: dict[str, Counter] = {}
-    for spec, blind in [(s, False) for s in args.judged] + [(s, True) for s in args.judged_blind]:
-        briefs, catalog = spec.split("=", 1)
-        name = Path(briefs).stem + ("-blind" if blind else "")
-        ctx, works, ordered_briefs = order_judged(name, Path(briefs), Path(catalog),
-                                                  workspace(catalog, blind), blind)
+    for name, ctx, works, ordered_briefs in ordered_sets(args, "lost"):
         books = ctx.ranking.books
         counts = totals.setdefault(name, Counter())
         tables = load_expansion_tables()
