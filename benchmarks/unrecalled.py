@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -85,20 +86,31 @@ def family_of(keywords, vocabulary, tables) -> set[str]:
     return {vocabulary.subjects[i].label for t in terms for i in vocabulary.family(t)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def judged_arguments(description: str, shown: str) -> argparse.Namespace:
+    """The dev sets to run, each `BRIEFS=CATALOG`, tagged or tag-blind, and whether to print every book found."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--judged", action="append", default=[])
     parser.add_argument("--judged-blind", action="append", default=[])
-    parser.add_argument("--show", action="store_true", help="print every unrecalled book with its cause")
-    args = parser.parse_args()
-    from tasks.understanding.expansion import load_expansion_tables
+    parser.add_argument("--show", action="store_true", help=shown)
+    return parser.parse_args()
 
-    totals: dict[str, Counter] = {}
+
+def ordered_sets(args: argparse.Namespace, prefix: str) -> Iterator[tuple[str, object, dict, list]]:
+    """Each set's name, context, work ids and briefs ordered by the product path; the sets over one catalog and
+    tagging share one workspace, so its index is built once."""
     for spec, blind in [(s, False) for s in args.judged] + [(s, True) for s in args.judged_blind]:
         briefs, catalog = spec.split("=", 1)
         name = Path(briefs).stem + ("-blind" if blind else "")
-        ctx, works, ordered = order_judged(name, Path(briefs), Path(catalog),
-                                           PROJECT / "var" / "eval" / f"unrecalled-{name}", blind)
+        workspace = PROJECT / "var" / "eval" / f"{prefix}-{Path(catalog).stem}{'-blind' if blind else ''}"
+        yield (name, *order_judged(name, Path(briefs), Path(catalog), workspace, blind))
+
+
+def main() -> None:
+    args = judged_arguments(__doc__.splitlines()[0], "print every unrecalled book with its cause")
+    from tasks.understanding.expansion import load_expansion_tables
+
+    totals: dict[str, Counter] = {}
+    for name, ctx, works, ordered in ordered_sets(args, "unrecalled"):
         books = ctx.ranking.books
         counts = totals.setdefault(name, Counter())
         for o in ordered:
