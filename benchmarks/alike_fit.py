@@ -9,9 +9,10 @@ sets, each candidate's likeness to its book, what its probability stands on, and
 Each brief the reader reads as a read-alike (`Intent.SIMILAR_TO_BOOK` with a book found) is ordered by the product
 path (benchmarks/shelf_decision.py `order_judged`) and shelved as configured. Printed: per brief, its shelf (size,
 wrong) and its fitting works; then, of the candidates at or above the floor that their likeness lifts over the
-weights (`standing` ALIKE), how many fit in each band of the weights' own probability, and the support
-(config/relevance.yaml `admission.kinds.<kind>.supports.alike`) shelf_decision.py's rule chooses: the lowest band
-from which they fit ADMIT_FIT of the time. Only dev files: the holdout and next5.. sets are never opened here.
+weights (`standing` ALIKE, or ALIKE_GUESSED where the likeness rests on guessed values), how many fit in each band of
+the weights' own probability, and the support of each (config/relevance.yaml `admission.kinds.<kind>.supports`,
+`alike` and `alike guessed`) shelf_decision.py's rule chooses: the lowest band from which they fit ADMIT_FIT of the
+time. Only dev files: the holdout and next5.. sets are never opened here.
 """
 
 from __future__ import annotations
@@ -33,13 +34,15 @@ def main() -> int:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from benchmarks.shelf_decision import ADMIT_FIT, READ_AT, SUPPORTS, lowest_fitting, order_judged
-    from config.settings import load_settings
+    from config.settings import configure_runtime_environment, load_settings
     from tasks.model.intent import Intent
     from tasks.ranking.rank import shelve_ranking
-    from tasks.ranking.relevance import ALIKE, standing
+    from tasks.ranking.relevance import ALIKE, ALIKE_GUESSED, standing
 
-    root = load_settings().workspace / "eval"
-    lifted = []  # (the weights' probability, fits) of each candidate its likeness lifts to the floor or above
+    settings = load_settings()
+    configure_runtime_environment(settings)  # Prefect inside the workspace, and time for its server on a busy machine
+    root = settings.workspace / "eval"
+    lifted = []  # (its standing, the weights' probability, fits) of each candidate its likeness lifts from READ_AT
     for flag, blind in ((args.judged, False), (args.judged_blind, True)):
         for item in flag:
             file, _, catalog = item.partition("=")
@@ -55,13 +58,17 @@ def main() -> int:
                 wrong = sum(works.get(b, b) not in fits for b in shelf)
                 print(f"{name:<24} {o.brief_id:<36} shelf {len(shelf):>2}, wrong {wrong:>2}; fitting works {len(fits)}")
                 for c, e, w in zip(o.ranking.candidates, o.ranking.evidence, o.ranking.weighed):
-                    if c.relevance is not None and c.relevance >= READ_AT and standing(e, w) == ALIKE:
-                        lifted.append((w, works.get(c.book_id, c.book_id) in fits))
+                    kind = standing(e, w)
+                    if c.relevance is not None and c.relevance >= READ_AT and kind in (ALIKE, ALIKE_GUESSED):
+                        lifted.append((kind, w, works.get(c.book_id, c.book_id) in fits))
     ends = (*SUPPORTS[1:], 1.01)
-    print(f"\nlifted by their likeness, from {READ_AT}, by the weights' own probability (fitting / books): " + ", ".join(
-        f"{lo:.1f}-: {sum(f for w, f in lifted if lo <= w < hi)}/{sum(lo <= w < hi for w, _ in lifted)}"
-        for lo, hi in zip(SUPPORTS, ends)))
-    print(f"support for {ALIKE} (fit {ADMIT_FIT} from): {lowest_fitting(lifted, SUPPORTS)}")
+    for kind in (ALIKE, ALIKE_GUESSED):  # a likeness on sure values, and one resting on guesses
+        theirs = [(w, f) for k, w, f in lifted if k == kind]
+        bands = [(sum(f for w, f in theirs if lo <= w < hi), sum(lo <= w < hi for w, _ in theirs))
+                 for lo, hi in zip(SUPPORTS, ends)]
+        print(f"\n{kind}: lifted by their likeness, from {READ_AT}, by the weights' own probability (fitting / books): "
+              + ", ".join(f"{lo:.1f}-: {fit}/{n}" for lo, (fit, n) in zip(SUPPORTS, bands)))
+        print(f"support for {kind} (fit {ADMIT_FIT} from): {lowest_fitting(theirs, SUPPORTS)}")
     return 0
 
 

@@ -86,7 +86,8 @@ fitted 138 of 262 times at 0.4-0.5 and the vector alone 58 of 103, both from the
 the weights is read by how many distinct things of its record say the brief (`said_values`, `AGREEING`): one value alone, a tag or an alias ('故乡' the setting
 乡土小镇, '轻松' on a philosophy primer), fitted 1 of 19 times where the weights gave it under 0.1, 12 of 34 at 0.1-0.3
 and 19 of 20 from 0.3, so it needs the weights' support; a read-alike's likeness (on every catalog kind, 2026-11-28,
-benchmarks/alike_fit.py over every dev read-alike) 20 of 50 under 0.1, 30 of 71 at 0.1-0.2 and 25 of 37 from 0.2;
+benchmarks/alike_fit.py over every dev read-alike) 16 of 43 under 0.1, 26 of 63 at 0.1-0.2 and 44 of 64 from 0.2, and
+one resting on guessed values (`Likeness.guessed`) 0 of 5 at any weights' probability, so it stands on none;
 values of at least AGREE kinds agreeing (a quiet, melancholy, rainy-night book) 11 of 20 whatever the weights said,
 so they need none. The shelf's floor (`ranking.relevance_floor`) stays every book's least; the admission acts
 where `ranking.admission` is on.
@@ -106,7 +107,6 @@ night and 大脑重启 stand on one book of the brief's words each.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -148,13 +148,14 @@ HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics f
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
 # What a candidate's probability stands on (`standing`): first what the rules decide, then the weights' strongest evidence
 NAMED, DEFINED, TITLE_CAPPED, UNTIED = "named", "defined", "title-capped", "untied"
-SAID_FULL, SAID_PARTIAL, ALIKE, AGREEING = "said full", "said partial", "alike", "values agreeing"
+SAID_FULL, SAID_PARTIAL, AGREEING = "said full", "said partial", "values agreeing"
+ALIKE, ALIKE_GUESSED = "alike", "alike guessed"  # a likeness resting on sure values, or on guesses (`Likeness`)
 HEADING, HEADING_WORD, WORDS, VECTOR = "heading match", "heading word", "words only", "vector only"
 MEANT, UNFILED = "subject by meaning", "unfiled words"
-STANDINGS = (NAMED, DEFINED, AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE, TITLE_CAPPED, HEADING, HEADING_WORD, MEANT,
-             WORDS, UNFILED, VECTOR, UNTIED)
+STANDINGS = (NAMED, DEFINED, AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE, ALIKE_GUESSED, TITLE_CAPPED, HEADING,
+             HEADING_WORD, MEANT, WORDS, UNFILED, VECTOR, UNTIED)
 WEIGHED = (HEADING, HEADING_WORD, MEANT, WORDS, UNFILED, VECTOR)  # the kinds the weights' evidence alone stands on
-VALUES = (AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE)  # lifted by the brief's vocabulary values or a likeness
+VALUES = (AGREEING, SAID_FULL, SAID_PARTIAL, ALIKE, ALIKE_GUESSED)  # lifted by the brief's values or a likeness
 AGREE = 2  # distinct values or topics saying the brief's words that agree: one alone is a tag or an alias
 # a read-alike's likeness (`likeness`): a book's profile beside its vector's nearness to the named book's
 PROFILE_SUBJECT, FORM_DIMENSION = "subject", "form"  # a heading in a profile; the dimension of a book's form
@@ -162,6 +163,7 @@ NEAR_Z = 4.0  # the nearness (standard deviations over the catalog) from which a
 NEARNESS_SHARE = 0.25  # the share of the likeness its vector's nearness makes up
 DEFINED_L2 = 1.0  # the penalty of `fit_defined`: two numbers on some 150 defined books per kind
 LIKE_FULL = 0.8  # the blend of profile and nearness from which a book is as alike as `said_fit` reads a whole share
+OTHERS_LEAST = 0.5  # how surely other books than the named ones hold a value, summed, for it to tell a book alike
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ class Evidence:
     said: float = 0.0  # the share of the brief its vocabulary values say the book holds surely (`BriefValues`)
     said_values: int = 0  # how many distinct values and topics of the book say them: several agreeing, or one
     alike: float = 0.0  # a read-alike's: how alike the book is to the named book's record (`likeness`)
+    alike_guessed: bool = False  # and that likeness rests more on guessed values than on sure ones
     headless: bool = False  # its record says none of the head's words the catalog's books say (`head_missing`)
 
     def as_array(self) -> np.ndarray:
@@ -368,7 +371,7 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
                     stem: bool, narrowed: float = 0.0,
                     subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
                     theme_shelf: bool = True, defined: bool = False, values: BriefValues | None = None,
-                    likeness_of: Callable[[BookRecord], float] | None = None,
+                    likeness_of: Callable[[BookRecord], Likeness] | None = None,
                     tagged: bool = False) -> list[Evidence]:
     """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
@@ -394,6 +397,7 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
         words = cover.get(cand.book_id, 0.0) > 0 or heading > 0
         said, said_values = (values.reading(book, (subjects or {}).get(cand.book_id, ())) if values and tagged
                              else (0.0, 0))
+        alike = likeness_of(book) if likeness_of else Likeness()
         out.append(Evidence(
             vector_z=vector_z.get(cand.book_id, 0.0),
             sentence=sentences.get(cand.book_id, similarities.get(cand.book_id, 0.0)),
@@ -419,7 +423,8 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             said=said,
             said_values=said_values,
             headless=cand.book_id in headless,
-            alike=likeness_of(book) if likeness_of else 0.0))
+            alike=alike.value,
+            alike_guessed=alike.guessed))
     return out
 
 
@@ -513,7 +518,8 @@ def standing(e: Evidence, weighed: float) -> str:
     says (subject by meaning), the brief's words in its text (unfiled words where the catalog files the brief's
     topics under subjects, by their words or their meaning, that this book does not carry: the catalog says where
     the topic stands, and not here; words only where it files them nowhere, a mood or a setting: "Quiet novels for
-    a rainy night"), or its vector alone."""
+    a rainy night"), or its vector alone. A read-alike's likeness resting on guessed values stands apart
+    (`Likeness.guessed`): the admission asks its own support of it."""
     if e.named:
         return NAMED
     if e.defined:
@@ -527,7 +533,7 @@ def standing(e: Evidence, weighed: float) -> str:
         if e.said_values >= AGREE:
             return AGREEING
         if e.alike > e.said:
-            return ALIKE
+            return ALIKE_GUESSED if e.alike_guessed else ALIKE
         return SAID_FULL if e.said >= 0.999 else SAID_PARTIAL
     if e.subject_lexical > 0 or e.heading >= HEADING_HOLDS:
         return HEADING
@@ -601,7 +607,7 @@ class RelevanceModel:
     distribution: SimilarityDistribution
     kind: str
     calibration: Calibration
-    values: Mapping[tuple[str, str], int] = field(default_factory=dict)  # every profile value and heading, its count
+    values: Mapping[tuple[str, str], float] = field(default_factory=dict)  # every profile value, how many hold it
     admission: Admission = Admission()  # which books a shelf may take, by their evidence
     admission_kind: str = SUMMARISED  # what the catalog's records give the admission to read (`evidence_kind`)
 
@@ -610,7 +616,7 @@ class RelevanceModel:
               calibration: Calibration | None = None) -> RelevanceModel:
         kind, admits_by = catalog_kind(books), evidence_kind(books)
         return cls(SimilarityDistribution.of(snapshot.vector_matrix()), kind, calibration or load_calibration(),
-                   profile_counts(books, snapshot.filter_confidence),  # only `alike` reads it
+                   profile_counts(books),  # only `alike` reads it
                    load_admission(admits_by), admits_by)
 
     def evidence(self, candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
@@ -819,22 +825,28 @@ def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mappi
     return BriefValues(tuple(words), sure)
 
 
-def held_pairs(book: BookRecord, sure: float) -> set[tuple[str, str]]:
-    """Every (dimension, value) the book holds surely: its source's tags, and guesses at `sure` or above."""
-    return {(d, v) for d, values in book.held_values(sure).items() for v in values}
+def profile(book: BookRecord) -> dict[tuple[str, str], float]:
+    """What a book is, as a read-alike compares books, each value with how surely its record holds it: its source's
+    tags and its subject headings with their parts (`subject_keys`, as (PROFILE_SUBJECT, key)) surely (1), a value
+    derived from the record (its form, audience, literature) or guessed (a mood its neighbours have) at its
+    confidence. The tagged demo says what 《边城》 is mostly in tags, Gutenberg's Dracula in headings ('Vampires --
+    Fiction', 'Gothic fiction'), a tag-blind catalog in headings and guesses: one profile reads every kind, and a
+    guess says of a book only as much as it is sure."""
+    held = {(d, v): 1.0 for d, values in book.tags.items() for v in values}
+    for f in book.facets:
+        held[(f.dimension, f.value)] = max(held.get((f.dimension, f.value), 0.0), f.confidence)
+    held.update({(PROFILE_SUBJECT, key): 1.0 for key in subject_keys(book.subjects)})
+    return held
 
 
-def profile(book: BookRecord, sure: float) -> set[tuple[str, str]]:
-    """What a book is, as a read-alike compares books: the values it holds surely (`held_pairs`: its source's tags,
-    its form and audience, sure guesses) and its subject headings with their parts (`subject_keys`), as
-    (PROFILE_SUBJECT, key). The tagged demo says what 《边城》 is mostly in tags, Gutenberg's Dracula in headings
-    ('Vampires -- Fiction', 'Gothic fiction'), a tag-blind catalog in both: one profile reads every kind."""
-    return held_pairs(book, sure) | {(PROFILE_SUBJECT, key) for key in subject_keys(book.subjects)}
-
-
-def profile_counts(books: Sequence[BookRecord], sure: float) -> Counter[tuple[str, str]]:
-    """Every value and heading of the catalog's books' profiles (`profile`), with its count of books."""
-    return Counter(pair for book in books for pair in profile(book, sure))
+def profile_counts(books: Sequence[BookRecord]) -> dict[tuple[str, str], float]:
+    """Every value and heading of the catalog's books' profiles (`profile`), with how many books hold it: the sum of
+    their sureness, so that a mood guessed at 0.5 for most of the catalog is as common as it is likely held."""
+    counts: dict[tuple[str, str], float] = {}
+    for book in books:
+        for value, sureness in profile(book).items():
+            counts[value] = counts.get(value, 0.0) + sureness
+    return counts
 
 
 def model_nearness(named: Sequence[BookRecord], ids: Sequence[str], snapshot: IndexSnapshot,
@@ -854,38 +866,57 @@ def model_nearness(named: Sequence[BookRecord], ids: Sequence[str], snapshot: In
     return dict(zip(known, map(float, distribution.z(model, similarities))))
 
 
-def likeness(named: Sequence[BookRecord], counts: Mapping[tuple[str, str], int], catalog: int, sure: float,
-             nearness: Mapping[str, float]) -> Callable[[BookRecord], float]:
+@dataclass(frozen=True)
+class Likeness:
+    """How alike a book is to a read-alike's named books (`likeness`), and whether that rests on guesses: more of the
+    profile it shares is held by a guess (a value either record holds under the catalog's filter confidence) than
+    surely (a source's tag, a heading, a sure derived value). The admission asks more of a guessed likeness."""
+
+    value: float = 0.0
+    guessed: bool = False
+
+
+def likeness(named: Sequence[BookRecord], counts: Mapping[tuple[str, str], float], catalog: int, sure: float,
+             nearness: Mapping[str, float]) -> Callable[[BookRecord], Likeness]:
     """How alike a book is to the named books, one measure on every kind of catalog: the share of their profile
-    (`profile`: values held surely, subject headings and their parts) it holds too, each weighing how few of the
-    catalog's books hold it (log((catalog + 1) / (count + 1)): sharing '小说' or 'Fiction' with the named book says
-    little, 'Vampires -- Fiction' or '乡土小镇' much; one no other book holds, its own characters and places, is left
-    out, as no book can share it), beside its vector's nearness to theirs (`model_nearness`, whole from NEAR_Z),
-    weighing NEARNESS_SHARE, the blend read on the scale LIKE_FULL. A read-alike's topic is its book, not the brief's
-    few words. Never alike: the named books' own works, nor a book of another form where they have one (a novel for a
-    novel: of the dev read-alikes' candidates of another form, 4 of 627 fitted). Nothing is alike where the profile
-    says less than one value two books share would (a catalog of titles alone, whose books are 'fiction' and little
-    else). On the dev read-alikes' candidates (2026-11-28, in sample; docs/measurements.md) it tells a fitting book
-    from one that does not (AUC) 0.84 on the tagged demo, 0.77 tag-blind and 0.91 on Gutenberg, where the tags'
-    share alone (the tagged demo's only likeness before) read 0.85, 0.70 and 0.66."""
-    profiles = [profile(other, sure) for other in named]
-    theirs = set().union(*profiles)
+    (`profile`: tags, subject headings and their parts, derived and guessed values) it holds too, each value weighing
+    how few of the catalog's books hold it (log((catalog + 1) / (count + 1)): sharing '小说' or 'Fiction' with the named
+    book says little, 'Vampires -- Fiction' or '乡土小镇' much; one no other book holds, its own characters and places,
+    is left out, as no book can share it) and how surely each record holds it (the named book's sureness in the whole,
+    both books' in the share: a mood the tag-blind demo guessed at 0.6 for both says a third of what a tag both carry
+    says), beside its vector's nearness to theirs (`model_nearness`, whole from NEAR_Z), weighing NEARNESS_SHARE, the
+    blend read on the scale LIKE_FULL. A read-alike's topic is its book, not the brief's few words. Never alike: the
+    named books' own works, nor a book of another form where their records say theirs surely (an essay for an essay, a
+    novel for a novel: of the dev read-alikes' candidates of another form, 4 of 627 fitted). Nothing is alike where
+    the profile says less than one value two books share would (a catalog of titles alone, whose books are 'fiction'
+    and little else). On the dev read-alikes (docs/measurements.md, 2026-11-28 afternoon, alike3) the tag-blind demo's
+    shelves took 78 books, 33 wrong, where a profile of sure values alone, each counted whole, took 82, 36 wrong."""
+    profiles = [profile(other) for other in named]
+    theirs: dict[tuple[str, str], float] = {}
+    for mine in profiles:
+        for value, sureness in mine.items():
+            theirs[value] = max(theirs.get(value, 0.0), sureness)
     # a value no other book holds (its own title's heading, its characters, its places) makes no book alike
-    telling = {value: math.log((catalog + 1) / (counts.get(value, 0) + 1)) for value in sorted(theirs)
-               if counts.get(value, 0) > sum(value in mine for mine in profiles)}
+    rarity = {value: math.log((catalog + 1) / (counts.get(value, 0.0) + 1)) for value in sorted(theirs)
+              if counts.get(value, 0.0) - sum(mine.get(value, 0.0) for mine in profiles) >= OTHERS_LEAST}
+    telling = {value: weight * theirs[value] for value, weight in rarity.items()}
     total = sum(telling.values())
     if total < math.log((catalog + 1) / 3):  # less than one value two books share says
-        return lambda book: 0.0
-    forms = {value for dimension, value in theirs if dimension == FORM_DIMENSION}
+        return lambda book: Likeness()
+    forms = {value for (dimension, value), sureness in theirs.items()
+             if dimension == FORM_DIMENSION and sureness >= sure}
     own = {other.work_id or other.book_id for other in named}
 
-    def of(book: BookRecord) -> float:
-        mine = profile(book, sure)
-        if (book.work_id or book.book_id) in own or (forms and not any((FORM_DIMENSION, f) in mine for f in forms)):
-            return 0.0
-        shared = sum(w for value, w in telling.items() if value in mine) / total
+    def of(book: BookRecord) -> Likeness:
+        mine = profile(book)
+        if (book.work_id or book.book_id) in own or (
+                forms and not any(mine.get((FORM_DIMENSION, f), 0.0) >= sure for f in forms)):
+            return Likeness()
+        held = {value: w * mine[value] for value, w in telling.items() if value in mine}
+        guessed = sum(w for value, w in held.items() if min(theirs[value], mine[value]) < sure)
         near = min(max(nearness.get(book.book_id, 0.0) / NEAR_Z, 0.0), 1.0)
-        return min(((1.0 - NEARNESS_SHARE) * shared + NEARNESS_SHARE * near) / LIKE_FULL, 1.0)
+        blend = (1.0 - NEARNESS_SHARE) * sum(held.values()) / total + NEARNESS_SHARE * near
+        return Likeness(min(blend / LIKE_FULL, 1.0), guessed > sum(held.values()) - guessed)
     return of
 
 
