@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tasks.understanding.analysis import (ALLOWED, KIND_FIELDS, READER, WANTED, Cue, Mention, Segmented,
-                                          find_terms)
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Cue, Mention,
+                                          Segmented, find_terms)
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import TERMINATE
 from tasks.understanding.numbers import NumberGrammar, NumericMention
@@ -120,6 +120,15 @@ def guardians_children(mentions: list[Mention], seg: Segmented, cues: Cues) -> l
                 and any(start <= a and b <= m.start or a >= m.end and text[m.end:a].strip().lower() in links
                         for a, b, _ in guardians))
     return [replace(m, polarity=READER) if theirs(m) else m for m in mentions]
+
+
+def bands_within(mentions: list[Mention], grown: list[Mention]) -> list[Mention]:
+    """An audience asked for and one of its own words excluded ("middle-grade fantasy, but nothing for preschoolers",
+    "给初中生的小说，低幼的不要"): the exclusion names a band of the readers asked for (the youngest), not their
+    books, and is dropped. Grown-ups asked for exclude children's books of their own and stay."""
+    asked = {m.value for m in mentions if m.field == "audience" and m.polarity in (WANTED, REQUIRED)}
+    return [m for m in mentions if not (m.field == "audience" and m.polarity == EXCLUDED and m.value in asked
+                                        and m not in grown)]
 
 
 def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg: Segmented, cues: Cues

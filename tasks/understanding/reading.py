@@ -30,8 +30,8 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, W
                                           word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.lang import ALLOW, CLAUSE
-from tasks.understanding.evidence import (HARD, WISH, counted_parts, excluded_people, guardians_children, not_asked,
-                                          number_weight, overruled_years, parts_by_reader, periods_of_other_things)
+from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_parts, excluded_people,
+                                          guardians_children, not_asked, number_weight, overruled_years, parts_by_reader, periods_of_other_things)
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
@@ -301,7 +301,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = guardians_children(_both_ages(mentions, grown, seg, cues), seg, cues)
+    mentions = guardians_children(bands_within(_both_ages(mentions, grown, seg, cues), grown), seg, cues)
     mentions = counted_parts(not_asked(parts_by_reader(mentions, audience_readers, seg, cues), seg, cues), seg, cues,
                              number_spans)
     mentions = _narrowed_by_class(mentions, scopes, text)
