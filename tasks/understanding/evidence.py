@@ -256,6 +256,18 @@ def periods_of_other_things(numbers: list[NumericMention], seg: Segmented, cue_l
 _PART_REACH = 12  # how far before a kind of book its count or share may stand ("两三本写花的", "其中放一本茶人的")
 
 
+def small_count(text: str, start: int, end: int, g: NumberGrammar, number_spans: list[tuple[int, int]] = ()
+                ) -> bool:
+    """Whether the last number between start and end, none of the brief's conditions, is a small count of books:
+    three at most, in words or digits, or a glyph number with a counter of books after it ("两三本")."""
+    count = None
+    for n in g.number.finditer(text, start, end):
+        if not any(x <= n.start() < y for x, y in number_spans):
+            count = n
+    return count is not None and 1 <= g.value(count.group(0)) <= 3 and (count.group(0).isascii() or bool(
+        g.part_counters) and bool(regex(rf"\s*(?:{alternation(g.part_counters)})").match(text, count.end())))
+
+
 def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_spans: list[tuple[int, int]]
                   ) -> list[Mention]:
     """A kind of book said as a part of the shelf, after the brief has said what its shelf is (never in its first
@@ -277,12 +289,7 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
         shares = find_terms(text[a:b], g.share)
         if len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
             return True
-        count = None
-        for n in g.number.finditer(text, reach, m.start):
-            if not any(x <= n.start() < y for x, y in number_spans):
-                count = n
-        small = count is not None and 1 <= g.value(count.group(0)) <= 3 and (count.group(0).isascii() or bool(
-            g.part_counters) and bool(regex(rf"\s*(?:{alternation(g.part_counters)})").match(text, count.end())))
+        small = small_count(text, reach, m.start, g, number_spans)
         # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
         # joining word in the count's own clause ("Books about rivers, and two or three novels")
         joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)

@@ -148,7 +148,9 @@ def test_a_child_right_before_the_grown_ups_it_belongs_to_is_no_audience(brief):
 
 
 @pytest.mark.parametrize("brief", ["Gardening books for adults plus a few for the kids",
-                                   "环保书，成人的为主，也放几本给孩子的"])
+                                   "环保书，成人的为主，也放几本给孩子的",
+                                   # counted as a few books in a clause of their own, no additive word
+                                   "成人读的历史书为主，角落放两三本给孩子的"])
 def test_children_added_after_the_grown_ups_make_a_shelf_for_both(brief):
     """cues.yaml `additive`: children added after grown-ups in their clause ("for adults plus a few for the kids")
     make the shelf everyone's, as grown-ups added after children did; the grown-ups' word had excluded children's
