@@ -118,8 +118,9 @@ class NumberGrammar:
         decimals = (rf"(?:\s*(?:{_words(self.decimal_points)})\s*(?:\d+" + (f"|[{digit_glyphs}]+" if digit_glyphs else "")
                     + rf"|(?:{digit_words})(?:\s+(?:{digit_words}))*))?" if self.decimal_points else "")
         # a number word hyphened to its unit or an age is one word with it: "a seven-year-old", "a five-star read"
-        joinable = "|".join(re.escape(w) for w in sorted({w for w in (*self.age_after, *self.age_in_months, *self.time_units, *(
-            u for us in self.units.values() for u in us)) if w[:1].isalpha() and w.isascii()}, key=len, reverse=True))
+        joinable = "|".join(re.escape(w) for w in sorted({w for w in (
+            *self.age_after, *self.age_in_months, *self.time_units, *(u for us in self.units.values() for u in us))
+            if w[:1].isalpha() and w.isascii()}, key=len, reverse=True))
         spelled = "|".join(re.escape(w) for w in sorted((w for w in self.digits if w.isascii()), key=len, reverse=True))
         hyphened = rf"|(?<![\w-])(?:{spelled})(?=-(?:{joinable})(?![A-Za-z]))" if joinable and spelled else ""
         whole = (r"(?<![A-Za-z\d.])\d+(?:\.\d+)?(?!\d|\.\d)" + (f"|[{glyphs}]+" if glyphs else "") + "|" + words

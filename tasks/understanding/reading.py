@@ -306,12 +306,12 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     own = {(m.field, m.value) for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values}
     mentions = [m for m in mentions if (m.start, m.end, m.field, m.value) not in occasion_values
                 or (m.field, m.value) not in own]
-    mentions = guardians_children(bands_within(_both_ages(mentions, grown, seg, cues), grown), seg, cues)
+    mentions = guardians_children(_both_ages(mentions, grown, seg, cues), seg, cues)
     mentions = counted_parts(not_asked(parts_by_reader(mentions, audience_readers, seg, cues), seg, cues), seg, cues,
                              number_spans)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
-    mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
+    mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown)
     # "Books by Neil Gaiman or Terry Pratchett": authors offered as alternatives are asked for, not only allowed
     # (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight
     offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]

@@ -189,8 +189,9 @@ def test_an_excluded_band_of_the_readers_asked_for_excludes_no_books(brief):
     ("Board books for a new mum's little one", WANTED),
 ])
 def test_everyday_words_for_the_youngest_and_for_grown_ups_name_the_audience(brief, children):
-    """readings.yaml `audiences` and `adults`: babies, newborns, a little one and board books ask for children's books;
-    "adult" alone is grown-ups' (children's books excluded, only asked of the whole shelf), "young adult" no grown-up's."""
+    """readings.yaml `audiences` and `adults`: babies, newborns, a little one and board books ask for children's
+    books; "adult" alone is grown-ups' (children's books excluded, only asked of the whole shelf), "young adult" no
+    grown-up's."""
     held = {p for f, v, p in polarities(brief) if (f, v) == ("audience", "children")}
     assert held == ({children} if children else set()), brief
 
