@@ -122,13 +122,15 @@ def guardians_children(mentions: list[Mention], seg: Segmented, cues: Cues) -> l
     return [replace(m, polarity=READER) if theirs(m) else m for m in mentions]
 
 
-def bands_within(mentions: list[Mention], grown: list[Mention]) -> list[Mention]:
-    """An audience asked for and one of its own words excluded ("middle-grade fantasy, but nothing for preschoolers",
-    "给初中生的小说，低幼的不要"): the exclusion names a band of the readers asked for (the youngest), not their
-    books, and is dropped. Grown-ups asked for exclude children's books of their own and stay."""
+def bands_within(mentions: list[Mention], grown: list[Mention], text: str, cues: Cues) -> list[Mention]:
+    """An audience asked for and a readers' word of it excluded ("middle-grade fantasy, but nothing for
+    preschoolers", "给初中生的小说，低幼的不要"): the exclusion names a band of the readers asked for (the youngest),
+    not their books, and is dropped. A word for their books excluded ("只要儿童文学，但一本童书都不要") stays, a
+    contradiction for the review; so do grown-ups asked for, who exclude children's books of their own."""
     asked = {m.value for m in mentions if m.field == "audience" and m.polarity in (WANTED, REQUIRED)}
     return [m for m in mentions if not (m.field == "audience" and m.polarity == EXCLUDED and m.value in asked
-                                        and m not in grown)]
+                                        and m not in grown
+                                        and not find_terms(text[m.start:m.end], cues.readings.book_words))]
 
 
 def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg: Segmented, cues: Cues

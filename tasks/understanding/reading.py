@@ -311,7 +311,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                              number_spans)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
-    mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown)
+    mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown, text, cues)
     # "Books by Neil Gaiman or Terry Pratchett": authors offered as alternatives are asked for, not only allowed
     # (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight
     offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]
