@@ -265,7 +265,16 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     for kind in vocabulary.kinds:  # a kind by its words and its own names ("散文随笔" is the form, as a genre's too)
         found += [(a, b, kind.facet, kind.name) for a, b, _ in find_terms(text, (*kind.words, kind.name_zh),
                                                                           plural=True)]
-    found += [(a, b, "adult", "children") for a, b, _ in find_terms(text, cues.readings.adults, whole_words=True)]
+    # grown-ups by their word, not inside a longer readers' word that holds it ("young adult" is no grown-up)
+    readers = [(a, b) for words in cues.readings.audiences.values() for a, b, _ in find_terms(text, words)]
+    # a kind of book or a book's word: where "adult" before it is the grown-ups'
+    kinds_at = ({a for a, _, field, _ in found if field in ("form", "genre")}
+                | {a for a, _, _ in find_terms(text, cues.readings.book_words, plural=True)})
+    found += [(a, b, "adult", "children")
+              for a, b, _ in (*find_terms(text, cues.readings.adults, whole_words=True),
+                              *((a, b, w) for a, b, w in find_terms(text, cues.readings.adult_kinds, whole_words=True)
+                                if _next_word_start(text, b) in kinds_at))
+              if not any(x <= a and b <= y and y - x > b - a for x, y in readers)]
     # "世界史", "近代史": the ending of a word of two characters or more and it names the kind (a word of one and it,
     # 野史, 病史, is a word of its own)
     for name, endings in cues.readings.kind_endings.items():

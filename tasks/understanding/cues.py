@@ -193,6 +193,7 @@ class Readings:
     examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
     guardians: tuple[str, ...] = ()  # grown-ups a child is theirs: the child after them is no audience, "家长", "parents"
+    adult_kinds: tuple[str, ...] = ()  # grown-ups' only right before a kind of book: "adult fiction", not "adult shelf"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -356,7 +357,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
                         said("name_particles"), alike_switch=said("alike_switch"),
                         title_small=said("title_small"), examples_of=said("examples_of"),
-                        name_ends=said("name_ends"), guardians=said("guardians"))
+                        name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

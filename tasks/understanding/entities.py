@@ -573,7 +573,11 @@ def understand(brief: str, index: EntityIndex, said: str = "") -> Understanding:
     alike = bool(read_alike_forms().search(brief))
     # an unquoted title inside an author's name is none: "For fans of Stephen King" is not about a book "King"
     in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)] if not quoted else []
-    bare_titles = [] if quoted else [(a, b, t) for a, b, t in index.title_lookup.spans(brief, 2)
+    # a title hyphened to a word of kind ("Stoner-type novels") ends at the hyphen, where a name otherwise runs on
+    suffixes = tuple(w for w in load_cues().readings.alike_beside if w.startswith("-"))
+    unhyphened = re.sub(rf"(?<=\w)(?=(?:{alternation(suffixes)}))-", " ", brief, flags=re.IGNORECASE
+                        ) if suffixes else brief
+    bare_titles = [] if quoted else [(a, b, t) for a, b, t in index.title_lookup.spans(unhyphened, 2)
                                      if not any(x <= a and b <= y for x, y in in_names)]
     titles = quoted or [t for _, _, t in bare_titles]
     # "Anything by Steinbeck? Our book club loved Of Mice and Men": a liked title whose author the brief names

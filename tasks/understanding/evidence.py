@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tasks.understanding.analysis import (ALLOWED, KIND_FIELDS, READER, WANTED, Cue, Mention, Segmented,
-                                          find_terms)
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Cue, Mention,
+                                          Segmented, find_terms)
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import TERMINATE
 from tasks.understanding.numbers import NumberGrammar, NumericMention
@@ -120,6 +120,17 @@ def guardians_children(mentions: list[Mention], seg: Segmented, cues: Cues) -> l
                 and any(start <= a and b <= m.start or a >= m.end and text[m.end:a].strip().lower() in links
                         for a, b, _ in guardians))
     return [replace(m, polarity=READER) if theirs(m) else m for m in mentions]
+
+
+def bands_within(mentions: list[Mention], grown: list[Mention], text: str, cues: Cues) -> list[Mention]:
+    """An audience asked for and a readers' word of it excluded ("middle-grade fantasy, but nothing for
+    preschoolers", "给初中生的小说，低幼的不要"): the exclusion names a band of the readers asked for (the youngest),
+    not their books, and is dropped. A word for their books excluded ("只要儿童文学，但一本童书都不要") stays, a
+    contradiction for the review; so do grown-ups asked for, who exclude children's books of their own."""
+    asked = {m.value for m in mentions if m.field == "audience" and m.polarity in (WANTED, REQUIRED)}
+    return [m for m in mentions if not (m.field == "audience" and m.polarity == EXCLUDED and m.value in asked
+                                        and m not in grown
+                                        and not find_terms(text[m.start:m.end], cues.readings.book_words))]
 
 
 def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg: Segmented, cues: Cues
@@ -247,6 +258,18 @@ def periods_of_other_things(numbers: list[NumericMention], seg: Segmented, cue_l
 _PART_REACH = 12  # how far before a kind of book its count or share may stand ("两三本写花的", "其中放一本茶人的")
 
 
+def small_count(text: str, start: int, end: int, g: NumberGrammar, number_spans: list[tuple[int, int]] = ()
+                ) -> bool:
+    """Whether the last number between start and end, none of the brief's conditions, is a small count of books:
+    three at most, in words or digits, or a glyph number with a counter of books after it ("两三本")."""
+    count = None
+    for n in g.number.finditer(text, start, end):
+        if not any(x <= n.start() < y for x, y in number_spans):
+            count = n
+    return count is not None and 1 <= g.value(count.group(0)) <= 3 and (count.group(0).isascii() or bool(
+        g.part_counters) and bool(regex(rf"\s*(?:{alternation(g.part_counters)})").match(text, count.end())))
+
+
 def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_spans: list[tuple[int, int]]
                   ) -> list[Mention]:
     """A kind of book said as a part of the shelf, after the brief has said what its shelf is (never in its first
@@ -268,12 +291,7 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
         shares = find_terms(text[a:b], g.share)
         if len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
             return True
-        count = None
-        for n in g.number.finditer(text, reach, m.start):
-            if not any(x <= n.start() < y for x, y in number_spans):
-                count = n
-        small = count is not None and 1 <= g.value(count.group(0)) <= 3 and (count.group(0).isascii() or bool(
-            g.part_counters) and bool(regex(rf"\s*(?:{alternation(g.part_counters)})").match(text, count.end())))
+        small = small_count(text, reach, m.start, g, number_spans)
         # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
         # joining word in the count's own clause ("Books about rivers, and two or three novels")
         joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)

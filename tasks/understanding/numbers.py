@@ -82,6 +82,8 @@ class NumberGrammar:
     unbounded: tuple[str, ...] = ()  # after a field's word in a clause, the field is free: "出版年不限"
     book_age_before: tuple[str, ...] = ()  # before a compared number of years in its clause, the books': "出版不超过五年"
     book_age_after: tuple[str, ...] = ()  # right after it: "no more than five years old", "less than ten years ago"
+    age_in_months: tuple[str, ...] = ()  # after a baby's age in months: "6-12 months old", "9-month-olds"
+    age_comparators: tuple[str, ...] = ()  # comparators of age: before a number of years, the books' ("no older than")
     age_for: tuple[str, ...] = ()  # before an age in its clause, whom the books are for: "for kids under ten years old"
     grade_names: dict[str, int] = field(default_factory=dict)  # a grade named, its number: "K" 0
     ordinal_suffixes: tuple[str, ...] = ()  # after a grade's digits: "3rd", "5th"
@@ -99,18 +101,26 @@ class NumberGrammar:
         glyphs = "".join(re.escape(w) for w in (*self.digits, *self.multipliers) if len(w) == 1 and not w.isascii())
         digit_glyphs = "".join(re.escape(w) for w, v in self.digits.items() if len(w) == 1 and not w.isascii()
                                and v < 10)
-        word = f"(?:{_words(tuple(w for w in (*self.digits, *self.multipliers) if w.isascii()))})"
+        latin = tuple(w for w in (*self.digits, *self.multipliers) if w.isascii())
+        word = f"(?:{_words(latin)})"
+        # inside a number, a number word hyphened to the next is one number with it ("eighty-four", "one-fifty"),
+        # where _words keeps a word hyphened to a letter apart
+        spelled_words = "|".join(re.escape(w) for w in sorted(latin, key=len, reverse=True)) or "(?!)"
+        joined_end = rf"(?!\w)(?!-(?!(?:{spelled_words})(?!\w))[A-Za-z])"
+        first, then = (rf"(?<!\w)(?<![A-Za-z]-)(?:{spelled_words}){joined_end}",
+                       rf"(?:{spelled_words}){joined_end}")
         after_multiplier = "|".join(rf"(?<={re.escape(w)})" for w in self.multipliers if w.isascii())
         multiplier = _words(tuple(w for w in self.multipliers if w.isascii()))
         one = rf"(?:(?:{_words(self.multiplier_ones)})\s+(?=(?:{multiplier})))?" if self.multiplier_ones else ""
-        words = rf"{one}{word}(?:[\s-]+{word}|" + (rf"(?:{after_multiplier})\s+and\s+{word}" if after_multiplier
-                                              else "(?!)") + ")*"
+        words = rf"{one}{first}(?:[\s-]+{then}|" + (rf"(?:{after_multiplier})\s+and\s+{word}" if after_multiplier
+                                                else "(?!)") + ")*"
         digit_words = _words(tuple(w for w, v in self.digits.items() if w.isascii() and v < 10))
         decimals = (rf"(?:\s*(?:{_words(self.decimal_points)})\s*(?:\d+" + (f"|[{digit_glyphs}]+" if digit_glyphs else "")
                     + rf"|(?:{digit_words})(?:\s+(?:{digit_words}))*))?" if self.decimal_points else "")
         # a number word hyphened to its unit or an age is one word with it: "a seven-year-old", "a five-star read"
-        joinable = "|".join(re.escape(w) for w in sorted({w for w in (*self.age_after, *self.time_units, *(
-            u for us in self.units.values() for u in us)) if w[:1].isalpha() and w.isascii()}, key=len, reverse=True))
+        joinable = "|".join(re.escape(w) for w in sorted({w for w in (
+            *self.age_after, *self.age_in_months, *self.time_units, *(u for us in self.units.values() for u in us))
+            if w[:1].isalpha() and w.isascii()}, key=len, reverse=True))
         spelled = "|".join(re.escape(w) for w in sorted((w for w in self.digits if w.isascii()), key=len, reverse=True))
         hyphened = rf"|(?<![\w-])(?:{spelled})(?=-(?:{joinable})(?![A-Za-z]))" if joinable and spelled else ""
         whole = (r"(?<![A-Za-z\d.])\d+(?:\.\d+)?(?!\d|\.\d)" + (f"|[{glyphs}]+" if glyphs else "") + "|" + words
@@ -183,9 +193,13 @@ class NumberGrammar:
         if len(glyphs) == 4 and all(v is not None and v < 10 for v in glyphs):  # a year digit by digit: "二〇一〇"
             return float("".join(str(v) for v in glyphs))
         total, current = 0, 0
-        # a glyph stands alone ("三百五十": each digit before its multiplier); words add up ("twenty five")
+        # a glyph stands alone ("三百五十": each digit before its multiplier); words add up ("twenty five"), but a
+        # word of ten or more after a number word is its next two digits, as years and colloquial hundreds are said
+        # ("nineteen eighty" 1980, "twenty twenty" 2020, "one-fifty" 150)
         for w in re.findall(r"[A-Za-z]+", said.lower()) if said.isascii() else said:
-            if w in self.digits:
+            if w in self.digits and said.isascii() and current and self.digits[w] >= 10:
+                current = current * 100 + self.digits[w]
+            elif w in self.digits:
                 current = current + self.digits[w] if said.isascii() else self.digits[w]
             elif w in self.multipliers:
                 total += (current or 1) * self.multipliers[w]
@@ -259,6 +273,8 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          unbounded=packs.words("numbers.yaml", "unbounded"),
                          book_age_before=packs.words("numbers.yaml", "book_age_before"),
                          book_age_after=packs.words("numbers.yaml", "book_age_after"),
+                         age_comparators=packs.words("numbers.yaml", "age_comparators"),
+                         age_in_months=packs.words("numbers.yaml", "age_in_months"),
                          age_for=packs.words("numbers.yaml", "age_for"),
                          grade_names={k: int(v) for k, v in table("grade_names").items()},
                          ordinal_suffixes=packs.words("numbers.yaml", "ordinal_suffixes"),
@@ -269,8 +285,9 @@ def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int,
               ) -> list[tuple[int, int, str, float]]:
     """(start, end, operator, years) of each age of the books said as a compared number of years: "no more than
     five years old", "published less than ten years ago", "出版不超过五年", "出版五年以内". The age is the books' where
-    a word of age follows the years, or a word of publishing stands before them in the clause, and no word of whom
-    the books are for does ("for kids under ten years old" is the readers' age)."""
+    a word of age follows the years, a comparator of age precedes them ("no older than ten years": its operator,
+    said of years, mirrored to be said of the age), or a word of publishing stands before them in the clause,
+    and no word of whom the books are for does ("for kids under ten years old" is the readers' age)."""
     clause_of = clause_of or (lambda at: (0, len(text)))
     units, found = _words(tuple(g.time_units)), []
     before = g.before_comparator.pattern.removesuffix("$")
@@ -280,8 +297,11 @@ def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int,
                          rf"\s*(?P<after>{after})?", text, flags=re.IGNORECASE):
         op = _lookup(g.before, m.group("w")) if m.group("w") else _lookup(g.after, m.group("after") or "")
         clause = text[clause_of(m.start())[0]:m.start()]
-        if not op or (not m.group("aged") and not re.search(_words(g.book_age_before), clause, re.IGNORECASE)
-                      if g.book_age_before else not m.group("aged")):
+        of_age = bool(op and m.group("w") and re.search(rf"(?:{_words(g.age_comparators)})$", m.group("w"),
+                                                         re.IGNORECASE))
+        op = _YOUNGER[op] if of_age else op
+        if not op or (not m.group("aged") and not of_age and (
+                not re.search(_words(g.book_age_before), clause, re.IGNORECASE) if g.book_age_before else True)):
             continue
         if g.age_for and re.search(_words(g.age_for), clause, re.IGNORECASE):
             continue
@@ -301,7 +321,9 @@ def reader_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[in
     suffix = rf"(?:{'|'.join(re.escape(w) for w in g.ordinal_suffixes)})?" if g.ordinal_suffixes else ""
     named = "|".join(rf"(?<![\w-])(?-i:{re.escape(w)})(?![\w])" for w in g.grade_names)
     found, books = [], book_ages(text, g, clause_of)
-    for before, after, past in ((g.age_before, g.age_after, 0), (g.grade_before, g.grade_after, g.first_grade_age)):
+    # an age in years or a baby's in months (a twelfth of a year each), or a school grade
+    for before, after, past, scale in ((g.age_before, g.age_after, 0, 1), ((), g.age_in_months, 0, 1 / 12),
+                                       (g.grade_before, g.grade_after, g.first_grade_age, 1)):
         if not before and not after:
             continue
         one = rf"{number}{suffix}|{named}" if past and named else number
@@ -316,7 +338,7 @@ def reader_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[in
         for m in re.finditer(pattern, text, flags=re.IGNORECASE):
             if any(a < m.end() and m.start() < b for a, b, _, _ in books):
                 continue
-            ages = [_grade_or_number(x, g) + past for x in m.groups() if x]
+            ages = [_grade_or_number(x, g) * scale + past for x in m.groups() if x]
             found.append((m.start(), m.end(), min(ages) - (1 if past else 0), max(ages)))
     # a band of readers named by its upper age, hyphened and plural: "under-tens", "under-5s" (up to that age)
     if g.age_band_under:
@@ -400,7 +422,8 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
             quantity = quantity or _lookup({w: q for q, ws in grammar.field_words.items() for w in ws}, field.group("w"))
             if not text[field.end():start].strip():  # "评分8分以上", "rated 4 or higher": the field word is the phrase's
                 start = field.start()
-        if not quantity and value.is_integer() and _YEARS[0] <= value <= _YEARS[1] and m.group(0).isdigit():
+        # a year's number alone is a year, in digits or in words ("from nineteen eighty onward"); glyphs need 年
+        if not quantity and value.is_integer() and _YEARS[0] <= value <= _YEARS[1] and m.group(0).isascii():
             quantity = "pub_year"
         # a second bound of its clause shares the first's unit: "nothing under 100 pages or over 300"
         if not quantity and op and clause in units_said:

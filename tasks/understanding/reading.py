@@ -30,8 +30,9 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, W
                                           word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.lang import ALLOW, CLAUSE
-from tasks.understanding.evidence import (HARD, WISH, counted_parts, excluded_people, guardians_children, not_asked,
-                                          number_weight, overruled_years, parts_by_reader, periods_of_other_things)
+from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_parts, excluded_people,
+                                          guardians_children, not_asked, number_weight, overruled_years,
+                                          parts_by_reader, periods_of_other_things, small_count)
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
@@ -121,9 +122,13 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         pairs = sorted(grown + children, key=lambda m: m.start)
         joined = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
                      if (a in grown) != (b in grown))
-        # the later of the two added to the other ("for adults plus a few for the kids"), whichever is first
-        added = any(find_terms(text[slice(*seg.clause_of(later.start))], cues.additive)
-                    for g in grown for c in children for later in (max(g, c, key=lambda m: m.start),))
+        # the later of the two added to the other ("for adults plus a few for the kids"), whichever is first, or
+        # counted as a few books in a clause of its own ("成人的为主，角落放两三本给孩子的")
+        added = any(find_terms(text[slice(*seg.clause_of(later.start))], cues.additive) or (
+            seg.clause_of(later.start) != seg.clause_of(earlier.start)
+            and small_count(text, seg.clause_of(later.start)[0], later.start, cues.numbers))
+            for g in grown for c in children
+            for earlier, later in (sorted((g, c), key=lambda m: m.start),))
         # any word that lets each of them in will do: "都可以", "both welcome", "都能看"
         letting = (*cues.any_of_these, *cues.words_of((ALLOW,), CLAUSE))
         both = any((clause := seg.clause_of(g.start)) == seg.clause_of(c.start)
@@ -306,7 +311,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                              number_spans)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
-    mentions = _modified_forms(mentions, scopes, text, cues, vocabulary)
+    mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown, text, cues)
     # "Books by Neil Gaiman or Terry Pratchett": authors offered as alternatives are asked for, not only allowed
     # (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight
     offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]

@@ -229,3 +229,20 @@ def test_a_writers_nation_before_an_excluded_name_is_no_part_of_it():
         excluded = {m.value for m in read_brief(brief, get_vocabulary(), INDEX).mentions
                     if m.field == "author" and m.polarity == EXCLUDED}
         assert excluded == {author}, brief
+
+
+def test_a_title_hyphened_to_a_word_of_kind_is_the_model_of_a_read_alike():
+    """readings.yaml `alike_beside`: a word of kind hyphened to a title ("Stoner-type") makes it the model, as
+    "Stoner type" does; the hyphen had run the title into the word, so no title was found."""
+    for brief in ("Stoner-type novels about quiet lives", "Stoner-style campus novels", "Stoner type novels"):
+        found = understand(brief, INDEX)
+        assert (found.intent, found.titles) == ("similar_to_book", ("Stoner",)), brief
+    assert understand("Stoner-ish quiet lives", INDEX).intent != "similar_to_book"
+
+
+def test_a_negation_after_an_excluded_author_with_a_word_for_this_shelf_excludes_the_author():
+    """cues.yaml `negation_after` "left off": an author left off this display is excluded, not searched for."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import EXCLUDED, read_brief
+    mentions = read_brief("Campus novels, with John Williams left off this display", get_vocabulary(), INDEX).mentions
+    assert ("author", "John Williams", EXCLUDED) in {(m.field, m.value, m.polarity) for m in mentions}

@@ -301,3 +301,56 @@ def test_a_band_of_readers_named_by_its_upper_age_is_a_readers_age(brief, oldest
     read as the number); the brief had excluded a subject "under-tens"."""
     from tasks.understanding.numbers import number_grammar, reader_ages
     assert (0, oldest) in [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())], brief
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("Novels from nineteen eighty onward", N("pub_year", ">=", 1980)),
+    ("nothing published before nineteen eighty-four", N("pub_year", ">=", 1984)),
+    ("Short stories, nothing over one-fifty pages", N("pages", "<=", 150)),
+    ("mysteries from twenty twenty or later", N("pub_year", ">=", 2020)),
+])
+def test_number_words_said_in_pairs_are_one_number(brief, bound):
+    """A number word of ten or more after a number word is its next two digits, as years and colloquial hundreds
+    are said ("nineteen eighty" 1980, "one-fifty" 150); number words hyphened to each other are one number
+    ("eighty-four"); a year said in words is a year without a field word, as in digits. Before, "nineteen eighty"
+    was 99 and "one-fifty" no number at all."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    assert list(read_brief(brief, get_vocabulary(), today=TODAY).numeric) == [bound], brief
+
+
+@pytest.mark.parametrize("brief, bound", [
+    ("Travel books no older than ten years", N("pub_year", ">=", 2016)),
+    ("Classics, all older than twenty years", N("pub_year", "<", 2006)),
+])
+def test_a_comparator_of_age_before_years_is_the_books_age(brief, bound):
+    """numbers.yaml `age_comparators`: "older than", "newer than" before a number of years (no "old" after) bound
+    the books' age, the comparator mirrored from a year's ("older than 1990" is before it, "older than ten years"
+    is more than ten years old)."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    assert list(read_brief(brief, get_vocabulary(), today=TODAY).numeric) == [bound], brief
+
+
+@pytest.mark.parametrize("brief, ages", [
+    ("board books for 6-18 month olds", (0.5, 1.5)),
+    ("a nine-month-old's first books", (0.75, 0.75)),
+    ("Animal stories for 9 year old readers", (9, 9)),
+    ("novels you can read in 3 months", None),
+])
+def test_a_babys_age_in_months_and_an_unhyphened_age_are_readers_ages(brief, ages):
+    """numbers.yaml `age_in_months`: a baby's age in months is a twelfth of a year each, spaced or hyphened; "9 year
+    old" unhyphened is an age as "9-year-old" is; a stretch of months with no age word is none."""
+    from tasks.understanding.numbers import number_grammar, reader_ages
+    found = [(y, o) for _, _, y, o in reader_ages(brief, number_grammar())]
+    assert found == ([ages] if ages else []), brief
+
+
+def test_not_past_before_a_number_is_a_cap_and_but_keeps_its_comparator():
+    """zh numbers.yaml `before` 不过: "not past" right before a number ("不过三百页" at most 300 pages); where it is
+    "but", the comparator after the number decides ("不过2000年以后的也行" is no cap at 2000)."""
+    from config.vocabulary import get_vocabulary
+    from tasks.understanding.reading import read_brief
+    assert list(read_brief("篇幅不过三百页的小说", get_vocabulary(), today=TODAY).numeric) == [N("pages", "<=", 300)]
+    said = read_brief("散文为主，不过2000年以后的也行", get_vocabulary(), today=TODAY)
+    assert N("pub_year", "<=", 2000) not in [*said.numeric, *said.preferred]

@@ -148,7 +148,9 @@ def test_a_child_right_before_the_grown_ups_it_belongs_to_is_no_audience(brief):
 
 
 @pytest.mark.parametrize("brief", ["Gardening books for adults plus a few for the kids",
-                                   "环保书，成人的为主，也放几本给孩子的"])
+                                   "环保书，成人的为主，也放几本给孩子的",
+                                   # counted as a few books in a clause of their own, no additive word
+                                   "成人读的历史书为主，角落放两三本给孩子的"])
 def test_children_added_after_the_grown_ups_make_a_shelf_for_both(brief):
     """cues.yaml `additive`: children added after grown-ups in their clause ("for adults plus a few for the kids")
     make the shelf everyone's, as grown-ups added after children did; the grown-ups' word had excluded children's
@@ -169,3 +171,33 @@ def test_everyday_words_for_a_form_name_it(brief, kind):
     name the vocabulary's form or genre."""
     assert (*kind, WANTED) in polarities(brief), brief
 
+
+
+@pytest.mark.parametrize("brief", ["Middle-grade fantasy, but nothing for preschoolers",
+                                   "Chapter books for grades 3-5, nothing for toddlers"])
+def test_an_excluded_band_of_the_readers_asked_for_excludes_no_books(brief):
+    """evidence.bands_within: children asked for and a younger band of them excluded ("nothing for preschoolers")
+    leaves children's books asked for; both had been read, and the shelf had nothing to hold."""
+    held = polarities(brief)
+    assert ("audience", "children", WANTED) in held and ("audience", "children", EXCLUDED) not in held, brief
+
+
+@pytest.mark.parametrize("brief, children", [
+    ("Adult fiction only, about grief", EXCLUDED),
+    ("Young adult fiction about grief", None),
+    ("Cloth books for babies", WANTED),
+    ("Board books for a new mum's little one", WANTED),
+])
+def test_everyday_words_for_the_youngest_and_for_grown_ups_name_the_audience(brief, children):
+    """readings.yaml `audiences` and `adults`: babies, newborns, a little one and board books ask for children's
+    books; "adult" alone is grown-ups' (children's books excluded, only asked of the whole shelf), "young adult" no
+    grown-up's."""
+    held = {p for f, v, p in polarities(brief) if (f, v) == ("audience", "children")}
+    assert held == ({children} if children else set()), brief
+
+
+def test_a_form_for_the_parent_beside_books_for_the_child_is_a_part_of_the_shelf():
+    """readings.yaml `readers` in the singular ("the parent", "the mother"): a kind given to the grown-up beside the
+    child's books is one part of the shelf, a wish, not required of every book."""
+    held = polarities("Picture books for the toddler and a novel or two for the parent")
+    assert ("form", "fiction", WANTED) not in held and ("form", "fiction", ALLOWED) in held
