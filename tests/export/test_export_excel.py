@@ -76,7 +76,7 @@ def test_a_theme_sheet_opens_with_its_brief_then_the_curators_columns(tmp_path):
     assert header[3] == "条件：最好：基调忧伤怅惘；不要：基调温暖治愈；1980 年以后出版；英文图书优先"
     assert header[4] == "未收入：没有可借复本的书"
     columns = [c.value for c in ws[TABLE_ROW]]
-    assert columns[:8] == ZH_COLUMNS and columns[8:] == ["处理", "馆员备注", "书目 ID", "ISBN", "其他版本", "变动", "载体"]
+    assert columns[:8] == ZH_COLUMNS and columns[8:] == ["处理", "馆员备注", "书目 ID", "ISBN", "其他版本", "载体", "变动"]
     row = dict(zip([k for k, _ in SHELF_COLUMNS], [c.value for c in ws[TABLE_ROW + 1]]))
     assert row["why"] == "基调忧伤怅惘；简介提到「rain」" and row["call_no"] == "I247/1 · DDC 823.914"
     assert (row["book_id"], row["isbn"], row["copies"], row["other_editions"]) == ("b0", "9787020000000", 2, "b9")
