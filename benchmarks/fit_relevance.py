@@ -72,7 +72,7 @@ def gather(briefs, catalog: Path, workspace: Path, tag_blind: bool):
 
 def rule_columns(evidence) -> tuple[np.ndarray, np.ndarray]:
     """Of each candidate, what the rules read beside the weights: whether it is untied, and whether the brief's hard
-    conditions define the brief (its probability then read apart, relevance.py `Calibration.defined_fit`)."""
+    conditions define the brief (its probability then read apart, relevance.py `defined_probability`)."""
     return (np.array([e.untied for e in evidence], dtype=bool), np.array([e.defined for e in evidence], dtype=bool))
 
 

@@ -28,10 +28,6 @@ class Materials:
     materials: tuple[Material, ...]
 
     @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(m.name for m in self.materials)
-
-    @property
     def not_reading(self) -> tuple[str, ...]:
         """The materials a brief about reading leaves out where a record names them."""
         return tuple(m.name for m in self.materials if not m.reading)

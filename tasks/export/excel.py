@@ -97,11 +97,12 @@ CJK_LINE_HEIGHT = 17.5  # CJK fonts set their lines further apart
 LOWER_WIDTH = 0.85  # a lower-case letter, space or mark, measured against the width of "0"
 MAX_LINES = 12  # a row taller than this is cut on screen, never in the cell
 
-# The theme sheet: the header block's rows, then the table. (key, width); the curator's columns first.
+# The theme sheet: the header block's rows, then the table. (key, width); the curator's columns first, "change"
+# (what moved since the curator's version) last.
 TABLE_ROW = 7
 SHELF_COLUMNS = [("rank", 5), ("title", 24), ("authors", 15), ("year", 6), ("call_no", 14), ("copies", 6),
                  ("why", 36), ("evidence", 40), ("verdict", 9), ("note", 18), ("book_id", 10), ("isbn", 15),
-                 ("other_editions", 12), ("material", 12), ("change", 18)]  # change last: what moved since the curator's version
+                 ("other_editions", 12), ("material", 12), ("change", 18)]
 COLUMN_LABELS = {
     "zh": {"rank": "序号", "title": "书名", "authors": "作者", "year": "出版年", "call_no": "索书号 / 分类",
            "copies": "可借", "why": "推荐理由", "evidence": "依据（简介原句）", "verdict": "处理", "note": "馆员备注",

@@ -49,11 +49,13 @@ nothing published before 2000", "奇幻小说，除了托尔金以外的都可�
 of it names a value its conditions require, it wishes for nothing and its topics matched no subject. Every book
 meeting those conditions meets it, as a named author's books fit a spotlight; but a book meets a required value by
 its source's tag or a guess, which the curator reads by the record, and such books fitted 85% of the time on the
-tagged demo's dev briefs and 90% on tag-blind catalogs, as low as 67% on one shelf (2026-11-28). Their probability is
-read from the weights' (`Calibration.defined_fit`), on a scale fitted on defined books alone: the definition lifts
-them (the weights had read 'Not too long, no poetry, fiction only' by the topical evidence it lacks, its 30 novels at
-0.2-0.5), and what their record says of the brief still tells one from another (54% fitted where the weights gave
-0.2-0.4, 91% from 0.6).
+tagged demo's dev briefs and 90% on tag-blind catalogs, as low as 67% on one shelf (2026-11-28). A calibration may
+read their probability from the weights' (`Calibration.defined`, written by benchmarks/shelf_decision.py
+--write-defined), on a scale fitted on defined books alone: the definition lifts them (the weights had read 'Not too
+long, no poetry, fiction only' by the topical evidence it lacks, its 30 novels at 0.2-0.5), and what their record
+says of the brief still tells one from another (54% fitted where the weights gave 0.2-0.4, 91% from 0.6). The shipped
+calibration holds no such reading, so they stay at 1: it halved false "done" on the dev shelves but took nearly half
+the true ones with it (docs/measurements.md).
 
 Two more give a probability its least, where the weights read evidence a brief does not give. `said`: a genre, mood
 or setting brief ("Quiet novels for a rainy night", "都市孤独症候群") matches no heading, and its books had sat under
@@ -235,16 +237,8 @@ class Calibration:
     intercepts: Mapping[str, float]
     source: str = ""  # what it was fitted on
     # kind -> (slope, intercept): a book meeting a brief its hard conditions define, read by the weights' own
-    # probability (`defined_fit`); a kind without one: every such book fits
+    # probability (`defined_probability`); a kind without one (the shipped calibration): every such book fits
     defined: Mapping[str, tuple[float, float]] = field(default_factory=dict)
-
-    def defined_fit(self, kind: str, weighed: float) -> float:
-        """The probability that a book meeting a brief its hard conditions define fits it, from the weights' own
-        probability (`weighed`: what its record says of the brief beside the definition), on the logistic scale
-        fitted on such books (`fit_defined`). A source's tag or a guess meeting the conditions is no definition the
-        curator shares: '传记' and '当代小说' books standing at 1 had made shelves "done" at 76% and 67%, and on the
-        dev briefs (2026-11-28) such books fitted 54% where the weights gave them 0.2-0.4, 91% from 0.6."""
-        return defined_probability(self.defined.get(kind), weighed)
 
     def probability(self, evidence: Sequence[Evidence], kind: str) -> np.ndarray:
         if not evidence:
@@ -255,8 +249,10 @@ class Calibration:
 
 
 def defined_probability(reading: tuple[float, float] | None, weighed: float) -> float:
-    """A defined book's probability by a kind's `reading` (slope, intercept) of the weights' probability; 1 without
-    one."""
+    """A defined book's probability by a kind's `reading` (slope, intercept) of the weights' probability (`weighed`:
+    what its record says of the brief beside the definition); 1 without one. A source's tag or a guess meeting the
+    conditions is no definition the curator shares: '传记' and '当代小说' books at 1 had made shelves "done" at 76% and
+    67%."""
     if reading is None:
         return 1.0
     slope, intercept = reading
@@ -508,9 +504,9 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1.0,
 
 
 def standing(e: Evidence, weighed: float) -> str:
-    """What a candidate's probability stands on, first what the rules decide: named (1), defined (`defined_fit`),
-    title-capped (`headless`), untied (0), its vocabulary values (`said` whole or in part, a read-alike's `alike`) where they lift
-    it above the weights' `weighed`, agreeing where at least AGREE distinct values or topics of the book say the
+    """What a candidate's probability stands on, first what the rules decide: named (1), defined
+    (`defined_probability`), title-capped (`headless`), untied (0), its vocabulary values (`said` whole or in part, a
+    read-alike's `alike`) where they lift it above the weights' `weighed`, agreeing where at least AGREE distinct values or topics of the book say the
     brief's words (`said_values`); then the weights' strongest evidence: a subject the brief's topic matched by its
     words, or headings holding at least HEADING_HOLDS of the brief (heading match), a word of the brief in a heading
     (heading word: one stray word of a long heading, "French" in "French literature -- History and criticism" on a
@@ -653,31 +649,35 @@ class RelevanceModel:
               weighed: Sequence[float]) -> list[Candidate]:
         """The candidates, each with its probability of fitting the brief. A book the brief asks for by name or by
         date (the named author's, the series', a new arrival under the brief's conditions) fits it by definition, one
-        meeting a brief its hard conditions alone define as often as such books do (`Calibration.defined_fit`); an
-        untied one (tied by the vector alone to a topic the catalog files under subjects) does not. `weighed`: the weights' probabilities (`Calibration.probability`), computed once by the
-        caller, which the admission reads too; the rules of `probabilities` bound them here."""
-        return with_relevance(candidates, [bounded(e, float(q), self.calibration.defined_fit(self.kind, float(q)))
-                                           for e, q in zip(evidence, weighed)])
+        meeting a brief its hard conditions alone define as the calibration reads such books (`defined_probability`);
+        an untied one (tied by the vector alone to a topic the catalog files under subjects) does not. `weighed`: the
+        weights' probabilities (`Calibration.probability`), computed once by the caller, which the admission reads
+        too; the rules of `probabilities` bound them here."""
+        reading = self.calibration.defined.get(self.kind)
+        return with_relevance(candidates, [bounded(e, float(q), reading) for e, q in zip(evidence, weighed)])
 
 
 def probabilities(calibration: Calibration, evidence: Sequence[Evidence], kind: str) -> np.ndarray:
     """Each candidate's probability of fitting: the calibration's, 1 for a named book, the calibration's reading of
-    defined books (`Calibration.defined_fit`) for one a brief defined by its conditions alone, 0 for an untied one; never under the share of the brief the book's sure values say
+    defined books (`defined_probability`) for one a brief defined by its conditions alone, 0 for an untied one; never
+    under the share of the brief the book's sure values say
     (`said`), nor, on a read-alike, under its likeness to the named book (`alike`), unless the order doubts it (a
     children's book on a brief for grown-ups, a guess that it holds a value the brief excludes): its values say its
     mood, not its reader (轻松好笑 had lifted eight children's books to 0.75, seven judged wrong); never over
     HEADLESS_FIT where it says none of the title's filed topics (`head_missing`)."""
     p = calibration.probability(evidence, kind)
-    return np.array([bounded(e, q, calibration.defined_fit(kind, q)) for e, q in zip(evidence, p)])
+    reading = calibration.defined.get(kind)
+    return np.array([bounded(e, q, reading) for e, q in zip(evidence, p)])
 
 
-def bounded(e: Evidence, weighed: float, defined: float = 1.0) -> float:
-    """One candidate's probability from the weights' (`weighed`) and the rules of `probabilities`; `defined` what
-    the calibration gives a book meeting a brief its hard conditions define (`Calibration.defined_fit`)."""
+def bounded(e: Evidence, weighed: float, defined: tuple[float, float] | None = None) -> float:
+    """One candidate's probability from the weights' (`weighed`) and the rules of `probabilities`; `defined` the
+    calibration's reading of a book meeting a brief its hard conditions define (`defined_probability`), read only
+    for such a book."""
     if e.named:
         return 1.0
     if e.defined:
-        return defined
+        return defined_probability(defined, weighed)
     least = 0.0 if e.doubtful else said_fit(max(e.said, e.alike))
     most = HEADLESS_FIT if e.headless else 1.0
     return min(max(least, 0.0 if e.untied else weighed), most)

@@ -220,16 +220,19 @@ class SubjectVocabulary:
         return [i for i in self.by_family.get(_key(term), ()) if i not in exact] if term.isascii() else []
 
     @cached_property
-    def by_qualifier(self) -> tuple[tuple[str, frozenset[str], str, int], ...]:
-        """(head, qualifier's words, qualifier, row) of every English "Head (Qualifier)" heading or part, as `_key`s:
-        ("concerto", {"violoncello"}, "violoncello", row) of "Concertos (Violoncello)"."""
-        found = []
+    def by_qualifier(self) -> tuple[dict[str, list[tuple[frozenset[str], int]]], dict[str, list[int]]]:
+        """Every English "Head (Qualifier)" heading or part, as `_key`s, found by its head (with its qualifier's
+        words) and by its qualifier: "Concertos (Violoncello)" under "concerto" ({"violoncello"}) and "violoncello".
+        Indexed once, since a brief's every term asks."""
+        by_head: dict[str, list[tuple[frozenset[str], int]]] = defaultdict(list)
+        by_name: dict[str, list[int]] = defaultdict(list)
         for i, subject in enumerate(self.subjects):
             read = _HEAD_QUALIFIED.fullmatch(subject.label.strip()) if subject.kind != "tag" else None
             if read is not None and subject.label.isascii():
                 qualifier = _key(read[2])
-                found.append((_key(read[1]), frozenset(qualifier.split()), qualifier, i))
-        return tuple(found)
+                by_head[_key(read[1])].append((frozenset(qualifier.split()), i))
+                by_name[qualifier].append(i)
+        return dict(by_head), dict(by_name)
 
     def qualified(self, term: str) -> tuple[list[int], list[int]]:
         """The rows of the "Head (Qualifier)" headings a term names, by the qualifier's meaning: those whose head is the
@@ -241,9 +244,9 @@ class SubjectVocabulary:
         if not words:
             return [], []
         *modifiers, head = words
-        named = [i for h, held, _, i in self.by_qualifier if modifiers and h == head and set(modifiers) <= held]
-        kinds = [i for _, _, qualifier, i in self.by_qualifier if qualifier == " ".join(words)]
-        return named, kinds
+        by_head, by_name = self.by_qualifier
+        named = [i for held, i in by_head.get(head, ()) if modifiers and set(modifiers) <= held]
+        return named, list(by_name.get(" ".join(words), ()))
 
     @cached_property
     def rows(self) -> dict[Subject, int]:
