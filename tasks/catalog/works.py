@@ -26,6 +26,14 @@ _EDITION_BRACKET = re.compile(rf"[（(\[【〔][^（(\[【〔)）\]】〕]*(?:{_
 # A subtitle that only says what the book is: ": a novel", "：长篇小说", " - a memoir"
 _GENERIC_SUBTITLE = re.compile(r"\s*[:：—-]\s*(?:an?\s+)?(?:novel|memoir|story|stories|novella|poems|长篇小说|小说|"
                                r"中篇小说|诗集|散文集)\s*$", re.IGNORECASE)
+# Where a title proper ends and its subtitle or alternative title begins, when the catalog writes both in the title:
+# "Struwwelpeter: Merry Stories and Funny Pictures", "Little Women; Or, Meg, Jo, Beth, and Amy", "London and the
+# Kingdom - Volume 1"
+_SUBTITLE_START = re.compile(r"\s*[:：;；]\s*|\s+[—–-]{1,2}\s+")
+# A part after the title proper that says which volume or part the book is: the title proper is then no work of
+# its own ("Works: Volume 3", "London and the Kingdom - Volume 1: ...", "三体：第二部")
+_VOLUME_START = re.compile(r"(?:vol(?:ume)?s?\b|v\.\s*\d|part\b|book\s+(?:\d|[ivxlc]+\b)|no\.|number\b|tome\b|band\b|"
+                           r"bd\.|slice\b|section\b|\d|[ivxlc]+\b|第|[上中下](?:[册冊卷部]|$))", re.IGNORECASE)
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an|le|la|les|l'|der|die|das|el|los|las|il)\s*(?<=\s|')", re.IGNORECASE)
 _NOT_WORD = re.compile(r"[\W_]+")
 
@@ -44,6 +52,16 @@ def normalize_author(name: str, canonical: Mapping[str, str] = {}) -> str:
     folded into one name (`canonical`: an alias's key -> its catalog name's key)."""
     key = name_key(name)
     return canonical.get(key, key)
+
+
+def title_proper(title: str) -> str | None:
+    """The title before its subtitle or alternative title, where the catalog writes them in one field and what
+    follows names no volume: "Der Struwwelpeter" of "Der Struwwelpeter: oder lustige Geschichten und drollige
+    Bilder", which the English edition titles "Struwwelpeter: Merry Stories and Funny Pictures"."""
+    found = _SUBTITLE_START.search(title)
+    if not found or not found.start() or _VOLUME_START.match(title, found.end()):
+        return None
+    return title[:found.start()]
 
 
 def isbn13(isbn: str | None) -> str | None:
@@ -67,12 +85,15 @@ def work_key(book: BookRecord, canonical: Mapping[str, str] = {}) -> str:
 
 def work_keys(book: BookRecord, canonical: Mapping[str, str] = {}) -> tuple[str, ...]:
     """Every key an edition of the work may share with another: its (original) title, its title as this edition
-    writes it (one translation gives the original title, another not), and its title with its subtitle (one
-    catalog writes "三体：地球往事" as the title, another "三体" with a subtitle); each with the first author."""
+    writes it (one translation gives the original title, another not), its title with its subtitle (one
+    catalog writes "三体：地球往事" as the title, another "三体" with a subtitle) and its title proper without the
+    subtitle a record writes into the title ("Little Women; Or, Meg, Jo, Beth, and Amy" is "Little Women"; editions
+    differ in their subtitles, "Adventures of Sherlock Holmes: Illustrated"); each with the first author."""
     author = normalize_author(book.authors[0], canonical) if book.authors else ""
     titles = [book.original_title or book.title, book.title]
     if book.subtitle:
         titles.append(f"{book.title}: {book.subtitle}")
+    titles += [proper for t in (book.original_title, book.title) if t and (proper := title_proper(t))]
     return tuple(dict.fromkeys(f"{t}|{author}" for t in map(normalize_title, titles) if t))
 
 

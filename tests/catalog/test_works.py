@@ -90,3 +90,19 @@ def test_one_work_under_its_original_title_its_translated_title_or_a_subtitle():
                          book("b", "小王子", ("圣埃克苏佩里",)),
                          book("c", "三体", ("刘慈欣",), subtitle="地球往事"), book("d", "三体：地球往事", ("刘慈欣",))])
     assert works["a"] == works["b"] and works["c"] == works["d"]
+
+
+def test_a_title_written_with_its_subtitle_is_one_work_with_its_title_proper_but_a_volume_is_not():
+    # Project Gutenberg's records, as its catalog writes them: the subtitle or alternative title in the title field
+    hoffmann, alcott = ("Hoffmann, Heinrich, 1809-1894",), ("Alcott, Louisa May, 1832-1888",)
+    works = group_works([
+        book("a", "Struwwelpeter: Merry Stories and Funny Pictures", hoffmann),
+        book("b", "Der Struwwelpeter: oder lustige Geschichten und drollige Bilder", hoffmann),
+        book("c", "Little Women", alcott), book("d", "Little Women; Or, Meg, Jo, Beth, and Amy", alcott),
+        book("e", "London and the Kingdom - Volume 1: A History", ("Sharpe, Reginald R.",)),
+        book("f", "London and the Kingdom - Volume 2: A History", ("Sharpe, Reginald R.",)),
+        book("g", "Works: Volume 3", alcott), book("h", "Works: Part 4", alcott),
+        book("i", "Little Women", ("Someone Else",)),
+    ])
+    assert works["a"] == works["b"] and works["c"] == works["d"]
+    assert len({works["e"], works["f"], works["g"], works["h"], works["i"], works["c"]}) == 6
