@@ -1,9 +1,11 @@
 """Works, not editions: editions, printings and translations of one work share a work id.
 
 Two books are one work when their normalised title (the original title of a translation, when the
-catalog gives it) and normalised first author agree, or when their ISBNs are the same number (ISBN-10
-and ISBN-13 compared as ISBN-13). Titles lose edition and format marks ("（插图本）", "(25th anniversary
-ed.)", ": a novel"), never volume marks: 三体 and 三体II stay two works. Chinese is compared in simplified
+catalog gives it, or the title proper before a subtitle written into the title) and normalised first author
+agree, when their ISBNs are the same number (ISBN-10 and ISBN-13 compared as ISBN-13), or when one is the
+other in another language under the same author and subject headings ("Don Quijote", "Don Quixote"). Titles
+lose edition and format marks ("（插图本）", "(25th anniversary ed.)", ": a novel"), never volume marks: 三体
+and 三体II stay two works. Chinese is compared in simplified
 characters, names with aliases folded into their catalog form (config/aliases.yaml) and MARC's inverted
 "Ishiguro, Kazuo" read as "Kazuo Ishiguro".
 """
@@ -97,8 +99,35 @@ def work_keys(book: BookRecord, canonical: Mapping[str, str] = {}) -> tuple[str,
     return tuple(dict.fromkeys(f"{t}|{author}" for t in map(normalize_title, titles) if t))
 
 
+# A heading's subdivision saying the record is a translation: "Children's stories, German -- Translations into English"
+_TRANSLATED = re.compile(r"\s*--\s*Translations into [^-]+$", re.IGNORECASE)
+TRANSLATION_MIN_HEADINGS = 2  # one shared heading ("Science fiction") says little of which of an author's works it is
+
+
+def _translation_key(book: BookRecord, canonical: Mapping[str, str]) -> str | None:
+    """What a translation shares with its original where its title does not say so ("Don Quijote", "Don Quixote"):
+    the first author and every subject heading, a heading's "-- Translations into English" left off."""
+    headings = sorted({_TRANSLATED.sub("", h).strip() for h in book.subjects} - {""})
+    if not book.authors or not book.language or len(headings) < TRANSLATION_MIN_HEADINGS:
+        return None
+    return normalize_author(book.authors[0], canonical) + "|" + "|".join(headings)
+
+
+def _translations(books: Iterable[BookRecord], canonical: Mapping[str, str]) -> list[list[str]]:
+    """Book ids of one work in several languages, found by their author and headings: only where each language has
+    one such book, since two books in one language under the same headings are two works of the author (two volumes
+    of stories, two years of a yearbook), and a translation is the same work in another language."""
+    by_key: dict[str, list[BookRecord]] = {}
+    for book in books:
+        if key := _translation_key(book, canonical):
+            by_key.setdefault(key, []).append(book)
+    return [[b.book_id for b in group] for group in by_key.values()
+            if len(group) > 1 and len({b.language for b in group}) == len(group)]
+
+
 def group_works(books: Iterable[BookRecord], aliases: Mapping[str, tuple[str, ...]] = {}) -> dict[str, str]:
-    """book id -> work id (the smallest book id of its work), joining books by work key or by ISBN."""
+    """book id -> work id (the smallest book id of its work), joining books by work key, by ISBN, or as translations
+    of one another (`_translations`)."""
     canonical = {name_key(alias): name_key(name) for name, others in aliases.items() for alias in others}
     parent: dict[str, str] = {}
 
@@ -114,12 +143,16 @@ def group_works(books: Iterable[BookRecord], aliases: Mapping[str, tuple[str, ..
             parent[max(ra, rb)] = min(ra, rb)
 
     ids = []
+    books = list(books)
     for book in books:
         ids.append(book.book_id)
         for key in work_keys(book, canonical):
             union("book:" + book.book_id, "key:" + key)
         if number := isbn13(book.isbn):
             union("book:" + book.book_id, "isbn:" + number)
+    for first, *others in _translations(books, canonical):
+        for other in others:
+            union("book:" + first, "book:" + other)
     members: dict[str, list[str]] = {}
     for book_id in ids:
         members.setdefault(find("book:" + book_id), []).append(book_id)

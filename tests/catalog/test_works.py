@@ -106,3 +106,25 @@ def test_a_title_written_with_its_subtitle_is_one_work_with_its_title_proper_but
     ])
     assert works["a"] == works["b"] and works["c"] == works["d"]
     assert len({works["e"], works["f"], works["g"], works["h"], works["i"], works["c"]}) == 6
+
+
+def test_a_translation_is_its_originals_work_by_author_and_headings_but_two_books_in_one_language_are_not():
+    # Project Gutenberg's records: no original title, the headings the same but for "-- Translations into English"
+    cervantes, hoffmann = ("Cervantes Saavedra, Miguel de, 1547-1616",), ("Hoffmann, Heinrich, 1809-1894",)
+    quixote = ("Knights and knighthood -- Spain -- Fiction", "Picaresque literature", "Romances")
+    yearbook = ("American fiction -- 20th century", "Short stories, American")
+    works = group_works([
+        book("a", "Don Quixote", cervantes, language="en", subjects=quixote),
+        book("b", "Don Quijote", cervantes, language="es", subjects=quixote),
+        book("c", "Struwwelpeter", hoffmann, language="en",
+             subjects=("Children's stories, German -- Translations into English", "Picture books for children")),
+        book("d", "Der Struwwelpeter", hoffmann, language="de",
+             subjects=("Children's stories, German", "Picture books for children")),
+        book("e", "The best short stories of 1918", ("O'Brien, Edward J.",), language="en", subjects=yearbook),
+        book("f", "The best short stories of 1922", ("O'Brien, Edward J.",), language="en", subjects=yearbook),
+        book("g", "Novelas ejemplares", cervantes, language="es", subjects=("Picaresque literature",)),
+        book("h", "Exemplary novels", cervantes, language="en", subjects=("Picaresque literature",)),
+    ])
+    assert works["a"] == works["b"] and works["c"] == works["d"]
+    assert works["e"] != works["f"]  # two works of one author under the same headings, in one language
+    assert works["g"] != works["h"] and works["g"] != works["a"]  # one shared heading says too little
