@@ -19,6 +19,9 @@ _DATE_ONLY = re.compile(r"^(?:\d{1,4}(?:\s*[-–]\s*\d{0,4})?|\d{1,2}(?:st|nd|rd
                         r"(?:世纪|年代|年)(?:[\d一二三四五六七八九十]+年代)?)$", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _CONJUNCTION = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
+# a person's name heading, inverted, with a qualifier saying who it is: "Holmes, Sherlock (Fictitious character)",
+# "Poirot, Hercule (Fictitious character)"; a brief names them in their own order
+_NAMED = re.compile(r"([^,()]+),\s*([^,()]+?)\s*\([^()]+\)")
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,8 @@ def with_form(part: str, form: str) -> str:
 
 def heading_parts(heading: str) -> list[str]:
     """The subjects a heading holds besides itself: its subdivisions, the head of an inverted one ("Cooking" of
-    "Cooking, French") and of a dated one ("World War" of "World War, 1939-1945"); never a date alone. In a
+    "Cooking, French") and of a dated one ("World War" of "World War, 1939-1945"), a qualified name in its own order
+    ("Sherlock Holmes" of "Holmes, Sherlock (Fictitious character)"); never a date alone. In a
     heading with an imaginative form subdivision each other part keeps the form ("Men -- Psychology -- Fiction"
     holds "Men -- Fiction", "Psychology -- Fiction" and "Fiction", not "Psychology"): a novel whose characters'
     psychology a heading names is no psychology book. A part joining topics holds each ("Description and travel"
@@ -173,6 +177,8 @@ def heading_parts(heading: str) -> list[str]:
         head, comma, rest = part.partition(",")
         if turned:
             found.append(turned[0])
+            if named := _NAMED.fullmatch(part):  # "Holmes, Sherlock (Fictitious character)": "Sherlock Holmes"
+                found.append(f"{named[2]} {named[1]}")
         elif comma and _DATE_ONLY.match(rest.strip()):
             found.append(head.strip())
         found += conjuncts(turned[0] if turned else part)
