@@ -59,7 +59,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "alternatives": WORDS, "subject_before": WORDS, "unbounded": WORDS,
                      "book_age_before": WORDS, "book_age_after": WORDS, "age_for": WORDS,
                      "grade_names": TABLE, "ordinal_suffixes": WORDS, "negators": WORDS, "age_band_under": WORDS,
-                     "age_comparators": WORDS, "age_in_months": WORDS},
+                     "age_comparators": WORDS, "within_before": WORDS, "within_after": WORDS, "age_modifiers": WORDS, "age_in_months": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
@@ -69,7 +69,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "alike_back": WORDS, "alike_composed": TABLE, "alike_switch": WORDS, "title_small": WORDS,
                       "examples_of": WORDS, "name_ends": WORDS, "guardians": WORDS, "alike_before": WORDS,
                       "alike_article": WORDS, "adult_kinds": WORDS,
-                      "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_remark": WORDS,
+                      "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_beside_composed": TABLE, "alike_remark": WORDS,
                       "translated_from": WORDS, "name_joiners": WORDS, "name_nations": WORDS,
                       "name_particles": WORDS},
     "materials.yaml": {"materials": TABLE},  # a material's name (config/materials.yaml) -> the words for it
