@@ -305,16 +305,15 @@ def _joined(head: str, word: str) -> str:
     return head + ("" if _unspaced(head[-1]) or _unspaced(word[0]) else " ") + word
 
 
-def _alike_composed(packs: Packs, root: Path) -> tuple[str, ...]:
-    """The likenesses pointing back that readings.yaml `alike_composed` makes of parts: every pointer before every
-    word of kind ("the same" and "spirit": "the same spirit"; 同 and 题材: 同题材), so that an unseen pairing is read
-    without the pack listing it."""
+def _alike_composed(packs: Packs, root: Path, key: str = "alike_composed") -> tuple[str, ...]:
+    """The likenesses that readings.yaml `alike_composed` (pointing back) and `alike_beside_composed` (right after a
+    title) make of parts: every pointer before every word of kind ("the same" and "spirit": "the same spirit"; 同 and
+    题材: 同题材; 这个 and 类型: "《活着》这个类型的"), so that an unseen pairing is read without the pack listing it."""
     out: list[str] = []
     for pack in packs.packs:
-        for name, row in (pack.get("readings.yaml", "alike_composed") or {}).items():
+        for name, row in (pack.get("readings.yaml", key) or {}).items():
             if not isinstance(row, dict) or set(row) != {"pointers", "kinds"}:
-                raise PackError(f"{root / pack.code / 'readings.yaml'}: alike_composed.{name}: must hold pointers "
-                                "and kinds")
+                raise PackError(f"{root / pack.code / 'readings.yaml'}: {key}.{name}: must hold pointers and kinds")
             out += [_joined(p, k) for p in map(str, row["pointers"]) for k in map(str, row["kinds"])]
     return tuple(dict.fromkeys(out))
 
@@ -353,7 +352,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("elsewhere"), said("here"), (*said("alike_back"), *_alike_composed(packs, root)),
                         said("alike_before"),
                         said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()),
-                        said("everyone"), packs.groups("readings.yaml", "kind_heads"), said("alike_beside"),
+                        said("everyone"), packs.groups("readings.yaml", "kind_heads"),
+                        (*said("alike_beside"), *_alike_composed(packs, root, "alike_beside_composed")),
                         said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
                         said("name_particles"), alike_switch=said("alike_switch"),
                         title_small=said("title_small"), examples_of=said("examples_of"),
