@@ -143,6 +143,13 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
 
 
+def _owner(word: str, cues: Cues) -> str:
+    """The word without a possessive mark ending it (the packs' `possessive`): "bryson's own books", "Orwell's
+    excluded" name Bryson and Orwell, whose short names the catalog knows."""
+    return next((word[:-len(p)] for p in sorted(cues.readings.possessive, key=len, reverse=True)
+                 if len(word) > len(p) and word.endswith(p)), word)
+
+
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
     """The innermost exclusion scope holding the span."""
     return min((s for s in scopes if s.start <= start and end <= s.end and s.polarity == EXCLUDED),
@@ -382,7 +389,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 short = ({**entities.cjk_surnames, **{k.lower(): v for k, v in entities.surnames.items()}}
                          if entities is not None else {})
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
-                             else Mention(start, end, "author", short[t], EXCLUDED) if t in short
+                             else Mention(start, end, "author", short[_owner(t, cues)], EXCLUDED)
+                             if _owner(t, cues) in short
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}
