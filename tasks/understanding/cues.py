@@ -194,6 +194,9 @@ class Readings:
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
     guardians: tuple[str, ...] = ()  # grown-ups a child is theirs: the child after them is no audience, "家长", "parents"
     adult_kinds: tuple[str, ...] = ()  # grown-ups' only right before a kind of book: "adult fiction", not "adult shelf"
+    # the tokenizer dictionary's tags of a person's name, and the fewest characters of a name so tagged: "冯骥才"
+    person_tags: tuple[str, ...] = ()
+    person_min_length: int = 0
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -336,6 +339,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     occasions = tuple(Occasion(name, tuple(map(str, row.get("words", ()))), tuple(map(str, row.get("topics", ()))),
                                tuple(map(str, row.get("values", ()))))
                       for name, row in packs.table("readings.yaml", "occasions").items())
+    persons = packs.table("readings.yaml", "person_names")
     readings = Readings(said("adults"), packs.groups("readings.yaml", "audiences"),
                         {name: tuple(map(str, row)) for file, key in (("readings.yaml", "feelings"),
                                                                       ("readings.yaml", "kinds"),
@@ -357,7 +361,9 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
                         said("name_particles"), alike_switch=said("alike_switch"),
                         title_small=said("title_small"), examples_of=said("examples_of"),
-                        name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"))
+                        name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),
+                        person_tags=tuple(map(str, persons.get("tags", ()))),
+                        person_min_length=int(persons.get("min_length", 0)))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -68,7 +68,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
                       "alike_back": WORDS, "alike_composed": TABLE, "alike_switch": WORDS, "title_small": WORDS,
                       "examples_of": WORDS, "name_ends": WORDS, "guardians": WORDS, "alike_before": WORDS,
-                      "alike_article": WORDS, "adult_kinds": WORDS,
+                      "alike_article": WORDS, "adult_kinds": WORDS, "person_names": TABLE,
                       "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_beside_composed": TABLE, "alike_remark": WORDS,
                       "translated_from": WORDS, "name_joiners": WORDS, "name_nations": WORDS,
                       "name_particles": WORDS},
