@@ -123,10 +123,9 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         joined = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
                      if (a in grown) != (b in grown))
         # the later of the two added to the other ("for adults plus a few for the kids"), whichever is first, or
-        # counted as a few books in a clause of its own ("成人的为主，角落放两三本给孩子的")
-        added = any(find_terms(text[slice(*seg.clause_of(later.start))], cues.additive) or (
-            seg.clause_of(later.start) != seg.clause_of(earlier.start)
-            and small_count(text, seg.clause_of(later.start)[0], later.start, cues.numbers))
+        # counted as a few books after the other ("成人的为主，角落放两三本给孩子的", "for grown-ups and a couple for the kids")
+        added = any(find_terms(text[slice(*seg.clause_of(later.start))], cues.additive)
+                    or small_count(text, max(seg.clause_of(later.start)[0], earlier.end), later.start, cues.numbers)
             for g in grown for c in children
             for earlier, later in (sorted((g, c), key=lambda m: m.start),))
         # any word that lets each of them in will do: "都可以", "both welcome", "都能看"

@@ -59,7 +59,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "alternatives": WORDS, "subject_before": WORDS, "unbounded": WORDS,
                      "book_age_before": WORDS, "book_age_after": WORDS, "age_for": WORDS,
                      "grade_names": TABLE, "ordinal_suffixes": WORDS, "negators": WORDS, "age_band_under": WORDS,
-                     "age_comparators": WORDS, "within_before": WORDS, "within_after": WORDS, "age_modifiers": WORDS, "age_in_months": WORDS},
+                     "age_comparators": WORDS, "within_before": WORDS, "within_after": WORDS, "age_modifiers": WORDS, "few": WORDS, "age_in_months": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
