@@ -232,6 +232,8 @@ class Clauses:
     offering: frozenset[str]  # the joiners that offer a choice: "or", "或者"
     # characters the traditional fold would change that simplified text writes too ("名著", "乾隆", "神祇")
     kept_characters: frozenset[str] = frozenset()
+    # words that may open a clause before its first cue, saying only how it follows the one before: "so", "but"
+    connectives: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=None)
@@ -369,7 +371,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
                       "".join(packs.words("clauses.yaml", "particles")), packs.words("clauses.yaml", "containers"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "offering")),
-                      kept_characters=frozenset(packs.words("clauses.yaml", "kept_characters")))
+                      kept_characters=frozenset(packs.words("clauses.yaml", "kept_characters")),
+                      connectives=packs.words("clauses.yaml", "connectives"))
     plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words", "filler"}
     sets = {"wanting", "not_a_topic", "pronouns"}
     composed = _composed(packs, root)

@@ -16,7 +16,8 @@ BOOKS = [BookRecord("z1", "活着", authors=("余华",)), BookRecord("z2", "白�
          BookRecord("z3", "长恨歌", authors=("王安忆",)), BookRecord("e1", "Piranesi", authors=("Susanna Clarke",)),
          BookRecord("e2", "Gilead", authors=("Marilynne Robinson",)),
          BookRecord("e3", "Walden", authors=("Henry David Thoreau",)),
-         BookRecord("e4", "A Walk in the Woods", authors=("Bill Bryson",))]
+         BookRecord("e4", "A Walk in the Woods", authors=("Bill Bryson",)),
+         BookRecord("z4", "射雕英雄传", authors=("金庸",))]
 INDEX = EntityIndex.build(BOOKS, {})
 
 
@@ -122,3 +123,14 @@ def test_a_few_without_a_number_is_a_small_count(brief, held, not_held):
     """numbers.yaml `few`: "a handful of", "a couple" count a part of the shelf as "two or three" does."""
     found = said(brief)
     assert held in found and not_held not in found, found
+
+
+@pytest.mark.parametrize("brief, author", [
+    ("Gothic novels: Susanna Clarke had the autumn, so a different author this time", "Susanna Clarke"),
+    ("金庸的已经读了很多，所以换个作家", "金庸"),
+])
+def test_a_clause_asking_for_another_author_sets_the_one_before_apart(brief, author):
+    """cues.yaml `others` in English ("a different author", "someone else") and clauses.yaml `connectives` ("so",
+    所以) before it: the author named in the clause before is excluded, as "鲁迅不算，其他…" is."""
+    found = said(brief)
+    assert ("author", author, EXCLUDED) in found and ("author", author, WANTED) not in found, found

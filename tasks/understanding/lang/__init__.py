@@ -43,7 +43,7 @@ SCHEMA: dict[str, dict[str, str]] = {
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
         "reference_stances": GROUPS, "composed": TABLE,
     },
-    "clauses.yaml": {"ends": WORDS, "abbreviations": WORDS, "sentence_ends": WORDS, "ends_before_space": WORDS, "ends_between_spaces": WORDS,
+    "clauses.yaml": {"connectives": WORDS, "ends": WORDS, "abbreviations": WORDS, "sentence_ends": WORDS, "ends_before_space": WORDS, "ends_between_spaces": WORDS,
                      "question_marks": WORDS, "joiners": WORDS, "particles": WORDS, "containers": WORDS,
                      "offering": WORDS, "kept_characters": WORDS},
     "numbers.yaml": {"digits": TABLE, "multipliers": TABLE, "units": GROUPS, "field_words": GROUPS, "before": TABLE,
