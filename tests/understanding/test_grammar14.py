@@ -53,6 +53,8 @@ def test_a_within_span_of_something_else_or_a_year_is_no_age(brief):
     ("《活着》类型的书，再来几本", "活着"),
     ("找几本《长恨歌》这个类型的小说", "长恨歌"),
     ("《白夜行》那一型的推理", "白夜行"),
+    # more of what a book named before is about (readings.yaml alike_composed `more`)
+    ("The book club read Walden; now a few more stories about solitude", "Walden"),
 ])
 def test_a_word_of_kind_beside_a_title_makes_it_a_model(brief, title):
     """readings.yaml `alike_beside` and `alike_beside_composed` (every pointer before every word of kind) and the
