@@ -122,6 +122,21 @@ def cut(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
+def _dictionary_tags() -> dict[str, str]:
+    """jieba's dictionary's part-of-speech tag of each word ("冯骥才 28 nr"), read without importing jieba.posseg."""
+    def parse() -> dict[str, str]:
+        lines = (resources.files("jieba") / "dict.txt").read_text(encoding="utf-8").splitlines()
+        return {parts[0]: parts[2] for parts in (line.split(" ") for line in lines) if len(parts) == 3}
+
+    return cached_value(f"jieba-{jieba.__version__}-tags", parse)
+
+
+def dictionary_tag(word: str) -> str:
+    """The part of speech jieba's dictionary gives the word ("nr" a person's name), or "" where it lacks it."""
+    return _dictionary_tags().get(word, "")
+
+
+@lru_cache(maxsize=1)
 def _idf_table() -> tuple[dict[str, float], float]:
     """jieba's idf table and its median, read without importing jieba.analyse (which loads its POS tagger)."""
     def parse() -> tuple[dict[str, float], float]:

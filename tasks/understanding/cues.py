@@ -194,6 +194,9 @@ class Readings:
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
     guardians: tuple[str, ...] = ()  # grown-ups a child is theirs: the child after them is no audience, "家长", "parents"
     adult_kinds: tuple[str, ...] = ()  # grown-ups' only right before a kind of book: "adult fiction", not "adult shelf"
+    # the tokenizer dictionary's tags of a person's name, and the fewest characters of a name so tagged: "冯骥才"
+    person_tags: tuple[str, ...] = ()
+    person_min_length: int = 0
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -229,6 +232,8 @@ class Clauses:
     offering: frozenset[str]  # the joiners that offer a choice: "or", "或者"
     # characters the traditional fold would change that simplified text writes too ("名著", "乾隆", "神祇")
     kept_characters: frozenset[str] = frozenset()
+    # words that may open a clause before its first cue, saying only how it follows the one before: "so", "but"
+    connectives: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=None)
@@ -305,16 +310,15 @@ def _joined(head: str, word: str) -> str:
     return head + ("" if _unspaced(head[-1]) or _unspaced(word[0]) else " ") + word
 
 
-def _alike_composed(packs: Packs, root: Path) -> tuple[str, ...]:
-    """The likenesses pointing back that readings.yaml `alike_composed` makes of parts: every pointer before every
-    word of kind ("the same" and "spirit": "the same spirit"; 同 and 题材: 同题材), so that an unseen pairing is read
-    without the pack listing it."""
+def _alike_composed(packs: Packs, root: Path, key: str = "alike_composed") -> tuple[str, ...]:
+    """The likenesses that readings.yaml `alike_composed` (pointing back) and `alike_beside_composed` (right after a
+    title) make of parts: every pointer before every word of kind ("the same" and "spirit": "the same spirit"; 同 and
+    题材: 同题材; 这个 and 类型: "《活着》这个类型的"), so that an unseen pairing is read without the pack listing it."""
     out: list[str] = []
     for pack in packs.packs:
-        for name, row in (pack.get("readings.yaml", "alike_composed") or {}).items():
+        for name, row in (pack.get("readings.yaml", key) or {}).items():
             if not isinstance(row, dict) or set(row) != {"pointers", "kinds"}:
-                raise PackError(f"{root / pack.code / 'readings.yaml'}: alike_composed.{name}: must hold pointers "
-                                "and kinds")
+                raise PackError(f"{root / pack.code / 'readings.yaml'}: {key}.{name}: must hold pointers and kinds")
             out += [_joined(p, k) for p in map(str, row["pointers"]) for k in map(str, row["kinds"])]
     return tuple(dict.fromkeys(out))
 
@@ -337,6 +341,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
     occasions = tuple(Occasion(name, tuple(map(str, row.get("words", ()))), tuple(map(str, row.get("topics", ()))),
                                tuple(map(str, row.get("values", ()))))
                       for name, row in packs.table("readings.yaml", "occasions").items())
+    persons = packs.table("readings.yaml", "person_names")
     readings = Readings(said("adults"), packs.groups("readings.yaml", "audiences"),
                         {name: tuple(map(str, row)) for file, key in (("readings.yaml", "feelings"),
                                                                       ("readings.yaml", "kinds"),
@@ -353,17 +358,21 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("elsewhere"), said("here"), (*said("alike_back"), *_alike_composed(packs, root)),
                         said("alike_before"),
                         said("alike_article"), packs.groups("readings.yaml", "read_alike_verbs").get("likeness", ()),
-                        said("everyone"), packs.groups("readings.yaml", "kind_heads"), said("alike_beside"),
+                        said("everyone"), packs.groups("readings.yaml", "kind_heads"),
+                        (*said("alike_beside"), *_alike_composed(packs, root, "alike_beside_composed")),
                         said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
                         said("name_particles"), alike_switch=said("alike_switch"),
                         title_small=said("title_small"), examples_of=said("examples_of"),
-                        name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"))
+                        name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),
+                        person_tags=tuple(map(str, persons.get("tags", ()))),
+                        person_min_length=int(persons.get("min_length", 0)))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),
                       "".join(packs.words("clauses.yaml", "particles")), packs.words("clauses.yaml", "containers"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "offering")),
-                      kept_characters=frozenset(packs.words("clauses.yaml", "kept_characters")))
+                      kept_characters=frozenset(packs.words("clauses.yaml", "kept_characters")),
+                      connectives=packs.words("clauses.yaml", "connectives"))
     plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words", "filler"}
     sets = {"wanting", "not_a_topic", "pronouns"}
     composed = _composed(packs, root)

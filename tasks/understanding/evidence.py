@@ -155,7 +155,14 @@ def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg
 
     kids = {given(m.start) for m in children} - {None}
     parts = {given(a) for a, _ in readers} - {None}
-    if not kids or not parts - kids:
+    # children named by their books alone ("童书为主", "Picture books about winter") in a clause of their own, and a
+    # reader given a kind of book in another ("给家长放几本散文", "plus two or three poetry collections for the
+    # parents"): the shelf is in parts as well
+    own = {seg.clause_of(m.start) for m in children if given(m.start) is None}
+    kinds_in = {seg.clause_of(m.start) for m in mentions if m.field in KIND_FIELDS and m.polarity == WANTED}
+    apart = [a for a, _ in readers if given(a) is not None and seg.clause_of(a) not in own
+             and seg.clause_of(a) in kinds_in]
+    if not (kids and parts - kids) and not (own and apart):
         return mentions
     # and each kind of book is one part's, a wish, required of no book of the others
     return [replace(m, polarity=READER) if m in children else replace(m, polarity=ALLOWED)
@@ -261,11 +268,17 @@ _PART_REACH = 12  # how far before a kind of book its count or share may stand (
 def small_count(text: str, start: int, end: int, g: NumberGrammar, number_spans: list[tuple[int, int]] = ()
                 ) -> bool:
     """Whether the last number between start and end, none of the brief's conditions, is a small count of books:
-    three at most, in words or digits, or a glyph number with a counter of books after it ("两三本")."""
+    three at most, in words or digits, or a glyph number with a counter of books after it ("两三本"); or whether a word
+    of a few stands there (numbers.yaml `few`)."""
     count = None
     for n in g.number.finditer(text, start, end):
         if not any(x <= n.start() < y for x, y in number_spans):
             count = n
+    # a few said without a number ("a handful of poems", "a couple of novels", "几本散文") counts the same, the words
+    # begun before `start` too where they end after it
+    lead = max(0, start - max(map(len, g.few), default=0))
+    if any(lead + b > start for _, b, _ in find_terms(text[lead:end], g.few)):
+        return True
     return count is not None and 1 <= g.value(count.group(0)) <= 3 and (count.group(0).isascii() or bool(
         g.part_counters) and bool(regex(rf"\s*(?:{alternation(g.part_counters)})").match(text, count.end())))
 

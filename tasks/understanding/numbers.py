@@ -84,6 +84,10 @@ class NumberGrammar:
     book_age_after: tuple[str, ...] = ()  # right after it: "no more than five years old", "less than ten years ago"
     age_in_months: tuple[str, ...] = ()  # after a baby's age in months: "6-12 months old", "9-month-olds"
     age_comparators: tuple[str, ...] = ()  # comparators of age: before a number of years, the books' ("no older than")
+    within_before: tuple[str, ...] = ()  # before a number of years, a span back from now: "within a hundred years"
+    within_after: tuple[str, ...] = ()  # right after it: "十年内", "二十年以内", "这十年里"
+    age_modifiers: tuple[str, ...] = ()  # right after such a span, it modifies the books: "一百年内的小说"
+    few: tuple[str, ...] = ()  # a few books without a number, a small count: "a handful of", "几本"
     age_for: tuple[str, ...] = ()  # before an age in its clause, whom the books are for: "for kids under ten years old"
     grade_names: dict[str, int] = field(default_factory=dict)  # a grade named, its number: "K" 0
     ordinal_suffixes: tuple[str, ...] = ()  # after a grade's digits: "3rd", "5th"
@@ -274,6 +278,10 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          book_age_before=packs.words("numbers.yaml", "book_age_before"),
                          book_age_after=packs.words("numbers.yaml", "book_age_after"),
                          age_comparators=packs.words("numbers.yaml", "age_comparators"),
+                         within_before=packs.words("numbers.yaml", "within_before"),
+                         within_after=packs.words("numbers.yaml", "within_after"),
+                         age_modifiers=packs.words("numbers.yaml", "age_modifiers"),
+                         few=packs.words("numbers.yaml", "few"),
                          age_in_months=packs.words("numbers.yaml", "age_in_months"),
                          age_for=packs.words("numbers.yaml", "age_for"),
                          grade_names={k: int(v) for k, v in table("grade_names").items()},
@@ -293,19 +301,35 @@ def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int,
     before = g.before_comparator.pattern.removesuffix("$")
     after = "|".join(rf"{re.escape(w)}" for w in sorted(g.after, key=len, reverse=True))
     aged = rf"\s*(?P<aged>{_words(g.book_age_after)})" if g.book_age_after else "(?P<aged>(?!))"
-    for m in re.finditer(rf"(?:{before})?\s*(?P<n>{g.number_source}){_JOINED}(?P<unit>{units})(?:{aged})?"
-                         rf"\s*(?P<after>{after})?", text, flags=re.IGNORECASE):
-        op = _lookup(g.before, m.group("w")) if m.group("w") else _lookup(g.after, m.group("after") or "")
+    # a span of years with a word of within on either side is the books' age whatever else the clause says: a year
+    # is never "within" ("十年内出版的", "within a hundred years"); the within-word is tried before a comparator
+    inside = rf"(?P<inside>{_words(g.within_before)})\s+" if g.within_before else "(?P<inside>(?!))"
+    within = rf"(?P<within>{_words(g.within_after)})" if g.within_after else "(?P<within>(?!))"
+    for m in re.finditer(rf"(?:{inside}|(?:{before}))?\s*(?P<n>{g.number_source}){_JOINED}(?P<unit>{units})"
+                         rf"(?:{aged})?\s*(?:{within}|(?P<after>{after}))?", text, flags=re.IGNORECASE):
+        spanned = bool(m.group("inside") or m.group("within"))
+        op = ("<=" if spanned else _lookup(g.before, m.group("w")) if m.group("w")
+              else _lookup(g.after, m.group("after") or ""))
         clause = text[clause_of(m.start())[0]:m.start()]
         of_age = bool(op and m.group("w") and re.search(rf"(?:{_words(g.age_comparators)})$", m.group("w"),
                                                          re.IGNORECASE))
         op = _YOUNGER[op] if of_age else op
-        if not op or (not m.group("aged") and not of_age and (
+        if not op or (not m.group("aged") and not of_age and not spanned and (
                 not re.search(_words(g.book_age_before), clause, re.IGNORECASE) if g.book_age_before else True)):
             continue
         if g.age_for and re.search(_words(g.age_for), clause, re.IGNORECASE):
             continue
         years = g.value(m.group("n")) * _lookup(g.time_units, m.group("unit"))
+        if spanned and years >= _YEARS[0]:  # "1990年以内" names a year, no span
+            continue
+        # a span is the books' age where its clause speaks of publishing, or where it ends its clause or modifies
+        # the books ("一百年内的中国小说"); elsewhere it is the time of something else ("一年内没人借过的好书")
+        clause_end = clause_of(m.start())[1]
+        if spanned and not (re.search(_words(g.publishing_words), text[slice(*clause_of(m.start()))], re.IGNORECASE)
+                            or not text[m.end():clause_end].strip()
+                            or bool(g.age_modifiers)
+                            and re.match(rf"\s*(?:{_words(g.age_modifiers)})", text[m.end():clause_end])):
+            continue
         found.append((m.start() + len(m.group(0)) - len(m.group(0).lstrip()), m.end(), op, years))
     return found
 

@@ -23,7 +23,7 @@ from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.catalog.names import simplified
-from tasks.language.text_analysis import brief_stopwords, detect_language
+from tasks.language.text_analysis import brief_stopwords, detect_language, dictionary_tag
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Mention, Segmented, Topic,
                                           clause_spans, everyday_readings, find_candidates, find_cues, find_terms,
                                           list_gap, named_as_title, resolve_overlaps, segment, titled_after_alike,
@@ -123,10 +123,9 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         joined = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
                      if (a in grown) != (b in grown))
         # the later of the two added to the other ("for adults plus a few for the kids"), whichever is first, or
-        # counted as a few books in a clause of its own ("成人的为主，角落放两三本给孩子的")
-        added = any(find_terms(text[slice(*seg.clause_of(later.start))], cues.additive) or (
-            seg.clause_of(later.start) != seg.clause_of(earlier.start)
-            and small_count(text, seg.clause_of(later.start)[0], later.start, cues.numbers))
+        # counted as a few books after the other ("成人的为主，角落放两三本给孩子的", "for grown-ups and a couple for the kids")
+        added = any(find_terms(text[slice(*seg.clause_of(later.start))], cues.additive)
+                    or small_count(text, max(seg.clause_of(later.start)[0], earlier.end), later.start, cues.numbers)
             for g in grown for c in children
             for earlier, later in (sorted((g, c), key=lambda m: m.start),))
         # any word that lets each of them in will do: "都可以", "both welcome", "都能看"
@@ -141,6 +140,19 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         dropped |= set(grown) | {m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)}
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
+
+
+def _owner(word: str, cues: Cues) -> str:
+    """The word without a possessive mark ending it (the packs' `possessive`): "bryson's own books", "Orwell's
+    excluded" name Bryson and Orwell, whose short names the catalog knows."""
+    return next((word[:-len(p)] for p in sorted(cues.readings.possessive, key=len, reverse=True)
+                 if len(word) > len(p) and word.endswith(p)), word)
+
+
+def _person_name(word: str, cues: Cues) -> bool:
+    """Whether the tokenizer's dictionary tags the word as a person's name (the packs' `person_names`)."""
+    return (bool(cues.readings.person_tags) and len(word) >= cues.readings.person_min_length
+            and dictionary_tag(word) in cues.readings.person_tags)
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
@@ -212,6 +224,22 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
                 out.remove(modifier)
             out.append(Mention(start, m.end, "subject", text[start:m.end].lower(), EXCLUDED))
     return sorted(out, key=lambda x: x.start)
+
+
+def _kinds_of_forms(mentions: list[Mention], text: str, cues: Cues, vocabulary: Vocabulary) -> list[Mention]:
+    """"不要武侠", "no sagas": a form excluded by an everyday word for one kind of it (readings.yaml `kinds`) excludes
+    that kind, not the form: every novel had been excluded. The kind is the vocabulary value the word names where
+    one does (言情: a mood), else a subject. Asked for, the word asks for the form."""
+    forms = {k.name for k in vocabulary.kinds}
+    named = {a.lower(): (v.dimension, v.name) for v in vocabulary.all_values() for a in (v.name, *v.aliases)}
+
+    def narrowed(m: Mention) -> Mention:
+        said = text[m.start:m.end].lower()
+        if not (m.polarity == EXCLUDED and m.field == "form" and m.value in forms
+                and said in {w.lower() for w in cues.readings.values.get(m.value, ())}):
+            return m
+        return Mention(m.start, m.end, *named.get(said, ("subject", said)), EXCLUDED)
+    return [narrowed(m) for m in mentions]
 
 
 def _narrower_topics(mentions: list[Mention], text: str, vocabulary: Vocabulary) -> list[Mention]:
@@ -311,7 +339,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                              number_spans)
     mentions = _narrowed_by_class(mentions, scopes, text)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
-    mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown, text, cues)
+    mentions = bands_within(_modified_forms(_kinds_of_forms(mentions, text, cues, vocabulary), scopes, text, cues,
+                                            vocabulary), grown, text, cues)
     # "Books by Neil Gaiman or Terry Pratchett": authors offered as alternatives are asked for, not only allowed
     # (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight
     offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]
@@ -381,8 +410,12 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # is that author, not a subject heading's word
                 short = ({**entities.cjk_surnames, **{k.lower(): v for k, v in entities.surnames.items()}}
                          if entities is not None else {})
+                # a word the tokenizer's dictionary knows as a person's name is an author the catalog may lack
+                # ("冯骥才的除外"), not a subject heading's word
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
-                             else Mention(start, end, "author", short[t], EXCLUDED) if t in short
+                             else Mention(start, end, "author", short[_owner(t, cues)], EXCLUDED)
+                             if _owner(t, cues) in short
+                             else Mention(start, end, "author", t, EXCLUDED) if _person_name(t, cues)
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}

@@ -276,13 +276,17 @@ def _said(part: str, cues: Cues) -> bool:
 
 def _set_apart(seg: Segmented, cue: Cue, clause: tuple[int, int], clauses: list[tuple[int, int]],
                cue_list: list[Cue], spans: list[tuple[int, int]], cues: Cues) -> tuple[int, int] | None:
-    """The clause before a cue that opens its own and sets that one apart ("鲁迅不算，其他…"): where it names
-    something, neither clause holds another cue but a hedge ("其余的都可以": any of the rest), and no additive word
-    follows ("科幻，其他的也行" adds)."""
+    """The clause before a cue that opens its own, connectives aside, and sets that one apart ("鲁迅不算，其他…",
+    "…, so a different author this time"): where it names something, neither clause holds another cue but a hedge
+    ("其余的都可以": any of the rest), and no additive word follows ("科幻，其他的也行" adds)."""
     a, b = clause
     before = next(((x, y) for x, y in clauses if y == a), None)
     text = seg.text
-    if (before is None or text[a:cue.start].strip(" ，,、;；:：" + cues.clauses.particles)
+    opening = regex(rf"[\s，,、;；:：{re.escape(cues.clauses.particles)}]*(?:(?:{alternation(cues.clauses.connectives)})"
+                    r"(?![\w-])[\s，,]*)*", re.IGNORECASE) if cues.clauses.connectives else None
+    said = text[a:cue.start]
+    opened = opening.match(said) if opening else None
+    if (before is None or (said[opened.end():] if opened else said).strip(" ，,、;；:：" + cues.clauses.particles)
             or any(c is not cue and before[0] <= c.start < b and not (a <= c.start and c.kind.effect == ALLOW)
                    for c in cue_list)
             or not any(before[0] <= s < before[1] for s, _ in spans)):
