@@ -13,8 +13,8 @@ the catalog's records say ("Cooking", "推理小说", DDC 641.5) rather than for
   ("Psychology -- Fiction"), matched by the part's own words too; a brief decides whether it wants the novels.
 - A heading or part is found whole by a `heading` condition (tasks/model/subjects.py `subject_keys`).
 - A tag is a vocabulary value a record's source gives (tags.genre 科幻).
-- A class is a range of config/class_ranges.yaml (a literature, a period of history) some book is filed under,
-  one entry per language of its caption.
+- A class is a range of config/class_ranges.yaml (a period of history) some book is filed under, one entry per
+  language of its caption; a literature is the record's `literature` facet, never a topic.
 """
 
 from __future__ import annotations
@@ -109,7 +109,9 @@ def collect_subjects(books: Sequence[BookRecord], ranges: ClassRanges | None = N
     subjects += [Subject(value, "tag", subject_language(value), count, dim, (value,))
                  for (dim, value), count in tags.items()]
     prefixes = [set(b.class_prefixes) for b in books]
-    for entry in ranges.entries:
+    # a literature is no topic: a brief naming one asks for the record's literature (translate/rules.py), and a
+    # nation's word as a topic is the place ("写中国农村的小说" is about rural China, not every Chinese novel)
+    for entry in (e for e in ranges.entries if e.kind != "literatures"):
         codes = set(entry.codes)
         count = sum(1 for held in prefixes if not held.isdisjoint(codes))
         if count:

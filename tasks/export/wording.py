@@ -100,6 +100,7 @@ TEXT: dict[str, dict[str, str]] = {
         "new": "新书（{y} 年出版）", "new_no_year": "新书", "close_to_brief": "这句与主题意思相近：「{s}」",
         "may_be_excluded": "请核对：可能是{v}（推测，约 {p}%）",
         "must": "必须：{v}", "should": "最好：{v}", "must_not": "不要：{v}",
+        "other_literatures": "记录注明的其他国别文学",
         "no_conditions": "没有硬性条件，按主题的意思和用词选书",
         "skipped": "近期相似书架已有的 {n} 本书（{shelves}）", "named_left_out": "{titles}本身",
         "unavailable": "没有可借复本的书", "lang_first": "{lang}图书优先", "lang_only": "只要{lang}图书",
@@ -150,6 +151,7 @@ TEXT: dict[str, dict[str, str]] = {
         "close_to_brief": "close in meaning to the brief: '{s}'",
         "may_be_excluded": "check: may be what the brief excludes, {v} (a guess, about {p}%)",
         "must": "must be: {v}", "should": "preferably: {v}", "must_not": "not: {v}",
+        "other_literatures": "another literature, where the record names one",
         "no_conditions": "no hard conditions: chosen by the brief's meaning and words",
         "skipped": "{n} books already on recent similar shelves ({shelves})", "named_left_out": "{titles} itself",
         "unavailable": "books with no copy available", "lang_first": "books in {lang} first",
@@ -330,6 +332,7 @@ def conditions_text(query: ThemeQuery, language: str, facts: Sequence[ShelfFact]
         conditions: Sequence[FilterCondition] = query.conditions(operator)
         if conditions:
             phrases = text["list_sep"].join(topic_text(c.values, query.subjects, language, OR) if c.field == "topic"
+                                            else text["other_literatures"] if _other_literatures(c, query)
                                             else condition_text(c.field, c.values, language, OR, vocabulary, works)
                                             for c in conditions)
             parts.append(text[key].format(v=phrases))
@@ -342,6 +345,16 @@ def conditions_text(query: ThemeQuery, language: str, facts: Sequence[ShelfFact]
     if with_language and choice is not None and choice.preference != "any" and not stated:
         parts.append(fact_text(choice, language))
     return sentence(parts, language) or sentence([text["no_conditions"]], language)
+
+
+def _other_literatures(condition: FilterCondition, query: ThemeQuery) -> bool:
+    """Whether an exclusion is every literature but the ones the brief asks for (translate/rules.py: "日本小说" leaves
+    out the records naming another literature), said as that rather than as ten nations."""
+    if condition.field != "literature" or condition.operator != "MUST_NOT":
+        return False
+    asked = {v for c in query.filter_conditions if c.field == "literature" and c.operator != "MUST_NOT" for v in c.values}
+    every = {e.key for e in class_ranges().entries if e.kind == "literatures"}
+    return bool(asked) and set(condition.values) == every - asked
 
 
 def fact_text(fact: ShelfFact, language: str) -> str:

@@ -308,9 +308,6 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     for code, words in cues.readings.language_names.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
                   if _names_books(seg, _next_word_start(text, b, edition=True), bookish)]
-    for code, words in cues.readings.literatures.items():
-        found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
-                  if _next_word_start(text, b) in literary]
     historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
     for entry in class_ranges().entries:
         found += [(a, b, "classification", entry.key) for a, b in _class_spans(

@@ -161,7 +161,6 @@ class Readings:
     languages: dict[str, tuple[str, ...]]  # language code -> words for it
     language_names: dict[str, tuple[str, ...]]  # language code -> its bare names, a request only before books
     language_nouns: tuple[str, ...]  # the words for books a bare language name may qualify
-    literatures: dict[str, tuple[str, ...]]  # language code -> a nation's words, said before a kind of book
     literature_words: tuple[str, ...]  # the kinds of writing that may follow a nation's word
     ones: tuple[str, ...]  # a qualifier standing for books of its own: "不要日本的", "no Japanese ones"
     authorship_before: tuple[str, ...]  # a nation's people as writers: "by Americans"
@@ -351,7 +350,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         tuple(w for ws in packs.groups("readings.yaml", "read_alike_verbs").values() for w in ws),
                         packs.groups("readings.yaml", "languages"),
                         packs.groups("readings.yaml", "language_names"), said("language_nouns"),
-                        packs.groups("readings.yaml", "literatures"), said("literature_words"), said("ones"),
+                        said("literature_words"), said("ones"),
                         said("authorship_before"), said("authorship_after"), said("topics"),
                         packs.groups("readings.yaml", "kind_endings"), said("compared"), said("book_words"),
                         said("spotlight"), said("possessive"), said("about"), said("reader_nouns"),

@@ -331,10 +331,9 @@ def kind_words(cues: Cues) -> KindWords:
 
 def _nation_words(cues: Cues) -> frozenset[str]:
     """The words of a nation or a language: each literature's qualifiers and people, and what its subject phrases
-    hold besides a kind of writing ("English" of "English fiction", 日本 of 日本文学); the packs' literatures and
-    language names."""
+    hold besides a kind of writing ("English" of "English fiction", 日本 of 日本文学); the packs' language names."""
     literary = sorted({w.lower() for w in cues.readings.literature_words}, key=len, reverse=True)
-    words = {w for ws in (*cues.readings.literatures.values(), *cues.readings.language_names.values()) for w in ws}
+    words = {w for ws in cues.readings.language_names.values() for w in ws}
     for entry in class_ranges().entries:
         if entry.kind != "literatures":
             continue

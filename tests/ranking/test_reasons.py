@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import pytest
 
+from config.class_ranges import class_ranges
 from config.vocabulary import get_vocabulary
 from tasks.export.wording import (
     FIELD_PHRASES,
@@ -143,6 +144,10 @@ def test_the_header_says_the_conditions_and_what_was_left_out_once():
     assert conditions_text(ThemeQuery((), (), "q", 0.8, "rules"), "en").startswith("No hard conditions")
     preferred = ThemeQuery((), (), "q", 0.8, "rules", preferred_numbers=(NumericCondition("pages", "<", 300),))
     assert conditions_text(preferred, "zh") == "最好：少于 300 页"
+    others = tuple(e.key for e in class_ranges().entries if e.kind == "literatures" and e.key != "japanese")
+    japanese = ThemeQuery((FilterCondition("literature", ("japanese",), "SHOULD"),
+                           FilterCondition("literature", others, "MUST_NOT")), (), "q", 0.8, "rules")
+    assert conditions_text(japanese, "zh") == "最好：日本文学；不要：记录注明的其他国别文学"  # not ten nations
     chinese = ThemeQuery((FilterCondition("language", ("zh",), "MUST"),), (), "q", 0.8, "rules", "en")
     assert conditions_text(chinese, "en", [LanguageChoice("zh", "only")]) == "Must be: books in Chinese"
     history = [HistoryShelf("b0", "rain", "Quiet novels\nNothing warm", (), ("x",))]

@@ -41,6 +41,7 @@ BOOKS = [
     BookRecord("b3", "三体", subjects=("科学幻想小说—中国—当代", "科幻"), tags={"genre": ("科幻",)}),
     BookRecord("b4", "雪国", subjects=("中篇小说—日本—现代",), classification=("clc:I313.45",)),
     BookRecord("b5", "Kitchen Confidential", subjects=("Cooks -- United States -- Biography",)),
+    BookRecord("b6", "史记", classification=("clc:K204.2",)),
 ]
 
 
@@ -64,8 +65,10 @@ def test_every_heading_part_tag_and_class_range_is_counted_once_per_book():
     assert ("part", "1939-1945") not in subjects and ("part", "当代") in subjects
     assert subjects[("heading", "科幻")].field == "heading"
     assert subjects[("tag", "科幻")].field == "genre" and subjects[("tag", "科幻")].values == ("科幻",)
-    japanese = subjects[("class", "日本文学")]
-    assert japanese.books == 1 and "clc:I313" in japanese.values and subjects[("class", "Japanese literature")]
+    ancient = subjects[("class", "中国古代史")]
+    assert ancient.books == 1 and "clc:K204" in ancient.values and subjects[("class", "ancient Chinese history")]
+    # a literature is the record's literature facet, asked for as a condition: never a topic's subject
+    assert ("class", "日本文学") not in subjects and ("class", "Japanese literature") not in subjects
     assert subjects[("part", "中国")].language == "zh" and subjects[("part", "France")].language == "en"
 
 

@@ -148,3 +148,23 @@ def test_a_preference_ending_its_clause_wishes_and_a_degree_after_a_hedge_is_wha
     assert ops(translate(vocabulary, theme_name="t", description="诗集，有插图的更好，古典诗歌优先"))[("form", "poetry")] == "MUST"
     found = ops(translate(vocabulary, theme_name="t", description="不用太长的科普"))
     assert found == {("genre", "科普"): "MUST"}
+
+
+def test_a_literature_named_plainly_leaves_out_the_records_that_state_another(vocabulary):
+    from tasks.model.books import BookRecord, Facet
+    from tasks.model.constraints import evaluate, hard_constraints
+
+    def said(nation):
+        return BookRecord(nation, "x", facets=(Facet("literature", nation, 0.95, "crosswalk", "class"),))
+
+    for brief, asked in (("日本小说专题", "japanese"), ("Russian novels for a long winter", "russian"),
+                         ("中国当代小说推荐", "chinese")):
+        q = translate(vocabulary, theme_name=brief)
+        assert ops(q)[("literature", asked)] == "SHOULD", brief  # a wish: ranks first what says it
+        constraints = hard_constraints([c for c in q.filter_conditions if c.field == "literature"],
+                                       facet_confidence=0.85)
+        others = [n for n in ("japanese", "russian", "chinese", "american") if n != asked]
+        assert evaluate(constraints, said(asked)) and evaluate(constraints, BookRecord("unsaid", "x")), brief
+        assert not any(evaluate(constraints, said(n)) for n in others), brief
+    # required, or several offered as one-of: the MUST alone says it; a preference excludes nothing
+    assert "MUST_NOT" not in ops(translate(vocabulary, theme_name="法国小说或者德国小说都可以")).values()

@@ -64,7 +64,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "few": WORDS, "age_in_months": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
-                      "language_nouns": WORDS, "literatures": BY_LANGUAGE, "literature_words": WORDS,
+                      "language_nouns": WORDS, "literature_words": WORDS,
                       "ones": WORDS, "authorship_before": WORDS, "authorship_after": WORDS, "topics": WORDS,
                       "kind_endings": GROUPS, "compared": WORDS, "book_words": WORDS, "spotlight": WORDS,
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,

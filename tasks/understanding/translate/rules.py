@@ -11,7 +11,8 @@ What each kind of mention becomes:
   genre belongs to it excludes only the form's general genre ("短篇和随笔，不要长篇小说" keeps short stories);
 - an audience or language asked for: MUST; excluded: MUST_NOT ("给大人看的" excludes children's books);
 - a nation's literature (config/class_ranges.yaml): a wish on the record's fact of it, the `literature` facet (its
-  class range, subject words, the author's nationality mark, the original language: tasks/catalog/crosswalk.py);
+  class range, subject words, the author's nationality mark, the original language: tasks/catalog/crosswalk.py),
+  and MUST_NOT on the other literatures, so a record stating another one is left out and one stating none stays;
   MUST where a requirement cue says so or several are offered as one-of; MUST_NOT when excluded;
 - a period of Chinese history (config/class_ranges.yaml): asked, a wish on its classification codes; excluded,
   MUST_NOT on them and on its subject words, for a record without a code;
@@ -86,8 +87,8 @@ def _literature(mention: Mention) -> bool:
 
 def _asked_literatures(reading: Reading) -> list[FilterCondition]:
     """The literatures a brief asks for, on the record's fact of each (the `literature` facet): a nation named
-    plainly ("日本小说", "Latin American fiction") is a wish, as "Japanese novels" still welcomes a translated
-    classic beside them; a requirement cue ("only British crime fiction") or several nations offered together
+    plainly ("日本小说", "Latin American fiction") is a wish, as "Japanese novels" still welcomes a record that
+    states no literature, and excludes those whose record states another one; a requirement cue ("only British crime fiction") or several nations offered together
     ("法国小说或者德国小说都可以": the shelf holds one of them) requires it. Over a catalog whose records never say a literature,
     as_wishes (tasks/recall/filters.py) makes the condition a wish."""
     asked = [m for m in reading.mentions if _literature(m) and m.polarity in (WANTED, REQUIRED, ALLOWED)]
@@ -97,6 +98,12 @@ def _asked_literatures(reading: Reading) -> list[FilterCondition]:
     values = tuple(dict.fromkeys(m.value for m in firm))
     required = any(m.polarity == REQUIRED for m in firm) or len(values) > 1
     out = [FilterCondition("literature", values, "MUST" if required else "SHOULD")] if values else []
+    if values and not required:
+        # a wish on the asked literature, and no book whose record says it is another one: "日本小说" keeps a
+        # record that states no literature, never a Chinese novel that only mentions Japan (沉沦)
+        asked_keys = {m.value for m in asked}
+        others = tuple(e.key for e in class_ranges().entries if e.kind == "literatures" and e.key not in asked_keys)
+        out.append(FilterCondition("literature", others, "MUST_NOT"))
     return out + [FilterCondition("literature", (m.value,), "SHOULD") for m in preferred]
 
 
