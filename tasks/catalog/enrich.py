@@ -32,7 +32,7 @@ from tasks.catalog.names import name_key
 from tasks.catalog.works import work_key
 from tasks.model.books import BookRecord, Facet, shared_facet
 
-ENRICHMENT_VERSION = 8  # in the index's snapshot hash: a build after a change of these rules derives the facets again
+ENRICHMENT_VERSION = 9  # in the index's snapshot hash: a build after a change of these rules derives the facets again
 UNCALIBRATED_CAP = 0.5  # the most an uncalibrated guess may claim: below any sensible filter confidence
 REFERENCE_CAP = 0.8  # a reference catalog's guesses are calibrated on that catalog, not this one: they rank and
 #                      demote, never filter

@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from config.class_ranges import CLASS_RANGES_FILE
 from config.settings import Settings
 from config.vocabulary import Vocabulary, VocabularyValue, load_aliases
 from storage import index_store
@@ -25,6 +26,7 @@ from storage.model_cache import cached_value
 from storage.sql import tag_column
 from tasks.catalog.crosswalk import default_crosswalk
 from tasks.catalog.enrich import ENRICHMENT_VERSION, Reference, derive_facets
+from tasks.catalog.names import NAMES_FILE
 from tasks.intake.formats import CatalogFileError
 from tasks.catalog.index_text import (
     INDEX_TEXT_VERSION,
@@ -89,7 +91,7 @@ COMPOSE_BOOKS = 2048
 
 def inputs_hash(embedder: Embedder, settings: Settings, vocabulary: Vocabulary, crosswalk_file: Path) -> str:
     """Identifies what an index is built from but the books: embedder, analysis and enrichment settings, the
-    vocabulary, the crosswalk and the reference catalog, so that a changed rule or threshold rebuilds; and a
+    vocabulary, the crosswalk, the class ranges and name marks, and the reference catalog, so that a changed rule or threshold rebuilds; and a
     version built from the same inputs may lend a build its unchanged books (`CarryOver`)."""
     digest = hashlib.sha256()
     digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{INDEX_TEXT_VERSION}|{ENRICHMENT_VERSION}|"
@@ -97,6 +99,9 @@ def inputs_hash(embedder: Embedder, settings: Settings, vocabulary: Vocabulary, 
                   f"{settings.index.model_dump_json()}|{settings.enrichment.model_dump_json()}|".encode())
     digest.update(repr(vocabulary).encode())
     digest.update(crosswalk_file.read_bytes())
+    # the literatures and periods, and the names' nation marks: a record's literature facet and its class subjects
+    for rules in (CLASS_RANGES_FILE, NAMES_FILE):
+        digest.update(rules.read_bytes())
     reference = settings.enrichment.reference_path()
     if reference is not None and reference.is_file():  # its tags vote where the catalog's books cannot
         digest.update(reference.read_bytes())

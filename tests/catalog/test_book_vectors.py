@@ -59,3 +59,27 @@ def test_a_book_vector_blends_its_head_line_with_its_sentences_and_a_book_withou
     assert "rural New England" in compose_index_text(BOOKS[1], vocabulary, settings.index.text_sections)
     np.testing.assert_allclose(vectors.vectors[1], no_summary[0], atol=1e-6)
     assert not means.has_sentences[1] and np.allclose(means.means[1], 0)
+
+
+def test_a_changed_class_range_or_name_mark_file_rebuilds_the_index(tmp_path, monkeypatch):
+    """The literature facet and the class subjects are read from config/class_ranges.yaml and config/names.yaml: a
+    version built before they changed is not "up to date with the catalog"."""
+    from config.class_ranges import CLASS_RANGES_FILE
+    from config.vocabulary import get_vocabulary
+    from tasks.catalog import index_build
+    from tasks.catalog.names import NAMES_FILE
+
+    class Model:
+        model_id = "m"
+
+    settings, vocabulary = load_settings(), get_vocabulary()
+    crosswalk = tmp_path / "crosswalk.yaml"
+    crosswalk.write_text("terms: []\n")
+    before = index_build.inputs_hash(Model(), settings, vocabulary, crosswalk)
+    for name, original in (("CLASS_RANGES_FILE", CLASS_RANGES_FILE), ("NAMES_FILE", NAMES_FILE)):
+        changed = tmp_path / original.name
+        changed.write_bytes(original.read_bytes() + b"\n# a new literature\n")
+        with monkeypatch.context() as patch:
+            patch.setattr(index_build, name, changed)
+            assert index_build.inputs_hash(Model(), settings, vocabulary, crosswalk) != before, name
+    assert index_build.inputs_hash(Model(), settings, vocabulary, crosswalk) == before
