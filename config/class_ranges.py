@@ -40,6 +40,15 @@ class ClassRanges:
         return next(e for e in self.entries if e.key == key)
 
     @cached_property
+    def literatures(self) -> tuple[ClassRange, ...]:
+        return tuple(e for e in self.entries if e.kind == "literatures")
+
+    def other_literatures(self, asked: Iterable[str]) -> tuple[str, ...]:
+        """Every literature but the asked ones: what a literature named plainly leaves out where a record names it."""
+        asked = set(asked)
+        return tuple(e.key for e in self.literatures if e.key not in asked)
+
+    @cached_property
     def by_word(self) -> dict[str, str]:
         """Each entry's names and qualifiers, lowercased, to its key: a brief's topic that is all one of them
         ("明清") is that range."""

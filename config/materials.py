@@ -32,6 +32,11 @@ class Materials:
         """The materials a brief about reading leaves out where a record names them."""
         return tuple(m.name for m in self.materials if not m.reading)
 
+    def named(self, text: str) -> Material | None:
+        """The material a name stands for: its own name or its English one, in any case ("film", "Films")."""
+        wanted = text.casefold()
+        return next((m for m in self.materials if wanted in (m.name.casefold(), m.name_en.casefold())), None)
+
     def of_leader(self, fmt: str, leader: str) -> str | None:
         """The material a record's leader says (`fmt`: marc21 or unimarc); None where its letters name none."""
         kind, level = leader[6:7], leader[7:8]

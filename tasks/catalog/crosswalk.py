@@ -81,7 +81,7 @@ class Literatures:
     @classmethod
     def of(cls, words: Iterable[str]) -> Literatures:
         words = tuple(dict.fromkeys(w for w in map(subject_words, words) if w))
-        entries = [e for e in class_ranges().entries if e.kind == "literatures"]
+        entries = class_ranges().literatures
         nations = []
         for entry in entries:
             subjects = tuple(subject_words(t) for t in entry.subjects)

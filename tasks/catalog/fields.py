@@ -155,10 +155,8 @@ def read_material(value: Any) -> Reading[str]:
     text = read_text(value).value
     if text is None:
         return Reading(None)
-    wanted = text.casefold()
-    found = next((m.name for m in get_materials().materials if wanted in (m.name.casefold(), m.name_en.casefold())),
-                 None)
-    return Reading(found, None if found else f"unknown material {text!r}")
+    found = get_materials().named(text)
+    return Reading(found.name if found else None, None if found else f"unknown material {text!r}")
 
 
 def guess_scheme(code: str, language: str | None) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from config.materials import get_materials
 from tasks.export.artifacts import review_question
 from tasks.export.wording import why_text
 from tasks.model.shelf import ThemeShelf

@@ -306,7 +306,7 @@ def call_number(entry: ShelfEntry) -> str:
 
 def material_text(material: str | None, language: str) -> str | None:
     """What the record says the book is, in the sheet's language (config/materials.yaml); empty where it says none."""
-    found = next((m for m in get_materials().materials if m.name == material), None)
+    found = get_materials().named(material) if material else None
     return (found.name_zh if language == "zh" else found.name_en) if found else None
 
 

@@ -352,9 +352,9 @@ def _other_literatures(condition: FilterCondition, query: ThemeQuery) -> bool:
     out the records naming another literature), said as that rather than as ten nations."""
     if condition.field != "literature" or condition.operator != "MUST_NOT":
         return False
-    asked = {v for c in query.filter_conditions if c.field == "literature" and c.operator != "MUST_NOT" for v in c.values}
-    every = {e.key for e in class_ranges().entries if e.kind == "literatures"}
-    return bool(asked) and set(condition.values) == every - asked
+    asked = {v for c in query.filter_conditions if c.field == "literature" and c.operator != "MUST_NOT"
+             for v in c.values}
+    return bool(asked) and set(condition.values) == set(class_ranges().other_literatures(asked))
 
 
 def fact_text(fact: ShelfFact, language: str) -> str:

@@ -257,7 +257,7 @@ def periods_of_other_things(numbers: list[NumericMention], seg: Segmented, cue_l
     other = {n for n in years if said and not published(n) and all(
         seg.clause_of(n.start) != seg.clause_of(s.start) and not any(
             min(n.start, s.start) <= c.start < max(n.start, s.start) for c in contrasts) for s in said)}
-    nations = {w.lower() for e in class_ranges().entries if e.kind == "literatures" for w in e.qualifiers}
+    nations = {w.lower() for e in class_ranges().literatures for w in e.qualifiers}
     named = regex(r"\s+([A-Z][a-z]+)")  # a Latin-script proper name after the period
     return other | {n for n in years if (m := named.match(text, n.end)) and m.group(1).lower() not in nations
                     and any(ch.isdigit() for ch in text[n.start:n.end]) and not published(n)}

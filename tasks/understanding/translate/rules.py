@@ -101,9 +101,7 @@ def _asked_literatures(reading: Reading) -> list[FilterCondition]:
     if values and not required:
         # a wish on the asked literature, and no book whose record says it is another one: "日本小说" keeps a
         # record that states no literature, never a Chinese novel that only mentions Japan (沉沦)
-        asked_keys = {m.value for m in asked}
-        others = tuple(e.key for e in class_ranges().entries if e.kind == "literatures" and e.key not in asked_keys)
-        out.append(FilterCondition("literature", others, "MUST_NOT"))
+        out.append(FilterCondition("literature", class_ranges().other_literatures(m.value for m in asked), "MUST_NOT"))
     return out + [FilterCondition("literature", (m.value,), "SHOULD") for m in preferred]
 
 
