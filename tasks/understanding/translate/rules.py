@@ -173,13 +173,6 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
             continue
         if first.field == second.field and any(c in gap.lower() for c in cues.clauses.containers):
             wishes.add(first)
-        elif (first.field != second.field and one and other and first.polarity == second.polarity == WANTED
-              and list_gap(gap, cues) is not None):
-            # kinds joined as a list are one-of ("novels and story collections", "长篇小说和短篇小说集"); a choice
-            # ("or") is one already (_one_of_the_kinds): the genre whose form the other names is one of the books
-            # that form holds, a wish, not a second requirement
-            wishes |= {m for m, own, wider in ((first, one, other), (second, other, one))
-                       if m.field != "form" and own <= wider}
         elif not gap.strip(" -" + cues.clauses.particles):
             if one & other:  # one book both: the later qualifies the first, unless it is the general form
                 wishes |= {second} if first.field == second.field else set()
