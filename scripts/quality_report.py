@@ -32,7 +32,8 @@ TRY_BRIEFS = ("雨夜读的安静小说，不要温暖治愈的", "Quiet novels 
 # carry no vocabulary tags of ours, so it is run tag-blind only.
 BOTH, BLIND = ("tagged", "blind"), ("blind",)
 # The sets written a session apart since `next`, each a demo set and a Gutenberg set (benchmarks/judged/README.md).
-LATER_SETS = ("next2", "next3", "next4", "next5", "next6", "next7", "next8", "next9", "next10")
+LATER_SETS = ("next2", "next3", "next4", "next5", "next6", "next7", "next8", "next9", "next10",
+              "next11")
 JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
           ("demo-holdout", "benchmarks/judged/demo-holdout.yaml", "demo", BOTH),
           ("demo-next", "benchmarks/judged/demo-next.yaml", "demo", BOTH),
@@ -50,7 +51,7 @@ JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
 # f20f09f for the `next` sets, at eedd28a for `next2`, at 6b51fc3 for `next3`, at 17a6c7e for `next4`, at 9e774a3 for
 # `next5`, at 20a62a8 for `next6`, at b4db347 for `next7`, at d50715a for `evergreen-next2`, at 5c834d2 for `next8`
 # and `evergreen-next8`, at 0ff031f for `next9` and `evergreen-next9`, at 11930f4 for `next10` and
-# `evergreen-next10`); the real catalogs were
+# `evergreen-next10`, at b211465 for `next11`); the real catalogs were
 # run as imported, holding none of our tags, so they stand beside the tag-blind rows.
 FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json",
                "demo-dev-blind": "benchmarks/judged/first-sight-dev-blind.json",
@@ -304,7 +305,8 @@ def render(results: Path = RESULTS) -> str:
                   "benchmarks/catalogs/README.md for the real catalogs). In brackets: the first sight, before any "
                   "change made for them (main at cbca387; the `next` sets at f20f09f, `next2` at eedd28a, `next3` "
                   "at 6b51fc3, `next4` at 17a6c7e, `next5` at 9e774a3, `next6` at 20a62a8, `next7` at b4db347, "
-                  "`next8` at 5c834d2, `next9` at 0ff031f and `next10` at 11930f4, each written a session later). "
+                  "`next8` at 5c834d2, `next9` at 0ff031f, `next10` at 11930f4 and `next11` at b211465 (5 briefs), "
+                  "each written a session later). "
                   "Dev sets were tuned on; holdout and next sets never opened by whoever tuned.", "", *judged, ""]
     fragments = fragments_line(results)
     if fragments:
