@@ -28,7 +28,7 @@ sys.path.insert(0, str(PROJECT))
 from benchmarks.lost_books import stages_of  # noqa: E402
 from benchmarks.unrecalled import judged_arguments, ordered_sets  # noqa: E402
 
-DEPTH = 40  # the order's places read: below them a turned-away book is rarely a fitting one (lost_books.py)
+DEPTH = 40  # the order's places read: a shelf of 30 is filled from the top of the order, not below it
 SPECIFIC = 0.05  # a heading carried by at most this share of the catalog says something about a book
 SHARED = 3  # a heading the shelf holds in at least a third of its books (and two) is the shelf's own
 

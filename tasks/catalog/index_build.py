@@ -91,8 +91,8 @@ COMPOSE_BOOKS = 2048
 
 def inputs_hash(embedder: Embedder, settings: Settings, vocabulary: Vocabulary, crosswalk_file: Path) -> str:
     """Identifies what an index is built from but the books: embedder, analysis and enrichment settings, the
-    vocabulary, the crosswalk, the class ranges and name marks, and the reference catalog, so that a changed rule or threshold rebuilds; and a
-    version built from the same inputs may lend a build its unchanged books (`CarryOver`)."""
+    vocabulary, the crosswalk, the class ranges and name marks, and the reference catalog, so that a changed rule or
+    threshold rebuilds; and a version built from the same inputs may lend a build its unchanged books (`CarryOver`)."""
     digest = hashlib.sha256()
     digest.update(f"{embedder.model_id}|{ANALYZER_VERSION}|{INDEX_TEXT_VERSION}|{ENRICHMENT_VERSION}|"
                   f"{settings.bm25.model_dump_json()}|"
