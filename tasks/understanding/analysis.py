@@ -368,8 +368,10 @@ def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pa
     word = r"[A-Z][\w'’-]*"
     likeness = tuple(w for w in said.likeness if w.isascii())
     back = alternation(tuple(w for w in (*said.alike_back, *said.alike_beside) if w.isascii()))
-    # an article before the title may be lower case: "If you enjoy the Jack Reacher series"
-    return (re.compile(rf"\s*(?:the\s+)?({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
+    # an article before the title may be lower case ("If you enjoy the Jack Reacher series"), and so may a word that
+    # makes the title a kind ("while you wait for the next Murderbot")
+    kind_of = alternation(tuple(w for w in said.alike_before if w.isascii()))
+    return (re.compile(rf"\s*(?:(?:{kind_of})\s+)?(?:the\s+)?({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
             re.compile(rf"(?:([\w'’-]+)\s+)?(?<![\w-])(?:{alternation(likeness)}),?\s*$", re.IGNORECASE),
             re.compile(rf"\s*,?\s*(?:and\s+)?(?:{back})(?![\w-])", re.IGNORECASE),
             re.compile(rf"(?<![\w-])(?:{back})(?![\w-])", re.IGNORECASE),

@@ -1,0 +1,72 @@
+"""Reader round sixteen: each mechanism through whole briefs, worded apart from the round's own probes. Each test
+fails without its mechanism (its pack rows or its rule)."""
+
+from datetime import date
+
+import pytest
+
+from config.vocabulary import get_vocabulary
+from tasks.model.books import BookRecord
+from tasks.understanding.analysis import read_alike_forms, titled_after_alike
+from tasks.understanding.entities import EntityIndex
+from tasks.understanding.reading import ALLOWED, EXCLUDED, REFERRED, WANTED, read_brief
+
+TODAY = date(2026, 11, 28)
+BOOKS = [BookRecord("z1", "长恨歌", authors=("王安忆",)), BookRecord("z2", "白夜行", authors=("东野圭吾",)),
+         BookRecord("e1", "Gilead", authors=("Marilynne Robinson",))]
+INDEX = EntityIndex.build(BOOKS, {})
+
+
+def said(brief: str) -> set[tuple[str, str, str]]:
+    return {(m.field, m.value, m.polarity) for m in read_brief(brief, get_vocabulary(), INDEX, today=TODAY).mentions}
+
+
+@pytest.mark.parametrize("brief, author", [
+    ("悬疑专题，东野圭吾的暂时下架", "东野圭吾"),
+    ("海派小说，王安忆的这回就不上了", "王安忆"),
+    ("都市文学里王安忆的先撤掉", "王安忆"),
+])
+def test_a_verb_of_taking_books_off_the_shelf_after_a_name_excludes_the_author(brief, author):
+    """zh cues.yaml: the verbs of taking off the shelf (撤下, 下架 …) and 上了 after the composed heads (就不, 这回不 …):
+    the name before them had been searched for, no condition."""
+    assert ("author", author, EXCLUDED) in said(brief), brief
+
+
+def test_a_title_waited_for_is_a_read_alikes_model():
+    """readings.yaml `read_alike` (waiting for) and `alike_before` before a title in title case: "the next Wayfarers"
+    had been no title, the brief no read-alike."""
+    brief = "Something to tide you over until the next Wayfarers"
+    assert [brief[a:b] for a, b in titled_after_alike(brief)] == ["Wayfarers"]
+    assert read_alike_forms().search("等《长恨歌》续集的时候翻翻")
+
+
+@pytest.mark.parametrize("brief, narrower", [("诗集展，打油诗不要", "打油诗"), ("小说专区，中篇小说就不放了", "中篇小说")])
+def test_a_narrower_kind_excluded_beside_the_kind_asked_for_excludes_its_words(brief, narrower):
+    """reading._narrower_topics for forms as for genres: the same form asked for by one word and excluded by another
+    had been both required and excluded, a shelf nothing can fill."""
+    found = said(brief)
+    assert not {m for m in found if m[0] == "form" and m[2] == EXCLUDED}, found
+    assert ("subject", narrower, EXCLUDED) in found, found
+
+
+@pytest.mark.parametrize("brief, earlier, now", [
+    ("上周是科幻，这周换推理", ("genre", "科幻"), ("genre", "推理悬疑")),
+    ("Last week was memoirs; this week, mysteries", ("genre", "传记回忆"), ("genre", "推理悬疑")),
+])
+def test_a_kind_said_of_an_earlier_time_set_against_this_one_is_not_asked(brief, earlier, now):
+    """cues.yaml `reference_present`: a clause of an earlier time before one of this shelf's time describes what was
+    shelved then; its kind had been wished for beside the one asked."""
+    found = said(brief)
+    assert (*earlier, REFERRED) in found and (*now, WANTED) in found, found
+
+
+@pytest.mark.parametrize("brief, kind, parted", [
+    ("散文和一些给新手爸妈的书", ("form", "essays"), True),
+    ("Mysteries and a couple of books for new grandparents", ("genre", "推理悬疑"), True),
+    ("Mysteries for new grandparents", ("genre", "推理悬疑"), False),
+    ("Essays and mysteries for new grandparents", ("genre", "推理悬疑"), False),
+])
+def test_a_kind_listed_beside_books_given_to_a_reader_is_one_part_of_the_shelf(brief, kind, parted):
+    """evidence._listed_with_readers_books: the kind had been required of every book, the reader's part too; a kind
+    given to the reader itself, or with another kind between, stays asked of the shelf."""
+    assert (*kind, ALLOWED if parted else WANTED) in said(brief), said(brief)
