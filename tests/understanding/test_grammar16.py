@@ -70,3 +70,19 @@ def test_a_kind_listed_beside_books_given_to_a_reader_is_one_part_of_the_shelf(b
     """evidence._listed_with_readers_books: the kind had been required of every book, the reader's part too; a kind
     given to the reader itself, or with another kind between, stays asked of the shelf."""
     assert (*kind, ALLOWED if parted else WANTED) in said(brief), said(brief)
+
+
+@pytest.mark.parametrize("brief, kind", [
+    ("尽量放散文", ("form", "essays")),
+    ("偏向于推理一些", ("genre", "推理悬疑")),
+    ("ideally mysteries, for the book club", ("genre", "推理悬疑")),
+])
+def test_a_preference_before_a_kind_wishes_for_it(brief, kind):
+    """cues.yaml `preference_before` (kinds.yaml: allow, next value): the kind right after a preference had been required of
+    every book."""
+    assert (*kind, ALLOWED) in said(brief), said(brief)
+
+
+def test_the_best_is_no_preference():
+    """最好的 is "the best": the kind after it stays asked for (the pack lists 最好是, 最好选 …, never 最好 alone)."""
+    assert ("genre", "推理悬疑", WANTED) in said("最好的推理小说")
