@@ -281,13 +281,17 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         named = named_value(name, vocabulary)
         found += [(b - len(e), b, *named) for a, b in _words_of(seg) for e in endings
                   if named and b - a >= len(e) + 2 and text.endswith(e, a, b)]
-    # a quality's word that ends its phrase is the kind of book it heads ("温暖的纪实", "考古纪实，", "纪实和小说"; "纪实风格"
-    # is a texture): a clause end, a joiner or the brief's end after it
-    joiners = (*cues.clauses.joiners, *cues.clauses.particles)
+    # a quality's word that ends its phrase is the kind of book it heads ("温暖的纪实", "考古纪实，", "纪实和小说", "来点悬疑的";
+    # "纪实风格" is a texture, and so is "有点悬疑的家庭小说", the particle leading on to the kind it qualifies): a clause
+    # end, a joiner or the brief's end after it, a particle between or none
+    joiners = tuple(cues.clauses.joiners)
+
+    def heads(at: int) -> bool:
+        at += next((len(p) for p in cues.clauses.particles if text.startswith(p, at)), 0)
+        return at >= len(text.rstrip()) or seg.ends_at(at) or text[at:].lower().startswith(joiners)
     for name, words in cues.readings.kind_heads.items():
         named = named_value(name, vocabulary)
-        found += [(a, b, *named) for a, b, _ in find_terms(text, words) if named and (
-            b == len(text.rstrip()) or seg.ends_at(b) or text[b:].lower().startswith(joiners))]
+        found += [(a, b, *named) for a, b, _ in find_terms(text, words) if named and heads(b)]
     # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
     # or school grade ("fourth graders", "三年级")
     for name, words in (*cues.readings.values.items(), *cues.readings.audiences.items()):

@@ -86,3 +86,11 @@ def test_a_preference_before_a_kind_wishes_for_it(brief, kind):
 def test_the_best_is_no_preference():
     """最好的 is "the best": the kind after it stays asked for (the pack lists 最好是, 最好选 …, never 最好 alone)."""
     assert ("genre", "推理悬疑", WANTED) in said("最好的推理小说")
+
+
+@pytest.mark.parametrize("brief, genre", [("周末来几本悬疑的", True), ("悬疑、科幻都可以", True),
+                                          ("有点悬疑的乡村小说", False), ("悬疑感强的散文", False)])
+def test_suspense_ending_its_phrase_names_the_books_and_before_a_kind_their_mood(brief, genre):
+    """zh readings.yaml `kind_heads` 推理悬疑: [悬疑], and a particle counting as the phrase's end only where the
+    phrase ends after it: 悬疑 alone had been the mood only, the shelf any book with suspense in it."""
+    assert (("genre", "推理悬疑") in {m[:2] for m in said(brief)}) is genre, said(brief)
