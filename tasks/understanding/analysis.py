@@ -16,9 +16,9 @@ from typing import TypeVar
 from config.class_ranges import ClassRange, class_ranges
 from config.vocabulary import Vocabulary
 from tasks.language.text_analysis import cut
-from tasks.understanding.cues import Cues, alternation, load_cues, regex, term_pattern
+from tasks.understanding.cues import Cues, alternation, enclosing_pattern, load_cues, regex, term_pattern
 from tasks.understanding.numbers import reader_ages
-from tasks.understanding.lang import EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
+from tasks.understanding.lang import ENCLOSED, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
 
 WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
 KIND_FIELDS = ("form", "genre")  # the fields whose values are kinds of book ("novels", "mysteries")
@@ -180,7 +180,7 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     text = seg.text
     # a pseudo-negation holds no negation, but may be a cue of another kind itself ("不过": a contrast)
     pseudo = [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
-    found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
+    found = [(a, b, kind) for kind in cues.kinds for a, b, _ in _cue_terms(text, kind, cues)
              if not any(x <= a and b <= y for x, y in taken)
              and not any(x <= a and b <= y and ((a, b) != (x, y) or kind.effect == EXCLUDE) for x, y in pseudo)
              and not (kind.direction == NEXT_VALUE and next_start(text, b, value_starts, cues.filler) is None
@@ -191,6 +191,21 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free
                     and not any(x < b and a < y and other.effect != TERMINATE for x, y, other in free)]
     return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
+
+
+def _cue_terms(text: str, kind: CueKind, cues: Cues) -> list[tuple[int, int, str]]:
+    """Where a kind's cue words stand: whole, or for an enclosing kind both parts with what they hold between."""
+    words = cues.kind_words.get(kind.name, ())
+    if kind.direction != ENCLOSED:
+        return find_terms(text, words)
+    return longest_apart([(m.start(), m.end(), w) for w in words for m in enclosing_pattern(w).finditer(text)])
+
+
+def enclosed_by(text: str, cue: Cue, cues: Cues) -> tuple[int, int]:
+    """What an enclosing cue holds between its parts: "him" in "leave him off"."""
+    held = next(m for w in cues.kind_words.get(cue.kind.name, ())
+                if (m := enclosing_pattern(w).match(text, cue.start)) and m.end() == cue.end)
+    return held.start("held"), held.end("held")
 
 
 def compared_until(text: str, at: int, cues: Cues) -> int | None:

@@ -256,6 +256,15 @@ def term_pattern(term: str, plural: bool = False) -> str:
     return (r"(?<![\w-])" if term[:1].isalnum() else "") + escaped + (r"(?![\w-])" if term[-1:].isalnum() else "")
 
 
+@lru_cache(maxsize=256)
+def enclosing_pattern(term: str) -> re.Pattern:
+    """A cue word of two parts around X ("leave X off", "give X a miss"): both parts whole words, X (the group
+    `held`) one to four words of one clause between them."""
+    head, tail = (part.strip() for part in term.split("X", 1))
+    return re.compile(rf"{term_pattern(head)}\s+(?P<held>[^\s,;:.!?，；：。！？]+(?:\s+[^\s,;:.!?，；：。！？]+){{0,3}}?)"
+                      rf"\s*{term_pattern(tail)}", re.IGNORECASE)
+
+
 def alternation(words: tuple[str, ...]) -> str:
     return "|".join(term_pattern(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
 

@@ -94,3 +94,21 @@ def test_suspense_ending_its_phrase_names_the_books_and_before_a_kind_their_mood
     """zh readings.yaml `kind_heads` 推理悬疑: [悬疑], and a particle counting as the phrase's end only where the
     phrase ends after it: 悬疑 alone had been the mood only, the shelf any book with suspense in it."""
     assert (("genre", "推理悬疑") in {m[:2] for m in said(brief)}) is genre, said(brief)
+
+
+@pytest.mark.parametrize("brief, author", [
+    ("Small-town novels. Gilead was on the spring table, so keep Robinson out", "Marilynne Robinson"),
+    ("Novels of faith, but cross Robinson off the list", "Marilynne Robinson"),
+    ("推理小说，把东野圭吾的撤掉", "东野圭吾"),
+])
+def test_a_negation_of_two_parts_excludes_what_stands_between_them(brief, author):
+    """cues.yaml `negation_enclosing` (kinds.yaml direction enclosed): a pronoun between the parts is the author named
+    last. "leave him off" had excluded nothing, the name before it read as a wish."""
+    found = said(brief)
+    assert ("author", author, EXCLUDED) in found and ("author", author, WANTED) not in found, found
+
+
+def test_an_enclosing_negation_holds_a_few_words_of_one_clause_only():
+    """The parts must stand in one clause, a few words apart: "leave" and a later "out" are no negation."""
+    found = said("Leave room for Gilead fans, and the picture books, out front")
+    assert not {m for m in found if m[2] == EXCLUDED}, found

@@ -80,10 +80,10 @@ SCHEMA: dict[str, dict[str, str]] = {
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
 EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE, DESCRIBE = "exclude", "require", "allow", "except", "terminate", "describe"
-FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE = ("following", "preceding", "next_value", "clause",
-                                                                 "around", "clause_before")
+FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE, ENCLOSED = (
+    "following", "preceding", "next_value", "clause", "around", "clause_before", "enclosed")
 _KIND_VALUES = {"effect": (EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE, DESCRIBE),
-                "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE)}
+                "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE, ENCLOSED)}
 _KIND_FLAGS = ("several", "only_where_free", "degree", "about_the_reader", "at_clause_end", "kinds_only")
 
 
