@@ -427,6 +427,17 @@ def titled_after_alike(brief: str) -> list[tuple[int, int]]:
     return sorted(set(found))
 
 
+def titles_within(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Titles written in title case inside these spans that an article marks as titles, the catalog holding them or
+    not ("no Where the Crawdads Sing this time", "skip The Midnight Library"): two capitalised words or more with an
+    article among them, which a person's name never holds."""
+    title = _title_case()[0]
+    articles = {w.lower() for w in load_cues().readings.title_articles}
+    return [(m.start(1), m.end(1)) for a, b in spans for m in title.finditer(text, a, b)
+            if len(words := m.group(1).split()) > 2 - bool(articles & {words[0].lower()})
+            and articles & {w.lower() for w in words} and m.end(1) <= b]
+
+
 def named_as_title(seg: Segmented, start: int, end: int, cues: Cues) -> bool:
     """Whether a catalog title in the brief is named as one: in title case ("The House in the Cerulean Sea": every word
     capitalised but the filler and joining words; "The sea" is the sea), or with a read-alike word in its clause

@@ -27,7 +27,7 @@ from tasks.language.text_analysis import brief_stopwords, detect_language, dicti
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Mention, Segmented,
                                           Topic, clause_spans, everyday_readings, find_candidates, find_cues, find_terms,
                                           list_gap, named_as_title, resolve_overlaps, segment, titled_after_alike,
-                                          word_bounds)
+                                          titles_within, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.lang import ALLOW, CLAUSE
 from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_parts, excluded_people,
@@ -374,6 +374,10 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         else:
             numeric += said
     excluded = [(s.start, s.end) for s in scopes if s.polarity == EXCLUDED]
+    # a title excluded that the catalog lacks names no author, subject or value by its words: "Where the Crawdads Sing"
+    # had excluded an author "Crawdads Sing" and crawdads, "The Midnight Library" late-night reading
+    untitled = titles_within(text, excluded)
+    mentions = [m for m in mentions if m.field == "work" or not any(a <= m.start and m.end <= b for a, b in untitled)]
     referred = shelf_descriptions(text)
     contrasted = contrasted_clauses(text)
     mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred)
@@ -400,7 +404,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 field_name = "author" if people and len(said) == 1 and _NAME_RUN.fullmatch(said[0]) else "subject"
                 mentions += [Mention(a, b, field_name, t, EXCLUDED) for t in said]
         else:
-            topics = phrase_topics(text[start:end], cues)
+            topics = phrase_topics("".join(" " if any(a <= i < b for a, b in untitled) else c
+                                           for i, c in enumerate(text[:end]))[start:], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
             if " ".join(topics) in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
                 mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
@@ -426,7 +431,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # a person's name excluded is an author, not in the catalog ("skip John Grisham", "[英] 罗杰·迪金的不放"; the
     # catalog's own names are read as theirs)
     known = ([(a, b) for a, b in entities.whole_names(text)] if entities is not None else []) + [
-        (m.start, m.end) for m in mentions if m.field in ("author", "work")]
+        (m.start, m.end) for m in mentions if m.field in ("author", "work")] + untitled
     short = ({**entities.cjk_surnames, **{k.lower(): v for k, v in entities.surnames.items()}}
              if entities is not None else {})
     mentions += [Mention(a, b, "author", name, EXCLUDED) for start, end in excluded if (start, end) not in degrees

@@ -112,3 +112,16 @@ def test_an_enclosing_negation_holds_a_few_words_of_one_clause_only():
     """The parts must stand in one clause, a few words apart: "leave" and a later "out" are no negation."""
     found = said("Leave room for Gilead fans, and the picture books, out front")
     assert not {m for m in found if m[2] == EXCLUDED}, found
+
+
+@pytest.mark.parametrize("brief", ["Dystopias, and no The Road this time", "Skip A Gentleman in Moscow, it was out in May"])
+def test_a_title_the_catalog_lacks_excluded_names_no_author_subject_or_value(brief):
+    """readings.yaml `title_articles` and analysis.titles_within: an article among capitalised words makes them a
+    title; its words had been read as an author ("Gentleman in Moscow") and as subjects to exclude."""
+    found = said(brief)
+    assert not {m for m in found if m[2] == EXCLUDED and m[0] in ("author", "subject")}, found
+
+
+def test_a_persons_name_excluded_stays_an_author():
+    """No article in a name: "skip Ursula K. Le Guin" still excludes the author (guard on the rule above)."""
+    assert ("author", "Ursula K. Le Guin", EXCLUDED) in said("Fantasy, but skip Ursula K. Le Guin this time")
