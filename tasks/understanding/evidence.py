@@ -331,7 +331,8 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
             return False
         reach = max(a, m.start - _PART_REACH)
         shares = find_terms(text[a:b], g.share)
-        if len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
+        # a share of children ("picture books to share") is none: the word is as often the verb
+        if m.field != "audience" and len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
             return True
         small = small_count(text, reach, m.start, g, number_spans)
         # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
@@ -339,5 +340,9 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
         joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)
         return small and bool(find_terms(text[first[1]:m.start], adding) or find_terms(text[a:m.start], joining))
 
-    return [replace(m, polarity=ALLOWED) if m.field in KIND_FIELDS and m.polarity == WANTED and counted(m) else m
-            for m in mentions]
+    # children's books counted so ("plus a picture book or two for the kids", "再配两三本绘本") are a part for children,
+    # not a children's shelf: the children named in that clause too
+    parts = {m for m in mentions if m.field in (*KIND_FIELDS, "audience") and m.polarity == WANTED and counted(m)}
+    for_children = {seg.clause_of(m.start) for m in parts if m.field == "audience"}
+    return [replace(m, polarity=ALLOWED) if m in parts or m.field == "audience" and m.polarity == WANTED
+            and seg.clause_of(m.start) in for_children else m for m in mentions]

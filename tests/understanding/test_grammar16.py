@@ -125,3 +125,13 @@ def test_a_title_the_catalog_lacks_excluded_names_no_author_subject_or_value(bri
 def test_a_persons_name_excluded_stays_an_author():
     """No article in a name: "skip Ursula K. Le Guin" still excludes the author (guard on the rule above)."""
     assert ("author", "Ursula K. Le Guin", EXCLUDED) in said("Fantasy, but skip Ursula K. Le Guin this time")
+
+
+@pytest.mark.parametrize("brief, part", [("Books about the sea, plus a board book or two for the little ones", True),
+                                         ("海洋主题，再配两三本绘本", True), ("Board books about the sea", False)])
+def test_a_few_childrens_books_added_to_a_shelf_are_a_part_for_children(brief, part):
+    """evidence.counted_parts for the audience as for kinds: a small count of children's books in a clause that adds
+    had made the whole shelf a children's shelf."""
+    found = said(brief)
+    assert (("audience", "children", ALLOWED) in found) is part, found
+    assert (("audience", "children", WANTED) in found) is not part, found
