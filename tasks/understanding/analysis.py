@@ -16,9 +16,9 @@ from typing import TypeVar
 from config.class_ranges import ClassRange, class_ranges
 from config.vocabulary import Vocabulary
 from tasks.language.text_analysis import cut
-from tasks.understanding.cues import Cues, alternation, load_cues, regex, term_pattern
+from tasks.understanding.cues import Cues, alternation, enclosing_pattern, load_cues, regex, term_pattern
 from tasks.understanding.numbers import reader_ages
-from tasks.understanding.lang import EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
+from tasks.understanding.lang import ENCLOSED, EXCEPT, EXCLUDE, FOLLOWING, NEXT_VALUE, PRECEDING, TERMINATE, CueKind
 
 WANTED, REQUIRED, ALLOWED, EXCLUDED, READER = "wanted", "required", "allowed", "excluded", "reader"
 KIND_FIELDS = ("form", "genre")  # the fields whose values are kinds of book ("novels", "mysteries")
@@ -180,7 +180,7 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     text = seg.text
     # a pseudo-negation holds no negation, but may be a cue of another kind itself ("不过": a contrast)
     pseudo = [(a, b) for a, b, _ in find_terms(text, cues.pseudo_negation)]
-    found = [(a, b, kind) for kind in cues.kinds for a, b, _ in find_terms(text, cues.kind_words.get(kind.name, ()))
+    found = [(a, b, kind) for kind in cues.kinds for a, b, _ in _cue_terms(text, kind, cues)
              if not any(x <= a and b <= y for x, y in taken)
              and not any(x <= a and b <= y and ((a, b) != (x, y) or kind.effect == EXCLUDE) for x, y in pseudo)
              and not (kind.direction == NEXT_VALUE and next_start(text, b, value_starts, cues.filler) is None
@@ -191,6 +191,21 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
     found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free
                     and not any(x < b and a < y and other.effect != TERMINATE for x, y, other in free)]
     return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
+
+
+def _cue_terms(text: str, kind: CueKind, cues: Cues) -> list[tuple[int, int, str]]:
+    """Where a kind's cue words stand: whole, or for an enclosing kind both parts with what they hold between."""
+    words = cues.kind_words.get(kind.name, ())
+    if kind.direction != ENCLOSED:
+        return find_terms(text, words)
+    return longest_apart([(m.start(), m.end(), w) for w in words for m in enclosing_pattern(w).finditer(text)])
+
+
+def enclosed_by(text: str, cue: Cue, cues: Cues) -> tuple[int, int]:
+    """What an enclosing cue holds between its parts: "him" in "leave him off"."""
+    held = next(m for w in cues.kind_words.get(cue.kind.name, ())
+                if (m := enclosing_pattern(w).match(text, cue.start)) and m.end() == cue.end)
+    return held.start("held"), held.end("held")
 
 
 def compared_until(text: str, at: int, cues: Cues) -> int | None:
@@ -281,13 +296,17 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         named = named_value(name, vocabulary)
         found += [(b - len(e), b, *named) for a, b in _words_of(seg) for e in endings
                   if named and b - a >= len(e) + 2 and text.endswith(e, a, b)]
-    # a quality's word that ends its phrase is the kind of book it heads ("温暖的纪实", "考古纪实，", "纪实和小说"; "纪实风格"
-    # is a texture): a clause end, a joiner or the brief's end after it
-    joiners = (*cues.clauses.joiners, *cues.clauses.particles)
+    # a quality's word that ends its phrase is the kind of book it heads ("温暖的纪实", "考古纪实，", "纪实和小说", "来点悬疑的";
+    # "纪实风格" is a texture, and so is "有点悬疑的家庭小说", the particle leading on to the kind it qualifies): a clause
+    # end, a joiner or the brief's end after it, a particle between or none
+    joiners = tuple(cues.clauses.joiners)
+
+    def heads(at: int) -> bool:
+        at += next((len(p) for p in cues.clauses.particles if text.startswith(p, at)), 0)
+        return at >= len(text.rstrip()) or seg.ends_at(at) or text[at:].lower().startswith(joiners)
     for name, words in cues.readings.kind_heads.items():
         named = named_value(name, vocabulary)
-        found += [(a, b, *named) for a, b, _ in find_terms(text, words) if named and (
-            b == len(text.rstrip()) or seg.ends_at(b) or text[b:].lower().startswith(joiners))]
+        found += [(a, b, *named) for a, b, _ in find_terms(text, words) if named and heads(b)]
     # everyday words for values and kinds ("cheerful", "轻松愉快"), and the catalog audiences a brief names by age
     # or school grade ("fourth graders", "三年级")
     for name, words in (*cues.readings.values.items(), *cues.readings.audiences.items()):
@@ -368,8 +387,10 @@ def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pa
     word = r"[A-Z][\w'’-]*"
     likeness = tuple(w for w in said.likeness if w.isascii())
     back = alternation(tuple(w for w in (*said.alike_back, *said.alike_beside) if w.isascii()))
-    # an article before the title may be lower case: "If you enjoy the Jack Reacher series"
-    return (re.compile(rf"\s*(?:the\s+)?({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
+    # an article before the title may be lower case ("If you enjoy the Jack Reacher series"), and so may a word that
+    # makes the title a kind ("while you wait for the next Murderbot")
+    kind_of = alternation(tuple(w for w in said.alike_before if w.isascii()))
+    return (re.compile(rf"\s*(?:(?:{kind_of})\s+)?(?:the\s+)?({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
             re.compile(rf"(?:([\w'’-]+)\s+)?(?<![\w-])(?:{alternation(likeness)}),?\s*$", re.IGNORECASE),
             re.compile(rf"\s*,?\s*(?:and\s+)?(?:{back})(?![\w-])", re.IGNORECASE),
             re.compile(rf"(?<![\w-])(?:{back})(?![\w-])", re.IGNORECASE),
@@ -404,6 +425,17 @@ def titled_after_alike(brief: str) -> list[tuple[int, int]]:
     found += [run for pointer in back_later.finditer(brief)
               if (run := max((r for r in runs if r[1] <= pointer.start()), default=None))]
     return sorted(set(found))
+
+
+def titles_within(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Titles written in title case inside these spans that an article marks as titles, the catalog holding them or
+    not ("no Where the Crawdads Sing this time", "skip The Midnight Library"): two capitalised words or more with an
+    article among them, which a person's name never holds."""
+    title = _title_case()[0]
+    articles = {w.lower() for w in load_cues().readings.title_articles}
+    return [(m.start(1), m.end(1)) for a, b in spans for m in title.finditer(text, a, b)
+            if len(words := m.group(1).split()) > 2 - bool(articles & {words[0].lower()})
+            and articles & {w.lower() for w in words} and m.end(1) <= b]
 
 
 def named_as_title(seg: Segmented, start: int, end: int, cues: Cues) -> bool:

@@ -189,6 +189,7 @@ class Readings:
     name_particles: tuple[str, ...] = ()  # lower-case words inside a Latin-script name: "de", "van"
     alike_switch: tuple[str, ...] = ()  # in the clause after a book named, a change asked for: it is no model, "换别的"
     title_small: tuple[str, ...] = ()  # lower-case words inside a title written in title case: "Song for a Whale"
+    title_articles: tuple[str, ...] = ()  # an article marks a run of capitalised words as a title, never a person
     examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
     guardians: tuple[str, ...] = ()  # grown-ups a child is theirs: the child after them is no audience, "家长", "parents"
@@ -254,6 +255,15 @@ def term_pattern(term: str, plural: bool = False) -> str:
         escaped = rf"(?:{escaped}(?:e?s)?|{re.escape(term[:-1])}ies)" if term.endswith("y") else rf"{escaped}(?:e?s)?"
     # a term that starts or ends with a mark ("'d", "+") has no word edge there: "we'd"
     return (r"(?<![\w-])" if term[:1].isalnum() else "") + escaped + (r"(?![\w-])" if term[-1:].isalnum() else "")
+
+
+@lru_cache(maxsize=256)
+def enclosing_pattern(term: str) -> re.Pattern:
+    """A cue word of two parts around X ("leave X off", "give X a miss"): both parts whole words, X (the group
+    `held`) one to four words of one clause between them."""
+    head, tail = (part.strip() for part in term.split("X", 1))
+    return re.compile(rf"{term_pattern(head)}\s+(?P<held>[^\s,;:.!?，；：。！？]+(?:\s+[^\s,;:.!?，；：。！？]+){{0,3}}?)"
+                      rf"\s*{term_pattern(tail)}", re.IGNORECASE)
 
 
 def alternation(words: tuple[str, ...]) -> str:
@@ -361,7 +371,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         (*said("alike_beside"), *_alike_composed(packs, root, "alike_beside_composed")),
                         said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
                         said("name_particles"), alike_switch=said("alike_switch"),
-                        title_small=said("title_small"), examples_of=said("examples_of"),
+                        title_small=said("title_small"), title_articles=said("title_articles"),
+                        examples_of=said("examples_of"),
                         name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),
                         person_tags=tuple(map(str, persons.get("tags", ()))),
                         person_min_length=int(persons.get("min_length", 0)))

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from config.class_ranges import class_ranges
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Cue, Mention,
-                                          Segmented, find_terms)
+                                          Segmented, find_terms, list_gap)
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import TERMINATE
 from tasks.understanding.numbers import NumberGrammar, NumericMention
@@ -164,10 +164,38 @@ def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg
     apart = [a for a, _ in readers if given(a) is not None and seg.clause_of(a) not in own
              and seg.clause_of(a) in kinds_in]
     if not (kids and parts - kids) and not (own and apart):
-        return mentions
+        return _listed_with_readers_books(mentions, [(a, g) for a, _ in readers if (g := given(a)) is not None], seg,
+                                          cues)
     # and each kind of book is one part's, a wish, required of no book of the others
     return [replace(m, polarity=READER) if m in children else replace(m, polarity=ALLOWED)
             if m.field in KIND_FIELDS and m.polarity == WANTED else m for m in mentions]
+
+
+def _listed_with_readers_books(mentions: list[Mention], given: list[tuple[int, int]], seg: Segmented, cues: Cues
+                               ) -> list[Mention]:
+    """A kind of book and books given to a reader, items of one list ("回忆录和给退休老人的书", "memoirs and a few books
+    for new retirees"): the shelf is in two parts, and the kind is its part's, a wish, required of no book of the
+    other. The reader's books name no kind of their own, and no other kind stands between ("novels and memoirs for
+    retirees" is one part: both for them)."""
+    text = seg.text
+    kinds = [m for m in mentions if m.field in KIND_FIELDS and m.polarity in (WANTED, ALLOWED)]
+    # the reader's item may open with a few words and a word for books before its for-whom word: "a few books for"
+    word = rf"\s*(?<![\w'-])(?!(?:{alternation(cues.clauses.joiners)}))[\w'-]+"
+    books = regex(rf"(?:{word}){{0,3}}?\s*(?:{alternation(cues.readings.book_words)})\s*$", re.IGNORECASE)
+
+    def parted(m: Mention) -> bool:
+        for at, g in given:
+            a, b = seg.clause_of(at)
+            if not (a <= m.start and m.end <= g) or any(o.start >= g and o.end <= b or m.end <= o.start < g
+                                                        for o in kinds if o is not m):
+                continue
+            gap = text[m.end:g]
+            cut = books.search(gap)
+            if list_gap(gap[:cut.start()] if cut else gap, cues) is not None:
+                return True
+        return False
+    return [replace(m, polarity=ALLOWED) if m in kinds and m.polarity == WANTED and parted(m) else m
+            for m in mentions]
 
 
 def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[int, int, str]]:
@@ -303,7 +331,8 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
             return False
         reach = max(a, m.start - _PART_REACH)
         shares = find_terms(text[a:b], g.share)
-        if len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
+        # a share of children ("picture books to share") is none: the word is as often the verb
+        if m.field != "audience" and len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
             return True
         small = small_count(text, reach, m.start, g, number_spans)
         # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
@@ -311,5 +340,9 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
         joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)
         return small and bool(find_terms(text[first[1]:m.start], adding) or find_terms(text[a:m.start], joining))
 
-    return [replace(m, polarity=ALLOWED) if m.field in KIND_FIELDS and m.polarity == WANTED and counted(m) else m
-            for m in mentions]
+    # children's books counted so ("plus a picture book or two for the kids", "再配两三本绘本") are a part for children,
+    # not a children's shelf: the children named in that clause too
+    parts = {m for m in mentions if m.field in (*KIND_FIELDS, "audience") and m.polarity == WANTED and counted(m)}
+    for_children = {seg.clause_of(m.start) for m in parts if m.field == "audience"}
+    return [replace(m, polarity=ALLOWED) if m in parts or m.field == "audience" and m.polarity == WANTED
+            and seg.clause_of(m.start) in for_children else m for m in mentions]

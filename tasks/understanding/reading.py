@@ -24,17 +24,17 @@ from config.vocabulary import Vocabulary
 from tasks.model.conditions import NumericCondition
 from tasks.catalog.names import simplified
 from tasks.language.text_analysis import brief_stopwords, detect_language, dictionary_tag
-from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, WANTED, Mention, Segmented, Topic,
-                                          clause_spans, everyday_readings, find_candidates, find_cues, find_terms,
+from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Mention, Segmented,
+                                          Topic, clause_spans, everyday_readings, find_candidates, find_cues, find_terms,
                                           list_gap, named_as_title, resolve_overlaps, segment, titled_after_alike,
-                                          word_bounds)
+                                          titles_within, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.lang import ALLOW, CLAUSE
 from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_parts, excluded_people,
                                           guardians_children, not_asked, number_weight, overruled_years,
                                           parts_by_reader, periods_of_other_things, small_count)
 from tasks.understanding.numbers import find_numbers
-from tasks.understanding.references import shelf_descriptions
+from tasks.understanding.references import contrasted_clauses, shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
 from tasks.understanding.topics import (brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
                                         phrase_topics)
@@ -256,7 +256,7 @@ def _narrower_topics(mentions: list[Mention], text: str, vocabulary: Vocabulary)
             if m.polarity in (WANTED, REQUIRED, ALLOWED)}
     narrower = [m for m in mentions if m.polarity == EXCLUDED
                 and ((m.field, m.value) not in asked and names.get((m.field, m.value), set()) & asked_names
-                     or m.field == "genre"  # a kind of book; a quality said twice is one ("hard", "not difficult")
+                     or m.field in KIND_FIELDS  # a kind of book; a quality said twice is one ("hard", "not difficult")
                      and said.get((m.field, m.value), text[m.start:m.end].lower()) != text[m.start:m.end].lower())]
     if not narrower:
         return mentions
@@ -337,10 +337,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     mentions = guardians_children(_both_ages(mentions, grown, seg, cues), seg, cues)
     mentions = counted_parts(not_asked(parts_by_reader(mentions, audience_readers, seg, cues), seg, cues), seg, cues,
                              number_spans)
-    mentions = _narrowed_by_class(mentions, scopes, text)
+    # a kind of a form said by its everyday word (言情, sagas) is that kind before any narrower part of the form is
+    # looked for: the form asked for beside it had made it a subject
+    mentions = _kinds_of_forms(_narrowed_by_class(mentions, scopes, text), text, cues, vocabulary)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
-    mentions = bands_within(_modified_forms(_kinds_of_forms(mentions, text, cues, vocabulary), scopes, text, cues,
-                                            vocabulary), grown, text, cues)
+    mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown, text, cues)
     # "Books by Neil Gaiman or Terry Pratchett": authors offered as alternatives are asked for, not only allowed
     # (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight
     offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]
@@ -373,8 +374,14 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         else:
             numeric += said
     excluded = [(s.start, s.end) for s in scopes if s.polarity == EXCLUDED]
+    # a title excluded that the catalog lacks names no author, subject or value by its words: "Where the Crawdads Sing"
+    # had excluded an author "Crawdads Sing" and crawdads, "The Midnight Library" late-night reading
+    untitled = titles_within(text, excluded)
+    mentions = [m for m in mentions if m.field == "work" or not any(a <= m.start and m.end <= b for a, b in untitled)]
     referred = shelf_descriptions(text)
-    mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred) else m
+    contrasted = contrasted_clauses(text)
+    mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred)
+                or m.field in KIND_FIELDS and any(a <= m.start and m.end <= b for a, b in contrasted) else m
                 for m in mentions]
     if entities is not None:  # an unquoted title counts where it is excluded ("no Moby-Dick"), over what it covers
         for a, b, work in entities.title_spans(text):  # but not a cue's own word (a book called "Nothing")
@@ -397,7 +404,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 field_name = "author" if people and len(said) == 1 and _NAME_RUN.fullmatch(said[0]) else "subject"
                 mentions += [Mention(a, b, field_name, t, EXCLUDED) for t in said]
         else:
-            topics = phrase_topics(text[start:end], cues)
+            topics = phrase_topics("".join(" " if any(a <= i < b for a, b in untitled) else c
+                                           for i, c in enumerate(text[:end]))[start:], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
             if " ".join(topics) in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
                 mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
@@ -423,7 +431,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # a person's name excluded is an author, not in the catalog ("skip John Grisham", "[英] 罗杰·迪金的不放"; the
     # catalog's own names are read as theirs)
     known = ([(a, b) for a, b in entities.whole_names(text)] if entities is not None else []) + [
-        (m.start, m.end) for m in mentions if m.field in ("author", "work")]
+        (m.start, m.end) for m in mentions if m.field in ("author", "work")] + untitled
     short = ({**entities.cjk_surnames, **{k.lower(): v for k, v in entities.surnames.items()}}
              if entities is not None else {})
     mentions += [Mention(a, b, "author", name, EXCLUDED) for start, end in excluded if (start, end) not in degrees

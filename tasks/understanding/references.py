@@ -34,6 +34,7 @@ class ReferenceTables:
     scope_sizes: dict[str, int]
     adjust: dict[str, tuple[FilterCondition, ...]]
     shelf_words: tuple[str, ...] = ()
+    present: tuple[str, ...] = ()  # words of this shelf's time: "这个月", "this month"
 
 
 @lru_cache(maxsize=1)
@@ -53,6 +54,7 @@ def load_tables() -> ReferenceTables:
         adjust={name: tuple(FilterCondition(c["field"], tuple(c["values"]), c["operator"]) for c in conds)
                 for name, conds in raw.get("adjust", {}).items()},
         shelf_words=packs.words("cues.yaml", "reference_shelf"),
+        present=packs.words("cues.yaml", "reference_present"),
     )
 
 
@@ -94,6 +96,20 @@ def shelf_descriptions(brief: str, tables: ReferenceTables | None = None) -> lis
     return [(match.start(), match.end()) for word in tables.temporal
             for match in regex(rf"{_term(word)}.{{0,16}}?(?:{shelf})", re.IGNORECASE).finditer(brief)
             if not seg.any_end(match.start() + 1, match.end())]
+
+
+def contrasted_clauses(brief: str, tables: ReferenceTables | None = None) -> list[tuple[int, int]]:
+    """Clauses of an earlier time set against a later clause of this shelf's time ("上个月是诗歌，这个月换小说", "Last
+    month was poetry; this month, short stories"): the kinds of book they name are what was shelved then, said for
+    contrast, not asked for; none where the brief goes on from that shelf ("上次展出的《边城》反响很好，这次找类似的")."""
+    tables = tables or load_tables()
+    if _found(brief, tables.stances["continue"]):
+        return []
+    seg = segment(brief)
+    clauses = [seg.clause_of(at) for at in (0, *(e + 1 for e in seg.ends)) if at <= len(brief)]
+    now = [a for a, b in clauses if _found(brief[a:b], tables.present)]
+    return [(a, b) for a, b in clauses if any(a < later for later in now)
+            and _found(brief[a:b], tables.temporal) and not _found(brief[a:b], tables.present)]
 
 
 @lru_cache(maxsize=4096)  # the same table words, escaped for every brief

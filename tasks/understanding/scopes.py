@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, READER, REQUIRED, Cue, Segmented, clause_spans,
-                                          compared_until, find_terms, list_gap, next_start)
+                                          compared_until, enclosed_by, find_terms, list_gap, next_start)
 from tasks.understanding.cues import Cues, alternation, regex
-from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE, CLAUSE_BEFORE, DESCRIBE, EXCEPT, EXCLUDE, FOLLOWING,
-                                      NEXT_VALUE, PRECEDING, REQUIRE, TERMINATE)
+from tasks.understanding.lang import (ALLOW, AROUND, CLAUSE, CLAUSE_BEFORE, DESCRIBE, ENCLOSED, EXCEPT, EXCLUDE,
+                                      FOLLOWING, NEXT_VALUE, PRECEDING, REQUIRE, TERMINATE)
 from tasks.understanding.topics import has_topic
 
 # a kind of book that describes those asked for ("stranger than fiction") is, like a reader's, none of them
@@ -68,6 +68,9 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
     for cue in cue_list:
         kind = cue.kind
         if kind.effect == TERMINATE or id(cue) in cancelled or (kind.effect == EXCLUDE and _rhetorical(text, cue, cues)):
+            continue
+        if kind.direction == ENCLOSED:  # "leave him off": what stands between its parts
+            scopes.append(Scope(*enclosed_by(text, cue, cues), _POLARITY[kind.effect]))
             continue
         if kind.direction == NEXT_VALUE:  # "不太沉重的历史书": the value after it, not the books it describes
             held = kinds if kind.kinds_only else spans  # "stranger than fiction": a kind, never "like Dune"

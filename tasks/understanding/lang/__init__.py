@@ -40,7 +40,7 @@ SCHEMA: dict[str, dict[str, str]] = {
         "degree": WORDS, "degree_after": WORDS, "degree_end": WORDS, "additive": WORDS, "for_whom": WORDS, "person": WORDS,
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS, "moment": WORDS,
         "adding": WORDS, "arranging": WORDS, "comparison_end": WORDS, "totality": WORDS,
-        "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
+        "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS, "reference_present": WORDS,
         "reference_stances": GROUPS, "composed": TABLE,
     },
     "clauses.yaml": {"connectives": WORDS, "ends": WORDS, "abbreviations": WORDS, "sentence_ends": WORDS,
@@ -69,6 +69,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "kind_endings": GROUPS, "compared": WORDS, "book_words": WORDS, "spotlight": WORDS,
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
                       "alike_back": WORDS, "alike_composed": TABLE, "alike_switch": WORDS, "title_small": WORDS,
+                      "title_articles": WORDS,
                       "examples_of": WORDS, "name_ends": WORDS, "guardians": WORDS, "alike_before": WORDS,
                       "alike_article": WORDS, "adult_kinds": WORDS, "person_names": TABLE,
                       "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_beside_composed": TABLE,
@@ -80,10 +81,10 @@ SCHEMA: dict[str, dict[str, str]] = {
 _CODE = re.compile(r"[a-z]{2,3}")
 KINDS_FILE = "kinds.yaml"
 EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE, DESCRIBE = "exclude", "require", "allow", "except", "terminate", "describe"
-FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE = ("following", "preceding", "next_value", "clause",
-                                                                 "around", "clause_before")
+FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE, ENCLOSED = (
+    "following", "preceding", "next_value", "clause", "around", "clause_before", "enclosed")
 _KIND_VALUES = {"effect": (EXCLUDE, REQUIRE, ALLOW, EXCEPT, TERMINATE, DESCRIBE),
-                "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE)}
+                "direction": (FOLLOWING, PRECEDING, NEXT_VALUE, CLAUSE, AROUND, CLAUSE_BEFORE, ENCLOSED)}
 _KIND_FLAGS = ("several", "only_where_free", "degree", "about_the_reader", "at_clause_end", "kinds_only")
 
 
