@@ -25,9 +25,9 @@ from tasks.model.conditions import NumericCondition
 from tasks.catalog.names import simplified
 from tasks.language.text_analysis import brief_stopwords, detect_language, dictionary_tag
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Mention, Segmented,
-                                          Topic, clause_spans, everyday_readings, find_candidates, find_cues, find_terms,
-                                          list_gap, named_as_title, resolve_overlaps, segment, titled_after_alike,
-                                          titles_within, word_bounds)
+                                          Topic, clause_spans, everyday_readings, find_candidates, find_cues,
+                                          find_terms, list_gap, named_as_title, resolve_overlaps, segment,
+                                          titled_after_alike, titles_within, word_bounds)
 from tasks.understanding.cues import Cues, load_cues
 from tasks.understanding.lang import ALLOW, CLAUSE
 from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_parts, excluded_people,

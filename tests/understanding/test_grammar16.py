@@ -78,8 +78,8 @@ def test_a_kind_listed_beside_books_given_to_a_reader_is_one_part_of_the_shelf(b
     ("ideally mysteries, for the book club", ("genre", "推理悬疑")),
 ])
 def test_a_preference_before_a_kind_wishes_for_it(brief, kind):
-    """cues.yaml `preference_before` (kinds.yaml: allow, next value): the kind right after a preference had been required of
-    every book."""
+    """cues.yaml `preference_before` (kinds.yaml: allow, next value): the kind right after a preference had been
+    required of every book."""
     assert (*kind, ALLOWED) in said(brief), said(brief)
 
 
@@ -114,7 +114,8 @@ def test_an_enclosing_negation_holds_a_few_words_of_one_clause_only():
     assert not {m for m in found if m[2] == EXCLUDED}, found
 
 
-@pytest.mark.parametrize("brief", ["Dystopias, and no The Road this time", "Skip A Gentleman in Moscow, it was out in May"])
+@pytest.mark.parametrize("brief", ["Dystopias, and no The Road this time",
+                                   "Skip A Gentleman in Moscow, it was out in May"])
 def test_a_title_the_catalog_lacks_excluded_names_no_author_subject_or_value(brief):
     """readings.yaml `title_articles` and analysis.titles_within: an article among capitalised words makes them a
     title; its words had been read as an author ("Gentleman in Moscow") and as subjects to exclude."""
