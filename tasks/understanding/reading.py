@@ -378,6 +378,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # had excluded an author "Crawdads Sing" and crawdads, "The Midnight Library" late-night reading
     untitled = titles_within(text, excluded)
     mentions = [m for m in mentions if m.field == "work" or not any(a <= m.start and m.end <= b for a, b in untitled)]
+    untitled_text = "".join(" " if any(a <= i < b for a, b in untitled) else c for i, c in enumerate(text))
     referred = shelf_descriptions(text)
     contrasted = contrasted_clauses(text)
     mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred)
@@ -404,8 +405,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 field_name = "author" if people and len(said) == 1 and _NAME_RUN.fullmatch(said[0]) else "subject"
                 mentions += [Mention(a, b, field_name, t, EXCLUDED) for t in said]
         else:
-            topics = phrase_topics("".join(" " if any(a <= i < b for a, b in untitled) else c
-                                           for i, c in enumerate(text[:end]))[start:], cues)
+            topics = phrase_topics(untitled_text[start:end], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
             if " ".join(topics) in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
                 mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
