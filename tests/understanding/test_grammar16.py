@@ -136,3 +136,11 @@ def test_a_few_childrens_books_added_to_a_shelf_are_a_part_for_children(brief, p
     found = said(brief)
     assert (("audience", "children", ALLOWED) in found) is part, found
     assert (("audience", "children", WANTED) in found) is not part, found
+
+
+@pytest.mark.parametrize("brief, hard", [("2015年以后出版的就行", True), ("2015年以后出版的也行", False)])
+def test_a_year_bound_that_suffices_is_asked_and_one_also_allowed_is_a_wish(brief, hard):
+    """zh cues.yaml pseudo_negation 就行 / 就可以 / 就好: "X就行" says X suffices, it asks for X; the 行 in it had been a
+    permission, the bound only preferred. "也行" still permits (guard)."""
+    reading = read_brief(brief, get_vocabulary(), INDEX, today=TODAY)
+    assert any(n.field == "pub_year" for n in (reading.numeric if hard else reading.preferred)), reading
