@@ -152,6 +152,6 @@ def test_a_year_bound_that_suffices_is_asked_and_one_also_allowed_is_a_wish(brie
 def test_a_year_before_or_after_said_as_a_preposition_or_with_the_year_is_a_bound(brief, bound):
     """en numbers.yaml `before` (prior to, predating) and `determiners` ("the year"): these had been no condition, or
     "before the year 2000" both bounds at once."""
-    years = [(n.operator, n.value) for n in read_brief(brief, get_vocabulary(), INDEX, today=TODAY).numeric
+    years = [(n.op, n.value) for n in read_brief(brief, get_vocabulary(), INDEX, today=TODAY).numeric
              if n.field == "pub_year"]
     assert years == [bound], years
