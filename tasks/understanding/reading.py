@@ -378,7 +378,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # had excluded an author "Crawdads Sing" and crawdads, "The Midnight Library" late-night reading
     untitled = titles_within(text, excluded)
     mentions = [m for m in mentions if m.field == "work" or not any(a <= m.start and m.end <= b for a, b in untitled)]
-    untitled_text = "".join(" " if any(a <= i < b for a, b in untitled) else c for i, c in enumerate(text))
+    untitled_text = text  # the same brief with those titles blanked, every character where it was
+    for a, b in untitled:
+        untitled_text = untitled_text[:a] + " " * (b - a) + untitled_text[b:]
     referred = shelf_descriptions(text)
     contrasted = contrasted_clauses(text)
     mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred)

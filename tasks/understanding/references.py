@@ -15,7 +15,7 @@ from tasks.language.text_analysis import brief_stopwords, detect_language, token
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import HistoryShelf, Theme
-from tasks.understanding.analysis import segment
+from tasks.understanding.analysis import clause_spans, segment
 from tasks.understanding.cues import regex
 from tasks.understanding.lang import load_packs
 
@@ -105,8 +105,7 @@ def contrasted_clauses(brief: str, tables: ReferenceTables | None = None) -> lis
     tables = tables or load_tables()
     if _found(brief, tables.stances["continue"]):
         return []
-    seg = segment(brief)
-    clauses = [seg.clause_of(at) for at in (0, *(e + 1 for e in seg.ends)) if at <= len(brief)]
+    clauses = clause_spans(segment(brief), [])
     now = [a for a, b in clauses if _found(brief[a:b], tables.present)]
     return [(a, b) for a, b in clauses if any(a < later for later in now)
             and _found(brief[a:b], tables.temporal) and not _found(brief[a:b], tables.present)]
