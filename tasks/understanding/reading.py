@@ -34,7 +34,7 @@ from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_part
                                           guardians_children, not_asked, number_weight, overruled_years,
                                           parts_by_reader, periods_of_other_things, small_count)
 from tasks.understanding.numbers import find_numbers
-from tasks.understanding.references import contrasted_clauses, shelf_descriptions
+from tasks.understanding.references import contrasted_clauses, done_clauses, shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
 from tasks.understanding.topics import (brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
                                         phrase_topics)
@@ -347,6 +347,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]
     if len({m.value for m in offered}) > 1:
         mentions = [replace(m, polarity=WANTED) if m in offered else m for m in mentions]
+    # what an earlier shelf held, described or said as done before ("we did them last year"): nothing of it is asked
+    referred = shelf_descriptions(text) + done_clauses(text)
+    contrasted = contrasted_clauses(text)
     notes = []
     numeric: list[NumericCondition] = []
     preferred: list[NumericCondition] = []
@@ -356,7 +359,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     overruled = overruled_years(numbers, cue_list, text, cues) | periods_of_other_things(numbers, seg, cue_list, cues)
     for number in numbers:
         mood = polarity(number.start, number.end)
-        if mood == READER or number in overruled:
+        if mood == READER or number in overruled or any(a <= number.start < b for a, b in referred):
             continue
         weight = number_weight(number, mood != EXCLUDED, scopes, seg, g)
         if weight != HARD:
@@ -378,11 +381,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # had excluded an author "Crawdads Sing" and crawdads, "The Midnight Library" late-night reading
     untitled = titles_within(text, excluded)
     mentions = [m for m in mentions if m.field == "work" or not any(a <= m.start and m.end <= b for a, b in untitled)]
-    untitled_text = text  # the same brief with those titles blanked, every character where it was
-    for a, b in untitled:
+    # the same brief with those titles and what earlier shelves held blanked, every character where it was: "not the
+    # ones we showed last spring" excludes no subject "showed last spring"
+    untitled_text = text
+    for a, b in (*untitled, *referred):
         untitled_text = untitled_text[:a] + " " * (b - a) + untitled_text[b:]
-    referred = shelf_descriptions(text)
-    contrasted = contrasted_clauses(text)
     mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred)
                 or m.field in KIND_FIELDS and any(a <= m.start and m.end <= b for a, b in contrasted) else m
                 for m in mentions]

@@ -41,7 +41,7 @@ SCHEMA: dict[str, dict[str, str]] = {
         "wanting": WORDS, "filler": WORDS, "not_a_topic": WORDS, "pronouns": WORDS, "moment": WORDS,
         "adding": WORDS, "arranging": WORDS, "comparison_end": WORDS, "totality": WORDS,
         "reference_temporal": WORDS, "reference_referential": WORDS, "reference_shelf": WORDS,
-        "reference_present": WORDS,
+        "reference_present": WORDS, "reference_done": WORDS,
         "reference_stances": GROUPS, "composed": TABLE,
     },
     "clauses.yaml": {"connectives": WORDS, "ends": WORDS, "abbreviations": WORDS, "sentence_ends": WORDS,

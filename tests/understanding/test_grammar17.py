@@ -1,0 +1,57 @@
+"""Reader round seventeen: each mechanism through whole briefs, worded apart from the round's own probes. Each test
+fails without its mechanism (its pack rows or its rule)."""
+
+from datetime import date
+
+import pytest
+
+from config.vocabulary import get_vocabulary
+from tasks.understanding.reading import EXCLUDED, REFERRED, read_brief
+
+TODAY = date(2026, 11, 29)
+
+
+def reading(brief: str):
+    return read_brief(brief, get_vocabulary(), today=TODAY)
+
+
+def said(brief: str) -> set[tuple[str, str, str]]:
+    return {(m.field, m.value, m.polarity) for m in reading(brief).mentions}
+
+
+@pytest.mark.parametrize("brief", [
+    "Essays again, though not French ones this time - we featured them in the spring of last year",
+    "Essays again, but no French writers: we ran those last year",
+])
+def test_a_past_act_of_shelving_dates_no_book(brief):
+    """cues.yaml `reference_done` and references.done_clauses: the clause that says what the library shelved before
+    names when it did, not when the books were published ("last year" had required books of 2025 or later)."""
+    read = reading(brief)
+    assert not read.numeric, (brief, read.numeric)
+    assert any(value == "french" and polarity == EXCLUDED for _, value, polarity in said(brief)), said(brief)
+
+
+@pytest.mark.parametrize("brief, value", [
+    ("Novels for teens; we displayed Japanese novels in June", "japanese"),
+    ("青少年小说，日本小说六月份展出过", "japanese"),
+    ("随笔，2024年那批法国随笔展过了", "french"),
+])
+def test_what_an_earlier_shelf_held_is_not_asked_for(brief, value):
+    """The kinds a done clause names were the earlier shelf's: referred, neither asked for nor required (the
+    shelf had been Japanese only)."""
+    found = {(v, p) for _, v, p in said(brief)}
+    assert (value, REFERRED) in found, (brief, found)
+    assert not any(v == value and p != REFERRED for v, p in found), (brief, found)
+
+
+def test_an_exclusion_of_the_books_shown_before_excludes_no_subject():
+    """The excluded phrase's words that say when the books were shown are no subject ("not the ones we showed last
+    spring" had excluded a subject "showed last spring")."""
+    brief = "Memoirs, but not the ones we put up at Easter"
+    assert not any(field == "subject" for field, _, _ in said(brief)), said(brief)
+
+
+@pytest.mark.parametrize("brief", ["Novels published last year", "去年出版的散文"])
+def test_a_year_of_publishing_stays_a_condition(brief):
+    """Guard: "last year" of the books themselves is still their year."""
+    assert reading(brief).numeric, brief
