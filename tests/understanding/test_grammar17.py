@@ -6,7 +6,11 @@ from datetime import date
 import pytest
 
 from config.vocabulary import get_vocabulary
+from tasks.model.books import BookRecord, Facet
+from tasks.model.constraints import evaluate, hard_constraints
+from tasks.model.themes import Theme
 from tasks.understanding.reading import EXCLUDED, REFERRED, read_brief
+from tasks.understanding.translate.rules import RulesTranslator
 
 TODAY = date(2026, 11, 29)
 
@@ -55,3 +59,37 @@ def test_an_exclusion_of_the_books_shown_before_excludes_no_subject():
 def test_a_year_of_publishing_stays_a_condition(brief):
     """Guard: "last year" of the books themselves is still their year."""
     assert reading(brief).numeric, brief
+
+
+def translated(brief: str):
+    theme = Theme("b", "t", theme_name=brief)
+    vocabulary = get_vocabulary()
+    query = RulesTranslator(vocabulary).translate(theme, read_brief(brief, vocabulary, today=TODAY))
+    return hard_constraints([c for c in query.filter_conditions if c.field == "literature"], facet_confidence=0.85)
+
+
+def stating(nation: str) -> BookRecord:
+    return BookRecord(nation, "x", facets=(Facet("literature", nation, 0.95, "crosswalk", "class"),))
+
+
+@pytest.mark.parametrize("brief, kept, left_out", [
+    ("想看几本外国的侦探小说，节奏快一点", ["russian", "japanese", "american"], ["chinese"]),
+    ("欧美作家写的科幻", ["british", "american"], ["japanese", "chinese"]),
+    ("Slim European novels for a winter weekend", ["french", "german"], ["american", "japanese"]),
+    ("不要外国作家的，只放本土的童话", ["chinese"], ["french", "japanese"]),
+])
+def test_a_group_of_literatures_is_its_members(brief, kept, left_out):
+    """config/class_ranges.yaml `literature_groups`: a word for several literatures ("外国", "欧美", "European")
+    names each of them, as a nation's word names one; the shelf had read "外国小说" as a topic word that no English
+    record holds, and held Chinese novels."""
+    constraints = translated(brief)
+    assert all(evaluate(constraints, stating(n)) for n in kept), brief
+    assert not any(evaluate(constraints, stating(n)) for n in left_out), brief
+    assert evaluate(constraints, BookRecord("unsaid", "x")), brief  # a record that states none stays
+
+
+def test_a_literature_only_let_in_leaves_the_others_in():
+    """"日本作家的也行": a nation allowed beside the shelf's own books is no requirement, and excludes no other
+    literature (every novel but the Japanese ones had been left out)."""
+    constraints = translated("治愈系小说，日本作家的也行")
+    assert all(evaluate(constraints, stating(n)) for n in ("japanese", "chinese", "british")), constraints
