@@ -9,6 +9,7 @@ from config.vocabulary import get_vocabulary
 from tasks.model.books import BookRecord, Facet
 from tasks.model.constraints import evaluate, hard_constraints
 from tasks.model.themes import Theme
+from tasks.understanding.entities import EntityIndex
 from tasks.understanding.reading import EXCLUDED, REFERRED, read_brief
 from tasks.understanding.translate.rules import RulesTranslator
 
@@ -93,3 +94,14 @@ def test_a_literature_only_let_in_leaves_the_others_in():
     literature (every novel but the Japanese ones had been left out)."""
     constraints = translated("治愈系小说，日本作家的也行")
     assert all(evaluate(constraints, stating(n)) for n in ("japanese", "chinese", "british")), constraints
+
+
+def test_a_surname_that_names_a_literature_is_the_literature():
+    """entities.name_spans: a surname alone that is a nation's word is that nation ("no French writers" had
+    excluded Tana French and let every French book in); her whole name is still hers."""
+    index = EntityIndex.build([BookRecord("e1", "In the Woods", authors=("Tana French",))], {})
+
+    def read(brief: str) -> set[tuple[str, str, str]]:
+        return {(m.field, m.value, m.polarity) for m in read_brief(brief, get_vocabulary(), index, today=TODAY).mentions}
+    assert not any(field == "author" for field, _, _ in read("Crime novels, but no French writers this time"))
+    assert ("author", "Tana French", EXCLUDED) in read("Crime novels, but skip Tana French this time")
