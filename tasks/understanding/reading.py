@@ -292,6 +292,18 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
              and (f[2] in ("author", "work") or (f in occasion_values or not any(a <= f[0] and f[1] <= b
                                                                                 for a, b in names))
                   and not any(a <= f[0] and f[1] <= b for a, b in titles))]
+    # a kind right before a likeness says how a book reads, not what it is ("史诗般的家族小说", "fairy-tale-like love
+    # stories"): poetry and children's books had been required
+    likeness = tuple(w.lower() for w in cues.readings.kind_likeness)
+    likened = [(f[0], f[1]) for f in found
+               if f[2] in (*KIND_FIELDS, "audience") and text[f[1]:].lower().startswith(likeness)]
+    found = [f for f in found if (f[0], f[1]) not in likened]
+    # a kind inside its writers' word beside another kind is who wrote the book or whom it is about ("诗人传记",
+    # "小说家的散文随笔"): poetry or fiction had been offered as the shelf's other kind
+    people = [(a, b) for a, b, _ in find_terms(text, cues.readings.kind_people, plural=True)]
+    among = [f for f in found if f[2] in KIND_FIELDS and any(a <= f[0] and f[1] <= b for a, b in people)]
+    if any(f[2] in KIND_FIELDS and f not in among for f in found):
+        found = [f for f in found if f not in among]
     spans = [(f[0], f[1]) for f in found] + number_spans
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
@@ -456,7 +468,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     names = tuple(entities.whole_names(text)) if entities is not None else ()
     topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions if m.field == "subject"]
     # an everyday word read as a value or an audience ("cheerful", "fourth graders"), an occasion: no keyword
-    said = [(t.start, t.end) for t in occasion_topics] + [
+    # a kind said as a likeness is no topic either ("童话般的" searches no fairy tales)
+    said = [(t.start, t.end) for t in occasion_topics] + likened + [
         (a, b) for words in (*cues.readings.values.values(), *cues.readings.audiences.values())
         for a, b, _ in find_terms(text, words, plural=True)]
     reading = Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),

@@ -10,7 +10,7 @@ from tasks.model.books import BookRecord, Facet
 from tasks.model.constraints import evaluate, hard_constraints
 from tasks.model.themes import Theme
 from tasks.understanding.entities import EntityIndex
-from tasks.understanding.reading import EXCLUDED, REFERRED, read_brief
+from tasks.understanding.reading import EXCLUDED, REFERRED, REQUIRED, WANTED, read_brief
 from tasks.understanding.translate.rules import RulesTranslator
 
 TODAY = date(2026, 11, 29)
@@ -105,3 +105,33 @@ def test_a_surname_that_names_a_literature_is_the_literature():
         return {(m.field, m.value, m.polarity) for m in read_brief(brief, get_vocabulary(), index, today=TODAY).mentions}
     assert not any(field == "author" for field, _, _ in read("Crime novels, but no French writers this time"))
     assert ("author", "Tana French", EXCLUDED) in read("Crime novels, but skip Tana French this time")
+
+
+@pytest.mark.parametrize("brief, kind, not_kind", [
+    ("想要几本史诗般的家族小说，跨好几代人的", ("form", "fiction"), "poetry"),
+    ("诗一般的散文，适合慢慢读", ("form", "essays"), "poetry"),
+    ("童话般的爱情小说", ("form", "fiction"), "children"),
+    ("Dreamy, fairy-tale-like novels for grown-up readers", ("form", "fiction"), "children"),
+])
+def test_a_kind_said_as_a_likeness_is_how_the_book_reads(brief, kind, not_kind):
+    """readings.yaml `kind_likeness`: a kind right before 般, 式, 级, "-like" says how a book reads; poetry and
+    children's books had been required beside the kind asked for."""
+    found = said(brief)
+    assert (*kind, WANTED) in found or (*kind, REQUIRED) in found, found
+    assert not any(value == not_kind and polarity in (WANTED, REQUIRED) for _, value, polarity in found), found
+
+
+@pytest.mark.parametrize("brief, kind, not_kind", [
+    ("诗人写的回忆录和传记", ("genre", "传记回忆"), "poetry"),
+    ("剧作家的散文随笔", ("form", "essays"), "drama"),
+])
+def test_the_writers_of_a_kind_beside_another_kind_are_no_kind(brief, kind, not_kind):
+    """readings.yaml `kind_people`: 诗人 holds 诗, but beside another kind it is who wrote the book."""
+    found = said(brief)
+    assert any(f[:2] == kind for f in found), found
+    assert not any(value == not_kind for _, value, _ in found), found
+
+
+def test_the_writers_of_a_kind_alone_still_ask_for_it():
+    """Guard: a shelf of poets' books with no other kind is still poetry."""
+    assert any(value == "poetry" for _, value, _ in said("唐代诗人专题"))
