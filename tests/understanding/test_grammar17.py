@@ -135,3 +135,17 @@ def test_the_writers_of_a_kind_beside_another_kind_are_no_kind(brief, kind, not_
 def test_the_writers_of_a_kind_alone_still_ask_for_it():
     """Guard: a shelf of poets' books with no other kind is still poetry."""
     assert any(value == "poetry" for _, value, _ in said("唐代诗人专题"))
+
+
+@pytest.mark.parametrize("brief, language", [
+    ("想找几本外国散文的中译本", "zh"),
+    ("French essays in English translation, nothing too long", "en"),
+])
+def test_a_translation_into_a_language_is_a_book_in_it(brief, language):
+    """readings.yaml `languages`: "中译本", "in English translation" ask for books in that language (the English
+    originals had stood on a shelf of Chinese translations)."""
+    theme = Theme("b", "t", theme_name=brief)
+    vocabulary = get_vocabulary()
+    query = RulesTranslator(vocabulary).translate(theme, read_brief(brief, vocabulary, today=TODAY))
+    assert any(c.field == "language" and c.values == (language,) and c.operator == "MUST"
+               for c in query.filter_conditions), query.filter_conditions
