@@ -149,3 +149,20 @@ def test_a_translation_into_a_language_is_a_book_in_it(brief, language):
     query = RulesTranslator(vocabulary).translate(theme, read_brief(brief, vocabulary, today=TODAY))
     assert any(c.field == "language" and c.values == (language,) and c.operator == "MUST"
                for c in query.filter_conditions), query.filter_conditions
+
+
+@pytest.mark.parametrize("brief, kinds", [
+    ("A mix of novels and memoirs for the book club's summer table", {"fiction", "nonfiction"}),
+    ("A handful of mysteries and a couple of true-crime books", {"推理悬疑", "nonfiction"}),
+    ("Fiction or true stories about mountains, both fine", {"fiction", "nonfiction"}),
+])
+def test_kinds_mixed_on_one_shelf_are_the_shelfs_one_of(brief, kinds):
+    """readings.yaml `partitive`: "a mix of", "a handful of" open no topic (the novels of "a mix of novels and
+    memoirs" had been read as what the memoirs are about, and the shelf memoirs only); `kinds` nonfiction: "true
+    stories" are a kind of book; a term's words joined by a hyphen are the term ("true-crime")."""
+    theme = Theme("b", "t", theme_name=brief)
+    vocabulary = get_vocabulary()
+    query = RulesTranslator(vocabulary).translate(theme, read_brief(brief, vocabulary, today=TODAY))
+    required = [c for c in query.filter_conditions if c.operator == "MUST" and c.field in ("form", "genre")]
+    assert all(len(c.values) > 1 for c in required), required  # a one-of, never one kind alone
+    assert kinds <= {v for c in query.filter_conditions if c.field in ("form", "genre") for v in c.values}
