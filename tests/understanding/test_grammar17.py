@@ -166,3 +166,8 @@ def test_kinds_mixed_on_one_shelf_are_the_shelfs_one_of(brief, kinds):
     required = [c for c in query.filter_conditions if c.operator == "MUST" and c.field in ("form", "genre")]
     assert all(len(c.values) > 1 for c in required), required  # a one-of, never one kind alone
     assert kinds <= {v for c in query.filter_conditions if c.field in ("form", "genre") for v in c.values}
+
+
+def test_an_epic_is_no_poetry():
+    """readings.yaml `topics`: 史诗 holds 诗, but "家族史诗" is a family saga (poetry had been required)."""
+    assert not any(value == "poetry" for _, value, _ in said("想做一架家族史诗，写几代人的那种"))
