@@ -171,3 +171,12 @@ def test_kinds_mixed_on_one_shelf_are_the_shelfs_one_of(brief, kinds):
 def test_an_epic_is_no_poetry():
     """readings.yaml `topics`: 史诗 holds 诗, but "家族史诗" is a family saga (poetry had been required)."""
     assert not any(value == "poetry" for _, value, _ in said("想做一架家族史诗，写几代人的那种"))
+
+
+@pytest.mark.parametrize("brief, word", [("想给武侠迷做一架武侠小说", "武侠"), ("Family sagas for the long holidays", "sagas")])
+def test_a_kind_of_a_form_asked_by_its_word_stays_the_shelfs_topic(brief, word):
+    """readings.yaml `kinds` asked for: the form, and the word a topic to search ("武侠小说" had taken any novel and
+    said "done"; the word was read whole into the form and left no keyword)."""
+    read = reading(brief)
+    assert any(m.field == "form" and m.value == "fiction" for m in read.mentions), read.mentions
+    assert any(word in topic.text for topic in read.topics if topic.polarity == WANTED), read.topics
