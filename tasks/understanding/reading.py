@@ -229,17 +229,27 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
 def _kinds_of_forms(mentions: list[Mention], text: str, cues: Cues, vocabulary: Vocabulary) -> list[Mention]:
     """"不要武侠", "no sagas": a form excluded by an everyday word for one kind of it (readings.yaml `kinds`) excludes
     that kind, not the form: every novel had been excluded. The kind is the vocabulary value the word names where
-    one does (言情: a mood), else a subject. Asked for, the word asks for the form."""
+    one does (言情: a mood), else a subject. Asked for, the word asks for the form and wishes for that kind: "武侠小说"
+    and "中短篇小说" had taken any novel, and said "done"."""
     forms = {k.name for k in vocabulary.kinds}
     named = {a.lower(): (v.dimension, v.name) for v in vocabulary.all_values() for a in (v.name, *v.aliases)}
 
-    def narrowed(m: Mention) -> Mention:
+    def kind_word(m: Mention) -> str | None:
         said = text[m.start:m.end].lower()
-        if not (m.polarity == EXCLUDED and m.field == "form" and m.value in forms
-                and said in {w.lower() for w in cues.readings.values.get(m.value, ())}):
-            return m
-        return Mention(m.start, m.end, *named.get(said, ("subject", said)), EXCLUDED)
-    return [narrowed(m) for m in mentions]
+        return said if (m.field == "form" and m.value in forms
+                        and said in {w.lower() for w in cues.readings.values.get(m.value, ())}) else None
+
+    out = []
+    for m in mentions:
+        said = kind_word(m)
+        if said is None:
+            out.append(m)
+        elif m.polarity == EXCLUDED:
+            out.append(Mention(m.start, m.end, *named.get(said, ("subject", said)), EXCLUDED))
+        else:
+            out += [m, *([Mention(m.start, m.end, *named.get(said, ("subject", said)), WANTED)]
+                         if m.polarity in (WANTED, REQUIRED) else [])]
+    return out
 
 
 def _narrower_topics(mentions: list[Mention], text: str, vocabulary: Vocabulary) -> list[Mention]:
@@ -468,10 +478,12 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     names = tuple(entities.whole_names(text)) if entities is not None else ()
     topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions if m.field == "subject"]
     # an everyday word read as a value or an audience ("cheerful", "fourth graders"), an occasion: no keyword
-    # a kind said as a likeness is no topic either ("童话般的" searches no fairy tales)
+    # a kind said as a likeness is no topic either ("童话般的" searches no fairy tales); a kind of a form asked for by
+    # its own word is ("武侠小说": _kinds_of_forms)
+    topical = {(m.start, m.end) for m in mentions if m.field == "subject" and m.polarity == WANTED}
     said = [(t.start, t.end) for t in occasion_topics] + likened + [
         (a, b) for words in (*cues.readings.values.values(), *cues.readings.audiences.values())
-        for a, b, _ in find_terms(text, words, plural=True)]
+        for a, b, _ in find_terms(text, words, plural=True) if (a, b) not in topical]
     reading = Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
                       tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
                       tuple(dict.fromkeys(preferred)), tuple(topics + occasion_topics), tuple(said))

@@ -149,3 +149,34 @@ def test_a_translation_into_a_language_is_a_book_in_it(brief, language):
     query = RulesTranslator(vocabulary).translate(theme, read_brief(brief, vocabulary, today=TODAY))
     assert any(c.field == "language" and c.values == (language,) and c.operator == "MUST"
                for c in query.filter_conditions), query.filter_conditions
+
+
+@pytest.mark.parametrize("brief, kinds", [
+    ("A mix of novels and memoirs for the book club's summer table", {"fiction", "nonfiction"}),
+    ("A handful of mysteries and a couple of true-crime books", {"推理悬疑", "nonfiction"}),
+    ("Fiction or true stories about mountains, both fine", {"fiction", "nonfiction"}),
+])
+def test_kinds_mixed_on_one_shelf_are_the_shelfs_one_of(brief, kinds):
+    """readings.yaml `partitive`: "a mix of", "a handful of" open no topic (the novels of "a mix of novels and
+    memoirs" had been read as what the memoirs are about, and the shelf memoirs only); `kinds` nonfiction: "true
+    stories" are a kind of book; a term's words joined by a hyphen are the term ("true-crime")."""
+    theme = Theme("b", "t", theme_name=brief)
+    vocabulary = get_vocabulary()
+    query = RulesTranslator(vocabulary).translate(theme, read_brief(brief, vocabulary, today=TODAY))
+    required = [c for c in query.filter_conditions if c.operator == "MUST" and c.field in ("form", "genre")]
+    assert all(len(c.values) > 1 for c in required), required  # a one-of, never one kind alone
+    assert kinds <= {v for c in query.filter_conditions if c.field in ("form", "genre") for v in c.values}
+
+
+def test_an_epic_is_no_poetry():
+    """readings.yaml `topics`: 史诗 holds 诗, but "家族史诗" is a family saga (poetry had been required)."""
+    assert not any(value == "poetry" for _, value, _ in said("想做一架家族史诗，写几代人的那种"))
+
+
+@pytest.mark.parametrize("brief, word", [("想给武侠迷做一架武侠小说", "武侠"), ("Family sagas for the long holidays", "sagas")])
+def test_a_kind_of_a_form_asked_by_its_word_stays_the_shelfs_topic(brief, word):
+    """readings.yaml `kinds` asked for: the form, and the word a topic to search ("武侠小说" had taken any novel and
+    said "done"; the word was read whole into the form and left no keyword)."""
+    read = reading(brief)
+    assert any(m.field == "form" and m.value == "fiction" for m in read.mentions), read.mentions
+    assert any(word in topic.text for topic in read.topics if topic.polarity == WANTED), read.topics

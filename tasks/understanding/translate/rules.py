@@ -326,12 +326,14 @@ def _kinds_as_topics(text: str, kinds: list[Mention], cues: Cues) -> set[Mention
     ("讲历史人物的传记": biographies)."""
     seg = segment(text)
     about = tuple(w.lower() for w in cues.readings.about)
+    partitive = {w.lower() for w in cues.readings.partitive}
     out: set[Mention] = set()
     for kind, other in ((k, o) for k in kinds for o in kinds if o.value != k.value and o.start != k.start):
         lead = text[seg.clause_of(kind.start)[0]:kind.start]
         if lead.isascii():  # the last word before it, filler that says nothing of aboutness aside
             said = [w for w in re.findall(r"[a-z'-]+", lead.lower()) if w in about or w not in cues.filler]
-            if said and said[-1] in about:
+            # "a mix of novels": the about-word after how many or how mixed is no aboutness
+            if said and said[-1] in about and not (len(said) > 1 and said[-2] in partitive):
                 out.add(kind)
         elif kind.end <= other.start and not seg.any_end(kind.end, other.start):
             gap = text[kind.end:other.start]
