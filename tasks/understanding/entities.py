@@ -267,7 +267,7 @@ class EntityIndex:
         "的书", "的作品" ..., or after "不要", "除了" ... at its clause's end ("不要村上的", "除了东野以外")."""
         found = []
         lengths = sorted({len(s) for s in self.cjk_surnames}, reverse=True)
-        for a, b in ((i, i + n) for i in range(len(text)) for n in lengths):
+        for a, b in ((i, i + n) for i in range(len(text)) for n in lengths if i + n <= len(text)):
             author = self.cjk_surnames.get(text[a:b])
             if author is None or author in text[max(0, a - 4):b + 4]:  # the whole name is found as the name
                 continue

@@ -45,6 +45,7 @@ REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前�
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 # A person's name written without spaces or dots, as a topic of its own: two to four characters of a CJK script.
 _NAME_RUN = re.compile(r"[\u3400-\u9fff]{2,4}")
+_QUALIFIES = 4  # how far after the children's word an every-age word says which children: "kids of all ages"
 
 
 @dataclass(frozen=True)
@@ -134,10 +135,16 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
                    and find_terms(text[max(g.end, c.end):clause[1]], letting)
                    for g in grown for c in children)
         dropped |= set(children) | (set(grown) if joined or added or both else set())
-    # a shelf for every age that names grown-ups ("for all ages: picture books and a few for adults"): no age is whose
-    # books these are ("kids of all ages" are still kids)
-    if grown and find_terms(text, cues.readings.everyone):
-        dropped |= set(grown) | {m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)}
+    # a shelf for every age ("for all ages: picture books and a few for adults", "全家老少都能读的，从幼儿到爷爷奶奶"): no
+    # age is whose books these are; "kids of all ages", "各年龄段小读者" are still kids, the every-age words saying which
+    # kids; children only let in ("fine for middle grade too") stay let in
+    every = [(a, b) for a, b, _ in find_terms(text, cues.readings.everyone)]
+    qualifying = [(a, b) for a, b in every if any(
+        0 <= a - c.end <= _QUALIFIES and not seg.any_end(c.end, a) or 0 <= c.start - b <= _QUALIFIES
+        and not seg.any_end(b, c.start) for c in children)]
+    if grown and every or [s for s in every if s not in qualifying]:
+        dropped |= set(grown) | {m for m in mentions if m.field == "audience"
+                                 and (m.polarity == WANTED or grown and m.polarity == ALLOWED)}
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
 

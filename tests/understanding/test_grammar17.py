@@ -180,3 +180,22 @@ def test_a_kind_of_a_form_asked_by_its_word_stays_the_shelfs_topic(brief, word):
     read = reading(brief)
     assert any(m.field == "form" and m.value == "fiction" for m in read.mentions), read.mentions
     assert any(word in topic.text for topic in read.topics if topic.polarity == WANTED), read.topics
+
+
+def test_a_short_name_excluded_at_the_briefs_very_end_is_the_author():
+    """entities.cjk_surname_spans: a name's spans end inside the brief; at its very end they had run past it, so no
+    exclusion held the name and "推理，这回不要阿加莎" had asked for Christie."""
+    index = EntityIndex.build([BookRecord("z1", "无人生还", authors=("阿加莎·克里斯蒂",))], {})
+    found = {(m.field, m.value, m.polarity) for m in read_brief("推理小说，这回不要阿加莎", get_vocabulary(), index,
+                                                                 today=TODAY).mentions}
+    assert ("author", "阿加莎·克里斯蒂", EXCLUDED) in found, found
+
+
+@pytest.mark.parametrize("brief", ["Books for all ages: picture books, chapter books and novels",
+                                   "全家老少都能读的书，从幼儿到爷爷奶奶"])
+def test_a_shelf_for_every_age_asks_for_no_childrens_books(brief):
+    """readings.yaml `everyone`: a shelf for every age says whose books none are, grown-ups named or not (children's
+    books had been required); "kids of all ages" stay kids."""
+    assert not any(value == "children" and polarity in (WANTED, REQUIRED) for _, value, polarity in said(brief))
+    assert ("audience", "children", WANTED) in said("Picture books for kids of all ages") or \
+        ("audience", "children", REQUIRED) in said("Picture books for kids of all ages")
