@@ -45,7 +45,7 @@ REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前�
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 # A person's name written without spaces or dots, as a topic of its own: two to four characters of a CJK script.
 _NAME_RUN = re.compile(r"[\u3400-\u9fff]{2,4}")
-_QUALIFIES = 4  # how far after the children's word an every-age word says which children: "kids of all ages"
+_QUALIFIES = 4  # how near the children's word an every-age word says which children: "kids of all ages"
 
 
 @dataclass(frozen=True)
@@ -233,6 +233,24 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
     return sorted(out, key=lambda x: x.start)
 
 
+def _kinds_said_otherwise(found: list[tuple[int, int, str, str]], text: str, cues: Cues
+                          ) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, int]]]:
+    """The names and values found without the kinds of book the words around them say otherwise, and the spans of
+    those said as a likeness. A kind right before a likeness (readings.yaml `kind_likeness`) says how a book reads,
+    not what it is ("史诗般的家族小说", "fairy-tale-like love stories": poetry and children's books had been required);
+    a kind inside its writers' word (`kind_people`) beside another kind is who wrote the book or whom it is about
+    ("诗人传记", "小说家的散文随笔": poetry or fiction had been offered as the shelf's other kind)."""
+    likeness = tuple(w.lower() for w in cues.readings.kind_likeness)
+    likened = [(f[0], f[1]) for f in found
+               if f[2] in (*KIND_FIELDS, "audience") and text[f[1]:].lower().startswith(likeness)]
+    found = [f for f in found if (f[0], f[1]) not in likened]
+    people = [(a, b) for a, b, _ in find_terms(text, cues.readings.kind_people, plural=True)]
+    among = [f for f in found if f[2] in KIND_FIELDS and any(a <= f[0] and f[1] <= b for a, b in people)]
+    if any(f[2] in KIND_FIELDS and f not in among for f in found):
+        found = [f for f in found if f not in among]
+    return found, likened
+
+
 def _kinds_of_forms(mentions: list[Mention], text: str, cues: Cues, vocabulary: Vocabulary) -> list[Mention]:
     """"不要武侠", "no sagas": a form excluded by an everyday word for one kind of it (readings.yaml `kinds`) excludes
     that kind, not the form: every novel had been excluded. The kind is the vocabulary value the word names where
@@ -309,18 +327,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
              and (f[2] in ("author", "work") or (f in occasion_values or not any(a <= f[0] and f[1] <= b
                                                                                 for a, b in names))
                   and not any(a <= f[0] and f[1] <= b for a, b in titles))]
-    # a kind right before a likeness says how a book reads, not what it is ("史诗般的家族小说", "fairy-tale-like love
-    # stories"): poetry and children's books had been required
-    likeness = tuple(w.lower() for w in cues.readings.kind_likeness)
-    likened = [(f[0], f[1]) for f in found
-               if f[2] in (*KIND_FIELDS, "audience") and text[f[1]:].lower().startswith(likeness)]
-    found = [f for f in found if (f[0], f[1]) not in likened]
-    # a kind inside its writers' word beside another kind is who wrote the book or whom it is about ("诗人传记",
-    # "小说家的散文随笔"): poetry or fiction had been offered as the shelf's other kind
-    people = [(a, b) for a, b, _ in find_terms(text, cues.readings.kind_people, plural=True)]
-    among = [f for f in found if f[2] in KIND_FIELDS and any(a <= f[0] and f[1] <= b for a, b in people)]
-    if any(f[2] in KIND_FIELDS and f not in among for f in found):
-        found = [f for f in found if f not in among]
+    found, likened = _kinds_said_otherwise(found, text, cues)
     spans = [(f[0], f[1]) for f in found] + number_spans
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
@@ -483,7 +490,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                  if not c.negates_ahead or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
     names = tuple(entities.whole_names(text)) if entities is not None else ()
-    topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions if m.field == "subject"]
+    topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions
+              if m.field == "subject" and m.polarity == EXCLUDED]
     # an everyday word read as a value or an audience ("cheerful", "fourth graders"), an occasion: no keyword
     # a kind said as a likeness is no topic either ("童话般的" searches no fairy tales); a kind of a form asked for by
     # its own word is ("武侠小说": _kinds_of_forms)
