@@ -29,15 +29,21 @@ class ClassRange:
     people: tuple[str, ...]  # the nation's writers: a mention after "by" or before 写
     codes: tuple[str, ...]  # "scheme:prefix", as filters compare them with a book's class prefixes
     subjects: tuple[str, ...]  # subject words that say the same on a record
+    members: tuple[str, ...] = ()  # a group's literatures ("外国": every one but Chinese); none for one literature
 
 
 @dataclass(frozen=True)
 class ClassRanges:
     entries: tuple[ClassRange, ...]
     history_words: tuple[str, ...]
+    groups: tuple[ClassRange, ...] = ()  # literatures named together: named as one is, filed as its members are
 
     def entry(self, key: str) -> ClassRange:
-        return next(e for e in self.entries if e.key == key)
+        return next(e for e in (*self.entries, *self.groups) if e.key == key)
+
+    def literatures_of(self, keys: Iterable[str]) -> tuple[str, ...]:
+        """The literatures these keys stand for: a group's members, a literature itself."""
+        return tuple(dict.fromkeys(k for key in keys for k in (self.entry(key).members or (key,))))
 
     @cached_property
     def literatures(self) -> tuple[ClassRange, ...]:
@@ -123,7 +129,26 @@ def load_class_ranges(path: Path = CLASS_RANGES_FILE) -> ClassRanges:
                 raise ValueError(f"{where}: needs codes and a name, qualifier or people word")
             entries.append(entry)
     history = raw.get("history_words") or {}
-    return ClassRanges(tuple(entries), tuple(str(w) for lang in ("zh", "en") for w in history.get(lang, ())))
+    return ClassRanges(tuple(entries), tuple(str(w) for lang in ("zh", "en") for w in history.get(lang, ())),
+                       tuple(_groups(raw, path, entries)))
+
+
+def _groups(raw: dict, path: Path, entries: list[ClassRange]) -> Iterator[ClassRange]:
+    """`literature_groups`, checked: named somehow, and standing for literatures the table has."""
+    literatures = [e.key for e in entries if e.kind == "literatures"]
+    for key, given in (raw.get("literature_groups") or {}).items():
+        where = f"{path}: literature_groups.{key}"
+        left_out = [str(k) for k in given.get("all_but") or ()]
+        members = tuple(k for k in literatures if k not in left_out) if left_out else tuple(
+            str(k) for k in given.get("members") or ())
+        unknown = [k for k in (*left_out, *members) if k not in literatures]
+        if unknown or not members:
+            raise ValueError(f"{where}: needs members (or all_but) among the literatures; unknown: {unknown}")
+        group = ClassRange(key, "literatures", {lang: str(given["label"][lang]) for lang in ("zh", "en")}, (),
+                           _words(given, "qualifiers"), _words(given, "people"), (), (), members)
+        if not (group.qualifiers or group.people):
+            raise ValueError(f"{where}: needs a qualifier or people word")
+        yield group
 
 
 @lru_cache(maxsize=1)

@@ -270,6 +270,7 @@ class ComputeSettings(Section):
 
 class PrefectSettings(Section):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    client_retries: NonNegative = 2
 
 
 class LockingSettings(Section):

@@ -124,11 +124,6 @@ def workspace_server(settings: Settings) -> RunningServer | None:
     return server if healthy(server.api_url) else None
 
 
-# A command's Prefect client retries a failed call this often (2 + 4 s apart), not 5 times over a minute: a
-# server that went away mid-run is known in seconds, and the command says what it saved (flows/cli.py).
-CLIENT_RETRIES = 2
-
-
 def server_lost(err: BaseException, api_url: str) -> bool:
     """Whether `err` came from the Prefect server at api_url going away: a transport error, and it answers no more."""
     import httpx
@@ -144,10 +139,12 @@ def server_lost(err: BaseException, api_url: str) -> bool:
 
 @contextmanager
 def flow_api(settings: Settings) -> Iterator[str]:
-    """The Prefect API the flows of this command report to (see the module's docstring)."""
+    """The Prefect API the flows of this command report to (see the module's docstring). Its client retries a
+    failed call prefect.client_retries times (2 + 4 s apart by default), not Prefect's 5 over a minute: a server
+    that went away mid-run is known in seconds, and the command says what it saved (flows/cli.py)."""
     from prefect.settings import PREFECT_CLIENT_MAX_RETRIES, temporary_settings
 
-    with temporary_settings({PREFECT_CLIENT_MAX_RETRIES: CLIENT_RETRIES}):
+    with temporary_settings({PREFECT_CLIENT_MAX_RETRIES: settings.prefect.client_retries}):
         with _flow_api(settings) as api:
             yield api
 

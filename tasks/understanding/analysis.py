@@ -328,7 +328,7 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
                   if _names_books(seg, _next_word_start(text, b, edition=True), bookish)]
     historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
-    for entry in class_ranges().entries:
+    for entry in (*class_ranges().entries, *class_ranges().groups):
         found += [(a, b, "classification", entry.key) for a, b in _class_spans(
             seg, entry, literary if entry.kind == "literatures" else historical, cues)]
     # readers' ages mostly in childhood, the middle of their range up to a children's book's oldest reader: "for

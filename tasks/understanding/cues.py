@@ -190,6 +190,9 @@ class Readings:
     alike_switch: tuple[str, ...] = ()  # in the clause after a book named, a change asked for: it is no model, "换别的"
     title_small: tuple[str, ...] = ()  # lower-case words inside a title written in title case: "Song for a Whale"
     title_articles: tuple[str, ...] = ()  # an article marks a run of capitalised words as a title, never a person
+    kind_likeness: tuple[str, ...] = ()  # right after a kind, how a book reads, not what it is: "史诗般的", "-like"
+    kind_people: tuple[str, ...] = ()  # the people who write a kind: "诗人", "poets"; beside another kind, no kind
+    partitive: tuple[str, ...] = ()  # how many or how mixed, before "of": "a mix of novels" is novels, no topic
     examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
     guardians: tuple[str, ...] = ()  # grown-ups a child is theirs: the child after them is no audience, "家长", "parents"
@@ -244,13 +247,17 @@ def regex(pattern: str, flags: int = 0) -> re.Pattern:
     return re.compile(pattern, flags)
 
 
+_JOINED = re.compile(r"(?<=\w)\\[ -](?=\w)")  # an escaped space or hyphen between two letters of a term
+
+
 @lru_cache(maxsize=8192)  # the vocabulary's and cue tables' terms, asked of every brief
 def term_pattern(term: str, plural: bool = False) -> str:
     """Latin terms match whole words ("no" is not in "novel"), with `plural` also their plural ("memoirs",
-    "mysteries"); Chinese terms anywhere."""
+    "mysteries"), their words joined by a space or a hyphen either way ("true-crime", "sci fi"); Chinese terms
+    anywhere."""
     if not term.isascii():
         return re.escape(term)
-    escaped = re.escape(term)
+    escaped = _JOINED.sub(r"[\\s-]", re.escape(term))
     if plural and term[-1:].isalpha():
         escaped = rf"(?:{escaped}(?:e?s)?|{re.escape(term[:-1])}ies)" if term.endswith("y") else rf"{escaped}(?:e?s)?"
     # a term that starts or ends with a mark ("'d", "+") has no word edge there: "we'd"
@@ -372,6 +379,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("alike_remark"), said("translated_from"), said("name_joiners"), said("name_nations"),
                         said("name_particles"), alike_switch=said("alike_switch"),
                         title_small=said("title_small"), title_articles=said("title_articles"),
+                        kind_likeness=said("kind_likeness"), kind_people=said("kind_people"),
+                        partitive=said("partitive"),
                         examples_of=said("examples_of"),
                         name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),
                         person_tags=tuple(map(str, persons.get("tags", ()))),

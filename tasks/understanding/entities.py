@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 
+from config.class_ranges import class_ranges
 from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
@@ -242,12 +243,13 @@ class EntityIndex:
         """(start, end, field, value) of the catalog authors (their catalog name) and quoted works (《活着》: ids).
 
         A Latin author is also found by surname alone ("skip Huxley"), written capitalised and not first in
-        the brief, where no other catalog author has it (so "white" in "a white whale" is no author), and not
-        after a given name that is not the author's ("Dan Brown" is not Margaret Wise Brown).
+        the brief, where no other catalog author has it (so "white" in "a white whale" is no author), not
+        after a given name that is not the author's ("Dan Brown" is not Margaret Wise Brown), and not where the
+        word names a literature or a period ("no French writers" asks for no Tana French).
         """
         spans = [(a, b, "author", self.author_names[name]) for a, b, name in self.author_lookup.spans(text, 2)]
         for match in re.finditer(r"(?<![\w-])([A-Z][a-z'-]{3,})(?![\w-])", text):
-            author = self.surnames.get(match.group(1))
+            author = None if match.group(1).lower() in class_ranges().by_word else self.surnames.get(match.group(1))
             if author and _other_given_name(text[:match.start()], author):
                 continue
             if author and load_cues().translated.search(text, 0, match.start()):  # "from the French": a language
@@ -265,7 +267,7 @@ class EntityIndex:
         "的书", "的作品" ..., or after "不要", "除了" ... at its clause's end ("不要村上的", "除了东野以外")."""
         found = []
         lengths = sorted({len(s) for s in self.cjk_surnames}, reverse=True)
-        for a, b in ((i, i + n) for i in range(len(text)) for n in lengths):
+        for a, b in ((i, i + n) for i in range(len(text)) for n in lengths if i + n <= len(text)):
             author = self.cjk_surnames.get(text[a:b])
             if author is None or author in text[max(0, a - 4):b + 4]:  # the whole name is found as the name
                 continue

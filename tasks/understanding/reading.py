@@ -34,7 +34,7 @@ from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_part
                                           guardians_children, not_asked, number_weight, overruled_years,
                                           parts_by_reader, periods_of_other_things, small_count)
 from tasks.understanding.numbers import find_numbers
-from tasks.understanding.references import contrasted_clauses, shelf_descriptions
+from tasks.understanding.references import contrasted_clauses, done_clauses, shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
 from tasks.understanding.topics import (brief_keywords, is_stopword, joined_parts, last_word, phrase_topic,
                                         phrase_topics)
@@ -45,6 +45,7 @@ REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前�
 _BOOK_TITLE = re.compile(r"《[^《》]+》")
 # A person's name written without spaces or dots, as a topic of its own: two to four characters of a CJK script.
 _NAME_RUN = re.compile(r"[\u3400-\u9fff]{2,4}")
+_QUALIFIES = 4  # how near the children's word an every-age word says which children: "kids of all ages"
 
 
 @dataclass(frozen=True)
@@ -134,10 +135,16 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
                    and find_terms(text[max(g.end, c.end):clause[1]], letting)
                    for g in grown for c in children)
         dropped |= set(children) | (set(grown) if joined or added or both else set())
-    # a shelf for every age that names grown-ups ("for all ages: picture books and a few for adults"): no age is whose
-    # books these are ("kids of all ages" are still kids)
-    if grown and find_terms(text, cues.readings.everyone):
-        dropped |= set(grown) | {m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)}
+    # a shelf for every age ("for all ages: picture books and a few for adults", "全家老少都能读的，从幼儿到爷爷奶奶"): no
+    # age is whose books these are; "kids of all ages", "各年龄段小读者" are still kids, the every-age words saying which
+    # kids; children only let in ("fine for middle grade too") stay let in
+    every = [(a, b) for a, b, _ in find_terms(text, cues.readings.everyone)]
+    qualifying = [(a, b) for a, b in every if any(
+        0 <= a - c.end <= _QUALIFIES and not seg.any_end(c.end, a) or 0 <= c.start - b <= _QUALIFIES
+        and not seg.any_end(b, c.start) for c in children)]
+    if grown and every or [s for s in every if s not in qualifying]:
+        dropped |= set(grown) | {m for m in mentions if m.field == "audience"
+                                 and (m.polarity == WANTED or grown and m.polarity == ALLOWED)}
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
     return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
 
@@ -226,20 +233,48 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
     return sorted(out, key=lambda x: x.start)
 
 
+def _kinds_said_otherwise(found: list[tuple[int, int, str, str]], text: str, cues: Cues
+                          ) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, int]]]:
+    """The names and values found without the kinds of book the words around them say otherwise, and the spans of
+    those said as a likeness. A kind right before a likeness (readings.yaml `kind_likeness`) says how a book reads,
+    not what it is ("史诗般的家族小说", "fairy-tale-like love stories": poetry and children's books had been required);
+    a kind inside its writers' word (`kind_people`) beside another kind is who wrote the book or whom it is about
+    ("诗人传记", "小说家的散文随笔": poetry or fiction had been offered as the shelf's other kind)."""
+    likeness = tuple(w.lower() for w in cues.readings.kind_likeness)
+    likened = [(f[0], f[1]) for f in found
+               if f[2] in (*KIND_FIELDS, "audience") and text[f[1]:].lower().startswith(likeness)]
+    found = [f for f in found if (f[0], f[1]) not in likened]
+    people = [(a, b) for a, b, _ in find_terms(text, cues.readings.kind_people, plural=True)]
+    among = [f for f in found if f[2] in KIND_FIELDS and any(a <= f[0] and f[1] <= b for a, b in people)]
+    if any(f[2] in KIND_FIELDS and f not in among for f in found):
+        found = [f for f in found if f not in among]
+    return found, likened
+
+
 def _kinds_of_forms(mentions: list[Mention], text: str, cues: Cues, vocabulary: Vocabulary) -> list[Mention]:
     """"不要武侠", "no sagas": a form excluded by an everyday word for one kind of it (readings.yaml `kinds`) excludes
     that kind, not the form: every novel had been excluded. The kind is the vocabulary value the word names where
-    one does (言情: a mood), else a subject. Asked for, the word asks for the form."""
+    one does (言情: a mood), else a subject. Asked for, the word asks for the form and wishes for that kind: "武侠小说"
+    and "中短篇小说" had taken any novel, and said "done"."""
     forms = {k.name for k in vocabulary.kinds}
     named = {a.lower(): (v.dimension, v.name) for v in vocabulary.all_values() for a in (v.name, *v.aliases)}
 
-    def narrowed(m: Mention) -> Mention:
+    def kind_word(m: Mention) -> str | None:
         said = text[m.start:m.end].lower()
-        if not (m.polarity == EXCLUDED and m.field == "form" and m.value in forms
-                and said in {w.lower() for w in cues.readings.values.get(m.value, ())}):
-            return m
-        return Mention(m.start, m.end, *named.get(said, ("subject", said)), EXCLUDED)
-    return [narrowed(m) for m in mentions]
+        return said if (m.field == "form" and m.value in forms
+                        and said in {w.lower() for w in cues.readings.values.get(m.value, ())}) else None
+
+    out = []
+    for m in mentions:
+        said = kind_word(m)
+        if said is None:
+            out.append(m)
+        elif m.polarity == EXCLUDED:
+            out.append(Mention(m.start, m.end, *named.get(said, ("subject", said)), EXCLUDED))
+        else:
+            out += [m, *([Mention(m.start, m.end, *named.get(said, ("subject", said)), WANTED)]
+                         if m.polarity in (WANTED, REQUIRED) else [])]
+    return out
 
 
 def _narrower_topics(mentions: list[Mention], text: str, vocabulary: Vocabulary) -> list[Mention]:
@@ -292,6 +327,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
              and (f[2] in ("author", "work") or (f in occasion_values or not any(a <= f[0] and f[1] <= b
                                                                                 for a, b in names))
                   and not any(a <= f[0] and f[1] <= b for a, b in titles))]
+    found, likened = _kinds_said_otherwise(found, text, cues)
     spans = [(f[0], f[1]) for f in found] + number_spans
     # a cue inside a catalog title, quoted or not, is part of the name: "Books like Never Let Me Go"
     # of several words: a one-word title is a word of the brief first ("nothing heart-warming" over a catalog
@@ -347,6 +383,9 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]
     if len({m.value for m in offered}) > 1:
         mentions = [replace(m, polarity=WANTED) if m in offered else m for m in mentions]
+    # what an earlier shelf held, described or said as done before ("we did them last year"): nothing of it is asked
+    referred = shelf_descriptions(text) + done_clauses(text)
+    contrasted = contrasted_clauses(text)
     notes = []
     numeric: list[NumericCondition] = []
     preferred: list[NumericCondition] = []
@@ -356,7 +395,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     overruled = overruled_years(numbers, cue_list, text, cues) | periods_of_other_things(numbers, seg, cue_list, cues)
     for number in numbers:
         mood = polarity(number.start, number.end)
-        if mood == READER or number in overruled:
+        if mood == READER or number in overruled or any(a <= number.start < b for a, b in referred):
             continue
         weight = number_weight(number, mood != EXCLUDED, scopes, seg, g)
         if weight != HARD:
@@ -378,11 +417,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # had excluded an author "Crawdads Sing" and crawdads, "The Midnight Library" late-night reading
     untitled = titles_within(text, excluded)
     mentions = [m for m in mentions if m.field == "work" or not any(a <= m.start and m.end <= b for a, b in untitled)]
-    untitled_text = text  # the same brief with those titles blanked, every character where it was
-    for a, b in untitled:
+    # the same brief with those titles and what earlier shelves held blanked, every character where it was: "not the
+    # ones we showed last spring" excludes no subject "showed last spring"
+    untitled_text = text
+    for a, b in (*untitled, *referred):
         untitled_text = untitled_text[:a] + " " * (b - a) + untitled_text[b:]
-    referred = shelf_descriptions(text)
-    contrasted = contrasted_clauses(text)
     mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred)
                 or m.field in KIND_FIELDS and any(a <= m.start and m.end <= b for a, b in contrasted) else m
                 for m in mentions]
@@ -451,11 +490,15 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                  if not c.negates_ahead or any(c.start <= a <= c.end or c.start <= b <= c.end for a, b in excluded)
                  or any(s.start <= c.start < s.end for s in scopes if s.polarity != EXCLUDED)]
     names = tuple(entities.whole_names(text)) if entities is not None else ()
-    topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions if m.field == "subject"]
+    topics = [Topic(m.start, m.end, m.value, m.polarity, "excluded") for m in mentions
+              if m.field == "subject" and m.polarity == EXCLUDED]
     # an everyday word read as a value or an audience ("cheerful", "fourth graders"), an occasion: no keyword
-    said = [(t.start, t.end) for t in occasion_topics] + [
+    # a kind said as a likeness is no topic either ("童话般的" searches no fairy tales); a kind of a form asked for by
+    # its own word is ("武侠小说": _kinds_of_forms)
+    topical = {(m.start, m.end) for m in mentions if m.field == "subject" and m.polarity == WANTED}
+    said = [(t.start, t.end) for t in occasion_topics] + likened + [
         (a, b) for words in (*cues.readings.values.values(), *cues.readings.audiences.values())
-        for a, b, _ in find_terms(text, words, plural=True)]
+        for a, b, _ in find_terms(text, words, plural=True) if (a, b) not in topical]
     reading = Reading(text, tuple(sorted(mentions, key=lambda m: m.start)), tuple(dict.fromkeys(numeric)),
                       tuple(excluded + cue_spans), tuple(readers + referred), tuple(notes), tuple(number_spans), names,
                       tuple(dict.fromkeys(preferred)), tuple(topics + occasion_topics), tuple(said))

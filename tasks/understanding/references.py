@@ -35,6 +35,7 @@ class ReferenceTables:
     adjust: dict[str, tuple[FilterCondition, ...]]
     shelf_words: tuple[str, ...] = ()
     present: tuple[str, ...] = ()  # words of this shelf's time: "这个月", "this month"
+    done: tuple[str, ...] = ()  # a past act of shelving: "we did them", "去年做过"
 
 
 @lru_cache(maxsize=1)
@@ -55,6 +56,7 @@ def load_tables() -> ReferenceTables:
                 for name, conds in raw.get("adjust", {}).items()},
         shelf_words=packs.words("cues.yaml", "reference_shelf"),
         present=packs.words("cues.yaml", "reference_present"),
+        done=packs.words("cues.yaml", "reference_done"),
     )
 
 
@@ -109,6 +111,15 @@ def contrasted_clauses(brief: str, tables: ReferenceTables | None = None) -> lis
     now = [a for a, b in clauses if _found(brief[a:b], tables.present)]
     return [(a, b) for a, b in clauses if any(a < later for later in now)
             and _found(brief[a:b], tables.temporal) and not _found(brief[a:b], tables.present)]
+
+
+def done_clauses(brief: str, tables: ReferenceTables | None = None) -> list[tuple[int, int]]:
+    """Clauses that say what the library shelved before ("no American poets this time, we did them last year",
+    "诗集，去年已经做过美国诗人专题"): a past act of shelving names what an earlier shelf held and when, so neither its
+    kinds nor its time are asked for ("last year" had required books published since 2025, and "we did American
+    poets" had made the shelf American only)."""
+    tables = tables or load_tables()
+    return [(a, b) for a, b in clause_spans(segment(brief), []) if _found(brief[a:b], tables.done)]
 
 
 @lru_cache(maxsize=4096)  # the same table words, escaped for every brief

@@ -10,7 +10,10 @@ A topic matches a subject
   works "Concertos (Piano)" and "Sonatas (Piano)" are held by "piano";
 - through config/term_mapping.yaml and config/synonyms.yaml (二战 is "World War, 1939-1945"; a word of a phrase too:
   "cello concertos" is "violoncello concertos");
-- by vector similarity at or above VECTOR_THRESHOLD, calibrated on data (benchmarks/subject_threshold.py).
+- by vector similarity at or above VECTOR_THRESHOLD, calibrated on data (benchmarks/subject_threshold.py);
+- for a preferred topic, only by a subject near the whole brief (PREFERRED_FIT), and a heading holding the topic's
+  word among other words only where it stands among the catalog's headings nearest the brief (SENSE_SHARE): "Love
+  stories" holds 'love', which "the love of reading" means in another sense.
 
 What a match asks (`TopicSubjects.role`):
 - required when the topic is the brief's head noun: right before a word for books or a kind of writing ("psychology
@@ -75,6 +78,19 @@ CONTEXT_MARGIN = 0.05
 # on the brief's topic ("Life" in "Life and Drama at Sea", 世界 in 雪花飘飘的世界, "Love" in a library brief), about 3
 # in 4 above it. A required topic is the brief's head noun: its subjects always count.
 PREFERRED_FIT = 0.2
+# A heading that holds a preferred topic's word among other words (`may_mean_otherwise`) counts only where it stands
+# among the catalog's subjects nearest the brief: at most this share of the headings of its language nearer the brief
+# than it, or SENSE_FEW of a small catalog's (`SubjectVocabulary.in_sense`). One holding the word in another sense
+# sits near the word, far from the brief: "Love stories" for 'love' in "celebrating the love of reading" (3% of
+# Gutenberg's headings nearer), "American fiction" on Juneteenth (7%), "French literature" on Bastille Day (2%), where
+# "Ghost stories" on Halloween or "Sea stories" on a sea brief stand in the first 0.1%. On the Gutenberg dev shelves
+# (2026-11-29) books carrying a matched heading fitted 89% of the time where under 0.5% of the headings were nearer,
+# 58% at 0.5-2%, 43% from 2% (docs/measurements.md). A heading written as the topic has no other words to change its
+# sense ("Frontier" and "Folklore", right where they matched, stood at 5-6%).
+SENSE_SHARE = 0.02
+# The headings a small catalog's heading may have nearer at least: 2% of the demo's 464 Chinese headings is 9, where
+# 外国文学 for 外国 in "想要外国小说的中译本，1950年以前出版的" stands 16th (时代三部曲 for 时代 in "不同时代女性的人生叙事" 36th).
+SENSE_FEW = 25
 MAX_TOPIC_WORDS = 3
 # Mentions whose words are no topic: the reading made them names, kinds of book or languages already.
 _NAMED_FIELDS = frozenset({"author", "work", "form", "genre", "audience", "language", "classification", "adult"})
@@ -282,6 +298,28 @@ class SubjectVocabulary:
         """The source tag of this vocabulary value, where the catalog's records carry it, as the topic's match."""
         return [SubjectMatch(topic, s, STRENGTH["mapped"], "mapped") for s in self.subjects
                 if s.kind == "tag" and s.field == dimension and s.values == (value,)]
+
+    @cached_property
+    def _languages(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Each subject's language, and the rows of the headings, parts and classes (not source tags) of each."""
+        languages = np.asarray([s.language for s in self.subjects])
+        kept = np.asarray([s.kind != "tag" for s in self.subjects], dtype=bool)
+        return languages, {language: np.flatnonzero(kept & (languages == language)) for language in set(languages)}
+
+    def in_sense(self, vector: np.ndarray) -> np.ndarray:
+        """Per subject, whether it stands among the headings of its language (source tags aside) nearest the vector:
+        at most SENSE_SHARE of them nearer, or SENSE_FEW in a small catalog, whatever the brief's length does to
+        cosines."""
+        similarities = self.vectors @ np.asarray(vector, dtype=np.float32)
+        languages, rows = self._languages
+        kept = np.ones(len(self.subjects), dtype=bool)
+        for language, held in rows.items():
+            if len(held):
+                ranked = np.sort(similarities[held])
+                mine = languages == language
+                nearer = len(held) - np.searchsorted(ranked, similarities[mine], side="right")
+                kept[mine] = nearer <= max(SENSE_SHARE * len(held), SENSE_FEW)
+        return kept
 
     def nearest(self, vectors: np.ndarray, threshold: float = VECTOR_THRESHOLD,
                 k: int = VECTOR_MATCHES) -> list[list[tuple[int, float]]]:
@@ -507,11 +545,15 @@ def allowed_by_kind(matches: list[SubjectMatch], kind: BriefKind) -> list[Subjec
     """The matches the brief's kind of book allows: a topic's stories ("Psychology -- Fiction") where the brief asks
     for fiction, never where it excludes it, and otherwise where the catalog holds the topic mostly in stories
     ("Pirates -- Fiction", a novel about the war where no history of it is held), not where its own subjects of it
-    carry more books ("Psychology", "Educational psychology"): a psychology brief wants no novels."""
+    carry more books ("Psychology", "Educational psychology"): a psychology brief wants no novels. Where some
+    subjects say the topic's words (by the words, a mapped term, or a near heading holding them), only they are
+    counted: a near meaning is another topic ("Utopias" near 'dystopias', whose catalog files its dystopias under
+    "Dystopias -- Fiction")."""
     plain = [m for m in matches if not _imaginative(m.subject)]
-    stories = sum(m.subject.books for m in matches if _imaginative(m.subject))
+    counted = [m for m in matches if m.how != "vector" or says_topic(m.topic, m.subject)] or matches
+    stories = sum(m.subject.books for m in counted if _imaginative(m.subject))
     if kind.imaginative == "wanted" or (kind.imaginative != "excluded"
-                                        and stories >= sum(m.subject.books for m in plain)):
+                                        and 2 * stories >= sum(m.subject.books for m in counted)):
         return matches
     return plain
 
@@ -588,6 +630,8 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
     context = vectors[0] if vectors is not None else None
     near = vocabulary.nearest(vectors[1:]) if vectors is not None else [[] for _ in wanted]
     by_topic = dict(zip(wanted, near))
+    # the subjects standing among the catalog's nearest the brief (every one, without a brief vector)
+    in_sense = vocabulary.in_sense(context) if context is not None else np.ones(len(vocabulary.subjects), dtype=bool)
     out = []
     for topic in topics:
         words = _words(topic.text)
@@ -630,7 +674,8 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
                 continue
             matches = readings[0]
         if role == PREFERRED_ROLE and context is not None:
-            matches = [m for m in matches if _similarity(vocabulary, m.subject, context) >= PREFERRED_FIT]
+            matches = [m for m in matches if _similarity(vocabulary, m.subject, context) >= PREFERRED_FIT
+                       and (not may_mean_otherwise(m, vocabulary) or in_sense[_row(vocabulary, m.subject)])]
         if matches or topic.bare:  # a brief on a topic the catalog lacks: said as the brief says it
             out.append(TopicSubjects(topic, tuple(matches), role, (tuple(matches),) if matches else ()))
     genre_matches = {t: [*vocabulary.tagged("genre", t.genre, t.text), *_untagged(vocabulary.lexical(t.text))]
@@ -689,6 +734,17 @@ def _genre_doubt(topic: TopicPhrase, matches: list[SubjectMatch], found: list[To
     if not apart or other_fit - fit < CONTEXT_MARGIN:
         return None
     return TopicSubjects(topic, tuple(matches), DOUBTFUL_ROLE, (tuple(matches), tuple(others)))
+
+
+def may_mean_otherwise(match: SubjectMatch, vocabulary: SubjectVocabulary) -> bool:
+    """Whether the matched heading says more than the topic, so that its other words may set the topic's word in
+    another sense: a heading holding it ("Love stories" for 'love', "American fiction" for 'American', 时代三部曲 for
+    时代). Not one written as the topic or mapped to it, nor one near it in meaning as a whole, nor one whose structure
+    says what the word is in it: its qualifier names the topic ("Concertos (Piano)" for 'piano'), or it names one of
+    the topic's kind ("Napoleonic Wars, 1800-1815" for 'war', `family_keys`)."""
+    label = match.subject.label.strip()
+    return (match.how == "holds" and not _HEAD_QUALIFIED.fullmatch(label)
+            and not family_keys(label, vocabulary.event_heads))
 
 
 def _untagged(matches: list[SubjectMatch]) -> list[SubjectMatch]:

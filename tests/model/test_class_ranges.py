@@ -93,6 +93,20 @@ def test_a_malformed_range_or_an_entry_without_codes_is_refused(tmp_path):
         load_class_ranges(bad)
 
 
+def test_a_group_stands_for_literatures_the_table_has(tmp_path):
+    """A literature group names its members or leaves some out (`all_but`); one naming a literature the table lacks
+    is refused where it stands, not read as a group of nothing."""
+    nation = "literatures:\n  x:\n    label: {zh: x, en: x}\n    qualifiers: {en: [X]}\n    lcc: [PL700-889]\n"
+    table = tmp_path / "ranges.yaml"
+    table.write_text(nation + "literature_groups:\n  g:\n    label: {zh: g, en: g}\n    qualifiers: {en: [G]}\n"
+                     "    members: [x, y]\n")
+    with pytest.raises(ValueError, match=r"literature_groups\.g.*'y'"):
+        load_class_ranges(table)
+    ranges = class_ranges()
+    assert set(ranges.literatures_of(["foreign"])) == {e.key for e in ranges.literatures} - {"chinese"}
+    assert ranges.literatures_of(["european", "french"]) == ranges.literatures_of(["european"])
+
+
 def test_try_prints_a_class_range_by_the_literature_it_stands_for_and_other_codes_as_they_are():
     from flows.cli import _readable
 

@@ -431,3 +431,56 @@ def test_a_required_head_noun_set_in_a_place_stays_required(demo_subjects, embed
     assert travel[0] == REQUIRED_ROLE and not next(t for t in query.subjects if t.topic.text.lower() ==
                                                     "travel writing").within
     assert any(c.field == "topic" and "Travel" in c.values for c in query.conditions("MUST"))
+
+
+# A preferred topic's heading in another sense sits near the topic's word and far from the brief: among the
+# catalog's headings nearest the brief it stands low (SENSE_SHARE), and counts for nothing (issue 31, round nine:
+# 'love' of "the love of reading" matched "Love stories" on Gutenberg, 9 novels on a library-week shelf).
+SENSE_HEADINGS = [
+    ["Love stories"], ["Love stories", "England -- Fiction"], *([h] for h in (
+        "Libraries", "Public libraries", "School libraries", "Academic libraries", "Libraries and readers",
+        "Library science", "Library architecture", "Librarians -- Biography", "Books and reading", "Reading",
+        "Reading promotion", "Literacy", "Bookselling", "Bookstores", "Publishers and publishing", "Book collecting",
+        "Bibliography", "Books -- History", "Authorship", "Reading interests", "Children -- Books and reading",
+        "Best books", "Book reviewing", "Storytelling", "Literary festivals", "Bookmobiles", "Rare books",
+        "Printing -- History", "Book design", "Book industries and trade", "Reading clubs", "Information literacy",
+        "Library outreach programs", "Cooking", "Gardening", "Whaling -- Fiction", "Railroads -- History",
+        "Mountaineering", "Chemistry -- Textbooks", "Astronomy", "Carpentry", "Pirates -- Fiction", "Piano music",
+        "Pianists -- Biography", "Piano -- Instruction and study", "Concertos (Piano)", "Sonatas (Piano)")),
+]
+
+
+@pytest.fixture(scope="module")
+def sense_books(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sense")
+    rows = [{"book_id": f"s{i}", "title": f"Book {i}", "authors": [], "language": "en", "subjects": headings}
+            for i, headings in enumerate(SENSE_HEADINGS)]
+    (folder / "catalog.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return validate_file(folder / "catalog.jsonl", ColumnMapping(), get_vocabulary()).books
+
+
+@pytest.fixture(scope="module")
+def sense_subjects(sense_books, embedder, tmp_path_factory) -> SubjectVocabulary:
+    return index_of(sense_books, embedder, tmp_path_factory.mktemp("sense-subjects"))
+
+
+LIBRARY_WEEK = "National Library Week: celebrating the love of reading and the libraries that share it"
+
+
+def test_a_heading_holding_the_topics_word_in_another_sense_is_no_match(sense_subjects, embedder, monkeypatch):
+    import tasks.understanding.subjects as matching
+
+    monkeypatch.setattr(matching, "SENSE_FEW", 0)  # the share alone, as on a catalog of thousands of headings
+    library = roles(read(LIBRARY_WEEK, sense_subjects, embedder))
+    assert "Love stories" not in library.get("love", (None, []))[1], library  # 17th of 59 nearest the brief
+    assert "Public libraries" in library["libraries"][1]  # the brief's own sense stands
+    courtship = roles(read("Tender tales of love and courtship for a long evening", sense_subjects, embedder))
+    assert "Love stories" in courtship["love"][1], courtship
+    # a qualifier says in which sense: the piano's concertos stand, however far "Concertos" is from the brief
+    piano = roles(read("National Piano Month: a month of music for the keys", sense_subjects, embedder))
+    assert {"Concertos (Piano)", "Sonatas (Piano)"} <= set(piano["piano"][1]), piano
+
+
+def test_a_small_catalogs_heading_in_sense_stands_among_its_few_nearest(sense_subjects, embedder):
+    # of 59 subjects, 2% is one: the floor (SENSE_FEW) keeps what a small catalog holds near the brief
+    assert "Love stories" in roles(read(LIBRARY_WEEK, sense_subjects, embedder))["love"][1]

@@ -218,6 +218,13 @@ def test_a_brief_asking_no_fiction_takes_a_topics_stories_only_where_the_catalog
                                                                     subject("Pirates", 2))]
     assert allowed_by_kind(pirates, BriefKind()) == pirates  # the catalog's pirates are mostly in stories
     assert allowed_by_kind(pirates, BriefKind("excluded")) == pirates[1:]
+    # a near meaning is another topic: the catalog's dystopias are its stories, whatever "Utopias" holds
+    dystopias = [SubjectMatch("dystopias", subject("Dystopias -- Fiction", 2, kind="part"), 1.0, "exact"),
+                 SubjectMatch("dystopias", subject("Utopias", 4), 0.85, "vector")]
+    assert allowed_by_kind(dystopias, BriefKind()) == dystopias
+    near = [SubjectMatch("indian", subject("India -- Fiction", 2, kind="part"), 0.8, "vector"),
+            SubjectMatch("indian", subject("Indians of North America", 4), 0.8, "vector")]
+    assert allowed_by_kind(near, BriefKind()) == near[1:]  # no subject says it: each meaning counts its books
     fiction = ThemeQuery((FilterCondition("form", ("fiction",), "MUST"),), (), "q", 0.5, "rules")
     assert brief_kind(fiction).imaginative == "wanted"
     assert brief_kind(replace(fiction, filter_conditions=(FilterCondition("form", ("nonfiction",), "MUST"),))

@@ -95,14 +95,20 @@ def _asked_literatures(reading: Reading) -> list[FilterCondition]:
     prefer = load_cues().preference
     preferred = [m for m in asked if _in_clause_with(reading.text, m, prefer)]
     firm = [m for m in asked if m not in preferred]
-    values = tuple(dict.fromkeys(m.value for m in firm))
-    required = any(m.polarity == REQUIRED for m in firm) or len(values) > 1
+    named = tuple(dict.fromkeys(m.value for m in firm))
+    # a group beside one of its own members is narrowed by it ("欧美推理……先从英国古典推理开始" is British)
+    named = tuple(k for k in named if not set(class_ranges().entry(k).members) & set(named))
+    values = class_ranges().literatures_of(named)  # a group ("外国小说") is its members
+    required = any(m.polarity == REQUIRED for m in firm) or len(named) > 1
     out = [FilterCondition("literature", values, "MUST" if required else "SHOULD")] if values else []
-    if values and not required:
+    if values and not required and any(m.polarity != ALLOWED for m in firm):
         # a wish on the asked literature, and no book whose record says it is another one: "日本小说" keeps a
-        # record that states no literature, never a Chinese novel that only mentions Japan (沉沦)
-        out.append(FilterCondition("literature", class_ranges().other_literatures(m.value for m in asked), "MUST_NOT"))
-    return out + [FilterCondition("literature", (m.value,), "SHOULD") for m in preferred]
+        # record that states no literature, never a Chinese novel that only mentions Japan (沉沦); one only let in
+        # ("日本作家的也行") leaves the others in
+        out.append(FilterCondition("literature", class_ranges().other_literatures(
+            class_ranges().literatures_of((*named, *(m.value for m in preferred)))), "MUST_NOT"))
+    return out + [FilterCondition("literature", class_ranges().literatures_of((m.value,)), "SHOULD")
+                  for m in preferred]
 
 
 def _in_clause_with(text: str, mention: Mention, cues: Iterable[str]) -> bool:
@@ -134,7 +140,7 @@ def _class_conditions(key: str, operator: str) -> list[FilterCondition]:
     rank apart from the codes, so only an exclusion reaches the records that have no class code."""
     entry = class_ranges().entry(key)
     if entry.kind == "literatures":
-        return [FilterCondition("literature", (key,), operator)]
+        return [FilterCondition("literature", class_ranges().literatures_of((key,)), operator)]
     conditions = [FilterCondition("classification", entry.codes, operator)]
     if operator == "MUST_NOT" and entry.subjects:
         conditions.append(FilterCondition("subject", entry.subjects, operator))
@@ -320,12 +326,14 @@ def _kinds_as_topics(text: str, kinds: list[Mention], cues: Cues) -> set[Mention
     ("讲历史人物的传记": biographies)."""
     seg = segment(text)
     about = tuple(w.lower() for w in cues.readings.about)
+    partitive = {w.lower() for w in cues.readings.partitive}
     out: set[Mention] = set()
     for kind, other in ((k, o) for k in kinds for o in kinds if o.value != k.value and o.start != k.start):
         lead = text[seg.clause_of(kind.start)[0]:kind.start]
         if lead.isascii():  # the last word before it, filler that says nothing of aboutness aside
             said = [w for w in re.findall(r"[a-z'-]+", lead.lower()) if w in about or w not in cues.filler]
-            if said and said[-1] in about:
+            # "a mix of novels": the about-word after how many or how mixed is no aboutness
+            if said and said[-1] in about and not (len(said) > 1 and said[-2] in partitive):
                 out.add(kind)
         elif kind.end <= other.start and not seg.any_end(kind.end, other.start):
             gap = text[kind.end:other.start]
