@@ -138,11 +138,11 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
     # a shelf for every age ("for all ages: picture books and a few for adults", "全家老少都能读的，从幼儿到爷爷奶奶"): no
     # age is whose books these are; "kids of all ages", "各年龄段小读者" are still kids, the every-age words saying which
     # kids; children only let in ("fine for middle grade too") stay let in
+    def beside(end: int, start: int) -> bool:
+        return 0 <= start - end <= _QUALIFIES and not seg.any_end(end, start)
     every = [(a, b) for a, b, _ in find_terms(text, cues.readings.everyone)]
-    qualifying = [(a, b) for a, b in every if any(
-        0 <= a - c.end <= _QUALIFIES and not seg.any_end(c.end, a) or 0 <= c.start - b <= _QUALIFIES
-        and not seg.any_end(b, c.start) for c in children)]
-    if grown and every or [s for s in every if s not in qualifying]:
+    of_all_ages = [(a, b) for a, b in every if any(beside(c.end, a) or beside(b, c.start) for c in children)]
+    if grown and every or len(of_all_ages) < len(every):
         dropped |= set(grown) | {m for m in mentions if m.field == "audience"
                                  and (m.polarity == WANTED or grown and m.polarity == ALLOWED)}
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
@@ -256,24 +256,19 @@ def _kinds_of_forms(mentions: list[Mention], text: str, cues: Cues, vocabulary: 
     that kind, not the form: every novel had been excluded. The kind is the vocabulary value the word names where
     one does (言情: a mood), else a subject. Asked for, the word asks for the form and wishes for that kind: "武侠小说"
     and "中短篇小说" had taken any novel, and said "done"."""
-    forms = {k.name for k in vocabulary.kinds}
+    words = {k.name: {w.lower() for w in cues.readings.values.get(k.name, ())} for k in vocabulary.kinds}
     named = {a.lower(): (v.dimension, v.name) for v in vocabulary.all_values() for a in (v.name, *v.aliases)}
-
-    def kind_word(m: Mention) -> str | None:
-        said = text[m.start:m.end].lower()
-        return said if (m.field == "form" and m.value in forms
-                        and said in {w.lower() for w in cues.readings.values.get(m.value, ())}) else None
-
     out = []
     for m in mentions:
-        said = kind_word(m)
-        if said is None:
+        said = text[m.start:m.end].lower()
+        if m.field != "form" or said not in words.get(m.value, ()):
             out.append(m)
         elif m.polarity == EXCLUDED:
             out.append(Mention(m.start, m.end, *named.get(said, ("subject", said)), EXCLUDED))
         else:
-            out += [m, *([Mention(m.start, m.end, *named.get(said, ("subject", said)), WANTED)]
-                         if m.polarity in (WANTED, REQUIRED) else [])]
+            out.append(m)
+            if m.polarity in (WANTED, REQUIRED):
+                out.append(Mention(m.start, m.end, *named.get(said, ("subject", said)), WANTED))
     return out
 
 

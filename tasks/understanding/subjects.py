@@ -34,7 +34,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -300,23 +300,21 @@ class SubjectVocabulary:
                 if s.kind == "tag" and s.field == dimension and s.values == (value,)]
 
     @cached_property
-    def _languages(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Each subject's language, and the rows of the headings, parts and classes (not source tags) of each."""
+    def _languages(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per language, the mask of its subjects and the rows of its headings, parts and classes (not source tags)."""
         languages = np.asarray([s.language for s in self.subjects])
         kept = np.asarray([s.kind != "tag" for s in self.subjects], dtype=bool)
-        return languages, {language: np.flatnonzero(kept & (languages == language)) for language in set(languages)}
+        return [(mine, np.flatnonzero(kept & mine)) for mine in (languages == language for language in set(languages))]
 
     def in_sense(self, vector: np.ndarray) -> np.ndarray:
         """Per subject, whether it stands among the headings of its language (source tags aside) nearest the vector:
         at most SENSE_SHARE of them nearer, or SENSE_FEW in a small catalog, whatever the brief's length does to
         cosines."""
         similarities = self.vectors @ np.asarray(vector, dtype=np.float32)
-        languages, rows = self._languages
         kept = np.ones(len(self.subjects), dtype=bool)
-        for language, held in rows.items():
+        for mine, held in self._languages:
             if len(held):
                 ranked = np.sort(similarities[held])
-                mine = languages == language
                 nearer = len(held) - np.searchsorted(ranked, similarities[mine], side="right")
                 kept[mine] = nearer <= max(SENSE_SHARE * len(held), SENSE_FEW)
         return kept
@@ -630,8 +628,10 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
     context = vectors[0] if vectors is not None else None
     near = vocabulary.nearest(vectors[1:]) if vectors is not None else [[] for _ in wanted]
     by_topic = dict(zip(wanted, near))
-    # the subjects standing among the catalog's nearest the brief (every one, without a brief vector)
-    in_sense = vocabulary.in_sense(context) if context is not None else np.ones(len(vocabulary.subjects), dtype=bool)
+
+    @cache  # the subjects standing among the catalog's nearest the brief: ranked once, and only for a brief that asks
+    def in_sense() -> np.ndarray:
+        return vocabulary.in_sense(context)
     out = []
     for topic in topics:
         words = _words(topic.text)
@@ -675,7 +675,7 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
             matches = readings[0]
         if role == PREFERRED_ROLE and context is not None:
             matches = [m for m in matches if _similarity(vocabulary, m.subject, context) >= PREFERRED_FIT
-                       and (not may_mean_otherwise(m, vocabulary) or in_sense[_row(vocabulary, m.subject)])]
+                       and (not may_mean_otherwise(m, vocabulary) or in_sense()[_row(vocabulary, m.subject)])]
         if matches or topic.bare:  # a brief on a topic the catalog lacks: said as the brief says it
             out.append(TopicSubjects(topic, tuple(matches), role, (tuple(matches),) if matches else ()))
     genre_matches = {t: [*vocabulary.tagged("genre", t.genre, t.text), *_untagged(vocabulary.lexical(t.text))]
