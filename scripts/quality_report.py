@@ -33,7 +33,7 @@ TRY_BRIEFS = ("雨夜读的安静小说，不要温暖治愈的", "Quiet novels 
 BOTH, BLIND = ("tagged", "blind"), ("blind",)
 # The sets written a session apart since `next`, each a demo set and a Gutenberg set (benchmarks/judged/README.md).
 LATER_SETS = ("next2", "next3", "next4", "next5", "next6", "next7", "next8", "next9", "next10",
-              "next11", "next12")
+              "next11", "next12", "next13")
 JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
           ("demo-holdout", "benchmarks/judged/demo-holdout.yaml", "demo", BOTH),
           ("demo-next", "benchmarks/judged/demo-next.yaml", "demo", BOTH),
@@ -74,7 +74,7 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                                     (f"gutenberg-{later}-blind", "gutenberg"))}}
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
             "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
-            "nineteenth", "twentieth", "twenty-first")
+            "nineteenth", "twentieth", "twenty-first", "twenty-second")
 
 
 def _fragment_files(batch: int) -> tuple[str, str]:
