@@ -207,6 +207,8 @@ class Readings:
     title_articles: tuple[str, ...] = ()  # an article marks a run of capitalised words as a title, never a person
     kind_likeness: tuple[str, ...] = ()  # right after a kind, how a book reads, not what it is: "史诗般的", "-like"
     kind_people: tuple[str, ...] = ()  # the people who write a kind: "诗人", "poets"; beside another kind, no kind
+    # before readers' words, what the books are about: "stories about kids", "关于留守儿童的小说" (no audience)
+    people_about: tuple[str, ...] = ()
     partitive: tuple[str, ...] = ()  # how many or how mixed, before "of": "a mix of novels" is novels, no topic
     examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
@@ -395,6 +397,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("name_particles"), alike_switch=said("alike_switch"),
                         title_small=said("title_small"), title_articles=said("title_articles"),
                         kind_likeness=said("kind_likeness"), kind_people=said("kind_people"),
+                        people_about=said("people_about"),
                         partitive=said("partitive"),
                         examples_of=said("examples_of"),
                         name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),

@@ -35,3 +35,29 @@ def test_who_loves_a_thing_asks_for_the_thing_not_for_love(brief, topic, embedde
 def test_love_as_the_brief_s_own_topic_stays_romantic(brief, embedder):
     # "she" wants nothing of the library: only who asks (who, we, I, you) makes the verb a wish
     assert ROMANTIC in {(m.field, m.value, m.polarity) for m in read(brief, embedder).mentions}
+
+
+def conditions(brief: str):
+    from tasks.understanding.translate.rules import conditions_of
+
+    vocabulary = get_vocabulary()
+    return conditions_of(read_brief(brief, vocabulary), vocabulary)
+
+
+@pytest.mark.parametrize("brief", [
+    "Novels about kids who run away to the city",
+    "A few true stories concerning children in wartime",
+    "关于乡村儿童的长篇小说",
+    "讲述孩子们在战争中长大的小说",
+])
+def test_readers_words_after_an_about_word_are_what_the_books_are_about(brief):
+    """readings.yaml `people_about` and rules._people_as_topics: the people a book is about are no audience (the
+    shelf had been children's books whatever their topic)."""
+    assert not any(c.field == "audience" for c in conditions(brief)), conditions(brief)
+
+
+@pytest.mark.parametrize("brief", ["Picture books about trains for toddlers", "写给孩子的童话", "Poems for kids about kids",
+                                   "给孩子讲历史的书"])
+def test_readers_named_for_whom_stay_readers(brief):
+    # a for-whom word between the about-word and the readers gives them back (and none before: only readers)
+    assert any(c.field == "audience" and c.operator == "MUST" for c in conditions(brief)), conditions(brief)

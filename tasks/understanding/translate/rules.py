@@ -42,6 +42,7 @@ from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cue
 from tasks.understanding.topics import brief_keywords, has_topic, last_word
 from tasks.understanding.translate.base import Translator
 
+MODIFIER_CHARACTERS = 4  # the most characters of an unspaced modifier between an about-word and whom it is about
 _MODIFIES = re.compile(r"[\s-]*(?:的\s*)?")  # between a value and the kind it qualifies: "cozy mysteries", "温馨的推理"
 
 
@@ -55,14 +56,15 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     """The filter conditions a reading states (see the module docstring)."""
     wishes = (_kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
               | _kinds_beside_other_things(reading, load_cues()) | _kinds_in_added_parts(reading, load_cues()))
-    kept = [m for m in reading.mentions if m not in wishes]
+    about_people = _people_as_topics(reading, load_cues())  # topics, not readers: no audience condition
+    kept = [m for m in reading.mentions if m not in wishes and m not in about_people]
     asked = [m for m in kept if m.field in KIND_FIELDS and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
     one_of = _one_of_the_kinds(kept, vocabulary, alternatives)
     conditions = list(one_of)
     asked_words = {reading.text[m.start:m.end].lower() for m in reading.mentions if m.polarity in (WANTED, REQUIRED)}
     for mention in _narrowed_exclusions(reading.mentions, reading.text):
-        if _literature(mention) and mention.polarity != EXCLUDED:
+        if (_literature(mention) and mention.polarity != EXCLUDED) or mention in about_people:
             continue  # asked literatures are read together (_asked_literatures)
         operator = "SHOULD" if mention in wishes else _operator(mention, alternatives or bool(one_of))
         if operator:
@@ -317,6 +319,30 @@ def _kinds_in_added_parts(reading: Reading, cues: Cues) -> set[Mention]:
             if own:
                 out |= {m for m in mine if m.value not in values and (m.field != "audience" or other_kind)
                         and not any(t.field == m.field for t in theirs)}
+    return out
+
+
+def _people_as_topics(reading: Reading, cues: Cues) -> set[Mention]:
+    """Readers' words the brief says its books are about, not who reads them: after one of the packs' `people_about`
+    in their clause, with nothing but filler between in a spaced script ("stories about the kids who lost their
+    parents") or a few characters without a possessive in an unspaced one ("关于留守儿童的小说"), and no for-whom word
+    ("写给孩子的诗", "books about bedtime for toddlers")."""
+    seg, text = segment(reading.text), reading.text
+    filler = {w.lower() for w in cues.filler}
+    out = set()
+    for m in reading.mentions:
+        if m.field != "audience" or m.polarity != WANTED:
+            continue
+        lead = text[seg.clause_of(m.start)[0]:m.start]
+        said = find_terms(lead, cues.readings.people_about)
+        if not said:
+            continue
+        gap = lead[max(b for _, b, _ in said):]
+        if find_terms(gap, cues.for_whom):
+            continue
+        if (all(w in filler for w in re.findall(r"[a-z'-]+", gap.lower())) if gap.isascii()
+                else len(gap.strip()) <= MODIFIER_CHARACTERS and not gap.endswith(tuple(cues.readings.possessive))):
+            out.add(m)
     return out
 
 
