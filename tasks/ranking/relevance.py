@@ -31,8 +31,9 @@ tags, and one whose tags are guesses. The evidence, one number each:
 
 One more fact is no weight but a rule, `untied`: on a theme shelf (a brief that names no book, author or series),
 the brief's topics matched subjects of the catalog by their words (the same words, a heading holding them, a mapped
-term), the book carries none of the matched subjects and none of the brief's content words is in its text or its
-headings; what ties it to the brief is the vector alone. Such a book does not fit (probability 0): the catalog files
+term), the book carries none of the matched subjects and none of the topics' own words is in its text or its headings
+(the brief's other content words tie nothing: "club" and "start" of "Our sci-fi club wants the old utopias - where
+did it all start?" had kept 11 space adventures on a utopias shelf); what ties it to the brief is the vector alone. Such a book does not fit (probability 0): the catalog files
 the topic, and not under this book. Of the books the calibration put above the floor on the judged dev briefs, books
 with no subject and no word where the topics matched some fitted 5 of 38 times (tagged demo) and 5 of 28 (Gutenberg),
 where books with subject evidence fitted 68% and 78%. A match by meaning alone is no such filing ('古典文学' met the
@@ -40,7 +41,9 @@ Greek and Latin 'Classical literature' of an English catalog, whose Chinese nove
 read-alike's topic is its book, which the books like it need not carry. Nor where the brief's hard conditions leave
 at most a tenth of the catalog (`FEW_ALLOWED`): among the few books of the kind asked for, a topic colours the shelf
 more than it decides it ("the bedtime shelf again, English books only" over children's books, 'Bedtime' a heading of
-one book). Where the topics match no subject by their
+one book), unless at least FILED_AMONG of those few carry a subject the topics matched by words: then the catalog
+files the topic among them too (a choose-your-own-adventure shelf of children's books, a utopias shelf of science
+fiction). Where the topics match no subject by their
 words, a book found by meaning alone is left to the weights: on the demo those are mostly books of the kind the
 brief's conditions require (58% fit).
 
@@ -125,7 +128,7 @@ from tasks.language.embedders.base import normalize
 from tasks.language.text_analysis import bm25_tokens, token_set
 from tasks.model.conditions import FilterCondition
 from tasks.model.query import Candidate, ThemeQuery
-from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence, subject_keys
+from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence, TopicSubjects, subject_keys
 from tasks.recall.dense_scores import dense_scores
 from tasks.model.constraints import TERM_FIELDS
 
@@ -148,6 +151,7 @@ TOPIC_DIMENSION = "genre"  # the vocabulary dimension whose values are topics
 SAID_TRUST = 0.75  # how often a book holding all the brief's words say fits it (`said_fit`)
 HEADLESS_FIT = 0.25  # the most a book saying none of the title's filed topics fits (4 of 24 dev books did)
 FEW_ALLOWED = 1.0  # `narrowed` from which the hard conditions say what the books are: at most a tenth of the catalog
+FILED_AMONG = 2  # candidates carrying a subject the topics matched by words, from which the few allowed file it too
 # What a candidate's probability stands on (`standing`): first what the rules decide, then the weights' strongest evidence
 NAMED, DEFINED, TITLE_CAPPED, UNTIED = "named", "defined", "title-capped", "untied"
 SAID_FULL, SAID_PARTIAL, AGREEING = "said full", "said partial", "values agreeing"
@@ -368,29 +372,35 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
                     subjects: Mapping[str, Sequence[SubjectEvidence]] | None = None,
                     theme_shelf: bool = True, defined: bool = False, values: BriefValues | None = None,
                     likeness_of: Callable[[BookRecord], Likeness] | None = None,
-                    tagged: bool = False) -> list[Evidence]:
+                    tagged: bool = False, topical: Mapping[str, float] | None = None) -> list[Evidence]:
     """Each candidate's evidence. `tokens` are the brief's BM25 tokens with their IDF `token_weights`; `cover` the
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
     `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog; `subjects` the matched
     subjects each book carries (the subject path's evidence); `theme_shelf`: the brief names no book, author or
     series (only there, and where its hard conditions leave more than a tenth of the catalog, can a book be untied);
     `defined`: the brief says nothing beyond its hard conditions (`conditions_define`); `values` what its
-    vocabulary values say (`brief_values`); `likeness_of` a read-alike's likeness to its book (`likeness`)."""
+    vocabulary values say (`brief_values`); `likeness_of` a read-alike's likeness to its book (`likeness`);
+    `topical` the share of the weight of the brief's topic words (`topic_tokens`) each book's text holds."""
     out = []
     best = max((c.fused_score for c in candidates), default=0.0)
-    wanted = [t for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE)]
+    wanted = wished(query)
     matched = any(t.matches for t in wanted)
     # a theme shelf whose hard conditions leave most of the catalog: only there does a missing subject say anything
-    open_shelf = theme_shelf and narrowed < FEW_ALLOWED
+    filers = sum(1 for c in candidates if any(e.how != "vector" for e in (subjects or {}).get(c.book_id, ())))
+    open_shelf = theme_shelf and (narrowed < FEW_ALLOWED or filers >= FILED_AMONG)
     filed = open_shelf and any(m.how != "vector" for t in wanted for m in t.matches)
     headless = (head_missing(candidates, query, books, values, subjects or {}, stem, tagged)
                 if values and theme_shelf else set())
+    topic_words = topic_tokens(tokens, wanted, query.language, stem) if topical is not None else tokens
     for place, cand in enumerate(candidates, start=1):
         book = books[cand.book_id]
         held = token_set(heading_text(book), book.language or query.language, stem) if tokens else frozenset()
         carried = subject_features((subjects or {}).get(cand.book_id, ()), matched, len(books))
         heading = token_cover(tokens, token_weights, held)
-        words = cover.get(cand.book_id, 0.0) > 0 or heading > 0
+        # what ties a book to a topic the catalog files is the topic's own words, not the brief's other content
+        # words ("club", "start", "old" of "Our sci-fi club wants the old utopias - where did it all start?")
+        words = ((topical if topical is not None else cover).get(cand.book_id, 0.0) > 0
+                 or token_cover(topic_words, token_weights, held) > 0)
         said, said_values = (values.reading(book, (subjects or {}).get(cand.book_id, ())) if values and tagged
                              else (0.0, 0))
         alike = likeness_of(book) if likeness_of else Likeness()
@@ -422,6 +432,17 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             alike=alike.value,
             alike_guessed=alike.guessed))
     return out
+
+
+def wished(query: ThemeQuery) -> list[TopicSubjects]:
+    """The brief's topics it asks for or prefers (not those it excludes)."""
+    return [t for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE)]
+
+
+def topic_tokens(tokens: Sequence[str], topics: Sequence[TopicSubjects], language: str, stem: bool) -> list[str]:
+    """The brief's BM25 tokens that are words of its wished topics; all of them where its topics say none."""
+    said = token_set(" ".join(t.topic.text for t in topics), language, stem)
+    return [t for t in tokens if t in said] or list(tokens)
 
 
 def head_missing(candidates: Sequence[Candidate], query: ThemeQuery, books: Mapping[str, BookRecord],
@@ -634,6 +655,8 @@ class RelevanceModel:
         weights = snapshot.bm25.token_weights(tokens) if tokens else {}
         cover = snapshot.bm25.cover_of(tokens, ids) if tokens else {}
         stem, sure = snapshot.bm25.settings.english_stemming, snapshot.filter_confidence
+        topical = (snapshot.bm25.cover_of(topic_tokens(tokens, wished(query), query.language, stem), ids)
+                   if tokens else {})
         # what a brief's values say rests on the source's own tags: on a tag-blind catalog (guesses, headings) it
         # lifted books that did not fit (docs/measurements.md, round five); a read-alike's likeness reads headings too
         tagged = vocabulary is not None and self.kind == "tagged"
@@ -643,7 +666,8 @@ class RelevanceModel:
                  if like else None)
         return gather_evidence(candidates, query, books, tokens, weights, cover, similarities,
                                {b: d.sentence for b, d in dense.items()}, z, stem,
-                               narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike, tagged)
+                               narrowing(allowed, len(books)), subjects, theme_shelf, defined, values, alike, tagged,
+                               topical)
 
     def score(self, candidates: Sequence[Candidate], evidence: Sequence[Evidence],
               weighed: Sequence[float]) -> list[Candidate]:
@@ -732,7 +756,7 @@ def conditions_define(query: ThemeQuery, content: Sequence[str], theme_shelf: bo
     value it requires ("科幻小说" with genre 科幻 required)."""
     required = ([c for c in query.filter_conditions if c.operator == "MUST"] or query.numeric_conditions)
     wishes = [c for c in query.filter_conditions if c.operator == "SHOULD"]
-    topics = any(t.matches for t in query.subjects if t.role in (REQUIRED_ROLE, PREFERRED_ROLE))
+    topics = any(t.matches for t in wished(query))
     if not theme_shelf or not required or wishes or topics:
         return False
     named = {t for name in required_names(query, vocabulary) for t in bm25_tokens(name, query.language, stem)}
@@ -809,8 +833,7 @@ def brief_values(query: ThemeQuery, content: Sequence[str], token_weights: Mappi
     titled = tokens(title) if title else set()
     conditions = [(c, [{t for name in value_names(c.field, v, vocabulary) for t in tokens(name)} for v in c.values])
                   for c in query.filter_conditions if c.field not in TERM_FIELDS and c.operator in ("MUST", "SHOULD")]
-    topics = [(t.topic.text, tokens(t.topic.text)) for t in query.subjects
-              if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and any(m.how != "vector" for m in t.matches)]
+    topics = [(t.topic.text, tokens(t.topic.text)) for t in wished(query) if any(m.how != "vector" for m in t.matches)]
     words = []
     for word in content:
         own = tokens(word)

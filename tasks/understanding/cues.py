@@ -87,6 +87,21 @@ class Cues:
         return re.compile(rf"(?:{alternation(self.person)})\s+$", re.IGNORECASE)
 
     @cached_property
+    def wanting_verb(self) -> re.Pattern | None:
+        """A verb of wanting after who wants it: "a nine-year-old who loves animals" likes animals, and asks for no
+        love story (its verb is neither a topic nor a keyword)."""
+        if not self.person or not self.wanting:
+            return None
+        return re.compile(rf"\b(?:{alternation(self.person)})\s+(?P<verb>{alternation(tuple(self.wanting))})\b",
+                          re.IGNORECASE)
+
+    def without_wanting(self, text: str) -> str:
+        """The text with its verbs of wanting after who wants (`wanting_verb`) blanked, each place kept."""
+        if self.wanting_verb is None:
+            return text
+        return self.wanting_verb.sub(lambda m: m[0][:m.start("verb") - m.start()] + " " * len(m["verb"]), text)
+
+    @cached_property
     def cued_word(self) -> re.Pattern:
         """A negation or requirement and one word, ending the text: "nothing Japanese", "不要先秦" (the word of an
         unspaced script is the one asked about, its end where the text ends)."""

@@ -85,7 +85,7 @@ def with_meanings(reading: Reading, embedder: Embedder, vocabulary: Vocabulary, 
     if all(d in named for d in MEANT):
         return reading
     blank = reading.excluded_spans + reading.reader_spans + reading.number_spans + reading.name_spans
-    text = reading.text
+    text = cues.without_wanting(reading.text)  # "who loves dinosaurs" means dinosaurs, not a love story
     spans = [(a, b) for a, b in _spans(segment(text, cues))
              if not any(x < b and a < y for x, y in blank)
              and not any(m.start < b and a < m.end for m in reading.mentions)]  # what is read is not read again

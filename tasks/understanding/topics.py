@@ -109,7 +109,7 @@ def brief_keywords(segments: list[tuple[str, bool]], language: str, cues: Cues) 
     if language == "zh":
         words = _chinese_keywords(segments, skip, cues)
     else:
-        tokens = [t for t in tokenize(" ".join(t for t, _ in segments), "en") if t not in skip
+        tokens = [t for t in tokenize(cues.without_wanting(" ".join(t for t, _ in segments)), "en") if t not in skip
                   and not (cues.numbers.counts(t) or len(t) == 1)]
         counts = Counter(tokens)
         words = sorted(dict.fromkeys(tokens), key=lambda t: -counts[t])

@@ -143,6 +143,32 @@ def test_a_book_tied_to_the_brief_by_its_vector_alone_is_untied_where_the_catalo
     few = gather_evidence(candidates, filed, books, ["beekeep"], {"beekeep": 3.0}, {}, {}, {}, {}, True, narrowed=1.0,
                           subjects=carried)
     assert not any(e.untied for e in few)
+    # ...unless those few carry the topic's subject often enough (FILED_AMONG) to say the catalog files it among them
+    hives = {**carried, "honey": (replace(carried["hive"][0], book_id="honey"),)}
+    among = gather_evidence(candidates, filed, books, ["beekeep"], {"beekeep": 3.0}, {}, {}, {}, {}, True,
+                            narrowed=1.0, subjects=hives)
+    assert [e.untied for e in among] == [False, False, True]
+
+
+def test_only_the_topics_own_words_tie_a_book_to_a_topic_the_catalog_files():
+    bees = Subject("Bee culture", "heading", "en", 3, "subject", ("Bee culture",))
+    topic = TopicSubjects(TopicPhrase("beekeeping", 0, 10, "wanted"), (SubjectMatch("beekeeping", bees, 1.0, "exact"),),
+                          REQUIRED_ROLE)
+    books = {"hive": BookRecord("hive", "Hive", subjects=("Bee culture",)),
+             "club": BookRecord("club", "The Garden Club"), "apiary": BookRecord("apiary", "Apiary days")}
+    carried = {"hive": (SubjectEvidence("hive", "beekeeping", "Bee culture", "heading", "exact", 1.0, REQUIRED_ROLE, 3),)}
+    query = ThemeQuery((), ("club", "beekeeping"), "our club wants beekeeping", 1.0, "rules", "en", subjects=(topic,))
+    tokens, weights = ["club", "beekeep"], {"club": 1.0, "beekeep": 3.0}
+    cover = {"club": 0.25, "apiary": 0.75}  # the brief's words in each book's text: "club" alone, or "beekeeping"
+    topical = {"apiary": 1.0}  # the topic's words alone ("beekeeping")
+
+    def untied(topic_cover):
+        return [e.untied for e in gather_evidence([Candidate(b) for b in books], query, books, tokens, weights, cover,
+                                                  {}, {}, {}, True, subjects=carried, topical=topic_cover)]
+
+    # "club" of "our club wants ..." ties nothing to bee culture; the apiary's text says the topic's own word
+    assert untied(topical) == [False, True, False]
+    assert untied(None) == [False, False, False]  # read by every content word, the club's one word had tied it
 
 
 def test_an_untied_book_does_not_fit_and_a_named_one_does_whatever_the_weights_say():
