@@ -178,11 +178,12 @@ def as_wishes(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, number
     return replace(query, filter_conditions=conditions, numeric_conditions=numeric), [*loose, *unnumbered]
 
 
-def reading_material(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, not_reading: Sequence[str]
-                     ) -> ThemeQuery:
+def reading_material(query: ThemeQuery, held: frozenset[tuple[str, str]] | None, not_reading: Sequence[str],
+                     insisted: frozenset[str] = frozenset()) -> ThemeQuery:
     """The material a brief's shelf holds. A material required beside a required kind of book (a form or a genre)
     is a wish: the carrier is then one of the alternatives or a remark ("audiobooks and short novels", "an
-    audiobook or a memoir", "baseball histories …, the DVDs go on the media shelf"). A brief about reading (a form
+    audiobook or a memoir", "baseball histories …, the DVDs go on the media shelf"); not one the brief requires in
+    so many words (`insisted`: "Audiobooks only: mysteries for long drives", "只要有声书"). A brief about reading (a form
     required: novels, plays, 诗集) that names no material leaves out the materials that are no reading (`not_reading`:
     films, recordings, scores ...) where a record says one: a film whose heading says "Drama." is no play. Only the
     materials some book holds (`held`; None: all) are named, so a catalog whose records say none gains no condition;
@@ -190,8 +191,8 @@ def reading_material(query: ThemeQuery, held: frozenset[tuple[str, str]] | None,
     required = {c.field for c in query.filter_conditions if c.operator == "MUST"}
     if "material" in required and required & {"form", "genre"}:
         return replace(query, filter_conditions=merge_conditions(
-            replace(c, operator="SHOULD") if c.field == "material" and c.operator == "MUST" else c
-            for c in query.filter_conditions))
+            replace(c, operator="SHOULD") if c.field == "material" and c.operator == "MUST"
+            and not set(c.values) <= insisted else c for c in query.filter_conditions))
     if "form" not in required or any(c.field == "material" for c in query.filter_conditions):
         return query
     materials = tuple(m for m in not_reading if held is None or ("material", m) in held)

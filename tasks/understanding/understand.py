@@ -21,7 +21,7 @@ from tasks.understanding.entities import EntityIndex, understand_reading
 from tasks.understanding.intent import keeping_named_kind, raise_confidence, settle_intent, without_named_words
 from tasks.understanding.meanings import with_meanings
 from tasks.understanding.numbers import on_scale
-from tasks.understanding.reading import load_cues, read_brief
+from tasks.understanding.reading import REQUIRED, load_cues, read_brief
 from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
 from tasks.understanding.subjects import NO_BOOKS, NO_SUBJECTS, SubjectBooks, SubjectVocabulary, subjects_of_brief
 from tasks.understanding.translate.base import Translator
@@ -72,7 +72,8 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         query = keeping_named_kind(review.amend(query), understanding, tools.books, tools.filter_confidence)
         query = replace(query, numeric_conditions=on_scale(query.numeric_conditions, tools.rating_scale),
                         preferred_numbers=on_scale(query.preferred_numbers, tools.rating_scale))
-        query = reading_material(query, tools.held, get_materials().not_reading)
+        query = reading_material(query, tools.held, get_materials().not_reading,
+                                 frozenset(m.value for m in reading.of(REQUIRED) if m.field == "material"))
         query, unchecked = as_wishes(query, tools.held, tools.numbered)
         if POLICIES[understanding.intent].announced:
             notes.append(understanding.describe())

@@ -128,6 +128,8 @@ def test_a_brief_about_reading_leaves_out_the_materials_the_catalog_names_that_a
     both = _query(FilterCondition("form", ("fiction",), "MUST"), FilterCondition("material", ("audiobook",), "MUST"))
     assert reading_material(both, held, not_reading).filter_conditions == (
         FilterCondition("form", ("fiction",), "MUST"), FilterCondition("material", ("audiobook",), "SHOULD"))
+    # ...unless the brief requires the carrier in so many words: "Audiobooks only: mysteries for long drives"
+    assert reading_material(both, held, not_reading, frozenset({"audiobook"})) == both
 
 
 PLAYS = [("Hamlet", "A prince of Denmark avenges his father in Shakespeare's tragedy of revenge and madness."),
