@@ -486,6 +486,7 @@ def _class_spans(seg: Segmented, entry: ClassRange, kind_starts: set[int], cues:
     yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
                 if _next_word_start(text, b) in kind_starts or _stands_for_books(seg, b, cues)
                 or entry.kind != "literatures" and _kind_after_modifier(seg, b, kind_starts)
+                or entry.kind == "literatures" and _kind_after_words(seg, b, kind_starts)
                 or entry.kind == "literatures" and cues.translated.search(text, 0, a))
     yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
                 if cues.by_people.search(text, 0, a) or cues.written_by.match(text, b))
@@ -498,6 +499,21 @@ def _kind_after_modifier(seg: Segmented, end: int, kind_starts: set[int]) -> boo
     if start == end or seg.text[start:start + 1].isascii():
         return False
     return any(start < k <= start + 4 and not seg.any_end(start, k) for k in kind_starts)
+
+
+# one or two lowercase words of a spaced script after a literature's qualifier, each with the spaces after it
+_MODIFIER_WORDS = re.compile(r"\s+([a-z][a-z'-]*)\s+(?:([a-z][a-z'-]*)\s+)?")
+
+
+def _kind_after_words(seg: Segmented, end: int, kind_starts: set[int]) -> bool:
+    """"Korean healing fiction", "Latin American magical realist novels": a kind of writing one or two lowercase
+    words after the qualifier in a spaced script, what stands between modifying it, no clause ending between. A
+    capitalised word between names something of its own ("American Civil War fiction" is about the war)."""
+    found = _MODIFIER_WORDS.match(seg.text, end)
+    if found is None:
+        return False
+    ends = [found.end(1), *([found.end(2)] if found.group(2) else [])]
+    return any(_next_word_start(seg.text, e) in kind_starts and not seg.any_end(end, e) for e in ends)
 
 
 def _stands_for_books(seg: Segmented, end: int, cues: Cues) -> bool:

@@ -61,3 +61,21 @@ def test_readers_words_after_an_about_word_are_what_the_books_are_about(brief):
 def test_readers_named_for_whom_stay_readers(brief):
     # a for-whom word between the about-word and the readers gives them back (and none before: only readers)
     assert any(c.field == "audience" and c.operator == "MUST" for c in conditions(brief)), conditions(brief)
+
+
+@pytest.mark.parametrize("brief, nation", [
+    ("Family sagas and other Japanese wartime novels", "japanese"),
+    ("Some German crime-scene thrillers for the long weekend", "german"),
+    ("Cheerful Russian folk tales for a winter evening", "russian"),
+])
+def test_a_nations_literature_reads_past_one_or_two_modifiers_before_its_kind(brief, nation):
+    """analysis._kind_after_words (and 'tales' a literature word): "Korean healing fiction" is Korean literature;
+    the qualifier had had to stand right before the kind."""
+    assert any(c.field == "literature" and nation in c.values and c.operator == "SHOULD"
+               for c in conditions(brief)), conditions(brief)
+
+
+def test_a_capitalised_word_between_names_a_topic_of_its_own():
+    # "American Civil War fiction" is about the war, whoever wrote it
+    assert not any(c.field == "literature" and "american" in c.values and c.operator != "MUST_NOT"
+                   for c in conditions("American Civil War fiction for the history club"))
