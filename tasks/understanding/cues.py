@@ -209,6 +209,8 @@ class Readings:
     kind_people: tuple[str, ...] = ()  # the people who write a kind: "诗人", "poets"; beside another kind, no kind
     # before readers' words, what the books are about: "stories about kids", "关于留守儿童的小说" (no audience)
     people_about: tuple[str, ...] = ()
+    # before an author's name, what makes the author the shelf's subject: "围着鲁迅做一架", "Spotlight on: Lauren Child"
+    spotlight_before: tuple[str, ...] = ()
     partitive: tuple[str, ...] = ()  # how many or how mixed, before "of": "a mix of novels" is novels, no topic
     examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
@@ -397,7 +399,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         said("name_particles"), alike_switch=said("alike_switch"),
                         title_small=said("title_small"), title_articles=said("title_articles"),
                         kind_likeness=said("kind_likeness"), kind_people=said("kind_people"),
-                        people_about=said("people_about"),
+                        people_about=said("people_about"), spotlight_before=said("spotlight_before"),
                         partitive=said("partitive"),
                         examples_of=said("examples_of"),
                         name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),

@@ -418,7 +418,7 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
 
 def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) -> bool:
     """Whether the brief makes one of these authors what the shelf is about, by evidence beside the name: an
-    authorship word before it ("by", "作家"), a spotlight word after it ("专题", "作品", "spotlight", "up front"), its
+    authorship or spotlight word before it ("by", "作家", "围着"), a spotlight word after it ("专题", "作品", "spotlight", "up front"), its
     possessive before a kind of book or a word for books ("刘慈欣的科幻", "Toni Morrison's novels", "鲁迅或者沈从文的
     书"), a list of names one of which has it ("金庸和古龙的武侠小说专题"), or nothing else in the brief. An author
     named beside a likeness ("梁实秋那一路的"), a permission ("王晋康、刘慈欣都可以"), a day of theirs ("Charles
@@ -436,8 +436,8 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
         return True  # the brief is the name: "鲁迅", "Virginia Woolf"
     cues = load_cues()
     kinds = {m.start for m in reading.mentions if m.field in ("form", "genre")}
-    before = regex(rf"(?:{alternation(said.authorship_before)})\s*(?:(?:{alternation(tuple(cues.filler))})\s+)?$",
-                   re.IGNORECASE)
+    before = regex(rf"(?:{alternation((*said.authorship_before, *said.spotlight_before))})[:：]?\s*"
+                   rf"(?:(?:{alternation(tuple(cues.filler))})\s+)?$", re.IGNORECASE)
     after = regex(rf"\s*(?:{alternation(said.spotlight)})", re.IGNORECASE)
     owned = regex(rf"\s*(?:{alternation(said.possessive)})\s*", re.IGNORECASE)
     books = regex(rf"(?:(?:{alternation(tuple(cues.filler))})\s+)?(?:{alternation(said.book_words)})", re.IGNORECASE)

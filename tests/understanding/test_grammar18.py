@@ -79,3 +79,18 @@ def test_a_capitalised_word_between_names_a_topic_of_its_own():
     # "American Civil War fiction" is about the war, whoever wrote it
     assert not any(c.field == "literature" and "american" in c.values and c.operator != "MUST_NOT"
                    for c in conditions("American Civil War fiction for the history club"))
+
+
+@pytest.mark.parametrize("brief", ["这个月的展架围绕沈从文，小说散文都要", "A display built around Kazuo Ishiguro for the book club"])
+def test_a_spotlight_word_before_an_authors_name_makes_the_shelf_theirs(brief):
+    """readings.yaml `spotlight_before` in entities._featured: the author named after it is what the shelf is about;
+    the name alone beside other words had been a theme shelf."""
+    from tasks.model.intent import Intent
+    from tasks.understanding.entities import EntityIndex, understand_reading
+    from tasks.model.books import BookRecord
+
+    index = EntityIndex.build([BookRecord("a", "边城", authors=("沈从文",)), BookRecord("b", "长河", authors=("沈从文",)),
+                               BookRecord("c", "Never Let Me Go", authors=("Kazuo Ishiguro",)),
+                               BookRecord("d", "Klara and the Sun", authors=("Kazuo Ishiguro",))], {})
+    reading = read_brief(brief, get_vocabulary(), index)
+    assert understand_reading(reading, index).intent is Intent.AUTHOR_SPOTLIGHT
