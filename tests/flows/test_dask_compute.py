@@ -51,9 +51,6 @@ class KillFirstChunk(WorkerPlugin):
 
 def _on_dask(monkeypatch, client, chunk: int = 256) -> None:
     monkeypatch.setenv("SHELFWISE__COMPUTE__DASK_ADDRESS", client.scheduler.address)
-    # the model on one thread in each worker, as compute.dask_workers sets it (flows/compute.py): two threads in each
-    # of two workers on two cores cost 7 s more CPU a build, in the threads' waits
-    monkeypatch.setenv("SHELFWISE__EMBEDDER__THREADS", "1")
     monkeypatch.setenv("SHELFWISE__COMPUTE__CHUNK_TEXTS", str(chunk))  # several chunks per step
 
 
