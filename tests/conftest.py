@@ -46,6 +46,10 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "shelfwise")
 os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
 os.environ.setdefault("LANCEDB_LOG", "error")
+# The model on one thread in builds, as runs already have it (recall.blas_threads): three xdist workers share 2 cores,
+# where a second BLAS thread only spends CPU waiting for one (the Dask test's build: 7 s more of it). The vectors are
+# the same to float tolerance; a test of the thread count itself sets its own.
+os.environ.setdefault("SHELFWISE__EMBEDDER__THREADS", "1")
 # A developer's tuned config/local.yaml must not change what the tests see.
 os.environ["SHELFWISE_LOCAL_CONFIG"] = str(_PREFECT_HOME / "no-local.yaml")
 

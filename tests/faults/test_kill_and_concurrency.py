@@ -54,6 +54,9 @@ def test_two_runs_at_once_the_second_waits_and_the_first_killed_mid_batch_reruns
     assert server, "the first command's temporary Prefect server"
     first.kill()
     assert all(gone(pid) for pid in server), "the killed command's Prefect server is still running"
+    # a command on a temporary server links to no page of it (gone with the command): its flow run had begun, where
+    # Prefect prints "View at" and the run's address
+    assert not [line for line in first.lines if "View at" in line or "http://" in line]
     assert second.finish() == 0, "\n".join(second.lines[-20:])  # the lock died with the first: the second goes on
     [(theme, books)] = history(demo_copy, "second")
     assert theme == "rain" and books > 0

@@ -1,7 +1,8 @@
 """`shelfwise server` and the Prefect server going away: the UI's runs one writer at a time and `shelfwise deploy`
 on the way; the Prefect server killed under `shelfwise server`, it comes back with its schedules and serves
-again; the server killed under a run, the run still delivers and says its record may be incomplete; and a
-command that ran on a temporary server links to nothing that is gone. Real servers and real processes."""
+again; the server killed under a run, the run still delivers and says its record may be incomplete (a command on
+a temporary server, which links to nothing of it, is test_kill_and_concurrency's killed run). Real servers and real
+processes."""
 
 from __future__ import annotations
 
@@ -113,9 +114,3 @@ def test_the_server_runs_the_uis_batches_one_at_a_time_restarts_its_prefect_serv
     # `ci-fresh`'s load one child was still there after 20 s, once, and alone the server is gone in about 1 s.
     assert children and all(gone(pid, timeout=90) for pid in children)
 
-
-def test_a_command_on_a_temporary_server_links_to_no_page_of_it(demo_copy):
-    build = Command("index", "build", own_server=True)
-    assert build.finish() == 0, "\n".join(build.lines[-20:])
-    assert any(line.startswith("index ") and "is up to date" in line for line in build.lines)
-    assert not [line for line in build.lines if "View at" in line or "http://" in line]
