@@ -94,3 +94,16 @@ def test_a_spotlight_word_before_an_authors_name_makes_the_shelf_theirs(brief):
                                BookRecord("d", "Klara and the Sun", authors=("Kazuo Ishiguro",))], {})
     reading = read_brief(brief, get_vocabulary(), index)
     assert understand_reading(reading, index).intent is Intent.AUTHOR_SPOTLIGHT
+
+
+@pytest.mark.parametrize("brief, field, value", [
+    ("Nonfiction for the reading room, biographies especially", "genre", "传记回忆"),
+    ("Books for the commute, mainly short stories", "genre", "短篇小说集"),
+    ("适合假期读的书，尤其是科幻小说", "genre", "科幻"),
+    ("新书推荐，特别是推理小说", "genre", "推理悬疑"),
+])
+def test_a_kind_said_to_be_mostly_or_especially_wanted_is_a_wish(brief, field, value):
+    """cues.yaml preference_before / preference_after ('especially', 'mostly', 尤其是, 为主): the kind leans the
+    shelf, it does not make every book that kind."""
+    found = [(c.field, c.operator) for c in conditions(brief) if value in c.values]
+    assert (field, "SHOULD") in found and (field, "MUST") not in found, conditions(brief)
