@@ -33,17 +33,17 @@ One more fact is no weight but a rule, `untied`: on a theme shelf (a brief that 
 the brief's topics matched subjects of the catalog by their words (the same words, a heading holding them, a mapped
 term), the book carries none of the matched subjects and none of the topics' own words is in its text or its headings
 (the brief's other content words tie nothing: "club" and "start" of "Our sci-fi club wants the old utopias - where
-did it all start?" had kept 11 space adventures on a utopias shelf); what ties it to the brief is the vector alone. Such a book does not fit (probability 0): the catalog files
-the topic, and not under this book. Of the books the calibration put above the floor on the judged dev briefs, books
-with no subject and no word where the topics matched some fitted 5 of 38 times (tagged demo) and 5 of 28 (Gutenberg),
-where books with subject evidence fitted 68% and 78%. A match by meaning alone is no such filing ('古典文学' met the
-Greek and Latin 'Classical literature' of an English catalog, whose Chinese novels carry no such heading), and a
-read-alike's topic is its book, which the books like it need not carry. Nor where the brief's hard conditions leave
-at most a tenth of the catalog (`FEW_ALLOWED`): among the few books of the kind asked for, a topic colours the shelf
-more than it decides it ("the bedtime shelf again, English books only" over children's books, 'Bedtime' a heading of
-one book), unless at least FILED_AMONG of those few carry a subject the topics matched by words: then the catalog
-files the topic among them too (a choose-your-own-adventure shelf of children's books, a utopias shelf of science
-fiction). Where the topics match no subject by their
+did it all start?" had kept 11 space adventures on a utopias shelf); what ties it to the brief is the vector alone.
+Such a book does not fit (probability 0): the catalog files the topic, and not under this book. Of the books the
+calibration put above the floor on the judged dev briefs, books with no subject and no word where the topics matched
+some fitted 5 of 38 times (tagged demo) and 5 of 28 (Gutenberg), where books with subject evidence fitted 68% and 78%.
+A match by meaning alone is no such filing ('古典文学' met the Greek and Latin 'Classical literature' of an English
+catalog, whose Chinese novels carry no such heading), and a read-alike's topic is its book, which the books like it
+need not carry. Nor where the brief's hard conditions leave at most a tenth of the catalog (`FEW_ALLOWED`): among the
+few books of the kind asked for, a topic colours the shelf more than it decides it ("the bedtime shelf again, English
+books only" over children's books, 'Bedtime' a heading of one book), unless at least FILED_AMONG of those few carry a
+subject the topics matched by words: then the catalog files the topic among them too (a choose-your-own-adventure
+shelf of children's books, a utopias shelf of science fiction). Where the topics match no subject by their
 words, a book found by meaning alone is left to the weights: on the demo those are mostly books of the kind the
 brief's conditions require (58% fit).
 
@@ -377,7 +377,8 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
     share of their weight each book's indexed text holds; `similarities` each book's cosine to the brief,
     `sentences` its best sentence's, `vector_z` the similarity's z-score over the catalog; `subjects` the matched
     subjects each book carries (the subject path's evidence); `theme_shelf`: the brief names no book, author or
-    series (only there, and where its hard conditions leave more than a tenth of the catalog, can a book be untied);
+    series (only there, and where its hard conditions leave more than a tenth of the catalog or FILED_AMONG of the
+    candidates carry a subject its topics matched by words, can a book be untied);
     `defined`: the brief says nothing beyond its hard conditions (`conditions_define`); `values` what its
     vocabulary values say (`brief_values`); `likeness_of` a read-alike's likeness to its book (`likeness`);
     `topical` the share of the weight of the brief's topic words (`topic_tokens`) each book's text holds."""
