@@ -405,12 +405,13 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
         said, said_values = (values.reading(book, (subjects or {}).get(cand.book_id, ())) if values and tagged
                              else (0.0, 0))
         alike = likeness_of(book) if likeness_of else Likeness()
+        facet = facet_evidence(book, query)
         out.append(Evidence(
             vector_z=vector_z.get(cand.book_id, 0.0),
             sentence=sentences.get(cand.book_id, similarities.get(cand.book_id, 0.0)),
             cover=cover.get(cand.book_id, 0.0),
             heading=heading,
-            facet=facet_evidence(book, query),
+            facet=facet,
             bm25_rank=rank_weight(cand.ranks.get("bm25")),
             vector_rank=rank_weight(cand.ranks.get("vector")),
             named=float(bool(set(cand.sources) & set(NAMED_PATHS))),
@@ -424,7 +425,8 @@ def gather_evidence(candidates: Sequence[Candidate], query: ThemeQuery, books: M
             subject_specific=carried.specific,
             subject_absent=carried.absent,
             doubtful=float(cand.doubtful),
-            untied=filed and carried.absent > 0 and not words,
+            # a value the brief wishes for that the record holds surely ties it too: no vector alone
+            untied=filed and carried.absent > 0 and not words and facet <= 0,
             unfiled=open_shelf and carried.absent > 0,
             defined=defined,
             said=said,

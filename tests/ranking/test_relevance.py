@@ -169,6 +169,11 @@ def test_only_the_topics_own_words_tie_a_book_to_a_topic_the_catalog_files():
     # "club" of "our club wants ..." ties nothing to bee culture; the apiary's text says the topic's own word
     assert untied(topical) == [False, True, False]
     assert untied(None) == [False, False, False]  # read by every content word, the club's one word had tied it
+    # a value the brief wishes for, held surely by the record, ties a book as its words do: no vector alone
+    wishing = replace(query, filter_conditions=(FilterCondition("genre", ("科普",), "SHOULD"),))
+    books["club"] = replace(books["club"], facets=(Facet("genre", "科普", 0.95, "source", "tag"),))
+    assert [e.untied for e in gather_evidence([Candidate(b) for b in books], wishing, books, tokens, weights, cover,
+                                              {}, {}, {}, True, subjects=carried, topical=topical)] == [False] * 3
 
 
 def test_an_untied_book_does_not_fit_and_a_named_one_does_whatever_the_weights_say():
