@@ -328,7 +328,6 @@ def _people_as_topics(reading: Reading, cues: Cues) -> set[Mention]:
     parents") or a few characters without a possessive in an unspaced one ("关于留守儿童的小说"), and no for-whom word
     ("写给孩子的诗", "books about bedtime for toddlers")."""
     seg, text = segment(reading.text), reading.text
-    filler = {w.lower() for w in cues.filler}
     out = set()
     for m in reading.mentions:
         if m.field != "audience" or m.polarity != WANTED:
@@ -340,7 +339,7 @@ def _people_as_topics(reading: Reading, cues: Cues) -> set[Mention]:
         gap = lead[max(b for _, b, _ in said):]
         if find_terms(gap, cues.for_whom):
             continue
-        if (all(w in filler for w in re.findall(r"[a-z'-]+", gap.lower())) if gap.isascii()
+        if (all(w in cues.filler for w in re.findall(r"[a-z'-]+", gap.lower())) if gap.isascii()
                 else len(gap.strip()) <= MODIFIER_CHARACTERS and not gap.endswith(tuple(cues.readings.possessive))):
             out.add(m)
     return out
