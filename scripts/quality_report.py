@@ -77,7 +77,7 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                                     (f"gutenberg-{later}-blind", "gutenberg"))}}
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
             "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
-            "nineteenth", "twentieth", "twenty-first", "twenty-second")
+            "nineteenth", "twentieth", "twenty-first", "twenty-second", "twenty-third")
 
 
 def _fragment_files(batch: int) -> tuple[str, str]:
