@@ -72,3 +72,11 @@ def test_a_kind_praised_in_passing_is_one_choice(brief):
 def test_a_nation_s_period_or_original_works_before_a_kind_is_its_literature(brief):
     # the qualifier before a period word (现当代, 近现代) or 原创, then the kind: the literature is read
     assert ("literature", ("chinese",), "SHOULD") in conditions(brief), conditions(brief)
+
+
+@pytest.mark.parametrize("brief, field, value", [
+    ("元曲选读，给大学生", "form", ("poetry",)),  # the classical forms of verse are poetry (config/vocabulary.yaml)
+    ("周末亲子阅读，幼教读物不要", "audience", ("children",)),  # pre-school reading is children's books
+])
+def test_everyday_names_of_a_kind_or_an_audience(brief, field, value):
+    assert any(f == field and v == value for f, v, _ in conditions(brief)), conditions(brief)
