@@ -291,6 +291,7 @@ def periods_of_other_things(numbers: list[NumericMention], seg: Segmented, cue_l
                     and any(ch.isdigit() for ch in text[n.start:n.end]) and not published(n)}
 
 
+_CAP_REACH = 2  # how far a cap may stand before the count it holds ("最多放两本": 放 between)
 _PART_REACH = 12  # how far before a kind of book its count or share may stand ("两三本写花的", "其中放一本茶人的")
 
 
@@ -338,7 +339,24 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
         # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
         # joining word in the count's own clause ("Books about rivers, and two or three novels")
         joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)
-        return small and bool(find_terms(text[first[1]:m.start], adding) or find_terms(text[a:m.start], joining))
+        return (small and bool(find_terms(text[first[1]:m.start], adding) or find_terms(text[a:m.start], joining))
+                or m.field in KIND_FIELDS and capped(m, a, b))
+
+    caps = tuple(w for w, op in {**g.before, **g.after}.items() if op == "<=")
+
+    def capped(m: Mention, a: int, b: int) -> bool:
+        """A count of the kind that a cap holds, no condition's number: the cap just before the count ("at most two
+        memoirs", "诗集最多放三本") or right after the kind so counted ("one novel at most"). It says how many of the
+        kind may stand, and requires none."""
+        free = [n for n in g.number.finditer(text, a, b) if not any(x <= n.start() < y for x, y in number_spans)]
+        for c, e, _ in find_terms(text[a:b], caps):
+            c, e = a + c, a + e
+            if any(x <= c < y for x, y in number_spans):
+                continue
+            if any(0 <= n.start() - e <= _CAP_REACH for n in free) or (
+                    c >= m.end and not text[m.end:c].strip() and any(n.end() <= m.start for n in free)):
+                return True
+        return False
 
     # children's books counted so ("plus a picture book or two for the kids", "再配两三本绘本") are a part for children,
     # not a children's shelf: the children named in that clause too

@@ -55,7 +55,8 @@ def _form_sets(mentions: list[Mention], vocabulary: Vocabulary) -> list[set[str]
 def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondition, ...]:
     """The filter conditions a reading states (see the module docstring)."""
     wishes = (_kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
-              | _kinds_beside_other_things(reading, load_cues()) | _kinds_in_added_parts(reading, load_cues()))
+              | _kinds_beside_other_things(reading, load_cues()) | _kinds_in_added_parts(reading, load_cues())
+              | _materials_beside_books(reading, load_cues()))
     about_people = _people_as_topics(reading, load_cues())  # topics, not readers: no audience condition
     kept = [m for m in reading.mentions if m not in wishes and m not in about_people]
     asked = [m for m in kept if m.field in KIND_FIELDS and m.polarity == WANTED]
@@ -210,10 +211,40 @@ def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
     to head what the brief asks, and here the words say otherwise (_kinds_listed_with_topics, _kinds_as_topics); a
     kind joined straight to one of them by a joiner is one with it ("in history and science")."""
     kinds = [m for m in reading.mentions if m.field in KIND_FIELDS and m.polarity in (WANTED, ALLOWED)]
-    out = _kinds_listed_with_topics(reading, kinds, cues) | _kinds_as_topics(reading.text, kinds, cues)
+    runs = _joined_runs(kinds, reading.text, cues)
+    out = _kinds_listed_with_topics(reading, kinds, cues) | _kinds_as_topics(reading.text, runs, cues)
+    # the whole run, not only the neighbours: "in history, science and art" are all three topics
+    return out | {k for run in runs for k in run for o in out if o in run and o.field == k.field}
+
+
+def _materials_beside_books(reading: Reading, cues: Cues) -> set[Mention]:
+    """A material listed with a word for books ("books and DVDs on sailing", "books, DVDs and audiobooks"): the
+    shelf holds each, so a material is a wish, never what every item must be."""
+    joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})+", re.IGNORECASE)
+    items = sorted([(a, b, False) for a, b, _ in find_terms(reading.text, cues.readings.book_words, plural=True)]
+                   + [(m.start, m.end, True) for m in reading.mentions if m.field == "material"])
+    out: set[tuple[int, int]] = set()
+    run: list[tuple[int, int, bool]] = []
+    for item in [*items, None]:
+        if item is not None and run and run[-1][1] <= item[0] and joined.fullmatch(reading.text, run[-1][1], item[0]):
+            run.append(item)
+            continue
+        if not all(material for _, _, material in run):
+            out |= {(a, b) for a, b, material in run if material}
+        run = [item] if item is not None else []
+    return {m for m in reading.mentions if m.field == "material" and m.polarity == WANTED and (m.start, m.end) in out}
+
+
+def _joined_runs(kinds: list[Mention], text: str, cues: Cues) -> list[list[Mention]]:
+    """The kinds written one after another with only joiners between ("fiction, nonfiction and poetry"), in order."""
     joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})*", re.IGNORECASE)
-    return out | {k for k in kinds for o in out if k not in out and o.field == k.field
-                  and (a := min(k.end, o.end)) < (b := max(k.start, o.start)) and joined.fullmatch(reading.text, a, b)}
+    runs: list[list[Mention]] = []
+    for kind in sorted(kinds, key=lambda m: m.start):
+        if runs and runs[-1][-1].end <= kind.start and joined.fullmatch(text, runs[-1][-1].end, kind.start):
+            runs[-1].append(kind)
+        else:
+            runs.append([kind])
+    return runs
 
 
 def _kinds_listed_with_topics(reading: Reading, kinds: list[Mention], cues: Cues) -> set[Mention]:
@@ -345,20 +376,23 @@ def _people_as_topics(reading: Reading, cues: Cues) -> set[Mention]:
     return out
 
 
-def _kinds_as_topics(text: str, kinds: list[Mention], cues: Cues) -> set[Mention]:
-    """A kind that says what another kind is about, where the brief asks for another kind: after an about-word
+def _kinds_as_topics(text: str, runs: list[list[Mention]], cues: Cues) -> set[Mention]:
+    """A kind that says what another kind is about, where the brief asks for another kind, one outside its own list
+    ("novels, memoirs and poems" names three kinds, about nothing): after an about-word
     ("biographies of women in science"), or opening a modifier with an about-word before the kind it qualifies
     ("讲历史人物的传记": biographies)."""
     seg = segment(text)
     about = tuple(w.lower() for w in cues.readings.about)
-    partitive = {w.lower() for w in cues.readings.partitive}
+    unsaid = {w.lower() for w in (*cues.readings.partitive, *cues.readings.book_words)}
     out: set[Mention] = set()
-    for kind, other in ((k, o) for k in kinds for o in kinds if o.value != k.value and o.start != k.start):
+    for kind, other in ((k, o) for run in runs for k in run for other_run in runs if other_run is not run
+                        for o in other_run if o.value != k.value):
         lead = text[seg.clause_of(kind.start)[0]:kind.start]
         if lead.isascii():  # the last word before it, filler that says nothing of aboutness aside
             said = [w for w in re.findall(r"[a-z'-]+", lead.lower()) if w in about or w not in cues.filler]
-            # "a mix of novels": the about-word after how many or how mixed is no aboutness
-            if said and said[-1] in about and not (len(said) > 1 and said[-2] in partitive):
+            # "a mix of novels", "spring reads in history": the about-word after how many or how mixed, or after a
+            # word for books, is no aboutness
+            if said and said[-1] in about and not (len(said) > 1 and said[-2] in unsaid):
                 out.add(kind)
         elif kind.end <= other.start and not seg.any_end(kind.end, other.start):
             gap = text[kind.end:other.start]
