@@ -80,3 +80,25 @@ def test_a_nation_s_period_or_original_works_before_a_kind_is_its_literature(bri
 ])
 def test_everyday_names_of_a_kind_or_an_audience(brief, field, value):
     assert any(f == field and v == value for f, v, _ in conditions(brief)), conditions(brief)
+
+
+@pytest.mark.parametrize("brief", ["Summer picks: romances, horror and mysteries", "Date night reads: romance and mysteries"])
+def test_kinds_listed_with_a_value_that_names_books_are_each_a_choice(brief):
+    # the value ("romance", "humour") is an item of the list: no kind of it is what every book must be
+    assert not {values for values in required(brief, "genre") | required(brief, "form") if len(values) == 1}, (
+        conditions(brief))
+
+
+@pytest.mark.parametrize("brief", ["Dark and funny mysteries", "Vampire novels, spooky but not gory"])
+def test_qualities_before_or_after_a_kind_leave_it_required(brief):
+    assert required(brief, "genre") | required(brief, "form"), conditions(brief)
+
+
+@pytest.mark.parametrize("brief", ["Picture books and novels about grandparents", "写奶奶的书，绘本和小说都放"])
+def test_picture_books_listed_with_a_kind_are_a_part_of_the_shelf(brief):
+    # the audience named by its books is an item of the list: neither it nor the kind is what every book must be
+    assert not required(brief, "audience") and not required(brief, "form"), conditions(brief)
+
+
+def test_readers_listed_before_a_kind_stay_whom_the_shelf_is_for():
+    assert ("children",) in required("Horses for young readers, true stories rather than novels", "audience")

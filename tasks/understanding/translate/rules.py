@@ -56,7 +56,7 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     """The filter conditions a reading states (see the module docstring)."""
     wishes = (_kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
               | _kinds_beside_other_things(reading, load_cues()) | _kinds_in_added_parts(reading, load_cues())
-              | _materials_beside_books(reading, load_cues()))
+              | _materials_beside_books(reading, load_cues()) | _kinds_listed_with_values(reading, load_cues(), vocabulary))
     about_people = _people_as_topics(reading, load_cues())  # topics, not readers: no audience condition
     kept = [m for m in reading.mentions if m not in wishes and m not in about_people]
     asked = [m for m in kept if m.field in KIND_FIELDS and m.polarity == WANTED]
@@ -215,6 +215,41 @@ def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
     out = _kinds_listed_with_topics(reading, kinds, cues) | _kinds_as_topics(reading.text, runs, cues)
     # the whole run, not only the neighbours: "in history, science and art" are all three topics
     return out | {k for run in runs for k in run for o in out if o in run and o.field == k.field}
+
+
+def _kinds_listed_with_values(reading: Reading, cues: Cues, vocabulary: Vocabulary) -> set[Mention]:
+    """Kinds of book listed with a value or an audience that names books of its own ("romances, horror and
+    mysteries", "mysteries, romance and nonfiction", "绘本和小说都放"): the value is an item of the list, joined to its
+    neighbours by joiners and followed by a kind in it, not a quality before a kind ("dark and funny mysteries": the
+    last quality qualifies the kind, nothing but a space between), nor the mood of an occasion named ("中秋": a day,
+    no books). The list names the books the shelf mixes, so each kind in it is one of them, a wish, and so is the
+    audience so listed (the picture books are a part of the shelf)."""
+    joiners = alternation(tuple(cues.clauses.joiners))
+    joiner = regex(rf"\s*(?:{joiners})(?:\s*(?:{joiners}))*\s*", re.IGNORECASE)
+    days = {(t.start, t.end) for t in reading.topics if t.source == "occasion"}
+    asked = sorted((m for m in reading.mentions if m.polarity in (WANTED, ALLOWED)), key=lambda m: m.start)
+    seg = segment(reading.text)
+    lists: list[list[Mention]] = []
+    inner: list[bool] = []  # whether a list has a joint inside a clause: a comma alone may end clauses, not join items
+    for before, mention in zip([None, *asked], asked):
+        if before is not None and before.end <= mention.start and joiner.fullmatch(reading.text, before.end,
+                                                                                   mention.start):
+            lists[-1].append(mention)
+            inner[-1] = inner[-1] or not seg.any_end(before.end, mention.start)
+        else:
+            lists.append([mention])
+            inner.append(False)
+    lists = [items for items, joined in zip(lists, inner) if joined]
+    books = tuple(w.lower() for w in cues.readings.book_words)
+    values = set(vocabulary.dimension_names) - set(KIND_FIELDS)
+
+    def names_books(m: Mention) -> bool:  # an audience by its books ("picture books"), not its readers ("kids")
+        return m.field in values or m.field == "audience" and reading.text[m.start:m.end].lower().endswith(books)
+    # a value before a kind of its list: one after the last kind only describes the kinds ("novels, cozy and funny")
+    return {m for items in lists if any(names_books(i) and (i.start, i.end) not in days
+                                        and any(k.field in KIND_FIELDS for k in items[n + 1:])
+                                        for n, i in enumerate(items))
+            for m in items if m.field in (*KIND_FIELDS, "audience")}
 
 
 def _materials_beside_books(reading: Reading, cues: Cues) -> set[Mention]:
