@@ -291,7 +291,7 @@ def periods_of_other_things(numbers: list[NumericMention], seg: Segmented, cue_l
                     and any(ch.isdigit() for ch in text[n.start:n.end]) and not published(n)}
 
 
-_CAP_REACH = 2  # how far a cap may stand before the count it holds ("最多放两本": 放 between)
+_CAP_REACH = 2  # how far a cap may stand before the count it holds ("最多放两本": 放 between), or a few after its kind
 _PART_REACH = 12  # how far before a kind of book its count or share may stand ("两三本写花的", "其中放一本茶人的")
 
 
@@ -335,7 +335,8 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
         # a share of children ("picture books to share") is none: the word is as often the verb
         if m.field != "audience" and len(shares) == 1 and (a + shares[0][0] >= m.end or a + shares[0][1] >= reach):
             return True
-        small = small_count(text, reach, m.start, g, number_spans)
+        small = (small_count(text, reach, m.start, g, number_spans)
+                 or any(c <= _CAP_REACH for c, _, _ in find_terms(text[m.end:b], g.few_after)))
         # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
         # joining word in the count's own clause ("Books about rivers, and two or three novels")
         joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)

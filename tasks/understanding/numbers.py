@@ -88,6 +88,7 @@ class NumberGrammar:
     within_after: tuple[str, ...] = ()  # right after it: "十年内", "二十年以内", "这十年里"
     age_modifiers: tuple[str, ...] = ()  # right after such a span, it modifies the books: "一百年内的小说"
     few: tuple[str, ...] = ()  # a few books without a number, a small count: "a handful of", "几本"
+    few_after: tuple[str, ...] = ()  # the same right after the kind it counts: "a thriller or two", "小说来一两本"
     age_for: tuple[str, ...] = ()  # before an age in its clause, whom the books are for: "for kids under ten years old"
     grade_names: dict[str, int] = field(default_factory=dict)  # a grade named, its number: "K" 0
     ordinal_suffixes: tuple[str, ...] = ()  # after a grade's digits: "3rd", "5th"
@@ -282,6 +283,7 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          within_after=packs.words("numbers.yaml", "within_after"),
                          age_modifiers=packs.words("numbers.yaml", "age_modifiers"),
                          few=packs.words("numbers.yaml", "few"),
+                         few_after=packs.words("numbers.yaml", "few_after"),
                          age_in_months=packs.words("numbers.yaml", "age_in_months"),
                          age_for=packs.words("numbers.yaml", "age_for"),
                          grade_names={k: int(v) for k, v in table("grade_names").items()},

@@ -102,3 +102,9 @@ def test_picture_books_listed_with_a_kind_are_a_part_of_the_shelf(brief):
 
 def test_readers_listed_before_a_kind_stay_whom_the_shelf_is_for():
     assert ("children",) in required("Horses for young readers, true stories rather than novels", "audience")
+
+
+@pytest.mark.parametrize("brief", ["Books about rivers, and a thriller or two", "河流主题的书，以及传记一两本"])
+def test_a_few_said_after_the_kind_makes_it_a_part(brief):
+    # `few_after` (numbers.yaml): the count after the kind, in a clause that adds, as "plus two or three memoirs"
+    assert not required(brief, "genre"), conditions(brief)
