@@ -110,7 +110,7 @@ def embedder():
 PREFECT_DB = "prefect-server.db"
 # The sessions' servers without the services that consume the runs' events (the event store, the task-run recorder,
 # automations' triggers and the event log): no test reads an event, a task run or an automation from them, and on
-# them they were about a third of a server's CPU (20.4 -> 12.8 s over test_generate_shelves and test_honest_runs).
+# them went about 40% of a server's CPU (22.7 -> 12.7 s over test_generate_shelves and test_honest_runs).
 # Flow runs, their states, logs and artifacts go through the API as before. `shelfwise server` and the temporary
 # servers of commands keep every service: this is only the harness's server (its process alone gets the variables).
 HARNESS_SERVICES_OFF = {f"PREFECT_SERVER_SERVICES_{name}_ENABLED": "false"
