@@ -44,7 +44,8 @@ def test_tune_labels_learns_from_the_demo_curators_and_never_writes_what_is_wors
     out = capsys.readouterr().out
     kind, verdicts, themes, before, after, net_before, net_after = CALIBRATION.search(out).groups()
     # a verdict on every shelved book of every shelf that holds one: as many as the shelves are long, padded or not
-    shelved = {t: len(BatchWorkbook(workbook).rows(t)) for t in briefs}
+    book = BatchWorkbook(workbook)  # opened once: a load per theme was 2 s of the test's CPU
+    shelved = {t: len(book.rows(t)) for t in briefs}
     assert sum(first.values()) == sum(shelved.values()) > 0
     assert kind == "tagged" and int(verdicts) == sum(shelved.values())
     assert int(themes) == sum(1 for n in shelved.values() if n) >= len(briefs) / 2
