@@ -53,7 +53,8 @@ def test_a_cap_on_pages_is_no_count_of_a_kind(brief):
     assert ("fiction",) in required(brief, "form"), conditions(brief)
 
 
-@pytest.mark.parametrize("brief", ["Books and DVDs on the history of jazz", "Books, DVDs and audiobooks about gardening"])
+@pytest.mark.parametrize("brief", ["Books and DVDs on the history of jazz",
+                                   "Books, DVDs and audiobooks about gardening"])
 def test_a_material_listed_with_books_is_a_wish(brief):
     assert not required(brief, "material"), conditions(brief)
     assert "film" in {v for f, values, op in conditions(brief) if f == "material" and op == "SHOULD" for v in values}
@@ -82,7 +83,8 @@ def test_everyday_names_of_a_kind_or_an_audience(brief, field, value):
     assert any(f == field and v == value for f, v, _ in conditions(brief)), conditions(brief)
 
 
-@pytest.mark.parametrize("brief", ["Summer picks: romances, horror and mysteries", "Date night reads: romance and mysteries"])
+@pytest.mark.parametrize("brief", ["Summer picks: romances, horror and mysteries",
+                                   "Date night reads: romance and mysteries"])
 def test_kinds_listed_with_a_value_that_names_books_are_each_a_choice(brief):
     # the value ("romance", "humour") is an item of the list: no kind of it is what every book must be
     assert not {values for values in required(brief, "genre") | required(brief, "form") if len(values) == 1}, (

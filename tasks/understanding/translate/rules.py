@@ -54,10 +54,11 @@ def _form_sets(mentions: list[Mention], vocabulary: Vocabulary) -> list[set[str]
 
 def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondition, ...]:
     """The filter conditions a reading states (see the module docstring)."""
-    wishes = (_kinds_as_wishes(reading.mentions, reading.text, load_cues(), vocabulary)
-              | _kinds_beside_other_things(reading, load_cues()) | _kinds_in_added_parts(reading, load_cues())
-              | _materials_beside_books(reading, load_cues()) | _kinds_listed_with_values(reading, load_cues(), vocabulary))
-    about_people = _people_as_topics(reading, load_cues())  # topics, not readers: no audience condition
+    cues = load_cues()
+    wishes = (_kinds_as_wishes(reading.mentions, reading.text, cues, vocabulary)
+              | _kinds_beside_other_things(reading, cues) | _kinds_in_added_parts(reading, cues)
+              | _materials_beside_books(reading, cues) | _kinds_listed_with_values(reading, cues, vocabulary))
+    about_people = _people_as_topics(reading, cues)  # topics, not readers: no audience condition
     kept = [m for m in reading.mentions if m not in wishes and m not in about_people]
     asked = [m for m in kept if m.field in KIND_FIELDS and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
@@ -218,8 +219,8 @@ def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
 
 
 def _kinds_listed_with_values(reading: Reading, cues: Cues, vocabulary: Vocabulary) -> set[Mention]:
-    """Kinds of book listed with a value or an audience that names books of its own ("romances, horror and
-    mysteries", "mysteries, romance and nonfiction", "绘本和小说都放"): the value is an item of the list, joined to its
+    """Kinds of book listed with a value or an audience that names books of its own ("thrillers, romance and
+    memoirs", "horror and mysteries", "绘本和小说都放"): the value is an item of the list, joined to its
     neighbours by joiners and followed by a kind in it, not a quality before a kind ("dark and funny mysteries": the
     last quality qualifies the kind, nothing but a space between), nor the mood of an occasion named ("中秋": a day,
     no books). The list names the books the shelf mixes, so each kind in it is one of them, a wish, and so is the
@@ -413,9 +414,8 @@ def _people_as_topics(reading: Reading, cues: Cues) -> set[Mention]:
 
 def _kinds_as_topics(text: str, runs: list[list[Mention]], cues: Cues) -> set[Mention]:
     """A kind that says what another kind is about, where the brief asks for another kind, one outside its own list
-    ("novels, memoirs and poems" names three kinds, about nothing): after an about-word
-    ("biographies of women in science"), or opening a modifier with an about-word before the kind it qualifies
-    ("讲历史人物的传记": biographies)."""
+    ("novels, memoirs and poems" names three kinds, about nothing): after an about-word ("biographies of women in
+    science"), or opening a modifier with an about-word before the kind it qualifies ("讲历史人物的传记": biographies)."""
     seg = segment(text)
     about = tuple(w.lower() for w in cues.readings.about)
     unsaid = {w.lower() for w in (*cues.readings.partitive, *cues.readings.book_words)}
