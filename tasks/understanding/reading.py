@@ -379,7 +379,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     if len({m.value for m in offered}) > 1:
         mentions = [replace(m, polarity=WANTED) if m in offered else m for m in mentions]
     # what an earlier shelf held, described or said as done before ("we did them last year"): nothing of it is asked
-    referred = shelf_descriptions(text) + done_clauses(text)
+    done = done_clauses(text)
+    referred = shelf_descriptions(text) + done
     contrasted = contrasted_clauses(text)
     notes = []
     numeric: list[NumericCondition] = []
@@ -417,7 +418,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     untitled_text = text
     for a, b in (*untitled, *referred):
         untitled_text = untitled_text[:a] + " " * (b - a) + untitled_text[b:]
-    mentions = [replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred)
+    # an author the library says it has done ("we've already done Agatha Christie") is not shelved again, as a book
+    # of a recent shelf is not; what else that clause names was only the earlier shelf's
+    mentions = [replace(m, polarity=EXCLUDED) if m.field == "author" and any(a <= m.start and m.end <= b
+                                                                             for a, b in done)
+                else replace(m, polarity=REFERRED) if any(a <= m.start and m.end <= b for a, b in referred)
                 or m.field in KIND_FIELDS and any(a <= m.start and m.end <= b for a, b in contrasted) else m
                 for m in mentions]
     if entities is not None:  # an unquoted title counts where it is excluded ("no Moby-Dick"), over what it covers

@@ -110,3 +110,13 @@ def test_readers_listed_before_a_kind_stay_whom_the_shelf_is_for():
 def test_a_few_said_after_the_kind_makes_it_a_part(brief):
     # `few_after` (numbers.yaml): the count after the kind, in a clause that adds, as "plus two or three memoirs"
     assert not required(brief, "genre"), conditions(brief)
+
+
+
+@pytest.mark.parametrize("brief", ["Crime novels, we did Agatha Christie last year",
+                                   "Mysteries for the train; we've already done Agatha Christie"])
+def test_an_author_the_library_has_done_is_not_shelved_again(brief):
+    from tests.understanding.test_brief_fragments import derived  # read over the demo catalog's names
+
+    found = derived(brief)
+    assert "MUST_NOT author=Agatha Christie" in found and "MUST genre=推理悬疑" in found, found
