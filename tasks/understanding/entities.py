@@ -418,12 +418,12 @@ def understand_reading(reading: Reading, index: EntityIndex) -> Understanding:
 
 def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) -> bool:
     """Whether the brief makes one of these authors what the shelf is about, by evidence beside the name: an
-    authorship or spotlight word before it ("by", "作家", "围着"), a spotlight word after it ("专题", "作品",
-    "spotlight", "up front"), its possessive before a kind of book or a word for books ("刘慈欣的科幻", "Toni Morrison's novels", "鲁迅或者沈从文的
-    书"), a list of names one of which has it ("金庸和古龙的武侠小说专题"), or nothing else in the brief. An author
-    named beside a likeness ("梁实秋那一路的"), a permission ("王晋康、刘慈欣都可以"), a day of theirs ("Charles
-    Dickens's birthday week"), a book of theirs set aside ("莫言那本《生死疲劳》已经被借走了") or theirs added to a shelf of
-    other kinds ("fiction about nurses, Whitman's battlefield poems too") is no spotlight.
+    authorship or spotlight word before it ("by", "作家", "围着"), a spotlight word after it ("专题", "作品", "spotlight",
+    "up front"), its possessive before a kind of book or a word for books ("刘慈欣的科幻", "Toni Morrison's novels",
+    "鲁迅或者沈从文的书"), a list of names one of which has it ("金庸和古龙的武侠小说专题"), or nothing else in the brief. An author
+    named beside a likeness ("梁实秋那一路的"), a permission ("王晋康、刘慈欣都可以"), a day of theirs ("Charles Dickens's birthday
+    week"), a book of theirs set aside ("莫言那本《生死疲劳》已经被借走了") or theirs added to a shelf of other kinds ("fiction
+    about nurses, Whitman's battlefield poems too") is no spotlight.
     Where no name is found as written (a surname found only by the brief's structure), the structure was the
     evidence."""
     text, said = reading.searchable_text, load_cues().readings

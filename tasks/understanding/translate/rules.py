@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations
+from typing import NamedTuple
 
 from config.class_ranges import class_ranges
 from config.vocabulary import Vocabulary, load_aliases
@@ -212,7 +213,7 @@ def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
     to head what the brief asks, and here the words say otherwise (_kinds_listed_with_topics, _kinds_as_topics); a
     kind joined straight to one of them by a joiner is one with it ("in history and science")."""
     kinds = [m for m in reading.mentions if m.field in KIND_FIELDS and m.polarity in (WANTED, ALLOWED)]
-    runs = _joined_runs(kinds, reading.text, cues)
+    runs = _runs(kinds, reading.text, regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})*", re.IGNORECASE))
     out = _kinds_listed_with_topics(reading, kinds, cues) | _kinds_as_topics(reading.text, runs, cues)
     # the whole run, not only the neighbours: "in history, science and art" are all three topics
     return out | {k for run in runs for k in run for o in out if o in run and o.field == k.field}
@@ -228,19 +229,11 @@ def _kinds_listed_with_values(reading: Reading, cues: Cues, vocabulary: Vocabula
     joiners = alternation(tuple(cues.clauses.joiners))
     joiner = regex(rf"\s*(?:{joiners})(?:\s*(?:{joiners}))*\s*", re.IGNORECASE)
     days = {(t.start, t.end) for t in reading.topics if t.source == "occasion"}
-    asked = sorted((m for m in reading.mentions if m.polarity in (WANTED, ALLOWED)), key=lambda m: m.start)
     seg = segment(reading.text)
-    lists: list[list[Mention]] = []
-    inner: list[bool] = []  # whether a list has a joint inside a clause: a comma alone may end clauses, not join items
-    for before, mention in zip([None, *asked], asked):
-        if before is not None and before.end <= mention.start and joiner.fullmatch(reading.text, before.end,
-                                                                                   mention.start):
-            lists[-1].append(mention)
-            inner[-1] = inner[-1] or not seg.any_end(before.end, mention.start)
-        else:
-            lists.append([mention])
-            inner.append(False)
-    lists = [items for items, joined in zip(lists, inner) if joined]
+    # a list needs a joint inside a clause: a comma alone may end clauses, not join items
+    lists = [items for items in _runs([m for m in reading.mentions if m.polarity in (WANTED, ALLOWED)],
+                                      reading.text, joiner)
+             if any(not seg.any_end(x.end, y.start) for x, y in zip(items, items[1:]))]
     books = tuple(w.lower() for w in cues.readings.book_words)
     values = set(vocabulary.dimension_names) - set(KIND_FIELDS)
 
@@ -257,29 +250,28 @@ def _materials_beside_books(reading: Reading, cues: Cues) -> set[Mention]:
     """A material listed with a word for books ("books and DVDs on sailing", "books, DVDs and audiobooks"): the
     shelf holds each, so a material is a wish, never what every item must be."""
     joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})+", re.IGNORECASE)
-    items = sorted([(a, b, False) for a, b, _ in find_terms(reading.text, cues.readings.book_words, plural=True)]
-                   + [(m.start, m.end, True) for m in reading.mentions if m.field == "material"])
-    out: set[tuple[int, int]] = set()
-    run: list[tuple[int, int, bool]] = []
-    for item in [*items, None]:
-        if item is not None and run and run[-1][1] <= item[0] and joined.fullmatch(reading.text, run[-1][1], item[0]):
-            run.append(item)
-            continue
-        if not all(material for _, _, material in run):
-            out |= {(a, b) for a, b, material in run if material}
-        run = [item] if item is not None else []
-    return {m for m in reading.mentions if m.field == "material" and m.polarity == WANTED and (m.start, m.end) in out}
+    books = [_Span(a, b) for a, b, _ in find_terms(reading.text, cues.readings.book_words, plural=True)]
+    materials = [m for m in reading.mentions if m.field == "material"]
+    return {m for run in _runs([*books, *materials], reading.text, joined) if any(isinstance(i, _Span) for i in run)
+            for m in run if isinstance(m, Mention) and m.polarity == WANTED}
 
 
-def _joined_runs(kinds: list[Mention], text: str, cues: Cues) -> list[list[Mention]]:
-    """The kinds written one after another with only joiners between ("fiction, nonfiction and poetry"), in order."""
-    joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})*", re.IGNORECASE)
-    runs: list[list[Mention]] = []
-    for kind in sorted(kinds, key=lambda m: m.start):
-        if runs and runs[-1][-1].end <= kind.start and joined.fullmatch(text, runs[-1][-1].end, kind.start):
-            runs[-1].append(kind)
+class _Span(NamedTuple):
+    """Where the brief says a word for books: an item of a list that is no mention."""
+
+    start: int
+    end: int
+
+
+def _runs(items: list, text: str, gap: re.Pattern) -> list[list]:
+    """Items (anything with `start` and `end`) in the order written, grouped where only `gap` stands between one and
+    the next: the lists of a brief ("fiction, nonfiction and poetry")."""
+    runs: list[list] = []
+    for item in sorted(items, key=lambda i: i.start):
+        if runs and runs[-1][-1].end <= item.start and gap.fullmatch(text, runs[-1][-1].end, item.start):
+            runs[-1].append(item)
         else:
-            runs.append([kind])
+            runs.append([item])
     return runs
 
 
