@@ -4,6 +4,7 @@ everyday readings (tasks/understanding/lang/<code>/*.yaml), with the patterns bu
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
@@ -324,12 +325,13 @@ def _unspaced(ch: str) -> bool:
     return ord(ch) >= 0x2E80
 
 
-def _composed(packs: Packs, root: Path) -> dict[str, tuple[str, ...]]:
+def _composed(packs: Packs, root: Path, lists: Set[str]) -> dict[str, tuple[str, ...]]:
     """A cue kind's words made of parts (cues.yaml composed: kind -> heads and verbs): every head before every verb,
     so that "暂不" and "展出" make "暂不展出" without the pack listing each pair (a space between words of a spaced
-    script: "won't be" and "shown")."""
+    script: "won't be" and "shown"). A plain list of cues.yaml (`lists`: "didn't" and "know" a pseudo-negation) may be
+    composed too."""
     out: dict[str, list[str]] = {}
-    kinds = {k.name for k in packs.kinds}
+    kinds = {k.name for k in packs.kinds} | lists
     for pack in packs.packs:
         for kind, row in (pack.get("cues.yaml", "composed") or {}).items():
             if kind not in kinds or not isinstance(row, dict) or set(row) != {"heads", "verbs"}:
@@ -414,7 +416,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                       connectives=packs.words("clauses.yaml", "connectives"))
     plain = {f.name for f in fields(Cues)} - {"readings", "clauses", "numbers", "kinds", "kind_words", "filler"}
     sets = {"wanting", "not_a_topic", "pronouns"}
-    composed = _composed(packs, root)
+    composed = _composed(packs, root, plain)
     # a composed cue's verb is a verb of shelving ("上架", "displayed"): after a negation it names no topic, so
     # "评分低于7分的就别上架了" negates what comes before it
     verbs = (str(v) for p in packs.packs for row in (p.get("cues.yaml", "composed") or {}).values()
@@ -423,4 +425,5 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                 kind_words={k.name: tuple(dict.fromkeys((*words(k.name), *composed.get(k.name, ()))))
                             for k in packs.kinds},
                 filler=frozenset(w.lower() for w in (*words("filler"), *words("moment"), *verbs)),
-                **{k: frozenset(w.lower() for w in words(k)) if k in sets else words(k) for k in plain})
+                **{k: frozenset(w.lower() for w in words(k)) if k in sets else (*words(k), *composed.get(k, ()))
+                   for k in plain})

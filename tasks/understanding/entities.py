@@ -40,6 +40,9 @@ _SERIES_NOTE = re.compile(r"\s*\(([^()]+?),?\s+#(\d+(?:\.\d+)?)\)\s*$")
 _ANY_SERIES_NOTE = re.compile(r"\s*\([^()]*#\s*\d[\d.]*(?:\s*[-–]\s*\d[\d.]*)?\)\s*$")
 # A volume marker at the end of a title: 三体II, 哈利·波特 3, Dune: Messiah, 平凡的世界 第二部
 _VOLUME = re.compile(r"\s*([:：].*|第[一二三四五六七八九十\d]+[部卷册]|\d+|[IVX]+|[一二三四五六七八九十]+)$")
+# A title's own part before its subtitle: "Frankenstein; Or, The Modern Prometheus", "Walden: Or, Life in the Woods",
+# 245 $a before $b ("Silent spring / Rachel Carson" has no subtitle); a curator names the book by it
+_SUBTITLE = re.compile(r"\s*(?:[:;：；]|\s[-–—/]\s).*$")
 _AUTHOR_AFTER = re.compile(r"(的书|的作品|作品|的小说|小说集|的散文|散文集|的诗|诗集|诗选|文集|全集|专题|笔下|写的)")
 _AUTHOR_BEFORE = re.compile(r"(作家|作者|诗人|小说家)$")
 # a surname alone is a person right after an exclusion and at its clause's end: "不要村上的", "除了东野以外"
@@ -152,6 +155,9 @@ class EntityIndex:
     title_books: dict[str, tuple[str, ...]]  # title -> book ids
     series_books: dict[str, tuple[str, ...]] = field(default_factory=dict)  # series -> ids, in reading order
     title_works: dict[str, tuple[str, ...]] = field(default_factory=dict)  # title -> work ids
+    # titles that are only a catalog title's part before its subtitle, lower-cased: found unquoted only where the brief
+    # writes them as a title, capitalised ("Essays: First Series" must not make every "essays" a book)
+    short_titles: frozenset[str] = frozenset()
 
     @classmethod
     def build(cls, books: Iterable[BookRecord], aliases: dict[str, tuple[str, ...]],
@@ -172,6 +178,15 @@ class EntityIndex:
             if note:
                 volume[book.book_id] = float(note.group(2))
             by_series.setdefault(note.group(1).strip() if note else series_key(book.title), []).append(book)
+        # the part before a subtitle names the books too, where no whole title of the catalog is that part
+        short: dict[str, list[str]] = {}
+        for title in list(title_books):
+            main = _SUBTITLE.sub("", title).strip()
+            if main and main != title and main not in title_books:
+                short.setdefault(main, []).append(title)
+        for main, titles in short.items():
+            title_books[main] = list(dict.fromkeys(b for t in titles for b in title_books[t]))
+            works_of[main] = {w: None for t in titles for w in works_of[t]}
         title_works = {title: tuple(works) for title, works in works_of.items()}
         names = {a: a for a in author_books}
         names.update((other, a) for a, other in _other_forms(author_books) if other not in author_books)
@@ -190,7 +205,8 @@ class EntityIndex:
                 if series_key(title) in series and other not in series:
                     series[other] = series[series_key(title)]
         return cls({a: tuple(ids) for a, ids in author_books.items()}, names,
-                   {t: tuple(ids) for t, ids in title_books.items()}, series, title_works)
+                   {t: tuple(ids) for t, ids in title_books.items()}, series, title_works,
+                   frozenset(m.lower() for m in short))
 
     @cached_property
     def series_of(self) -> dict[str, str]:
@@ -286,10 +302,16 @@ class EntityIndex:
                 kept.append((a, b))
         return sorted(kept)
 
+    def bare_titles(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, title) of the catalog titles in the text, quoted or not; a title's part before its subtitle
+        only where the text writes it capitalised, as a title."""
+        return [(a, b, title) for a, b, title in self.title_lookup.spans(text, 2)
+                if title.lower() not in self.short_titles or not text[a].islower()]
+
     def title_spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, work id) of unquoted titles long enough not to be an ordinary phrase: a Latin title of six
         letters or more ("Moby-Dick"), a Chinese one of three characters or more."""
-        return [(a, b, self.title_works[title][0]) for a, b, title in self.title_lookup.spans(text, 2)
+        return [(a, b, self.title_works[title][0]) for a, b, title in self.bare_titles(text)
                 if len(title) >= (6 if title.isascii() else 3) and self.title_works.get(title)]
 
     def near(self, text: str, fuzzy: dict[str, tuple[str, ...]]) -> list[str]:
@@ -579,7 +601,7 @@ def understand(brief: str, index: EntityIndex, said: str = "") -> Understanding:
     suffixes = tuple(w for w in load_cues().readings.alike_beside if w.startswith("-"))
     unhyphened = re.sub(rf"(?<=\w)(?=(?:{alternation(suffixes)}))-", " ", brief, flags=re.IGNORECASE
                         ) if suffixes else brief
-    bare_titles = [] if quoted else [(a, b, t) for a, b, t in index.title_lookup.spans(unhyphened, 2)
+    bare_titles = [] if quoted else [(a, b, t) for a, b, t in index.bare_titles(unhyphened)
                                      if not any(x <= a and b <= y for x, y in in_names)]
     titles = quoted or [t for _, _, t in bare_titles]
     # "Anything by Steinbeck? Our book club loved Of Mice and Men": a liked title whose author the brief names

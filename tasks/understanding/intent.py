@@ -46,11 +46,19 @@ def without_named_words(query: ThemeQuery, understanding: Understanding) -> Them
     reading alone did not know."""
     if understanding.intent is not Intent.SIMILAR_TO_BOOK:
         return query
-    named = {w for name in (*understanding.titles, *understanding.authors) for language in ("en", "zh")
-             for w in tokenize(name, language)}
+    named = named_words(understanding)
     filler = brief_stopwords()
     keywords = tuple(k for k in query.search_keywords if k.lower() not in named and k.lower() not in filler)
     return replace(query, search_keywords=keywords) if keywords != query.search_keywords else query
+
+
+def named_words(understanding: Understanding) -> frozenset[str]:
+    """A read-alike's words of the books and authors it names, lower-cased: no topic of its shelf, for the books
+    like it need not hold them ("Books like Frankenstein" is no shelf of books under 'Frankenstein -- Fiction')."""
+    if understanding.intent is not Intent.SIMILAR_TO_BOOK:
+        return frozenset()
+    return frozenset(w.lower() for name in (*understanding.titles, *understanding.authors) for language in ("en", "zh")
+                     for w in tokenize(name, language))
 
 
 def keeping_named_kind(query: ThemeQuery, understanding: Understanding, books: Mapping[str, BookRecord],

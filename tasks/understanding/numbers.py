@@ -93,6 +93,7 @@ class NumberGrammar:
     grade_names: dict[str, int] = field(default_factory=dict)  # a grade named, its number: "K" 0
     ordinal_suffixes: tuple[str, ...] = ()  # after a grade's digits: "3rd", "5th"
     age_band_under: tuple[str, ...] = ()  # before a hyphened plural age, readers up to it: "under-tens"
+    novelty_before: tuple[str, ...] = ()  # before a publishing word, a thing new to the reader: "learn something new"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -212,6 +213,14 @@ class NumberGrammar:
         return float(total + current)
 
 
+def published(clause: str, g: NumberGrammar) -> bool:
+    """Whether a clause speaks of publishing: one of its words there, not as a thing new to the reader ("Learn
+    something new this year" names no year of the books; "new books this year" does)."""
+    novelty = re.compile(rf"(?:{_words(g.novelty_before)})\s*$", re.IGNORECASE)
+    return any(not novelty.search(clause[:m.start()])
+               for m in re.finditer(_words(g.publishing_words), clause, re.IGNORECASE))
+
+
 def _words(words: tuple[str, ...]) -> str:
     """An alternation of words, longest first; a Latin word whole ("on" is not in "novel")."""
     def one(w: str) -> str:
@@ -288,7 +297,8 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          age_for=packs.words("numbers.yaml", "age_for"),
                          grade_names={k: int(v) for k, v in table("grade_names").items()},
                          ordinal_suffixes=packs.words("numbers.yaml", "ordinal_suffixes"),
-                         age_band_under=packs.words("numbers.yaml", "age_band_under"))
+                         age_band_under=packs.words("numbers.yaml", "age_band_under"),
+                         novelty_before=packs.words("numbers.yaml", "novelty_before"))
 
 
 def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int, int]] | None = None
@@ -327,7 +337,7 @@ def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int,
         # a span is the books' age where its clause speaks of publishing, or where it ends its clause or modifies
         # the books ("一百年内的中国小说"); elsewhere it is the time of something else ("一年内没人借过的好书")
         clause_end = clause_of(m.start())[1]
-        if spanned and not (re.search(_words(g.publishing_words), text[slice(*clause_of(m.start()))], re.IGNORECASE)
+        if spanned and not (published(text[slice(*clause_of(m.start()))], g)
                             or not text[m.end():clause_end].strip()
                             or bool(g.age_modifiers)
                             and re.match(rf"\s*(?:{_words(g.age_modifiers)})", text[m.end():clause_end])):
@@ -579,7 +589,7 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     either = re.compile(rf"\s*(?:{_words(g.alternatives)})\s*({_words(tuple(g.named_years))}|[^\W\d_]+)",
                         re.IGNORECASE)
     for m in re.finditer(rf"(?:{_words(tuple(g.named_years))})", text, flags=re.IGNORECASE):
-        if not re.search(_words(g.publishing_words), text[slice(*clause_of(m.start()))], re.IGNORECASE):
+        if not published(text[slice(*clause_of(m.start()))], g):
             continue
         said = year - named[m.group(0).lower()]
         other = either.match(text, m.end())
@@ -597,7 +607,7 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     for m in re.finditer(rf"(?<![\d.])(\d{{4}})(?![\d.])(?:\s*(?:{units}))?", text, flags=re.IGNORECASE):
         said, clause = int(m.group(1)), text[slice(*clause_of(m.start()))]
         if (_YEARS[0] <= said <= _YEARS[1] and len(re.findall(r"(?<![\d.])\d{4}(?![\d.])", clause)) == 1
-                and re.search(_words(g.publishing_words), clause, re.IGNORECASE)):
+                and published(clause, g)):
             add(m, ("pub_year", ">=", said), ("pub_year", "<=", said))
     # "近五年", "the past two decades", "the last decade"
     for m in re.finditer(rf"(?:{_words(g.relative)})\s*({number})\s*({_words(tuple(g.time_units))})", text,

@@ -40,7 +40,7 @@ import numpy as np
 
 from config.class_ranges import class_ranges
 from tasks.language.embedders.base import Embedder
-from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords
+from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords, tokenize
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition, merge_conditions, subject_words
 from tasks.model.constraints import AnyOf, Expr, condition_expr
@@ -870,19 +870,27 @@ def with_word_genres(reading: Reading, query: ThemeQuery, genres: Mapping[Mentio
     return replace(reading, mentions=mentions), replace(query, filter_conditions=tuple(conditions))
 
 
+def _only_named(topic: str, named: frozenset[str]) -> bool:
+    """Whether every word of a topic is a word of what the brief names."""
+    words = {w.lower() for language in ("en", "zh") for w in tokenize(topic, language)} - brief_stopwords()
+    return bool(named) and bool(words) and words <= named
+
+
 def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVocabulary, embedder: Embedder,
                       cues: Cues, min_books: int, words_held: bool = True,
-                      books: SubjectBooks = NO_BOOKS, confidence: float = 1.0) -> ThemeQuery:
+                      books: SubjectBooks = NO_BOOKS, confidence: float = 1.0,
+                      named: frozenset[str] = frozenset()) -> ThemeQuery:
     """The brief's topics matched to the catalog's subjects, their conditions added to its query; `min_books`
     (gating.min_books) books must carry a head noun's subject for it to be required. `words_held`: some book holds
     one of the brief's keywords; where none does ("asdf qwer"), a topic no subject matches is no condition: the
-    brief is not recognised, and the review asks what it is about."""
+    brief is not recognised, and the review asks what it is about. `named`: a read-alike's words of what it names
+    (intent.named_words), no topic of it."""
     if not vocabulary.subjects:
         return query  # an index without subjects (built before them, or a catalog without any)
     reading, query = with_word_genres(reading, query, word_genres(reading, vocabulary, books, confidence))
     tables = load_expansion_tables()
     topics = [t for t in topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
-              if words_held or not t.bare]
+              if (words_held or not t.bare) and not _only_named(t.text, named)]
     found = match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues), min_books,
                          brief_kind(query), books)
     return with_subjects(query, within_heads(found, reading, vocabulary))

@@ -18,7 +18,8 @@ from tasks.model.stages import Understood
 from tasks.model.themes import HistoryShelf, Theme
 from tasks.progress import timed
 from tasks.understanding.entities import EntityIndex, understand_reading
-from tasks.understanding.intent import keeping_named_kind, raise_confidence, settle_intent, without_named_words
+from tasks.understanding.intent import (keeping_named_kind, named_words, raise_confidence, settle_intent,
+                                        without_named_words)
 from tasks.understanding.meanings import with_meanings
 from tasks.understanding.numbers import on_scale
 from tasks.understanding.reading import REQUIRED, load_cues, read_brief
@@ -59,11 +60,11 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
                                 tools.vocabulary, load_cues())
         reference = apply_reference(tools.translator.translate(theme, reading), theme, history,
                                     shelf_likeness(theme.brief, tools.embedder))
+        understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
         query = subjects_of_brief(reading, reference.query, tools.subjects, tools.embedder, load_cues(),
                                   tools.min_books, bool(tools.catalog_words(reference.query)), tools.subject_books,
-                                  tools.filter_confidence)
+                                  tools.filter_confidence, named_words(understanding))
         notes = [*reading.notes, *([reference.note] if reference.note else [])]
-        understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
         catalog_words = tools.catalog_words(query)
         understanding = settle_intent(understanding, query, len(catalog_words),
                                       lambda: tools.together(catalog_words))
