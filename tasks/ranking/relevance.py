@@ -130,6 +130,7 @@ from tasks.model.conditions import FilterCondition
 from tasks.model.query import Candidate, ThemeQuery
 from tasks.model.subjects import PREFERRED_ROLE, REQUIRED_ROLE, SubjectEvidence, TopicSubjects, subject_keys
 from tasks.recall.dense_scores import dense_scores
+from tasks.understanding.cues import load_cues
 from tasks.model.constraints import TERM_FIELDS
 
 RELEVANCE_FILE = CONFIG_DIR / "relevance.yaml"
@@ -727,7 +728,10 @@ def said_fit(share: float) -> float:
 
 def value_names(field: str, value: str, vocabulary: Vocabulary) -> list[str]:
     """Every name of one value a condition on a book's facets asks for (a value's name and aliases; a form's or an
-    audience's names, words and genres)."""
+    audience's names, words and genres; a language's words in the packs: "Books in French" says no more than fr)."""
+    if field == "language":
+        readings = load_cues().readings
+        return [value, *readings.languages.get(value, ()), *readings.language_names.get(value, ())]
     names: list[str] = []
     kind = vocabulary.kind(field, value)
     if kind is not None:
@@ -746,9 +750,9 @@ def value_names(field: str, value: str, vocabulary: Vocabulary) -> list[str]:
 
 
 def required_names(query: ThemeQuery, vocabulary: Vocabulary) -> list[str]:
-    """Every name of every value the brief's hard conditions require of a book's facets."""
+    """Every name of every value the brief's hard conditions require of a book's facets and its language."""
     return [name for condition in query.filter_conditions
-            if condition.operator == "MUST" and condition.field not in TERM_FIELDS
+            if condition.operator == "MUST" and (condition.field not in TERM_FIELDS or condition.field == "language")
             for value in condition.values for name in value_names(condition.field, value, vocabulary)]
 
 

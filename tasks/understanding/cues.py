@@ -213,6 +213,7 @@ class Readings:
     # before an author's name, what makes the author the shelf's subject: "围着鲁迅做一架", "Spotlight on: Lauren Child"
     spotlight_before: tuple[str, ...] = ()
     partitive: tuple[str, ...] = ()  # how many or how mixed, before "of": "a mix of novels" is novels, no topic
+    examples_end: tuple[str, ...] = ()  # after names in their clause, they are examples of a kind: "and other"
     examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
     guardians: tuple[str, ...] = ()  # grown-ups a child is theirs: the child after them is no audience, "家长", "parents"
@@ -220,6 +221,7 @@ class Readings:
     # the tokenizer dictionary's tags of a person's name, and the fewest characters of a name so tagged: "冯骥才"
     person_tags: tuple[str, ...] = ()
     person_min_length: int = 0
+    person_after: tuple[str, ...] = ()  # right after a word, words that make it a person's name: "本人"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -402,11 +404,12 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         title_small=said("title_small"), title_articles=said("title_articles"),
                         kind_likeness=said("kind_likeness"), kind_people=said("kind_people"),
                         people_about=said("people_about"), spotlight_before=said("spotlight_before"),
-                        partitive=said("partitive"),
+                        partitive=said("partitive"), examples_end=said("examples_end"),
                         examples_of=said("examples_of"),
                         name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),
                         person_tags=tuple(map(str, persons.get("tags", ()))),
-                        person_min_length=int(persons.get("min_length", 0)))
+                        person_min_length=int(persons.get("min_length", 0)),
+                        person_after=tuple(map(str, persons.get("after", ()))))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

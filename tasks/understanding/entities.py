@@ -155,9 +155,6 @@ class EntityIndex:
     title_books: dict[str, tuple[str, ...]]  # title -> book ids
     series_books: dict[str, tuple[str, ...]] = field(default_factory=dict)  # series -> ids, in reading order
     title_works: dict[str, tuple[str, ...]] = field(default_factory=dict)  # title -> work ids
-    # titles that are only a catalog title's part before its subtitle, lower-cased: found unquoted only where the brief
-    # writes them as a title, capitalised ("Essays: First Series" must not make every "essays" a book)
-    short_titles: frozenset[str] = frozenset()
 
     @classmethod
     def build(cls, books: Iterable[BookRecord], aliases: dict[str, tuple[str, ...]],
@@ -205,8 +202,7 @@ class EntityIndex:
                 if series_key(title) in series and other not in series:
                     series[other] = series[series_key(title)]
         return cls({a: tuple(ids) for a, ids in author_books.items()}, names,
-                   {t: tuple(ids) for t, ids in title_books.items()}, series, title_works,
-                   frozenset(m.lower() for m in short))
+                   {t: tuple(ids) for t, ids in title_books.items()}, series, title_works)
 
     @cached_property
     def series_of(self) -> dict[str, str]:
@@ -303,10 +299,12 @@ class EntityIndex:
         return sorted(kept)
 
     def bare_titles(self, text: str) -> list[tuple[int, int, str]]:
-        """(start, end, title) of the catalog titles in the text, quoted or not; a title's part before its subtitle
-        only where the text writes it capitalised, as a title."""
+        """(start, end, title) of the catalog titles in the text, quoted or not; a Latin title only where the text
+        writes it capitalised, as a title, unless it capitalises nothing: "ghosts, ghouls and the like" names no
+        Ibsen, "essays for a rainy night" no "Essays: First Series", "a room with a view" no Forster."""
+        lower = not any(ch.isupper() for ch in text)
         return [(a, b, title) for a, b, title in self.title_lookup.spans(text, 2)
-                if title.lower() not in self.short_titles or not text[a].islower()]
+                if lower or not (title.isascii() and text[a].islower())]
 
     def title_spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, work id) of unquoted titles long enough not to be an ordinary phrase: a Latin title of six
@@ -445,14 +443,26 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
     "鲁迅或者沈从文的书"), a list of names one of which has it ("金庸和古龙的武侠小说专题"), or nothing else in the brief. An author
     named beside a likeness ("梁实秋那一路的"), a permission ("王晋康、刘慈欣都可以"), a day of theirs ("Charles Dickens's birthday
     week"), a book of theirs set aside ("莫言那本《生死疲劳》已经被借走了") or theirs added to a shelf of other kinds ("fiction
-    about nurses, Whitman's battlefield poems too") is no spotlight.
+    about nurses, Whitman's battlefield poems too"), put on another shelf ("Toni Morrison's books already have their own
+    shelf") or named as examples of a kind ("Anne Tyler, Alcott's holiday story and other family novels") is no
+    spotlight.
     Where no name is found as written (a surname found only by the brief's structure), the structure was the
     evidence."""
     text, said = reading.searchable_text, load_cues().readings
+    seg = segment(text)
+
+    def aside(a: int, b: int) -> bool:
+        """Whether the name's clause puts its books elsewhere, or makes the names examples of a kind."""
+        start, end = seg.clause_of(a)
+        clause = text[start:end]
+        return (bool(find_terms(clause, said.elsewhere)) and not find_terms(clause, said.here)
+                or bool(find_terms(text[b:end], said.examples_end)))
     spans = sorted((a, b) for a, b, field_name, value in index.name_spans(text)
                    if field_name == "author" and value in authors)
     if not spans:
-        return True
+        structure = [(m.start(m.lastindex), m.end(m.lastindex)) for m in _BY_SURNAME.finditer(text)
+                     if index.surnames.get(m.group(m.lastindex)) in authors]
+        return not structure or not all(aside(a, b) for a, b in structure)
     if not text[:spans[0][0]].strip(" \t\n\"'“”‘’.,，。!！?？:：") and not any(
             ch.isalnum() for ch in text[spans[-1][1]:]) and len(spans) == 1:
         return True  # the brief is the name: "鲁迅", "Virginia Woolf"
@@ -474,14 +484,13 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
         reach = max(m.end() for m in (regex(r"[^\W\d_A-Za-z]{0,4}").match(text, own.end()),
                                       regex(r"(?:[A-Za-z-]+\s+){0,2}").match(text, own.end())))
         return any(p in kinds or books.match(text, p) for p in range(own.end(), reach + 1))
-    seg = segment(text)
 
     def added(a: int) -> bool:
         """Whether the name's clause adds to a shelf of kinds named before it ("fiction and nonfiction that highlight
         nurses, Whitman's battlefield poems too"): the author's books are one part of it."""
         start, end = seg.clause_of(a)
         return bool(find_terms(text[start:end], cues.additive)) and any(k < start for k in kinds)
-    marks = [marked(a, b) and not added(a) for a, b in spans]
+    marks = [marked(a, b) and not added(a) and not aside(a, b) for a, b in spans]
     # names joined in a list share the mark one of them carries
     for _ in spans:
         for i, ((_, end), (start, _)) in enumerate(zip(spans, spans[1:])):

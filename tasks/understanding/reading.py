@@ -156,10 +156,18 @@ def _owner(word: str, cues: Cues) -> str:
                  if len(word) > len(p) and word.endswith(p)), word)
 
 
-def _person_name(word: str, cues: Cues) -> bool:
-    """Whether the tokenizer's dictionary tags the word as a person's name (the packs' `person_names`)."""
+def _person_name(word: str, cues: Cues, after: str = "") -> bool:
+    """Whether the tokenizer's dictionary tags the word as a person's name, or a person's word follows it (`after`,
+    the text right after it: "宫部美幸本人的"); the packs' `person_names`."""
     return (bool(cues.readings.person_tags) and len(word) >= cues.readings.person_min_length
-            and dictionary_tag(word) in cues.readings.person_tags)
+            and dictionary_tag(word) in cues.readings.person_tags
+            or bool(after) and after.lstrip().startswith(tuple(cues.readings.person_after or ("\0",))))
+
+
+def _after(text: str, word: str, start: int) -> str:
+    """The text after the word's first place from `start` on ("" where it is not there as written)."""
+    at = text.find(word, start)
+    return text[at + len(word):] if at >= 0 else ""
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
@@ -373,9 +381,15 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     mentions = _kinds_of_forms(_narrowed_by_class(mentions, scopes, text), text, cues, vocabulary)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
     mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown, text, cues)
-    # "Books by Neil Gaiman or Terry Pratchett": authors offered as alternatives are asked for, not only allowed
-    # (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight
-    offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED]
+    # "Books by Neil Gaiman or Terry Pratchett", "鲁迅或者沈从文的书": authors offered as alternatives are asked for,
+    # not only allowed (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight. Authors in a clause a
+    # word of permission speaks for (not a joiner: 或者 is a hedge too) stay allowed, however many: "anything by Bill
+    # Bryson or Paul Theroux is welcome" on a travel shelf is no spotlight
+    joiners = {w.lower() for w in (*cues.adding, *cues.kind_words.get("alternative", ()))}
+    permitted = [seg.clause_of(c.start) for c in cue_list if c.kind.effect == ALLOW and c.kind.direction == CLAUSE
+                 and text[c.start:c.end].lower() not in joiners]
+    offered = [m for m in mentions if m.field == "author" and m.polarity == ALLOWED
+               and not any(a <= m.start < b for a, b in permitted)]
     if len({m.value for m in offered}) > 1:
         mentions = [replace(m, polarity=WANTED) if m in offered else m for m in mentions]
     # what an earlier shelf held, described or said as done before ("we did them last year"): nothing of it is asked
@@ -464,7 +478,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
                              else Mention(start, end, "author", short[_owner(t, cues)], EXCLUDED)
                              if _owner(t, cues) in short
-                             else Mention(start, end, "author", t, EXCLUDED) if _person_name(t, cues)
+                             else Mention(start, end, "author", t, EXCLUDED)
+                             if _person_name(t, cues, _after(text, t, start))
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}

@@ -93,7 +93,10 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             additive = cues.additive_ahead.match(text, cue.end)  # "金庸古龙以外的也要有": others too, not instead
             opened = any(a <= c.start < cue.start and c.kind.direction == FOLLOWING
                          and c.kind.effect in (EXCEPT, EXCLUDE) for c in cue_list)
-            if not opened and not (additive and not seg.any_end(cue.end, additive.end())):
+            # the additive in its clause, or opening the next where the cue ends its own ("三毛之外，再找几位"; not
+            # "东野圭吾之外的推理，也来几本", where the cue modifies what follows it)
+            ends = not text[cue.end:b].strip(cues.clauses.particles + " ，,、")
+            if not opened and not (additive and (ends or not seg.any_end(cue.end, additive.end()))):
                 scopes.append(Scope(a, cue.start, EXCLUDED))  # "鲁迅以外的民国作家": 除了 left unsaid
             continue
         stop = min([c.start for c in cue_list if cue.end <= c.start < b and not c.closes

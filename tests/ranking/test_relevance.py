@@ -194,6 +194,9 @@ def test_a_brief_its_hard_conditions_say_whole_is_fitted_by_every_book_meeting_t
     scifi = ThemeQuery((FilterCondition("genre", ("科幻",), "MUST"),
                         FilterCondition("author", ("刘慈欣",), "MUST_NOT")), ("科幻小说",), "q", 0.8, "rules", "zh")
     assert conditions_define(scifi, ["科幻小说"], True, vocabulary, stem=False)
+    # "Books in French": its one content word names the language it requires (the packs' words for fr)
+    french = ThemeQuery((FilterCondition("language", ("fr",), "MUST"),), ("French",), "q", 0.8, "rules", "en")
+    assert conditions_define(french, ["French"], True, vocabulary, stem=True)
     # a topic beyond the conditions, a wish, a brief that names a book, or one that requires nothing: no
     assert not conditions_define(bare, ["towns"], True, vocabulary, stem=True)
     wished = replace(bare, filter_conditions=(fiction, FilterCondition("emotional_tone", ("平静淡然",), "SHOULD")))

@@ -88,3 +88,76 @@ def test_a_read_alike_s_named_words_are_no_topic_of_its_shelf(demo_workspace):
     # a theme shelf about the city keeps it
     about = understand(Theme("t", "t", "Novels set in Dublin"), [], tools)
     assert any("Dublin" in v for c in about.query.filter_conditions if c.field == "topic" for v in c.values)
+
+
+@pytest.mark.parametrize("brief, code", [
+    ("Books in French for our francophone readers", "fr"),
+    ("Japanese-language originals for the exchange students", "ja"),
+    ("法文原版书，给法语角的读者", "fr"),
+    ("来几本日语书", "ja"),
+])
+def test_a_language_beyond_the_packs_is_the_books_language(brief, code):
+    # only English and Chinese had been languages a brief could ask for: "Books in French" wished for the subject France
+    mentions = read_brief(brief, get_vocabulary(), today=TODAY).mentions
+    assert ("language", code) in {(m.field, m.value) for m in mentions if m.polarity != EXCLUDED}, mentions
+
+
+def test_a_nation_s_novels_are_its_literature_not_its_language():
+    # "French novels" may be translations: the literature, never the books' language
+    mentions = read_brief("French novels for the book club", get_vocabulary(), today=TODAY).mentions
+    assert not [m for m in mentions if m.field == "language"]
+
+
+def _index():
+    from tasks.model.books import BookRecord
+    from tasks.understanding.entities import EntityIndex
+
+    return EntityIndex.build([BookRecord("b1", "A Walk in the Woods", authors=("Bill Bryson",)),
+                              BookRecord("t1", "The Great Railway Bazaar", authors=("Paul Theroux",)),
+                              BookRecord("g1", "Coraline", authors=("Neil Gaiman",)),
+                              BookRecord("p1", "Mort", authors=("Terry Pratchett",)),
+                              BookRecord("a1", "Little Women", authors=("Louisa May Alcott",)),
+                              BookRecord("m1", "Beloved", authors=("Toni Morrison",)),
+                              BookRecord("s1", "撒哈拉的故事", authors=("三毛",)),
+                              BookRecord("x1", "七里香", authors=("席慕蓉",)),
+                              BookRecord("l1", "呐喊", authors=("鲁迅",))], {}, {})
+
+
+def _intent(brief: str) -> str:
+    from tasks.understanding.entities import understand_reading
+
+    index = _index()
+    return understand_reading(read_brief(brief, get_vocabulary(), index, today=TODAY), index).intent
+
+
+@pytest.mark.parametrize("brief", [
+    "Travel books that are really coming-of-age tales; anything by Bill Bryson or Paul Theroux is welcome",
+    "Thanksgiving for grown-ups: Anne Tyler, Alcott's holiday story and other family novels",
+    "Challenged novels for Banned Books Week; Toni Morrison's books already have their own shelf",
+])
+def test_authors_permitted_named_as_examples_or_shelved_elsewhere_are_no_spotlight(brief):
+    # each had been an author spotlight: a shelf of those authors' books alone
+    assert _intent(brief) == "theme_shelf"
+
+
+@pytest.mark.parametrize("brief", ["Books by Neil Gaiman or Terry Pratchett", "Toni Morrison's novels"])
+def test_authors_asked_for_are_still_a_spotlight(brief):
+    assert _intent(brief) == "author_spotlight"
+
+
+def test_besides_authors_more_of_their_kind_excludes_none():
+    # "之外，再找几位": the named writers stay, more are wanted; "以外的" before what it modifies still sets them apart
+    index = _index()
+    more = read_brief("三毛、席慕蓉之外，再找几位台湾女作家的散文", get_vocabulary(), index, today=TODAY)
+    assert not [m for m in more.mentions if m.field == "author" and m.polarity == EXCLUDED]
+    apart = read_brief("鲁迅以外的民国作家的散文", get_vocabulary(), index, today=TODAY)
+    assert ("author", "鲁迅") in {(m.field, m.value) for m in apart.mentions if m.polarity == EXCLUDED}
+
+
+@pytest.mark.parametrize("brief, author", [
+    ("社会派推理，宫部美幸本人的不放", "宫部美幸"),  # a name the catalog and the dictionary lack, marked by 本人
+    ("女作家散文这期：林清玄的不算进来", "林清玄"),  # "not counted in"
+])
+def test_an_author_left_out_in_other_words_is_excluded(brief, author):
+    mentions = read_brief(brief, get_vocabulary(), _index(), today=TODAY).mentions
+    assert ("author", author) in {(m.field, m.value) for m in mentions if m.polarity == EXCLUDED}, mentions

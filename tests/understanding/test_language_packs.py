@@ -78,7 +78,7 @@ def _broken(tmp_path: Path, file: str, text: str, folder: str = "fr") -> Path:
 
 @pytest.mark.parametrize("folder, file, text, named", [
     ("fr", "cues.yaml", "negation_befor: [pas]\n", "negation_befor: unknown key"),
-    ("fr", "readings.yaml", "languages:\n  de: [allemand]\n", "languages.de: unknown language"),
+    ("fr", "readings.yaml", "languages:\n  german: [allemand]\n", "languages.german: not a language code"),
     ("fr", "cues.yaml", "hedge: ou\n", "hedge: must be a list of words"),
     ("fr", "notes.yaml", "x: [1]\n", "notes.yaml: unknown file"),
     ("french", "cues.yaml", "hedge: [ou]\n", "french: unknown language"),

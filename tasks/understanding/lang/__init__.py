@@ -30,9 +30,11 @@ from config.yaml_files import read_yaml
 from tasks.errors import InputError
 
 PACKS_DIR = Path(__file__).parent
+_ISO_639_1 = re.compile(r"[a-z]{2}")
 WORDS, GROUPS, BY_LANGUAGE, TABLE = "words", "groups", "by_language", "table"
-# file -> key -> shape. words: a list of strings; groups: name -> words; by_language: language code -> words (the
-# code must be a pack's); table: name -> a mapping of plain values (numbers' quantities, readings' occasions).
+# file -> key -> shape. words: a list of strings; groups: name -> words; by_language: a book language's ISO 639-1 code
+# -> words (any language books are written in, not only a pack's: "in French", "法文原版"); table: name -> a mapping of
+# plain values (numbers' quantities, readings' occasions).
 SCHEMA: dict[str, dict[str, str]] = {
     "cues.yaml": {  # and one key of words for each cue kind of kinds.yaml
         "pseudo_negation": WORDS, "preference": WORDS, "reader_before": WORDS, "reader_after": WORDS,
@@ -70,7 +72,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "kind_endings": GROUPS, "compared": WORDS, "book_words": WORDS, "spotlight": WORDS,
                       "possessive": WORDS, "about": WORDS, "reader_nouns": WORDS, "elsewhere": WORDS, "here": WORDS,
                       "alike_back": WORDS, "alike_composed": TABLE, "alike_switch": WORDS, "title_small": WORDS,
-                      "title_articles": WORDS, "kind_likeness": WORDS, "kind_people": WORDS, "people_about": WORDS, "spotlight_before": WORDS, "partitive": WORDS,
+                      "title_articles": WORDS, "kind_likeness": WORDS, "kind_people": WORDS, "people_about": WORDS, "spotlight_before": WORDS, "partitive": WORDS, "examples_end": WORDS,
                       "examples_of": WORDS, "name_ends": WORDS, "guardians": WORDS, "alike_before": WORDS,
                       "alike_article": WORDS, "adult_kinds": WORDS, "person_names": TABLE,
                       "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_beside_composed": TABLE,
@@ -176,7 +178,7 @@ def _plain(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool)) or (isinstance(value, list) and all(map(_plain, value)))
 
 
-def _check(path: Path, key: str, shape: str, value: Any, codes: set[str]) -> None:
+def _check(path: Path, key: str, shape: str, value: Any) -> None:
     where = f"{path}: {key}"
     if shape == WORDS:
         if not isinstance(value, list) or not all(isinstance(w, (str, int)) for w in value):
@@ -187,8 +189,8 @@ def _check(path: Path, key: str, shape: str, value: Any, codes: set[str]) -> Non
     for name, row in value.items():
         if shape in (GROUPS, BY_LANGUAGE) and not (isinstance(row, list) and all(isinstance(w, str) for w in row)):
             raise PackError(f"{where}.{name}: must be a list of words")
-        if shape == BY_LANGUAGE and str(name) not in codes:
-            raise PackError(f"{where}.{name}: unknown language (the packs are {', '.join(sorted(codes))})")
+        if shape == BY_LANGUAGE and not _ISO_639_1.fullmatch(str(name)):
+            raise PackError(f"{where}.{name}: not a language code (ISO 639-1, two lower-case letters: fr, ja)")
         if shape == TABLE and not (_plain(row) or isinstance(row, dict) and all(map(_plain, row.values()))):
             raise PackError(f"{where}.{name}: must be a value, a list or a mapping of them")
 
@@ -226,7 +228,7 @@ def _kinds(path: Path) -> tuple[CueKind, ...]:
     return tuple(kinds)
 
 
-def _read(folder: Path, codes: set[str], kinds: tuple[CueKind, ...]) -> Pack:
+def _read(folder: Path, kinds: tuple[CueKind, ...]) -> Pack:
     files: dict[str, dict[str, Any]] = {}
     for path in sorted(folder.iterdir()):
         if path.name.startswith((".", "_")):
@@ -239,7 +241,7 @@ def _read(folder: Path, codes: set[str], kinds: tuple[CueKind, ...]) -> Pack:
         for key, value in raw.items():
             if key not in pack_keys(path.name, kinds):
                 raise PackError(f"{path}: {key}: unknown key")
-            _check(path, key, SCHEMA[path.name].get(key, WORDS), value, codes)
+            _check(path, key, SCHEMA[path.name].get(key, WORDS), value)
         files[path.name] = raw
     return Pack(folder.name, files)
 
@@ -253,9 +255,8 @@ def load_packs(root: Path = PACKS_DIR) -> Packs:
             raise PackError(f"{folder}: unknown language (a pack's folder is its ISO 639 code: zh, en, fr)")
     if not folders:
         raise PackError(f"{root}: no language pack")
-    codes = {f.name for f in folders}
     kinds = _kinds(root / KINDS_FILE)
-    return Packs(tuple(_read(f, codes, kinds) for f in folders), kinds)
+    return Packs(tuple(_read(f, kinds) for f in folders), kinds)
 
 
 def languages() -> tuple[str, ...]:
