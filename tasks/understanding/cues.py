@@ -214,6 +214,7 @@ class Readings:
     spotlight_before: tuple[str, ...] = ()
     partitive: tuple[str, ...] = ()  # how many or how mixed, before "of": "a mix of novels" is novels, no topic
     examples_end: tuple[str, ...] = ()  # after names in their clause, they are examples of a kind: "and other"
+    qualifying: tuple[str, ...] = ()  # after an excluded value, joins it to a narrower thing: "travel by car"
     examples_of: tuple[str, ...] = ()  # before a likeness, what it gives examples of is no book: "places like New York"
     name_ends: tuple[str, ...] = ()  # after a person's name, a word pointing to their book ends it: "这本", "own"
     guardians: tuple[str, ...] = ()  # grown-ups a child is theirs: the child after them is no audience, "家长", "parents"
@@ -405,6 +406,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         kind_likeness=said("kind_likeness"), kind_people=said("kind_people"),
                         people_about=said("people_about"), spotlight_before=said("spotlight_before"),
                         partitive=said("partitive"), examples_end=said("examples_end"),
+                        qualifying=said("qualifying"),
                         examples_of=said("examples_of"),
                         name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),
                         person_tags=tuple(map(str, persons.get("tags", ()))),

@@ -28,7 +28,7 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER
                                           Topic, clause_spans, everyday_readings, find_candidates, find_cues,
                                           find_terms, list_gap, named_as_title, resolve_overlaps, segment,
                                           titled_after_alike, titles_within, word_bounds)
-from tasks.understanding.cues import Cues, load_cues
+from tasks.understanding.cues import Cues, alternation, load_cues, regex
 from tasks.understanding.lang import ALLOW, CLAUSE
 from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_parts, excluded_people,
                                           guardians_children, not_asked, number_weight, overruled_years,
@@ -241,6 +241,26 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
     return sorted(out, key=lambda x: x.start)
 
 
+def _qualified_values(mentions: list[Mention], scopes: list[Scope], text: str, cues: Cues,
+                      vocabulary: Vocabulary) -> list[Mention]:
+    """"nothing about travel by car", "no romance between teachers and students": an excluded value that a qualifying
+    word joins to what follows it in its exclusion (readings.yaml `qualifying`) names that narrower thing, excluded as
+    the words say it, a subject; the value stays free (a walking shelf had lost every travel book)."""
+    qualifying = cues.readings.qualifying
+    if not qualifying:
+        return mentions
+    joined = regex(rf"\s+(?:{alternation(qualifying)})\s+([\w'-]+)", re.IGNORECASE)
+    out = []
+    for m in mentions:
+        scope = _exclusion_around(m.start, m.end, scopes) if m.polarity == EXCLUDED else None
+        after = joined.match(text, m.end, scope.end) if scope and m.field in vocabulary.dimension_names else None
+        if after is None or after.group(1).lower() in cues.filler or after.group(1).lower() in brief_stopwords():
+            out.append(m)
+            continue
+        out.append(Mention(m.start, after.end(), "subject", text[m.start:after.end()].lower(), EXCLUDED))
+    return out
+
+
 def _kinds_said_otherwise(found: list[tuple[int, int, str, str]], text: str, cues: Cues
                           ) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, int]]]:
     """The names and values found without the kinds of book the words around them say otherwise, and the spans of
@@ -380,6 +400,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # looked for: the form asked for beside it had made it a subject
     mentions = _kinds_of_forms(_narrowed_by_class(mentions, scopes, text), text, cues, vocabulary)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
+    mentions = _qualified_values(mentions, scopes, text, cues, vocabulary)
     mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown, text, cues)
     # "Books by Neil Gaiman or Terry Pratchett", "鲁迅或者沈从文的书": authors offered as alternatives are asked for,
     # not only allowed (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight. Authors in a clause a

@@ -161,3 +161,19 @@ def test_besides_authors_more_of_their_kind_excludes_none():
 def test_an_author_left_out_in_other_words_is_excluded(brief, author):
     mentions = read_brief(brief, get_vocabulary(), _index(), today=TODAY).mentions
     assert ("author", author) in {(m.field, m.value) for m in mentions if m.polarity == EXCLUDED}, mentions
+
+
+@pytest.mark.parametrize("brief, value", [
+    ("Walking books for the spring: long hikes and rambles, nothing about travel by car", "旅途之中"),
+    ("Love stories, but no romance between teachers and students", "浪漫深情"),
+])
+def test_a_value_joined_to_a_narrower_thing_excludes_only_that(brief, value):
+    # the whole value had been excluded: a walking shelf without travel, a love-story shelf without romance
+    mentions = read_brief(brief, get_vocabulary(), today=TODAY).mentions
+    assert value not in {m.value for m in mentions if m.polarity == EXCLUDED}, mentions
+    assert [m for m in mentions if m.field == "subject" and m.polarity == EXCLUDED], mentions
+
+
+def test_a_value_excluded_plainly_is_still_excluded():
+    mentions = read_brief("Walking books, but no travel guides", get_vocabulary(), today=TODAY).mentions
+    assert "旅途之中" in {m.value for m in mentions if m.polarity == EXCLUDED}, mentions
