@@ -82,7 +82,8 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                                     (f"gutenberg-{later}-blind", "gutenberg"))}}
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
             "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
-            "nineteenth", "twentieth", "twenty-first", "twenty-second", "twenty-third", "twenty-fourth")
+            "nineteenth", "twentieth", "twenty-first", "twenty-second", "twenty-third", "twenty-fourth",
+            "twenty-fifth")
 
 
 def _fragment_files(batch: int) -> tuple[str, str]:
