@@ -230,13 +230,25 @@ class EntityIndex:
         return _deletion_index(self.title_books)
 
     @cached_property
-    def surnames(self) -> dict[str, str]:
-        """Surname -> author, for Latin-script authors whose surname no other catalog author shares."""
-        owners: dict[str, set[str]] = {}
+    def surname_owners(self) -> dict[str, tuple[str, ...]]:
+        """Surname -> every Latin-script catalog author who has it ("Joyce": James Joyce, Rachel Joyce)."""
+        owners: dict[str, dict[str, None]] = {}
         for author in self.author_books:
             if surname := _latin_surname(author):
-                owners.setdefault(surname, set()).add(author)
-        return {name: next(iter(held)) for name, held in owners.items() if len(held) == 1}
+                owners.setdefault(surname, {})[author] = None
+        return {name: tuple(held) for name, held in owners.items()}
+
+    @cached_property
+    def surnames(self) -> dict[str, str]:
+        """Surname -> author, for Latin-script authors whose surname no other catalog author shares."""
+        return {name: held[0] for name, held in self.surname_owners.items() if len(held) == 1}
+
+    def owners_of(self, surname: str, text: str) -> tuple[str, ...]:
+        """The catalog authors a surname names: the one whose book the text names where several share it ("nothing
+        by Joyce, Dubliners was on last year's display" is James Joyce), else every one of them."""
+        held = self.surname_owners.get(surname, ())
+        named = {b for _, _, title in self.bare_titles(text) for b in self.title_books.get(title, ())}
+        return tuple(a for a in held if named & set(self.author_books[a])) or held
 
     @cached_property
     def cjk_surnames(self) -> dict[str, str]:

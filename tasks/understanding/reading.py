@@ -511,9 +511,12 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         (m.start, m.end) for m in mentions if m.field in ("author", "work")] + untitled
     short = ({**entities.cjk_surnames, **{k.lower(): v for k, v in entities.surnames.items()}}
              if entities is not None else {})
-    mentions += [Mention(a, b, "author", name, EXCLUDED) for start, end in excluded if (start, end) not in degrees
+    # a surname several catalog authors share is the one whose book the brief names, else each of them ("nothing by
+    # Joyce" had excluded no catalog author)
+    mentions += [Mention(a, b, "author", owner, EXCLUDED) for start, end in excluded if (start, end) not in degrees
                  for a, b, name in excluded_people(text, start, end, cues)
-                 if not any(x < b and a < y for x, y in known) and name.lower() not in short]
+                 if not any(x < b and a < y for x, y in known) and name.lower() not in short
+                 for owner in (entities.owners_of(name, text) if entities is not None else ()) or (name,)]
     # the reader's own words (a kind named for the reader, both ages of an all-ages shelf) are no keyword either
     readers = ([(s.start, s.end) for s in scopes if s.polarity == READER] + audience_readers
                + [(m.start, m.end) for m in mentions if m.polarity == READER])

@@ -189,3 +189,24 @@ def test_a_year_said_roughly_bounds_nothing(brief):
 def test_a_bound_said_of_a_rough_number_still_holds():
     numeric = read_brief("around 250 pages at most, a mystery", get_vocabulary(), today=TODAY).numeric
     assert N("pages", "<=", 250) in numeric, numeric
+
+
+def test_a_surname_several_authors_share_is_the_one_whose_book_the_brief_names():
+    from tasks.model.books import BookRecord
+    from tasks.understanding.entities import EntityIndex
+
+    index = EntityIndex.build([BookRecord("j1", "Dubliners", authors=("James Joyce",)),
+                               BookRecord("r1", "The Unlikely Pilgrimage of Harold Fry", authors=("Rachel Joyce",)),
+                               BookRecord("t1", "Brooklyn", authors=("Colm Tóibín",))], {}, {})
+
+    def excluded_authors(brief: str) -> set[str]:
+        return {m.value for m in read_brief(brief, get_vocabulary(), index, today=TODAY).mentions
+                if m.field == "author" and m.polarity == EXCLUDED}
+    # "Joyce" had been excluded as written, no catalog author: James Joyce's books stayed on the shelf
+    assert excluded_authors("Irish fiction, nothing by Joyce; Dubliners was on last year's display") == {"James Joyce"}
+    assert excluded_authors("Irish fiction, nothing by Joyce") == {"James Joyce", "Rachel Joyce"}
+
+
+def test_not_shelved_again_excludes_the_author():
+    mentions = read_brief("写父母老去的散文，杨绛本人的不重复放", get_vocabulary(), _index(), today=TODAY).mentions
+    assert ("author", "杨绛") in {(m.field, m.value) for m in mentions if m.polarity == EXCLUDED}, mentions
