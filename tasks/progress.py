@@ -59,6 +59,16 @@ def limit_blas_threads(threads: int) -> None:
 
 
 @contextmanager
+def blas_threads(threads: int) -> Iterator[None]:
+    """NumPy's matrix products on at most this many threads inside the block (an embedder's batches in it still
+    run on the embedder's own threads, which it sets around each)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(threads, user_api="blas"):
+        yield
+
+
+@contextmanager
 def long_lived_objects() -> Iterator[None]:
     """Build what a whole run keeps (a catalog's books, their indexes) with the cyclic collector paused.
 

@@ -94,6 +94,7 @@ class NumberGrammar:
     ordinal_suffixes: tuple[str, ...] = ()  # after a grade's digits: "3rd", "5th"
     age_band_under: tuple[str, ...] = ()  # before a hyphened plural age, readers up to it: "under-tens"
     novelty_before: tuple[str, ...] = ()  # before a publishing word, a thing new to the reader: "learn something new"
+    approximate: tuple[str, ...] = ()  # right beside a number, it is said roughly, no bound: "1934 or thereabouts"
 
     @cached_property
     def half(self) -> re.Pattern:
@@ -298,7 +299,8 @@ def number_grammar(root: Path = PACKS_DIR) -> NumberGrammar:
                          grade_names={k: int(v) for k, v in table("grade_names").items()},
                          ordinal_suffixes=packs.words("numbers.yaml", "ordinal_suffixes"),
                          age_band_under=packs.words("numbers.yaml", "age_band_under"),
-                         novelty_before=packs.words("numbers.yaml", "novelty_before"))
+                         novelty_before=packs.words("numbers.yaml", "novelty_before"),
+                         approximate=packs.words("numbers.yaml", "approximate"))
 
 
 def book_ages(text: str, g: NumberGrammar, clause_of: Callable[[int], tuple[int, int]] | None = None
@@ -688,7 +690,16 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     for mention in found:
         if all(mention.end <= k.start or mention.start >= k.end for k in kept):
             kept.append(mention)
-    return sorted(kept, key=lambda n: n.start)
+    # a number said roughly bounds nothing: "from 1934 or thereabouts" is no "1934 on", "1930年前后" no "before 1930"
+    rough = [(m.start(), m.end()) for m in re.finditer(_words(g.approximate), text, re.IGNORECASE)]
+    return sorted((k for k in kept if not any(_beside(k, span, text) for span in rough)), key=lambda n: n.start)
+
+
+def _beside(mention: NumericMention, span: tuple[int, int], text: str) -> bool:
+    """Whether the words at `span` follow the number's phrase at once, or run across its end (前后 over 1930年前's 前).
+    Before it they qualify the number, not its bound: "around 250 pages at most" is still at most."""
+    a, b = span
+    return a < mention.end < b or mention.end <= a and not text[mention.end:a].strip()
 
 
 def _period(mention: NumericMention) -> tuple[NumericCondition, NumericCondition] | None:

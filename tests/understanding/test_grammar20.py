@@ -177,3 +177,15 @@ def test_a_value_joined_to_a_narrower_thing_excludes_only_that(brief, value):
 def test_a_value_excluded_plainly_is_still_excluded():
     mentions = read_brief("Walking books, but no travel guides", get_vocabulary(), today=TODAY).mentions
     assert "旅途之中" in {m.value for m in mentions if m.polarity == EXCLUDED}, mentions
+
+
+@pytest.mark.parametrize("brief", ["Locked-room puzzles from 1934 or thereabouts", "1930年前后的推理小说",
+                                   "Detective novels from 1925 or so"])
+def test_a_year_said_roughly_bounds_nothing(brief):
+    # "from 1934 or thereabouts" had been "1934 on", "1930年前后" "before 1930" (前 read as its comparator)
+    assert not years(brief), years(brief)
+
+
+def test_a_bound_said_of_a_rough_number_still_holds():
+    numeric = read_brief("around 250 pages at most, a mystery", get_vocabulary(), today=TODAY).numeric
+    assert N("pages", "<=", 250) in numeric, numeric

@@ -64,7 +64,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                      "book_age_before": WORDS, "book_age_after": WORDS, "age_for": WORDS,
                      "grade_names": TABLE, "ordinal_suffixes": WORDS, "negators": WORDS, "age_band_under": WORDS,
                      "age_comparators": WORDS, "within_before": WORDS, "within_after": WORDS, "age_modifiers": WORDS,
-                     "few": WORDS, "few_after": WORDS, "age_in_months": WORDS, "novelty_before": WORDS},
+                     "few": WORDS, "few_after": WORDS, "age_in_months": WORDS, "novelty_before": WORDS, "approximate": WORDS},
     "readings.yaml": {"adults": WORDS, "audiences": GROUPS, "feelings": TABLE, "kinds": TABLE, "occasions": TABLE,
                       "read_alike": WORDS, "read_alike_verbs": GROUPS, "languages": BY_LANGUAGE, "language_names": BY_LANGUAGE,
                       "language_nouns": WORDS, "literature_words": WORDS,
