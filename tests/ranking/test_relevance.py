@@ -148,6 +148,9 @@ def test_a_book_tied_to_the_brief_by_its_vector_alone_is_untied_where_the_catalo
     among = gather_evidence(candidates, filed, books, ["beekeep"], {"beekeep": 3.0}, {}, {}, {}, {}, True,
                             narrowed=1.0, subjects=hives)
     assert [e.untied for e in among] == [False, False, True]
+    # the narrowing counts for a book carrying the topic's subject, not for one the catalog files apart from it
+    # ("Seafaring adventures for kids": a children's book under no sea heading had stood at 0.76 on the narrowing)
+    assert [e.narrowed for e in few] == [1.0, 0.0, 0.0]
 
 
 def test_only_the_topics_own_words_tie_a_book_to_a_topic_the_catalog_files():
