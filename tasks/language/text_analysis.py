@@ -167,6 +167,11 @@ def tokenize(text: str, language: str) -> list[str]:
     return [t for t in (tok.strip() for tok in raw) if t and t not in stop and _has_word_char(t)]
 
 
+def words_either_way(text: str) -> frozenset[str]:
+    """The text's tokens as either language's tokenizer cuts it (a name or a topic may mix scripts: "Books like 三体")."""
+    return frozenset(w for language in ("en", "zh") for w in tokenize(text, language))
+
+
 @lru_cache(maxsize=1)
 def _english_stemmer():
     import Stemmer

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from tasks.language.text_analysis import brief_stopwords, tokenize
+from tasks.language.text_analysis import brief_stopwords, words_either_way
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition
 from tasks.model.intent import POLICIES, Intent, Understanding
@@ -57,8 +57,7 @@ def named_words(understanding: Understanding) -> frozenset[str]:
     like it need not hold them ("Books like Frankenstein" is no shelf of books under 'Frankenstein -- Fiction')."""
     if understanding.intent is not Intent.SIMILAR_TO_BOOK:
         return frozenset()
-    return frozenset(w.lower() for name in (*understanding.titles, *understanding.authors) for language in ("en", "zh")
-                     for w in tokenize(name, language))
+    return frozenset().union(*(words_either_way(name) for name in (*understanding.titles, *understanding.authors)))
 
 
 def keeping_named_kind(query: ThemeQuery, understanding: Understanding, books: Mapping[str, BookRecord],

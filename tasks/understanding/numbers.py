@@ -97,6 +97,19 @@ class NumberGrammar:
     approximate: tuple[str, ...] = ()  # right beside a number, it is said roughly, no bound: "1934 or thereabouts"
 
     @cached_property
+    def publishing(self) -> re.Pattern:
+        return re.compile(_words(self.publishing_words), re.IGNORECASE)
+
+    @cached_property
+    def novelty(self) -> re.Pattern:
+        """A thing new to the reader ending the text before a publishing word."""
+        return re.compile(rf"(?:{_words(self.novelty_before)})\s*$", re.IGNORECASE)
+
+    @cached_property
+    def rough(self) -> re.Pattern:
+        return re.compile(_words(self.approximate), re.IGNORECASE)
+
+    @cached_property
     def half(self) -> re.Pattern:
         return re.compile(rf"\s*(?:{_words(self.halves)})", re.IGNORECASE)
 
@@ -217,9 +230,7 @@ class NumberGrammar:
 def published(clause: str, g: NumberGrammar) -> bool:
     """Whether a clause speaks of publishing: one of its words there, not as a thing new to the reader ("Learn
     something new this year" names no year of the books; "new books this year" does)."""
-    novelty = re.compile(rf"(?:{_words(g.novelty_before)})\s*$", re.IGNORECASE)
-    return any(not novelty.search(clause[:m.start()])
-               for m in re.finditer(_words(g.publishing_words), clause, re.IGNORECASE))
+    return any(not g.novelty.search(clause[:m.start()]) for m in g.publishing.finditer(clause))
 
 
 def _words(words: tuple[str, ...]) -> str:
@@ -691,7 +702,7 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
         if all(mention.end <= k.start or mention.start >= k.end for k in kept):
             kept.append(mention)
     # a number said roughly bounds nothing: "from 1934 or thereabouts" is no "1934 on", "1930年前后" no "before 1930"
-    rough = [(m.start(), m.end()) for m in re.finditer(_words(g.approximate), text, re.IGNORECASE)]
+    rough = [(m.start(), m.end()) for m in g.rough.finditer(text)]
     return sorted((k for k in kept if not any(_beside(k, span, text) for span in rough)), key=lambda n: n.start)
 
 

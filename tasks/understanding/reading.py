@@ -161,7 +161,7 @@ def _person_name(word: str, cues: Cues, after: str = "") -> bool:
     the text right after it: "宫部美幸本人的"); the packs' `person_names`."""
     return (bool(cues.readings.person_tags) and len(word) >= cues.readings.person_min_length
             and dictionary_tag(word) in cues.readings.person_tags
-            or bool(after) and after.lstrip().startswith(tuple(cues.readings.person_after or ("\0",))))
+            or after.lstrip().startswith(cues.readings.person_after))
 
 
 def _after(text: str, word: str, start: int) -> str:

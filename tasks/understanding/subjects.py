@@ -40,7 +40,7 @@ import numpy as np
 
 from config.class_ranges import class_ranges
 from tasks.language.embedders.base import Embedder
-from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords, tokenize
+from tasks.language.text_analysis import book_words, brief_stopwords, cut, stopwords, words_either_way
 from tasks.model.books import BookRecord
 from tasks.model.conditions import FilterCondition, merge_conditions, subject_words
 from tasks.model.constraints import AnyOf, Expr, condition_expr
@@ -872,7 +872,7 @@ def with_word_genres(reading: Reading, query: ThemeQuery, genres: Mapping[Mentio
 
 def _only_named(topic: str, named: frozenset[str]) -> bool:
     """Whether every word of a topic is a word of what the brief names."""
-    words = {w.lower() for language in ("en", "zh") for w in tokenize(topic, language)} - brief_stopwords()
+    words = words_either_way(topic) - brief_stopwords()
     return bool(named) and bool(words) and words <= named
 
 
