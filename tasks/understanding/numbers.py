@@ -626,8 +626,12 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     for m in re.finditer(rf"(?:{_words(g.relative)})\s*({number})\s*({_words(tuple(g.time_units))})", text,
                          flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", year - int(g.value(m.group(1))) * int(_lookup(g.time_units, m.group(2)))))
-    for m in re.finditer(rf"(?:the\s+)?(?:{_words(g.relative)})\s+({_words(tuple(g.single_time_units))})", text,
-                         flags=re.IGNORECASE):
+    # ("last year's display", "last year's most challenged titles" are something of last year, no span of the books'
+    # years: a publishing word makes the named year theirs above); a possessive standing alone is the books' own
+    # ("picture books only, this year's and last year's")
+    owned = rf"['’]s\s+(?!(?:{_words((*g.alternatives, *g.ranges))})\b)[^\W\d_]"
+    for m in re.finditer(rf"(?:the\s+)?(?:{_words(g.relative)})\s+({_words(tuple(g.single_time_units))})(?!{owned})",
+                         text, flags=re.IGNORECASE):
         add(m, ("pub_year", ">=", year - int(_lookup(g.single_time_units, m.group(1)))))
     # "21世纪", "19th-century novels", "the twentieth century": books of that century, not ones set in it; with a
     # comparator on either side ("二十世纪以前", "before the 20th century", "19世纪以来") from or before its first year

@@ -210,3 +210,20 @@ def test_a_surname_several_authors_share_is_the_one_whose_book_the_brief_names()
 def test_not_shelved_again_excludes_the_author():
     mentions = read_brief("写父母老去的散文，杨绛本人的不重复放", get_vocabulary(), _index(), today=TODAY).mentions
     assert ("author", "杨绛") in {(m.field, m.value) for m in mentions if m.polarity == EXCLUDED}, mentions
+
+
+@pytest.mark.parametrize("brief", ["Banned Books Week: last year's most challenged titles",
+                                   "Irish fiction; Dubliners was on last year's display"])
+def test_something_of_last_year_is_no_span_of_the_books_years(brief):
+    # "last year's" had read as "from the last year": a shelf of books published since 2025
+    assert not years(brief), years(brief)
+
+
+def test_books_from_the_last_year_are_still_a_span():
+    assert years("Books from the last year, anything goes") == {N("pub_year", ">=", 2025)}
+
+
+def test_a_possessive_standing_alone_is_the_books_own_year():
+    # "this year's and last year's" leave their noun out: the books of those years
+    assert years("New picture books only, this year's and last year's, nothing about Thanksgiving") == {
+        N("pub_year", ">=", 2025)}

@@ -1,0 +1,33 @@
+"""Reader round twenty-one: numbers said the way Chinese curators say them. A rating's 分 between its whole and its
+decimal ("七分五" is 7.5), a page count by how thick or long a book is ("厚过四百页的不要"). Each test fails without
+its pack row."""
+
+from datetime import date
+
+import pytest
+
+from config.vocabulary import get_vocabulary
+from tasks.model.conditions import NumericCondition as N
+from tasks.understanding.reading import read_brief
+
+TODAY = date(2026, 11, 29)
+
+
+def numbers(brief: str) -> set[N]:
+    return set(read_brief(brief, get_vocabulary(), today=TODAY).numeric)
+
+
+@pytest.mark.parametrize("brief, rating", [("科幻小说，评分七分五以上", 7.5), ("豆瓣八分五以上的散文", 8.5)])
+def test_a_rating_s_fen_stands_between_its_whole_and_its_decimal(brief, rating):
+    # "七分五" had read as a rating of at least 5: the number after 分 alone
+    assert numbers(brief) == {N("rating", ">=", rating)}, numbers(brief)
+
+
+def test_a_rating_in_whole_fen_is_unchanged():
+    assert numbers("豆瓣8分以上的小说") == {N("rating", ">=", 8)}
+
+
+@pytest.mark.parametrize("brief", ["通勤书，厚过四百页的不要", "长过四百页的不要，要轻松一点的"])
+def test_thicker_or_longer_than_a_page_count_is_a_page_count(brief):
+    # "厚过四百页" had been an excluded subject, and no page count at all
+    assert numbers(brief) == {N("pages", "<=", 400)}, numbers(brief)
