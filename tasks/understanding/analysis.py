@@ -350,6 +350,7 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
                   if not (text[a:b].lower() in cues.wanting and cues.person_before.search(text, 0, a))]
     for code, words in cues.readings.languages.items():
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)]
+    found += _shared_lead(text, [f for f in found if f[2] == "language"], cues)
     literary = {a for a, _, _ in find_terms(text, cues.readings.literature_words)}
     bookish = literary | {a for a, _, _ in find_terms(text, cues.readings.language_nouns)}
     for code, words in cues.readings.language_names.items():
@@ -369,6 +370,19 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
     # a topic phrase holding a value's word ("no happy ending") is a topic, not the value
     phrases = [(a, b) for a, b, _ in find_terms(text, cues.readings.topics, plural=True)]
     return [f for f in found if not any(a <= f[0] and f[1] <= b and (a, b) != (f[0], f[1]) for a, b in phrases)]
+
+
+def _shared_lead(text: str, said: list[tuple[int, int, str, str]], cues: Cues) -> list[tuple[int, int, str, str]]:
+    """A language joined to one said with its preposition shares it: "in English or French" is "in French" too, where
+    the packs hold that phrase."""
+    rows = {w.lower(): code for code, words in cues.readings.languages.items() for w in words}
+    joined = regex(rf"\s*(?:{alternation(tuple(cues.clauses.joiners))})\s*([^\W\d_]+)", re.IGNORECASE)
+    out = []
+    for a, b, _, _ in said:
+        lead, _, rest = text[a:b].partition(" ")
+        if rest and (m := joined.match(text, b)) and (code := rows.get(f"{lead} {m.group(1)}".lower())):
+            out.append((m.start(1), m.end(1), "language", code))
+    return out
 
 
 def _parted(text: str, terms: tuple[str, ...], cues: Cues) -> list[tuple[int, int]]:

@@ -31,3 +31,22 @@ def test_a_rating_in_whole_fen_is_unchanged():
 def test_thicker_or_longer_than_a_page_count_is_a_page_count(brief):
     # "厚过四百页" had been an excluded subject, and no page count at all
     assert numbers(brief) == {N("pages", "<=", 400)}, numbers(brief)
+
+
+def conditions(brief: str) -> set[tuple[str, tuple[str, ...], str]]:
+    from tasks.understanding.translate.rules import conditions_of
+    reading = read_brief(brief, get_vocabulary(), today=TODAY)
+    return {(c.field, c.values, c.operator) for c in conditions_of(reading, get_vocabulary())}
+
+
+@pytest.mark.parametrize("brief, codes", [
+    ("A bilingual dog display, books in English or French, either is fine", ("en", "fr")),
+    ("Picture books in Spanish or English for story time", ("es", "en")),
+])
+def test_languages_offered_together_are_the_shelf_s_languages(brief, codes):
+    # "French" after "in English or" had been no language, and the "or" left English a wish: any language
+    assert ("language", codes, "MUST") in conditions(brief), conditions(brief)
+
+
+def test_one_language_asked_stays_required_alone():
+    assert ("language", ("en",), "MUST") in conditions("novels in English, please")

@@ -64,11 +64,13 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     asked = [m for m in kept if m.field in KIND_FIELDS and m.polarity == WANTED]
     alternatives = any(a.isdisjoint(b) for a, b in combinations([s for s in _form_sets(asked, vocabulary) if s], 2))
     one_of = _one_of_the_kinds(kept, vocabulary, alternatives)
-    conditions = list(one_of)
+    languages = _languages_offered(kept)
+    conditions = [*one_of, *languages]
+    kept_out = {m for m in kept if languages and m.field == "language" and m.polarity in (WANTED, ALLOWED)}
     asked_words = {reading.text[m.start:m.end].lower() for m in reading.mentions if m.polarity in (WANTED, REQUIRED)}
     for mention in _narrowed_exclusions(reading.mentions, reading.text):
-        if (_literature(mention) and mention.polarity != EXCLUDED) or mention in about_people:
-            continue  # asked literatures are read together (_asked_literatures)
+        if (_literature(mention) and mention.polarity != EXCLUDED) or mention in about_people or mention in kept_out:
+            continue  # asked literatures and offered languages are read together (_asked_literatures, _languages_offered)
         operator = "SHOULD" if mention in wishes else _operator(mention, alternatives or bool(one_of))
         if operator:
             # an excluded topic by its other names: "no WWII" is the subject heading "World War, 1939-1945";
@@ -84,6 +86,14 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
                 conditions.append(FilterCondition(mention.field, values, operator))
     conditions += _asked_literatures(reading)
     return _drop_weaker_duplicates(merge_conditions(_narrow_excluded_forms(conditions, vocabulary)))
+
+
+def _languages_offered(kept: Sequence[Mention]) -> list[FilterCondition]:
+    """Several languages a brief names for one shelf are the languages it holds ("books in English or French, either
+    is fine", "English and Spanish for the bilingual story time"): one of them is required, where each alone, merely
+    allowed by the "or", had been a wish and the shelf any language."""
+    asked = dict.fromkeys(m.value for m in kept if m.field == "language" and m.polarity in (WANTED, ALLOWED))
+    return [FilterCondition("language", tuple(asked), "MUST")] if len(asked) > 1 else []
 
 
 def _literature(mention: Mention) -> bool:
