@@ -479,7 +479,7 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
             ch.isalnum() for ch in text[spans[-1][1]:]) and len(spans) == 1:
         return True  # the brief is the name: "鲁迅", "Virginia Woolf"
     cues = load_cues()
-    kinds = {m.start for m in reading.mentions if m.field in ("form", "genre")}
+    kinds = {m.start: m.end for m in reading.mentions if m.field in ("form", "genre")}
     before = regex(rf"(?:{alternation((*said.authorship_before, *said.spotlight_before))})[:：]?\s*"
                    rf"(?:(?:{alternation(tuple(cues.filler))})\s+)?$", re.IGNORECASE)
     after = regex(rf"\s*(?:{alternation(said.spotlight)})", re.IGNORECASE)
@@ -487,7 +487,9 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
     books = regex(rf"(?:(?:{alternation(tuple(cues.filler))})\s+)?(?:{alternation(said.book_words)})", re.IGNORECASE)
 
     def marked(a: int, b: int) -> bool:
-        if before.search(text, max(0, a - 30), a) or after.match(text, b):
+        # the spotlight word may follow the kind of theirs shown: "刘慈欣科幻作品专题", "Stephen King horror spotlight"
+        kind = kinds.get(len(text) - len(text[b:].lstrip()))
+        if before.search(text, max(0, a - 30), a) or after.match(text, b) or kind and after.match(text, kind):
             return True
         own = owned.match(text, b)
         # the kind may be qualified first: "古龙的武侠小说", "Toni Morrison's early novels"

@@ -50,3 +50,15 @@ def test_languages_offered_together_are_the_shelf_s_languages(brief, codes):
 
 def test_one_language_asked_stays_required_alone():
     assert ("language", ("en",), "MUST") in conditions("novels in English, please")
+
+
+@pytest.mark.parametrize("brief", ["刘慈欣科幻作品专题，只要小说", "Kazuo Ishiguro novels spotlight"])
+def test_a_spotlight_word_after_the_author_s_kind_features_the_author(brief):
+    from tasks.model.books import BookRecord
+    from tasks.understanding.entities import EntityIndex, understand_reading
+
+    index = EntityIndex.build([BookRecord("l", "三体", authors=("刘慈欣",)),
+                               BookRecord("k", "Never Let Me Go", authors=("Kazuo Ishiguro",))], {}, {})
+    reading = read_brief(brief, get_vocabulary(), index, today=TODAY)
+    # the kind between the name and the spotlight word had made the shelf a theme shelf of that kind by anyone
+    assert understand_reading(reading, index).intent == "author_spotlight"
