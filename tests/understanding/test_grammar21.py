@@ -62,3 +62,9 @@ def test_a_spotlight_word_after_the_author_s_kind_features_the_author(brief):
     reading = read_brief(brief, get_vocabulary(), index, today=TODAY)
     # the kind between the name and the spotlight word had made the shelf a theme shelf of that kind by anyone
     assert understand_reading(reading, index).intent == "author_spotlight"
+
+
+def test_a_choice_of_language_leaves_the_kind_required():
+    # the "or" between the languages had offered a choice of things, and the mysteries became a wish
+    found = conditions("Mysteries in English or in French")
+    assert {("genre", ("推理悬疑",), "MUST"), ("language", ("en", "fr"), "MUST")} <= found, found

@@ -212,10 +212,19 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
             chain.append(item)
             offers = offers or gap
             continue
-        if offers and _offers_other_things(chain, text, cues):
+        if offers and _offers_other_things(chain, text, cues) and not _values_offered(chain):
             wishes |= {m for i in chain for m in i if m.field in KIND_FIELDS}
         chain, offers = [item], False
     return wishes
+
+
+def _values_offered(chain: list[list[Mention]]) -> bool:
+    """Whether a choice is among values of the kind's qualifier, not among things: each later item holds only another
+    value of a field the item before it qualifies its kind with ("mysteries in English or in French": a choice of
+    language, mysteries whichever is chosen)."""
+    return all(not {m.field for m in item} & set(KIND_FIELDS)
+               and {m.field for m in item} <= {m.field for m in before} - set(KIND_FIELDS)
+               for before, item in zip(chain, chain[1:]))
 
 
 def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
