@@ -164,10 +164,16 @@ def _person_name(word: str, cues: Cues, after: str = "") -> bool:
             or after.lstrip().startswith(cues.readings.person_after))
 
 
-def _after(text: str, word: str, start: int) -> str:
-    """The text after the word's first place from `start` on ("" where it is not there as written)."""
-    at = text.find(word, start)
-    return text[at + len(word):] if at >= 0 else ""
+def _written(text: str, word: str, start: int) -> tuple[str, str]:
+    """The word as the brief writes it at its first place from `start` on, in any case ("Mansfield" of the topic
+    "mansfield"), and the text after it ("" where it is not there)."""
+    at = text.lower().find(word.lower(), start)
+    if at < 0:
+        return word, ""
+    said = text[at:at + len(word)]
+    # a surname the brief gave in full before: "Katherine Mansfield's Selected Stories ..., but leave out Mansfield"
+    full = re.search(rf"(?:[A-Z][\w'-]+\s+)+{re.escape(said)}\b", text[:at]) if said[:1].isupper() else None
+    return (full.group(0) if full else said), text[at + len(word):]
 
 
 def _exclusion_around(start: int, end: int, scopes: list[Scope]) -> Scope | None:
@@ -499,8 +505,8 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
                              else Mention(start, end, "author", short[_owner(t, cues)], EXCLUDED)
                              if _owner(t, cues) in short
-                             else Mention(start, end, "author", t, EXCLUDED)
-                             if _person_name(t, cues, _after(text, t, start))
+                             else Mention(start, end, "author", _written(text, t, start)[0], EXCLUDED)
+                             if _person_name(t, cues, _written(text, t, start)[1])
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}

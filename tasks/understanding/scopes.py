@@ -149,9 +149,11 @@ def find_scopes(seg: Segmented, cue_list: list[Cue], spans: list[tuple[int, int]
             scopes.append(Scope(cue.start, close.start, REQUIRED))
         else:
             if (kind.degree and not degree and kind.effect == EXCLUDE and _contrasts(text, cue, values, kinds, cues)
-                    and next_start(text, cue.end, {x for x, _ in spans}, cues.filler) is None):
+                    and next_start(text, cue.end, {x for x, _ in spans}, cues.filler) is None
+                    and not _capitalised_next(text, cue.end)):
                 # "funny but not silly essays", "温暖而不矫情的小说": a quality set against the one asked for is the
-                # one word excluded (as a subject, where the catalog's headings say it), the kind after it asked
+                # one word excluded (as a subject, where the catalog's headings say it), the kind after it asked; a
+                # capitalised word is a name, no quality ("Horror, but nothing by Stephen King": all of the name)
                 quality = cues.word_after_degree.match(text, cue.end) if text[cue.end - 1:cue.end].isascii() else None
                 stop = quality.end() if quality and quality.end() <= stop else _degree_stop(text, cue, stop, cues,
                                                                                               kinds)[0]
@@ -245,6 +247,12 @@ def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tu
     if either_way and not said_after and not _said(text[a:cue.start], cues):  # "…，这次不要": of the clause before
         return True
     return (named_before or topic_before) and not named_after and not has_topic(text[cue.end:stop], cues)
+
+
+def _capitalised_next(text: str, at: int) -> bool:
+    """Whether the word after `at` is a capitalised Latin word: a name or a title, no quality."""
+    word = re.match(r"\s*([A-Za-z][\w'-]*)", text[at:])
+    return bool(word) and word.group(1)[0].isupper() and not word.group(1).isupper()
 
 
 def _contrasts(text: str, cue: Cue, values: list[tuple[int, int]], kinds: list[tuple[int, int]], cues: Cues) -> bool:

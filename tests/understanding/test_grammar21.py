@@ -68,3 +68,26 @@ def test_a_choice_of_language_leaves_the_kind_required():
     # the "or" between the languages had offered a choice of things, and the mysteries became a wish
     found = conditions("Mysteries in English or in French")
     assert {("genre", ("推理悬疑",), "MUST"), ("language", ("en", "fr"), "MUST")} <= found, found
+
+
+def excluded_authors(brief: str) -> set[str]:
+    from tasks.understanding.reading import EXCLUDED
+    return {m.value for m in read_brief(brief, get_vocabulary(), today=TODAY).mentions
+            if m.field == "author" and m.polarity == EXCLUDED}
+
+
+@pytest.mark.parametrize("brief", ["Horror, but nothing by Stephen King", "Horror, but skip Stephen King"])
+def test_a_name_after_a_contrast_is_excluded_whole(brief):
+    # after "Horror, but" the exclusion had read a quality of one word: the author "Stephen", and no King
+    assert excluded_authors(brief) == {"Stephen King"}, excluded_authors(brief)
+
+
+def test_a_quality_after_a_contrast_is_still_one_word():
+    reading = read_brief("funny but not silly essays", get_vocabulary(), today=TODAY)
+    assert {("form", "essays")} <= {(m.field, m.value) for m in reading.mentions if m.polarity == "wanted"}
+
+
+def test_a_surname_with_herself_is_the_author_the_brief_named_in_full():
+    # "Mansfield herself" had been the subject string 'mansfield'; the brief named her in full before
+    brief = "Collections like Katherine Mansfield's Selected Stories for a Mini May shelf, but leave out Mansfield herself"
+    assert excluded_authors(brief) == {"Katherine Mansfield"}, excluded_authors(brief)
