@@ -91,3 +91,21 @@ def test_a_surname_with_herself_is_the_author_the_brief_named_in_full():
     # "Mansfield herself" had been the subject string 'mansfield'; the brief named her in full before
     brief = "Collections like Katherine Mansfield's Selected Stories for a Mini May shelf, but leave out Mansfield herself"
     assert excluded_authors(brief) == {"Katherine Mansfield"}, excluded_authors(brief)
+
+
+@pytest.mark.parametrize("brief, field", [
+    ("Caregiving around the clock: practical guides first, a memoir or two second", "genre"),
+    ("For adoptive parents: memoirs of adopting, plus a couple of how-to guides", "genre"),
+    ("先放报告文学，后面放几本图鉴", "form"),
+])
+def test_a_kind_beside_a_kind_no_value_names_is_one_part_of_the_shelf(brief, field):
+    # the one kind the vocabulary names had been required of every book: the guides could not stand on the shelf
+    found = conditions(brief)
+    assert not any(f == field and op == "MUST" for f, _, op in found), found
+
+
+@pytest.mark.parametrize("brief", ["Fantasy novels; the D&D handbooks always walk off, so leave those out",
+                                   "Fiction with bicycles in it, but the repair manuals stay in the 796s",
+                                   "poetry handbooks for teachers"])
+def test_a_kind_set_aside_or_said_with_the_kind_requires_it_still(brief):
+    assert any(op == "MUST" and f in ("form", "genre") for f, _, op in conditions(brief)), conditions(brief)

@@ -58,7 +58,8 @@ def conditions_of(reading: Reading, vocabulary: Vocabulary) -> tuple[FilterCondi
     cues = load_cues()
     wishes = (_kinds_as_wishes(reading.mentions, reading.text, cues, vocabulary)
               | _kinds_beside_other_things(reading, cues) | _kinds_in_added_parts(reading, cues)
-              | _materials_beside_books(reading, cues) | _kinds_listed_with_values(reading, cues, vocabulary))
+              | _materials_beside_books(reading, cues) | _kinds_listed_with_values(reading, cues, vocabulary)
+              | _kinds_beside_other_books(reading, cues))
     about_people = _people_as_topics(reading, cues)  # topics, not readers: no audience condition
     kept = [m for m in reading.mentions if m not in wishes and m not in about_people]
     asked = [m for m in kept if m.field in KIND_FIELDS and m.polarity == WANTED]
@@ -263,6 +264,35 @@ def _kinds_listed_with_values(reading: Reading, cues: Cues, vocabulary: Vocabula
                                         and any(k.field in KIND_FIELDS for k in items[n + 1:])
                                         for n, i in enumerate(items))
             for m in items if m.field in (*KIND_FIELDS, "audience")}
+
+
+def _kinds_beside_other_books(reading: Reading, cues: Cues) -> set[Mention]:
+    """The kinds asked for beside a kind of book no vocabulary value names (the packs' `kind_nouns`: "practical guides
+    first, a memoir or two second", "memoirs of adopting, plus a couple of how-to guides"): the shelf holds both, so
+    each kind is one part of it, a wish. The other kind stands apart from every mention (not "poetry handbooks", one
+    kind said in two words), outside a title or name, what the brief excludes or says of its reader, and is not set
+    aside: put elsewhere in its clause ("the repair manuals stay in the 796s") or by an exclusion naming nothing of its
+    own in its clause or the next ("the D&D handbooks always walk off, so leave those out")."""
+    kinds = [m for m in reading.mentions if m.field in KIND_FIELDS and m.polarity in (WANTED, ALLOWED)]
+    if not kinds:
+        return set()
+    text, said, seg = reading.text, [(m.start, m.end) for m in reading.mentions], segment(reading.text)
+    aside = [*reading.excluded_spans, *reading.reader_spans, *reading.name_spans, *said]
+    bare = [a for a, b in reading.excluded_spans if not any(a <= x < b for x, _ in said)]
+    readings = cues.readings
+
+    def set_aside(a: int) -> bool:
+        start, end = seg.clause_of(a)
+        after = seg.clause_of(end + 1)[1] if end < len(text) else end
+        clause = text[start:end]
+        return (bool(find_terms(clause, readings.elsewhere)) and not find_terms(clause, readings.here)
+                or any(start <= x < after for x in bare))
+
+    def apart(a: int, b: int) -> bool:
+        return (not any(x < b and a < y for x, y in aside) and not set_aside(a)
+                and not any(y <= a and not text[y:a].strip(" -") or b <= x and not text[b:x].strip(" -")
+                            for x, y in said))
+    return set(kinds) if any(apart(a, b) for a, b, _ in find_terms(text, cues.readings.kind_nouns)) else set()
 
 
 def _materials_beside_books(reading: Reading, cues: Cues) -> set[Mention]:
