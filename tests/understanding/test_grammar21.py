@@ -109,3 +109,14 @@ def test_a_kind_beside_a_kind_no_value_names_is_one_part_of_the_shelf(brief, fie
                                    "poetry handbooks for teachers"])
 def test_a_kind_set_aside_or_said_with_the_kind_requires_it_still(brief):
     assert any(op == "MUST" and f in ("form", "genre") for f, _, op in conditions(brief)), conditions(brief)
+
+
+def test_this_issue_and_all_are_no_part_of_an_excluded_name():
+    # "梁羽生这一期都不上" had excluded the subject '梁羽生一期都', and "梁羽生都不上" the author '梁羽生都'
+    for brief in ("武侠专架，金庸、古龙、梁羽生这一期都不上", "武侠专架，金庸、古龙、梁羽生都不上"):
+        assert "梁羽生" in excluded_authors(brief), excluded_authors(brief)
+
+
+def test_not_shown_this_time_excludes_what_it_follows():
+    # "就不展了": 展出 said short, as 上了 is for 上架
+    assert "刘慈欣" in excluded_authors("科幻小说，刘慈欣的这次就不展了")
