@@ -224,6 +224,7 @@ class Readings:
     person_min_length: int = 0
     person_after: tuple[str, ...] = ()  # right after a word, words that make it a person's name: "本人"
     kind_nouns: tuple[str, ...] = ()  # a kind of book no vocabulary value names: "guides", "工具书"
+    author_words: tuple[str, ...] = ()  # the author of the book the brief names, said so: "作者", "the author"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -412,7 +413,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         name_ends=said("name_ends"), guardians=said("guardians"), adult_kinds=said("adult_kinds"),
                         person_tags=tuple(map(str, persons.get("tags", ()))),
                         person_min_length=int(persons.get("min_length", 0)),
-                        person_after=tuple(map(str, persons.get("after", ()))), kind_nouns=said("kind_nouns"))
+                        person_after=tuple(map(str, persons.get("after", ()))), kind_nouns=said("kind_nouns"),
+                        author_words=said("author_words"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -324,6 +324,10 @@ class EntityIndex:
         return [(a, b, self.title_works[title][0]) for a, b, title in self.bare_titles(text)
                 if len(title) >= (6 if title.isascii() else 3) and self.title_works.get(title)]
 
+    def authors_of(self, ids: set[str]) -> list[str]:
+        """The catalog authors of these books or works (a work's id is one of its books')."""
+        return [author for author, books in self.author_books.items() if ids.intersection(books)]
+
     def near(self, text: str, fuzzy: dict[str, tuple[str, ...]]) -> list[str]:
         """Names within one edit of `text` (not text itself), closest spelling first."""
         found = {n for variant in _deletions(text) for n in fuzzy.get(variant, ())}

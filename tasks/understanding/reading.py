@@ -158,10 +158,11 @@ def _owner(word: str, cues: Cues) -> str:
 
 def _person_name(word: str, cues: Cues, after: str = "") -> bool:
     """Whether the tokenizer's dictionary tags the word as a person's name, or a person's word follows it (`after`,
-    the text right after it: "宫部美幸本人的"); the packs' `person_names`."""
+    the text right after it: "宫部美幸本人的", "Mansfield herself", never a Latin word in lower case: "the author
+    himself"); the packs' `person_names`."""
     return (bool(cues.readings.person_tags) and len(word) >= cues.readings.person_min_length
             and dictionary_tag(word) in cues.readings.person_tags
-            or after.lstrip().startswith(cues.readings.person_after))
+            or after.lstrip().startswith(cues.readings.person_after) and not (word.isascii() and word.islower()))
 
 
 def _written(text: str, word: str, start: int) -> tuple[str, str]:
@@ -489,9 +490,17 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         else:
             topics = phrase_topics(untitled_text[start:end], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
+            # the book the brief names, whose author it may point to ("作者本人的先不放")
+            named = ({m.value for m in mentions if m.field == "work"} | {w for _, _, w in entities.title_spans(text)}
+                     if entities is not None else set())
             if " ".join(topics) in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
                 mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
                 excluded.append((author.start, author.end))
+            elif (named and find_terms(untitled_text[start:end], cues.readings.author_words)
+                  and {t.lower() for t in topics} <= {w.lower() for w in cues.readings.author_words}):
+                # "《嫌疑人X的献身》那种…，作者本人的先不放", "books like Never Let Me Go, nothing by the author herself":
+                # the author of the book named, no subject "author"
+                mentions += [Mention(start, end, "author", name, EXCLUDED) for name in entities.authors_of(named)]
             else:
                 # a period or literature's qualifier that is all a topic holds is that range ("明清的已经太多了，这次
                 # 不要"), wherever the cue that excludes it stands
@@ -502,11 +511,12 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                          if entities is not None else {})
                 # a word the tokenizer's dictionary knows as a person's name is an author the catalog may lack
                 # ("冯骥才的除外"), not a subject heading's word
+                written = {t: _written(text, t, start) for t in topics}
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
                              else Mention(start, end, "author", short[_owner(t, cues)], EXCLUDED)
                              if _owner(t, cues) in short
-                             else Mention(start, end, "author", _written(text, t, start)[0], EXCLUDED)
-                             if _person_name(t, cues, _written(text, t, start)[1])
+                             else Mention(start, end, "author", written[t][0], EXCLUDED)
+                             if _person_name(written[t][0], cues, written[t][1])
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 works = entities.title_works if entities is not None else {}

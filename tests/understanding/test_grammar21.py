@@ -127,3 +127,15 @@ def test_picture_books_after_a_kind_are_one_part_of_the_shelf(brief):
     # an audience by its books had been an item only before a kind: after it, every book was a child's and a novel
     found = conditions(brief)
     assert not any(op == "MUST" and f in ("audience", "form") for f, _, op in found), found
+
+
+def test_the_author_excluded_after_a_named_book_is_its_author():
+    from tasks.model.books import BookRecord
+    from tasks.understanding.entities import EntityIndex
+
+    index = EntityIndex.build([BookRecord("n", "Never Let Me Go", authors=("Kazuo Ishiguro",)),
+                               BookRecord("d", "Dracula", authors=("Bram Stoker",))], {}, {})
+    reading = read_brief("Books like Never Let Me Go, but nothing by the author himself", get_vocabulary(), index,
+                         today=TODAY)
+    # "the author himself" had been a person named "author"
+    assert {(m.field, m.value) for m in reading.mentions if m.polarity == "excluded"} == {("author", "Kazuo Ishiguro")}
