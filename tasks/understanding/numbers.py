@@ -703,7 +703,12 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     found.sort(key=lambda n: (-(n.end - n.start), n.start))
     kept: list[NumericMention] = []
     for mention in found:
-        if all(mention.end <= k.start or mention.start >= k.end for k in kept):
+        clash = [k for k in kept if not (mention.end <= k.start or mention.start >= k.end)]
+        # a range running on past a longer one-sided bound holding its first number is the phrase: "published from
+        # 2000 to 2020" is no "from 2000" on ("the 1970s or earlier" holds its range whole, and stays a bound)
+        if clash and all(len(k.conditions) == 1 < len(mention.conditions) and mention.end > k.end for k in clash):
+            kept, clash = [k for k in kept if k not in clash], []
+        if not clash:
             kept.append(mention)
     # a number said roughly bounds nothing: "from 1934 or thereabouts" is no "1934 on", "1930年前后" no "before 1930"
     rough = [(m.start(), m.end()) for m in g.rough.finditer(text)]

@@ -139,3 +139,18 @@ def test_the_author_excluded_after_a_named_book_is_its_author():
                          today=TODAY)
     # "the author himself" had been a person named "author"
     assert {(m.field, m.value) for m in reading.mentions if m.polarity == "excluded"} == {("author", "Kazuo Ishiguro")}
+
+
+def test_a_range_runs_on_past_a_longer_bound_of_its_first_year():
+    # "published from 2000" had won as the longer phrase, and the shelf ran on past 2020
+    assert numbers("Chicano studies side by side, published from 2000 to 2020") == {
+        N("pub_year", ">=", 2000), N("pub_year", "<=", 2020)}
+
+
+def test_a_bound_holding_a_decade_whole_stays_a_bound():
+    assert numbers("midcentury romances, published in the 1970s or earlier") == {N("pub_year", "<", 1980)}
+
+
+def test_readers_of_an_age_range_are_an_audience():
+    # "for readers 8 to 12" had been no age at all
+    assert ("audience", ("children",), "MUST") in conditions("Native scientists and inventors for readers 8 to 12")
