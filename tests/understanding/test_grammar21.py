@@ -67,6 +67,8 @@ def test_a_spotlight_word_after_the_author_s_kind_features_the_author(brief):
 def test_a_choice_of_language_leaves_the_kind_required():
     # the "or" between the languages had offered a choice of things, and the mysteries became a wish
     found = conditions("Mysteries in English or in French")
+    poetry = conditions("Latin American poetry, in Spanish or in English translation either way")
+    assert ("form", ("poetry",), "MUST") in poetry, poetry
     assert {("genre", ("推理悬疑",), "MUST"), ("language", ("en", "fr"), "MUST")} <= found, found
 
 

@@ -220,12 +220,10 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
 
 
 def _values_offered(chain: list[list[Mention]]) -> bool:
-    """Whether a choice is among values of the kind's qualifier, not among things: each later item holds only another
-    value of a field the item before it qualifies its kind with ("mysteries in English or in French": a choice of
-    language, mysteries whichever is chosen)."""
-    return all(not {m.field for m in item} & set(KIND_FIELDS)
-               and {m.field for m in item} <= {m.field for m in before} - set(KIND_FIELDS)
-               for before, item in zip(chain, chain[1:]))
+    """Whether a choice is among the languages a kind is read in, not among things: every item after the first holds
+    only a language ("mysteries in English or in French", "Latin American poetry, in Spanish or in English
+    translation": the poetry whichever is chosen)."""
+    return all({m.field for m in item} <= {"language"} for item in chain[1:])
 
 
 def _kinds_beside_other_things(reading: Reading, cues: Cues) -> set[Mention]:
