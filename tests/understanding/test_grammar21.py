@@ -120,3 +120,10 @@ def test_this_issue_and_all_are_no_part_of_an_excluded_name():
 def test_not_shown_this_time_excludes_what_it_follows():
     # "就不展了": 展出 said short, as 上了 is for 上架
     assert "刘慈欣" in excluded_authors("科幻小说，刘慈欣的这次就不展了")
+
+
+@pytest.mark.parametrize("brief", ["Novels and picture books about winter", "猫当主角的小说和绘本，放在青少年角"])
+def test_picture_books_after_a_kind_are_one_part_of_the_shelf(brief):
+    # an audience by its books had been an item only before a kind: after it, every book was a child's and a novel
+    found = conditions(brief)
+    assert not any(op == "MUST" and f in ("audience", "form") for f, _, op in found), found

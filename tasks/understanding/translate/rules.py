@@ -259,9 +259,11 @@ def _kinds_listed_with_values(reading: Reading, cues: Cues, vocabulary: Vocabula
 
     def names_books(m: Mention) -> bool:  # an audience by its books ("picture books"), not its readers ("kids")
         return m.field in values or m.field == "audience" and reading.text[m.start:m.end].lower().endswith(books)
-    # a value before a kind of its list: one after the last kind only describes the kinds ("novels, cozy and funny")
+    # a value before a kind of its list: one after the last kind only describes the kinds ("novels, cozy and funny");
+    # an audience by its books is an item wherever it stands ("novels, memoirs, a picture book or two")
     return {m for items in lists if any(names_books(i) and (i.start, i.end) not in days
-                                        and any(k.field in KIND_FIELDS for k in items[n + 1:])
+                                        and any(k.field in KIND_FIELDS for k in (items[n + 1:] if i.field in values
+                                                                                 else items[:n] + items[n + 1:]))
                                         for n, i in enumerate(items))
             for m in items if m.field in (*KIND_FIELDS, "audience")}
 
