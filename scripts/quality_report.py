@@ -61,8 +61,8 @@ JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
 # `evergreen-next10`, at b211465 for `next11`, at d737169 for `next12` and `evergreen-next12`, at a6b1bdc for `next13` and
 # `evergreen-next13`, at e6b4357 for `next14` and `evergreen-next14`, at 6a314b1 for `next15` and
 # `evergreen-next15`, at 672ac51 for `next16` and `evergreen-next16`, at 461f033 for `next17` and
-# `evergreen-next17`, at 9d7d4c4 for `next18` and `evergreen-next18`); the real catalogs were run as imported, holding none of our tags, so they stand beside the
-# tag-blind rows.
+# `evergreen-next17`, at 9d7d4c4 for `next18` and `evergreen-next18`); the real catalogs were run as imported,
+# holding none of our tags, so they stand beside the tag-blind rows.
 FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json",
                "demo-dev-blind": "benchmarks/judged/first-sight-dev-blind.json",
                "demo-holdout-tagged": "benchmarks/judged/first-sight-holdout-tagged.json",
