@@ -156,3 +156,15 @@ def test_a_bound_holding_a_decade_whole_stays_a_bound():
 def test_readers_of_an_age_range_are_an_audience():
     # "for readers 8 to 12" had been no age at all
     assert ("audience", ("children",), "MUST") in conditions("Native scientists and inventors for readers 8 to 12")
+
+
+@pytest.mark.parametrize("brief", ["劳模事迹为主，也放两三本小说", "别全是悼念题材：加几本轻快的自然散文"])
+def test_a_few_put_up_beside_the_rest_are_a_part_of_the_shelf(brief):
+    # "也放两三本" and "加几本" had required novels and essays of every book
+    found = conditions(brief)
+    assert not any(op == "MUST" and f == "form" for f, _, op in found), found
+
+
+def test_a_few_more_of_the_same_stay_the_shelf():
+    found = conditions("借阅排行榜第一是《三体》：再找几本同一路数的国产长篇科幻")
+    assert any(op == "MUST" and f == "genre" for f, _, op in found), found
