@@ -154,6 +154,11 @@ def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg
         found = headed.search(text, seg.clause_of(start)[0], start)
         return found.start() if found else None
 
+    # children whose books a clause puts elsewhere are no part of this shelf ("the books for little kids go to the
+    # children's room": the teens' novels are all of it)
+    said = cues.readings
+    children = [m for m in children if not ((clause := text[slice(*seg.clause_of(m.start))])
+                                            and find_terms(clause, said.elsewhere) and not find_terms(clause, said.here))]
     kids = {given(m.start) for m in children} - {None}
     parts = {given(a) for a, _ in readers} - {None}
     # children named by their books alone ("童书为主", "Picture books about winter") in a clause of their own, and a

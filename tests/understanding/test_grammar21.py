@@ -168,3 +168,11 @@ def test_a_few_put_up_beside_the_rest_are_a_part_of_the_shelf(brief):
 def test_a_few_more_of_the_same_stay_the_shelf():
     found = conditions("借阅排行榜第一是《三体》：再找几本同一路数的国产长篇科幻")
     assert any(op == "MUST" and f == "genre" for f, _, op in found), found
+
+
+def test_children_s_books_put_elsewhere_make_no_part_of_the_shelf():
+    # the little kids' books going to another room had made the teens' novels one part of two: a wish
+    found = conditions("Mental health for teens: honest novels about anxiety; the books for little kids go to the "
+                       "children's room")
+    assert ("form", ("fiction",), "MUST") in found, found
+    assert ("genre", ("推理悬疑",), "SHOULD") in conditions("picture books for the littles and thrillers for the teens")
