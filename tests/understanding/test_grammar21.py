@@ -176,3 +176,9 @@ def test_children_s_books_put_elsewhere_make_no_part_of_the_shelf():
                        "children's room")
     assert ("form", ("fiction",), "MUST") in found, found
     assert ("genre", ("推理悬疑",), "SHOULD") in conditions("picture books for the littles and thrillers for the teens")
+
+
+def test_intangible_heritage_is_no_negation():
+    # 非遗 (非物质文化遗产) had read 非 as "not": the subject '遗手艺' excluded
+    reading = read_brief("非遗手艺的书，给大人看的", get_vocabulary(), today=TODAY)
+    assert not [m for m in reading.mentions if m.field == "subject"], reading.mentions
