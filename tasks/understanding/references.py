@@ -8,7 +8,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from config.settings import CONFIG_DIR
 from config.yaml_files import read_yaml
@@ -16,12 +15,9 @@ from tasks.language.text_analysis import brief_stopwords, detect_language, token
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import HistoryShelf, Theme
-from tasks.understanding.analysis import clause_spans, segment
+from tasks.understanding.analysis import Mention, Topic, clause_spans, segment
 from tasks.understanding.cues import regex
 from tasks.understanding.lang import load_packs
-
-if TYPE_CHECKING:  # reading.py reads the references' clauses: its type only, no import at run time
-    from tasks.understanding.reading import Reading
 
 INVERTED = {"MUST": "MUST_NOT", "SHOULD": "MUST_NOT", "MUST_NOT": "SHOULD"}
 DISTINCT_LIKENESS = 0.05  # candidate shelves scoring closer than this are told apart by recency alone
@@ -242,10 +238,10 @@ class AppliedReference:
     target: HistoryShelf | None = None
 
 
-def own_topics(reading: Reading) -> list[tuple[int, int]]:
-    """Where the brief asks for a topic of its own: its asked topics that are no value, kind or name it states."""
-    return [(t.start, t.end) for t in reading.topics if t.source == "asked"
-            and not any(m.start < t.end and t.start < m.end for m in reading.mentions)]
+def own_topics(topics: Sequence[Topic], mentions: Sequence[Mention]) -> list[tuple[int, int]]:
+    """Where a brief asks for a topic of its own: its asked topics that are no value, kind or name it states."""
+    return [(t.start, t.end) for t in topics if t.source == "asked"
+            and not any(m.start < t.end and t.start < m.end for m in mentions)]
 
 
 def apply_reference(query: ThemeQuery, theme: Theme, history: Sequence[HistoryShelf],

@@ -61,7 +61,7 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
                                 tools.vocabulary, load_cues())
         reference = apply_reference(tools.translator.translate(theme, reading), theme, history,
                                     shelf_likeness(theme.brief, tools.embedder),
-                                    own_topics(reading))
+                                    own_topics(reading.topics, reading.mentions))
         understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
         query = subjects_of_brief(reading, reference.query, tools.subjects, tools.embedder, load_cues(),
                                   tools.min_books, bool(tools.catalog_words(reference.query)), tools.subject_books,

@@ -195,7 +195,7 @@ def _referred(brief: str):
     reading = read_brief(brief, get_vocabulary(), today=TODAY)
     query = ThemeQuery((), ("k",), brief, 0.8, "rules")
     return apply_reference(query, Theme("b2", "t2", brief, position=2), [sea],
-                           topics=own_topics(reading))
+                           topics=own_topics(reading.topics, reading.mentions))
 
 
 def test_an_earlier_shelf_named_beside_a_topic_of_the_brief_s_own_is_not_continued():
