@@ -182,3 +182,29 @@ def test_intangible_heritage_is_no_negation():
     # 非遗 (非物质文化遗产) had read 非 as "not": the subject '遗手艺' excluded
     reading = read_brief("非遗手艺的书，给大人看的", get_vocabulary(), today=TODAY)
     assert not [m for m in reading.mentions if m.field == "subject"], reading.mentions
+
+
+def _referred(brief: str):
+    from tasks.model.conditions import FilterCondition
+    from tasks.model.query import ThemeQuery
+    from tasks.model.themes import HistoryShelf, Theme
+    from tasks.understanding.references import apply_reference, own_topics
+
+    sea = HistoryShelf("b2", "sea", "Sea and pirate stories", (FilterCondition("spatial_atmosphere", ("海洋岛屿",),
+                                                                               "SHOULD"),), ("x",), position=1)
+    reading = read_brief(brief, get_vocabulary(), today=TODAY)
+    query = ThemeQuery((), ("k",), brief, 0.8, "rules")
+    return apply_reference(query, Theme("b2", "t2", brief, position=2), [sea],
+                           topics=own_topics(reading))
+
+
+def test_an_earlier_shelf_named_beside_a_topic_of_the_brief_s_own_is_not_continued():
+    # the previous shelf's sea had been carried into a shelf on grief: a reference without a stance continued it
+    applied = _referred("After the previous shelf, something quieter on grief and loss")
+    assert not applied.query.filter_conditions and applied.target is None, applied
+
+
+def test_an_earlier_shelf_named_with_nothing_else_asked_is_continued():
+    applied = _referred("The previous shelf again, English books only")
+    assert ("spatial_atmosphere", ("海洋岛屿",), "SHOULD") in {
+        (c.field, c.values, c.operator) for c in applied.query.filter_conditions}, applied
