@@ -33,7 +33,8 @@ TRY_BRIEFS = ("雨夜读的安静小说，不要温暖治愈的", "Quiet novels 
 BOTH, BLIND = ("tagged", "blind"), ("blind",)
 # The sets written a session apart since `next`, each a demo set and a Gutenberg set (benchmarks/judged/README.md).
 LATER_SETS = ("next2", "next3", "next4", "next5", "next6", "next7", "next8", "next9", "next10",
-              "next11", "next12", "next13", "next14", "next15", "next16", "next17", "next18")
+              "next11", "next12", "next13", "next14", "next15", "next16", "next17", "next18",
+              "next19")
 JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
           ("demo-holdout", "benchmarks/judged/demo-holdout.yaml", "demo", BOTH),
           ("demo-next", "benchmarks/judged/demo-next.yaml", "demo", BOTH),
@@ -52,6 +53,7 @@ JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
           ("evergreen-next16", "benchmarks/judged/evergreen-next16.yaml", "evergreen", BLIND),
           ("evergreen-next17", "benchmarks/judged/evergreen-next17.yaml", "evergreen", BLIND),
           ("evergreen-next18", "benchmarks/judged/evergreen-next18.yaml", "evergreen", BLIND),
+          ("evergreen-next19", "benchmarks/judged/evergreen-next19.yaml", "evergreen", BLIND),
           *((f"{catalog}-{later}", f"benchmarks/judged/{catalog}-{later}.yaml", catalog, modes)
             for later in LATER_SETS for catalog, modes in (("demo", BOTH), ("gutenberg", BLIND))))
 # The committed first-sight runs, before any change made for these briefs (main at cbca387 for the first sets, at
@@ -61,8 +63,9 @@ JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
 # `evergreen-next10`, at b211465 for `next11`, at d737169 for `next12` and `evergreen-next12`, at a6b1bdc for `next13` and
 # `evergreen-next13`, at e6b4357 for `next14` and `evergreen-next14`, at 6a314b1 for `next15` and
 # `evergreen-next15`, at 672ac51 for `next16` and `evergreen-next16`, at 461f033 for `next17` and
-# `evergreen-next17`, at 9d7d4c4 for `next18` and `evergreen-next18`); the real catalogs were run as imported,
-# holding none of our tags, so they stand beside the tag-blind rows.
+# `evergreen-next17`, at 9d7d4c4 for `next18` and `evergreen-next18`, at 3587d34 for `next19` and
+# `evergreen-next19`); the real catalogs were run as imported, holding none of our tags, so they stand beside the
+# tag-blind rows.
 FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json",
                "demo-dev-blind": "benchmarks/judged/first-sight-dev-blind.json",
                "demo-holdout-tagged": "benchmarks/judged/first-sight-holdout-tagged.json",
@@ -84,6 +87,7 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                "evergreen-next16-blind": "benchmarks/judged/first-sight-next16-evergreen.json",
                "evergreen-next17-blind": "benchmarks/judged/first-sight-next17-evergreen.json",
                "evergreen-next18-blind": "benchmarks/judged/first-sight-next18-evergreen.json",
+               "evergreen-next19-blind": "benchmarks/judged/first-sight-next19-evergreen.json",
                **{key: f"benchmarks/judged/first-sight-{later}-{name}.json" for later in LATER_SETS
                   for key, name in ((f"demo-{later}-tagged", "demo-tagged"), (f"demo-{later}-blind", "demo-blind"),
                                     (f"gutenberg-{later}-blind", "gutenberg"))}}
