@@ -632,6 +632,12 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     owned = rf"['’]s\s+(?!(?:{_words((*g.alternatives, *g.ranges))})\b)[^\W\d_]"
     for m in re.finditer(rf"(?:the\s+)?(?:{_words(g.relative)})\s+({_words(tuple(g.single_time_units))})(?!{owned})",
                          text, flags=re.IGNORECASE):
+        # a named year said bare is the books' only beside a publishing word (the named years above) or as their
+        # possessive: "she had her own table last year" is a remark; "the last year", "the past year" are a span
+        # back from now
+        if (m.group(0).lower() in named and not re.match(r"['’]s\b", text[m.end():])
+                and not published(text[slice(*clause_of(m.start()))], g)):
+            continue
         add(m, ("pub_year", ">=", year - int(_lookup(g.single_time_units, m.group(1)))))
     # "21世纪", "19th-century novels", "the twentieth century": books of that century, not ones set in it; with a
     # comparator on either side ("二十世纪以前", "before the 20th century", "19世纪以来") from or before its first year

@@ -208,3 +208,15 @@ def test_an_earlier_shelf_named_with_nothing_else_asked_is_continued():
     applied = _referred("The previous shelf again, English books only")
     assert ("spatial_atmosphere", ("海洋岛屿",), "SHOULD") in {
         (c.field, c.values, c.operator) for c in applied.query.filter_conditions}, applied
+
+
+@pytest.mark.parametrize("brief", ["Funny Irish novels, but none by Binchy herself, she had her own table last year",
+                                   "We did a horror shelf last year; this year cozy mysteries"])
+def test_last_year_in_a_remark_is_no_span_of_the_books_years(brief):
+    # a bare "last year" had required books published since 2025, emptying a shelf of older books
+    assert not {n for n in numbers(brief) if n.field == "pub_year"}, numbers(brief)
+
+
+@pytest.mark.parametrize("brief", ["Books from the past year", "Books published last year"])
+def test_last_year_of_the_books_is_still_their_year(brief):
+    assert {n for n in numbers(brief) if n.field == "pub_year"}, numbers(brief)
