@@ -15,7 +15,7 @@ from tasks.language.text_analysis import brief_stopwords, detect_language, token
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import HistoryShelf, Theme
-from tasks.understanding.analysis import Mention, Topic, clause_spans, segment
+from tasks.understanding.analysis import clause_spans, segment
 from tasks.understanding.cues import regex
 from tasks.understanding.lang import load_packs
 
@@ -77,7 +77,7 @@ def _found(text: str, words: Sequence[str]) -> list[str]:
 @dataclass(frozen=True)
 class Reference:
     scope: str  # "recent_themes" (this batch) or "recent_batches"
-    stance: str  # "continue", "opposite", or "named": the shelf named with no stance towards it (apply_reference)
+    stance: str  # "continue" or "opposite"
     shifts: tuple[str, ...]  # "lighter", "darker"
     cues: tuple[str, ...]  # the words that made it a reference
 
@@ -134,8 +134,7 @@ def detect_reference(brief: str, tables: ReferenceTables | None = None) -> Refer
     if not cues:
         return None
     scope = "recent_themes" if _found(brief, tables.scope_words["recent_themes"]) else "recent_batches"
-    stance = ("opposite" if _found(brief, tables.stances["opposite"]) else
-              "continue" if _found(brief, tables.stances["continue"]) else "named")
+    stance = "opposite" if _found(brief, tables.stances["opposite"]) else "continue"
     shifts = tuple(s for s in ("lighter", "darker") if _found(brief, tables.stances[s]))
     return Reference(scope, stance, shifts, tuple(dict.fromkeys(cues)))
 
@@ -238,31 +237,12 @@ class AppliedReference:
     target: HistoryShelf | None = None
 
 
-def own_topics(topics: Sequence[Topic], mentions: Sequence[Mention]) -> list[tuple[int, int]]:
-    """Where a brief asks for a topic of its own: its asked topics that are no value, kind or name it states."""
-    return [(t.start, t.end) for t in topics if t.source == "asked"
-            and not any(m.start < t.end and t.start < m.end for m in mentions)]
-
-
 def apply_reference(query: ThemeQuery, theme: Theme, history: Sequence[HistoryShelf],
-                    likeness: Callable[[Sequence[HistoryShelf]], Sequence[float]] | None = None,
-                    topics: Sequence[tuple[int, int]] = ()) -> AppliedReference:
-    """The query with the earlier shelf its brief refers to merged in, and a note saying which (or none).
-
-    A shelf named with no stance towards it is continued where the brief asks for nothing else ("刚才那个散文书架，换成
-    英文书"); beside a topic of the brief's own (`topics`, where the brief asks for one, outside what it says of the
-    earlier shelf) it is only named: "after last month's sea stories, this month the classics of one country" had
-    carried the sea into the classics."""
+                    likeness: Callable[[Sequence[HistoryShelf]], Sequence[float]] | None = None) -> AppliedReference:
+    """The query with the earlier shelf its brief refers to merged in, and a note saying which (or none)."""
     reference = detect_reference(theme.brief)
     if reference is None:
         return AppliedReference(query)
-    if reference.stance == "named":
-        described = shelf_descriptions(theme.brief)
-        if any(not any(a <= start < b for a, b in described) for start, _ in topics):
-            return AppliedReference(shifted(query, reference),
-                                    f"reference ({'/'.join(reference.cues)}): an earlier shelf named beside this "
-                                    "brief's own topic, not continued")
-        reference = replace(reference, stance="continue")
     target = resolve(reference, theme, history, likeness)
     cues = "/".join(reference.cues)
     if target is None:  # "but lighter" still holds where the shelf it refers to is not found

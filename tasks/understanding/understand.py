@@ -23,8 +23,7 @@ from tasks.understanding.intent import (keeping_named_kind, named_words, raise_c
 from tasks.understanding.meanings import with_meanings
 from tasks.understanding.numbers import on_scale
 from tasks.understanding.reading import REQUIRED, load_cues, read_brief
-from tasks.understanding.references import (apply_reference, described_shelf, own_topics, shared_words,
-                                             without_reference_words)
+from tasks.understanding.references import apply_reference, described_shelf, shared_words, without_reference_words
 from tasks.understanding.subjects import NO_BOOKS, NO_SUBJECTS, SubjectBooks, SubjectVocabulary, subjects_of_brief
 from tasks.understanding.translate.base import Translator
 
@@ -60,8 +59,7 @@ def understand(theme: Theme, history: Sequence[HistoryShelf], tools: Understandi
         reading = with_meanings(read_brief(theme.brief, tools.vocabulary, tools.entities), tools.embedder,
                                 tools.vocabulary, load_cues())
         reference = apply_reference(tools.translator.translate(theme, reading), theme, history,
-                                    shelf_likeness(theme.brief, tools.embedder),
-                                    own_topics(reading.topics, reading.mentions))
+                                    shelf_likeness(theme.brief, tools.embedder))
         understanding = understand_reading(reading, tools.entities) if tools.entities else THEME_SHELF
         query = subjects_of_brief(reading, reference.query, tools.subjects, tools.embedder, load_cues(),
                                   tools.min_books, bool(tools.catalog_words(reference.query)), tools.subject_books,

@@ -184,32 +184,6 @@ def test_intangible_heritage_is_no_negation():
     assert not [m for m in reading.mentions if m.field == "subject"], reading.mentions
 
 
-def _referred(brief: str):
-    from tasks.model.conditions import FilterCondition
-    from tasks.model.query import ThemeQuery
-    from tasks.model.themes import HistoryShelf, Theme
-    from tasks.understanding.references import apply_reference, own_topics
-
-    sea = HistoryShelf("b2", "sea", "Sea and pirate stories", (FilterCondition("spatial_atmosphere", ("海洋岛屿",),
-                                                                               "SHOULD"),), ("x",), position=1)
-    reading = read_brief(brief, get_vocabulary(), today=TODAY)
-    query = ThemeQuery((), ("k",), brief, 0.8, "rules")
-    return apply_reference(query, Theme("b2", "t2", brief, position=2), [sea],
-                           topics=own_topics(reading.topics, reading.mentions))
-
-
-def test_an_earlier_shelf_named_beside_a_topic_of_the_brief_s_own_is_not_continued():
-    # the previous shelf's sea had been carried into a shelf on grief: a reference without a stance continued it
-    applied = _referred("After the previous shelf, something quieter on grief and loss")
-    assert not applied.query.filter_conditions and applied.target is None, applied
-
-
-def test_an_earlier_shelf_named_with_nothing_else_asked_is_continued():
-    applied = _referred("The previous shelf again, English books only")
-    assert ("spatial_atmosphere", ("海洋岛屿",), "SHOULD") in {
-        (c.field, c.values, c.operator) for c in applied.query.filter_conditions}, applied
-
-
 @pytest.mark.parametrize("brief", ["Funny Irish novels, but none by Binchy herself, she had her own table last year",
                                    "We did a horror shelf last year; this year cozy mysteries"])
 def test_last_year_in_a_remark_is_no_span_of_the_books_years(brief):
