@@ -67,7 +67,7 @@ def test_the_readme_blocks_are_replaced_between_their_markers_only(tmp_path):
     assert once.startswith("# Shelfwise\nintro\n<!-- report:quality -->\n") and once.endswith("end\n")
     assert "old table" not in once and "\nmiddle\n" in once
     quality = once.split("<!-- report:quality -->\n")[1].split("<!-- /report:quality -->")[0]
-    assert "| demo dev, tagged | 0.30 | 0.71 | 0.25 | 1 | 2/3 |" in quality and "zh 70/82" in quality
+    assert "| demo, tagged, dev (tuned on) (1 set) | 0.30 | 0.71 | 0.25 | 1 | 2/3 |" in quality and "zh 70/82" in quality
     speed = once.split("<!-- report:speed -->\n")[1].split("<!-- /report:speed -->")[0]
     assert "1.50 s" in speed and "demo dev" not in speed
     assert report.replace_blocks(once, blocks) == once  # a rerun writes the same README
@@ -89,3 +89,15 @@ def test_every_judged_set_and_first_sight_the_report_names_is_committed():
     assert set(report.FIRST_SIGHT) <= runs
     assert all((PROJECT_ROOT / file).is_file() for file in report.FIRST_SIGHT.values())
     assert "evergreen-next2-blind" in report.FIRST_SIGHT
+
+
+def test_the_readme_pools_the_sets_by_catalog_mode_and_whether_they_were_tuned_on(tmp_path):
+    report = _script()
+    results = _results(tmp_path)
+    (results / "judged-demo-holdout-tagged.json").write_text(json.dumps(_judged(1, 0.1, 0.5, [10])))
+    (results / "judged-demo-next5-tagged.json").write_text(json.dumps(_judged(3, 0.5, 0.1, [4, 4, 4])))
+    rows = {label: now for label, now, _ in report.pooled_rows(results)}
+    unseen = rows["demo, tagged, unseen (2 sets)"]
+    # means weighted by briefs: (0.1 * 1 + 0.5 * 3) / 4, counts summed
+    assert (round(unseen.wrong, 2), unseen.briefs, unseen.status_ok) == (0.4, 4, 4)
+    assert rows["demo, tagged, dev (tuned on) (1 set)"].briefs == 3
