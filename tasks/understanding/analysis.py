@@ -131,6 +131,12 @@ def _occurrences(text: str, term: str, plural: bool) -> Iterator[tuple[int, int]
         yield match.start(), match.end()
 
 
+def put_elsewhere(clause: str, cues: Cues) -> bool:
+    """Whether a clause puts what it names elsewhere ("Fiction is on the second floor", "少儿区另外布置"), and does not
+    say here as well ("一楼这次放历史书")."""
+    return bool(find_terms(clause, cues.readings.elsewhere)) and not find_terms(clause, cues.readings.here)
+
+
 @dataclass(frozen=True)
 class Segmented:
     """A brief and where its clauses end: `ends` are the starts of its clause-ending marks, in order."""

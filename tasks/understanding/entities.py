@@ -19,8 +19,8 @@ from config.vocabulary import load_aliases
 from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
-from tasks.understanding.analysis import (find_terms, list_gap, longest_apart, read_alike_forms, segment,
-                                          titled_after_alike)
+from tasks.understanding.analysis import (find_terms, list_gap, longest_apart, put_elsewhere, read_alike_forms,
+                                          segment, titled_after_alike)
 from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.lang import EXCLUDE
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
@@ -464,15 +464,14 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
     spotlight.
     Where no name is found as written (a surname found only by the brief's structure), the structure was the
     evidence."""
-    text, said = reading.searchable_text, load_cues().readings
+    cues = load_cues()
+    text, said = reading.searchable_text, cues.readings
     seg = segment(text)
 
     def aside(a: int, b: int) -> bool:
         """Whether the name's clause puts its books elsewhere, or makes the names examples of a kind."""
         start, end = seg.clause_of(a)
-        clause = text[start:end]
-        return (bool(find_terms(clause, said.elsewhere)) and not find_terms(clause, said.here)
-                or bool(find_terms(text[b:end], said.examples_end)))
+        return put_elsewhere(text[start:end], cues) or bool(find_terms(text[b:end], said.examples_end))
     spans = sorted((a, b) for a, b, field_name, value in index.name_spans(text)
                    if field_name == "author" and value in authors)
     if not spans:
@@ -482,7 +481,6 @@ def _featured(reading: Reading, index: EntityIndex, authors: tuple[str, ...]) ->
     if not text[:spans[0][0]].strip(" \t\n\"'“”‘’.,，。!！?？:：") and not any(
             ch.isalnum() for ch in text[spans[-1][1]:]) and len(spans) == 1:
         return True  # the brief is the name: "鲁迅", "Virginia Woolf"
-    cues = load_cues()
     kinds = {m.start: m.end for m in reading.mentions if m.field in ("form", "genre")}
     before = regex(rf"(?:{alternation((*said.authorship_before, *said.spotlight_before))})[:：]?\s*"
                    rf"(?:(?:{alternation(tuple(cues.filler))})\s+)?$", re.IGNORECASE)

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from config.class_ranges import class_ranges
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Cue, Mention,
-                                          Segmented, find_terms, list_gap)
+                                          Segmented, find_terms, list_gap, put_elsewhere)
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import TERMINATE
 from tasks.understanding.numbers import NumberGrammar, NumericMention
@@ -98,8 +98,7 @@ def not_asked(mentions: list[Mention], seg: Segmented, cues: Cues) -> list[Menti
                    rf"(?:{alternation(said.reader_nouns)})", re.IGNORECASE)
     of_reader = {m for m in kinds if m.field != "audience" and reader.match(text, m.end)}
     others = [m for m in kinds if m.field != "audience" and m not in of_reader]
-    elsewhere = {m for m in kinds if (clause := text[slice(*seg.clause_of(m.start))])
-                 and find_terms(clause, said.elsewhere) and not find_terms(clause, said.here)}
+    elsewhere = {m for m in kinds if put_elsewhere(text[slice(*seg.clause_of(m.start))], cues)}
     gone = elsewhere | (of_reader if others else set())
     return [replace(m, polarity=READER) if m in gone else m for m in mentions]
 
@@ -156,9 +155,7 @@ def parts_by_reader(mentions: list[Mention], readers: list[tuple[int, int]], seg
 
     # children whose books a clause puts elsewhere are no part of this shelf ("the books for little kids go to the
     # children's room": the teens' novels are all of it)
-    said = cues.readings
-    children = [m for m in children if not ((clause := text[slice(*seg.clause_of(m.start))])
-                                            and find_terms(clause, said.elsewhere) and not find_terms(clause, said.here))]
+    children = [m for m in children if not put_elsewhere(text[slice(*seg.clause_of(m.start))], cues)]
     kids = {given(m.start) for m in children} - {None}
     parts = {given(a) for a, _ in readers} - {None}
     # children named by their books alone ("童书为主", "Picture books about winter") in a clause of their own, and a

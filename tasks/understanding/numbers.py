@@ -233,6 +233,9 @@ def published(clause: str, g: NumberGrammar) -> bool:
     return any(not g.novelty.search(clause[:m.start()]) for m in g.publishing.finditer(clause))
 
 
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
 def _words(words: tuple[str, ...]) -> str:
     """An alternation of words, longest first; a Latin word whole ("on" is not in "novel")."""
     def one(w: str) -> str:
@@ -629,13 +632,13 @@ def find_numbers(brief: str, today: date | None = None, grammar: NumberGrammar |
     # ("last year's display", "last year's most challenged titles" are something of last year, no span of the books'
     # years: a publishing word makes the named year theirs above); a possessive standing alone is the books' own
     # ("picture books only, this year's and last year's")
-    owned = rf"['’]s\s+(?!(?:{_words((*g.alternatives, *g.ranges))})\b)[^\W\d_]"
+    owned = rf"{_POSSESSIVE.pattern}\s+(?!(?:{_words((*g.alternatives, *g.ranges))})\b)[^\W\d_]"
     for m in re.finditer(rf"(?:the\s+)?(?:{_words(g.relative)})\s+({_words(tuple(g.single_time_units))})(?!{owned})",
                          text, flags=re.IGNORECASE):
         # a named year said bare is the books' only beside a publishing word (the named years above) or as their
         # possessive: "she had her own table last year" is a remark; "the last year", "the past year" are a span
         # back from now
-        if (m.group(0).lower() in named and not re.match(r"['’]s\b", text[m.end():])
+        if (m.group(0).lower() in named and not _POSSESSIVE.match(text, m.end())
                 and not published(text[slice(*clause_of(m.start()))], g)):
             continue
         add(m, ("pub_year", ">=", year - int(_lookup(g.single_time_units, m.group(1)))))

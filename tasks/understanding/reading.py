@@ -490,16 +490,15 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
         else:
             topics = phrase_topics(untitled_text[start:end], cues)
             author = next((m for m in reversed(mentions) if m.field == "author" and m.end <= start), None)
-            # the book the brief names, whose author it may point to ("作者本人的先不放")
-            named = ({m.value for m in mentions if m.field == "work"} | {w for _, _, w in entities.title_spans(text)}
-                     if entities is not None else set())
             if " ".join(topics) in cues.pronouns and author is not None:  # "…刘慈欣的书…这次别放他的"
                 mentions = [replace(m, polarity=EXCLUDED) if m == author else m for m in mentions]
                 excluded.append((author.start, author.end))
-            elif (named and find_terms(untitled_text[start:end], cues.readings.author_words)
-                  and {t.lower() for t in topics} <= {w.lower() for w in cues.readings.author_words}):
+            elif (entities is not None and find_terms(untitled_text[start:end], cues.readings.author_words)
+                  and {t.lower() for t in topics} <= {w.lower() for w in cues.readings.author_words}
+                  and (named := {m.value for m in mentions if m.field == "work"}
+                       | {w for _, _, w in entities.title_spans(text)})):
                 # "《嫌疑人X的献身》那种…，作者本人的先不放", "books like Never Let Me Go, nothing by the author herself":
-                # the author of the book named, no subject "author"
+                # the author of the book the brief names, no subject "author"
                 mentions += [Mention(start, end, "author", name, EXCLUDED) for name in entities.authors_of(named)]
             else:
                 # a period or literature's qualifier that is all a topic holds is that range ("明清的已经太多了，这次

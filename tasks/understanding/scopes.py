@@ -249,9 +249,12 @@ def _runs_back(seg: Segmented, cue: Cue, clause: tuple[int, int], spans: list[tu
     return (named_before or topic_before) and not named_after and not has_topic(text[cue.end:stop], cues)
 
 
+_LATIN_WORD = re.compile(r"\s*([A-Za-z][\w'-]*)")
+
+
 def _capitalised_next(text: str, at: int) -> bool:
     """Whether the word after `at` is a capitalised Latin word: a name or a title, no quality."""
-    word = re.match(r"\s*([A-Za-z][\w'-]*)", text[at:])
+    word = _LATIN_WORD.match(text, at)
     return bool(word) and word.group(1)[0].isupper() and not word.group(1).isupper()
 
 

@@ -36,7 +36,7 @@ from tasks.language.text_analysis import detect_language
 from tasks.model.conditions import FilterCondition, merge_conditions
 from tasks.model.query import ThemeQuery
 from tasks.model.themes import Theme
-from tasks.understanding.analysis import KIND_FIELDS, find_terms, list_gap, longest_apart, segment
+from tasks.understanding.analysis import KIND_FIELDS, find_terms, list_gap, longest_apart, put_elsewhere, segment
 from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.expansion import load_expansion_tables
 from tasks.understanding.reading import ALLOWED, EXCLUDED, REQUIRED, WANTED, Cues, Mention, Reading, load_cues
@@ -279,14 +279,10 @@ def _kinds_beside_other_books(reading: Reading, cues: Cues) -> set[Mention]:
     text, said, seg = reading.text, [(m.start, m.end) for m in reading.mentions], segment(reading.text)
     aside = [*reading.excluded_spans, *reading.reader_spans, *reading.name_spans, *said]
     bare = [a for a, b in reading.excluded_spans if not any(a <= x < b for x, _ in said)]
-    readings = cues.readings
-
     def set_aside(a: int) -> bool:
         start, end = seg.clause_of(a)
         after = seg.clause_of(end + 1)[1] if end < len(text) else end
-        clause = text[start:end]
-        return (bool(find_terms(clause, readings.elsewhere)) and not find_terms(clause, readings.here)
-                or any(start <= x < after for x in bare))
+        return put_elsewhere(text[start:end], cues) or any(start <= x < after for x in bare)
 
     def apart(a: int, b: int) -> bool:
         return (not any(x < b and a < y for x, y in aside) and not set_aside(a)
