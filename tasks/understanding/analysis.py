@@ -458,18 +458,27 @@ def titled_after_alike(brief: str) -> list[tuple[int, int]]:
     title, like_before, back_beside, back_later, readers = _title_case()
     occasions = {w.lower() for o in load_cues().readings.occasions for w in o.words}
     formed = [form.end() for form in read_alike_forms().finditer(brief)]
-    examples = {w.lower() for w in load_cues().readings.examples_of}
+    said = load_cues().readings
+    examples = {w.lower() for w in said.examples_of}
+    books = {w.lower() for w in (*said.book_words, *said.literature_words, *said.kind_nouns,
+                                 *(w for words in said.values.values() for w in words))}
     # a likeness after a noun of places or people gives examples of them: "places like New York City" is no model
-    starts = formed + [m.end() for m in re.finditer(r"(?:^|\s+)", brief)
-                       if (like := like_before.search(brief, 0, m.end()))
-                       and (like.group(1) or "").lower() not in examples]
-    runs = [(m.start(1), m.end(1)) for m in title.finditer(brief)
-            if " " in m.group(1) and m.group(1).lower() not in occasions]
+    likes = [(m.end(), (like.group(1) or "").lower()) for m in re.finditer(r"(?:^|\s+)", brief)
+             if (like := like_before.search(brief, 0, m.end())) and (like.group(1) or "").lower() not in examples]
+    # after a likeness one word is a title where books stand before it, said as books or as a plural noun of no
+    # place or people: "thrillers like Restless", "memoirs like Educated" ("cities like Paris" gives examples)
+    of_books = {at for at, before in likes if before in books or len(before) > 3 and before.endswith("s")}
+    starts = formed + [at for at, _ in likes]
+    runs = [(m.start(1), m.end(1)) for m in title.finditer(brief) if m.group(1).lower() not in occasions]
     # right after a read-alike form one word is a title too ("in the vein of Wintering"), but for an occasion's name
     # ("in the spirit of Christmas")
     found = [(m.start(1), m.end(1)) for at in starts if (m := title.match(brief, at))
-             and (" " in m.group(1) or at in formed) and m.group(1).lower() not in occasions]
-    found += [(a, b) for a, b in runs if back_beside.match(brief, b) or readers.match(brief, b)]
+             and (" " in m.group(1) or at in formed or at in of_books) and m.group(1).lower() not in occasions]
+    # so is one word that a likeness follows right after ("Coraline and its kind", "Saga and the like"); before a
+    # reader noun it is as often a name ("Marvel fans")
+    found += [(a, b) for a, b in runs if back_beside.match(brief, b)]
+    runs = [(a, b) for a, b in runs if " " in brief[a:b]]
+    found += [(a, b) for a, b in runs if readers.match(brief, b)]
     found += [run for pointer in back_later.finditer(brief)
               if (run := max((r for r in runs if r[1] <= pointer.start()), default=None))]
     return sorted(set(found))

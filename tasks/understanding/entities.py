@@ -592,7 +592,9 @@ def _alike_by_reference(brief: str, bare: list[tuple[int, int, str]]) -> bool:
     before = regex(rf"(?:{alternation(said.alike_before)})\s*$", re.IGNORECASE)
     article = regex(rf"(?:{alternation(said.alike_article)})\s*$", re.IGNORECASE)
     for_whom = regex(rf"\s*(?:{alternation(tuple(load_cues().for_whom))})(?![\w-])", re.IGNORECASE)
-    readers = regex(rf"\s*(?:{alternation(said.reader_nouns)})(?![\w-])", re.IGNORECASE)
+    # the readers of a book, a possessive between ("《节日之书》的读者", "Wonder's fans")
+    readers = regex(rf"\s*(?:{alternation(said.possessive)})?\s*(?:{alternation(said.reader_nouns)})(?![\w-])",
+                    re.IGNORECASE)
     aside = _alike_verbs()[3]
     # a title its clause sets aside ("不要《战争论》这类军事理论") is an example turned away, no model
     kept = [(a, b) for a, b in quoted + written if not aside.search(brief, *_clause_around(brief, a, b))]
@@ -637,7 +639,17 @@ def understand(brief: str, index: EntityIndex, said: str = "") -> Understanding:
     titles = titles if alike else []
     titles = list(dict.fromkeys(titles))
     # right after a read-alike form, the form is the structure; a catalog author's name is no title
-    titled = [t for t in (brief[a:b] for a, b in titled_after_alike(brief)) if not index.author_lookup.spans(t, 2)]
+    # read in the brief as written, where a title's word that is also a cue stands ("like Instant Mom"); a title
+    # its clause sets aside is an example turned away ("no children's titles like Listen, Slowly", "Dune and its ilk
+    # are out"), set aside before it where the title's own words may be cues ("like Say Nothing")
+    written = said or brief
+    aside = _alike_verbs()[3]
+
+    def set_aside(a: int, b: int) -> bool:
+        start, stop = _clause_around(brief, a, b)
+        return bool(aside.search(written, start, a if " " in written[a:b] else stop))
+    titled = [written[a:b] for a, b in titled_after_alike(written) if brief[a:a + 1].strip()
+              and not set_aside(a, b) and not index.author_lookup.spans(written[a:b], 2)]
     unknown = [q for q in dict.fromkeys(_QUOTED_TITLE.findall(brief) + titled) if q not in quoted
                and not any(q == written for written, _ in corrections)]
     if (alike or titled) and not titles and unknown and (_alike_by_structure(brief, [], said=said) or titled

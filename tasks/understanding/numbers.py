@@ -477,9 +477,13 @@ def _stated(text: str, grammar: NumberGrammar, clause_start: Callable[[int], int
         # a year's number alone is a year, in digits or in words ("from nineteen eighty onward"); glyphs need 年
         if not quantity and value.is_integer() and _YEARS[0] <= value <= _YEARS[1] and m.group(0).isascii():
             quantity = "pub_year"
-        # a second bound of its clause shares the first's unit: "nothing under 100 pages or over 300"
-        if not quantity and op and clause in units_said:
-            quantity, scale = units_said[clause]
+        # a second bound of its clause shares the first's unit: "nothing under 100 pages or over 300"; so does a
+        # clause that is a bound and nothing else, right after a clause with a unit: "at least 150 pages, nothing
+        # above 300"
+        alone = (not quantity and op and units_said and len(text[clause:start].split()) <= 1
+                 and not re.match(r"\s*\w", text[end:]))
+        if not quantity and op and (clause in units_said or alone):
+            quantity, scale = units_said.get(clause) or units_said[max(units_said)]
         elif unit:
             units_said[clause] = (quantity, scale)
         if not op or not quantity or value > _SCALE.get(quantity, value) or (

@@ -248,6 +248,16 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
     return sorted(out, key=lambda x: x.start)
 
 
+def _audiences_kinds(mentions: list[Mention], text: str, cues: Cues) -> list[Mention]:
+    """"no children's popular science", "不要少儿科普": a kind of book right after the audience it is excluded for is
+    that audience's books of the kind, excluded with the audience; the kind itself is not (the shelf may hold grown-ups'
+    popular science), which had emptied shelves of their own kind."""
+    possessive = regex(rf"\s*(?:{alternation(cues.readings.possessive)})?\s*$", re.IGNORECASE)
+    audiences = [m for m in mentions if m.field == "audience" and m.polarity == EXCLUDED]
+    return [m for m in mentions if not (m.polarity == EXCLUDED and m.field in (*KIND_FIELDS, "material") and any(
+        a.end <= m.start and possessive.fullmatch(text[a.end:m.start]) for a in audiences))]
+
+
 def _qualified_values(mentions: list[Mention], scopes: list[Scope], text: str, cues: Cues,
                       vocabulary: Vocabulary) -> list[Mention]:
     """"nothing about travel by car", "no romance between teachers and students": an excluded value that a qualifying
@@ -407,7 +417,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     # looked for: the form asked for beside it had made it a subject
     mentions = _kinds_of_forms(_narrowed_by_class(mentions, scopes, text), text, cues, vocabulary)
     mentions = _narrower_topics(_asked_heads_kept(mentions, scopes, text, cues), text, vocabulary)
-    mentions = _qualified_values(mentions, scopes, text, cues, vocabulary)
+    mentions = _audiences_kinds(_qualified_values(mentions, scopes, text, cues, vocabulary), text, cues)
     mentions = bands_within(_modified_forms(mentions, scopes, text, cues, vocabulary), grown, text, cues)
     # "Books by Neil Gaiman or Terry Pratchett", "鲁迅或者沈从文的书": authors offered as alternatives are asked for,
     # not only allowed (as "几本科幻，刘慈欣的可以有" allows one); the brief had been no spotlight. Authors in a clause a

@@ -1,0 +1,90 @@
+"""Reader round twenty-two: read-alikes of books the catalog lacks, said with one word of title or with the book's
+readers ("thrillers like Restless", "Coraline and its kind", "《节日之书》的读者"), a title whose word is also a cue
+("like Instant Mom"), an audience's books of a kind excluded without excluding the kind ("no children's popular
+science"), and a page ceiling said after its number ("200 pages tops"). Each test fails without its change."""
+
+from datetime import date
+
+import pytest
+
+from config.vocabulary import get_vocabulary
+from tasks.model.books import BookRecord
+from tasks.model.conditions import NumericCondition as N
+from tasks.understanding.entities import EntityIndex, understand_reading
+from tasks.understanding.reading import EXCLUDED, read_brief
+
+TODAY = date(2026, 11, 29)
+# a catalog holding none of the books these briefs name
+INDEX = EntityIndex.build([BookRecord("a", "The Remains of the Day", authors=("Kazuo Ishiguro",)),
+                           BookRecord("b", "三体", authors=("刘慈欣",))], {}, {})
+
+
+def intent(brief: str) -> str:
+    return understand_reading(read_brief(brief, get_vocabulary(), INDEX, today=TODAY), INDEX).intent
+
+
+@pytest.mark.parametrize("brief", [
+    # one capitalised word after a likeness had been taken for a place or a name even after a kind of book
+    "WWII espionage thrillers like Restless, under 350 pages",
+    "Grief memoirs like Wintering for the spring table",
+    # one word with a likeness right after it
+    "Spooky reads for kids, nothing gory: Coraline and its kind",
+    "Challenged graphic novels for adults, Saga and the like",
+    # a title's word that is also a cue ("Mom", a guardian) had been blanked before the title was looked for
+    "For adoptive parents: memoirs of adopting, like Instant Mom",
+    # the readers of a book, with a possessive between, and a demonstrative of kind made with 路
+    "《节日之书》的读者：同样讲传统节日来龙去脉的书",
+    "借阅榜上《翦商》那一路：讲上古史的通俗读物",
+])
+def test_a_book_the_catalog_lacks_is_still_the_model(brief):
+    assert intent(brief) == "similar_to_book"
+
+
+@pytest.mark.parametrize("brief", [
+    # a likeness after a noun of places gives examples of places
+    "Mysteries set in cities like Paris",
+    # a title its clause sets aside before it is an example turned away
+    "Fiction only, adult and young adult both, no children's titles like Listen, Slowly this time",
+])
+def test_one_word_after_a_likeness_is_no_model_there(brief):
+    assert intent(brief) == "theme_shelf"
+
+
+def excluded(brief: str) -> set[tuple[str, str]]:
+    return {(m.field, m.value) for m in read_brief(brief, get_vocabulary(), today=TODAY).mentions
+            if m.polarity == EXCLUDED}
+
+
+@pytest.mark.parametrize("brief, kind", [
+    ("Space books for adults, no children's popular science", ("genre", "科普")),
+    ("宇宙主题，不要少儿科普", ("genre", "科普")),
+    ("Space books, no kids' novels", ("form", "fiction")),
+])
+def test_an_audience_s_books_of_a_kind_excluded_leave_the_kind(brief, kind):
+    # the kind after the audience had been excluded as a whole: no popular science at all on a space shelf
+    found = excluded(brief)
+    assert ("audience", "children") in found and kind not in found, found
+
+
+def test_a_kind_excluded_on_its_own_stays_excluded():
+    assert ("genre", "科普") in excluded("Space books for adults, no popular science, no children's books")
+
+
+def test_a_page_ceiling_said_after_its_number():
+    # "tops" after the pages had given no condition
+    assert set(read_brief("grief memoirs, keep them short, 200 pages tops", get_vocabulary(),
+                          today=TODAY).numeric) == {N("pages", "<=", 200)}
+
+
+@pytest.mark.parametrize("brief, bounds", [
+    ("Jewish family novels, at least 150 pages, nothing above 300", {N("pages", ">=", 150), N("pages", "<=", 300)}),
+    ("小说，300页以内，不少于100", {N("pages", "<=", 300), N("pages", ">=", 100)}),
+])
+def test_a_clause_that_is_a_bound_alone_takes_the_unit_of_the_clause_before(brief, bounds):
+    # the second bound, in a clause of its own, had given no condition: its unit was said a clause before
+    assert set(read_brief(brief, get_vocabulary(), today=TODAY).numeric) == bounds
+
+
+def test_a_bound_with_words_of_its_own_takes_no_unit_from_before():
+    assert set(read_brief("novels under 300 pages, for ages above 8", get_vocabulary(),
+                          today=TODAY).numeric) == {N("pages", "<", 300)}
