@@ -30,6 +30,7 @@ class ClassRange:
     codes: tuple[str, ...]  # "scheme:prefix", as filters compare them with a book's class prefixes
     subjects: tuple[str, ...]  # subject words that say the same on a record
     members: tuple[str, ...] = ()  # a group's literatures ("外国": every one but Chinese); none for one literature
+    places: tuple[str, ...] = ()  # the nation's country, a mention where books come from it ("novels from Japan")
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def load_class_ranges(path: Path = CLASS_RANGES_FILE) -> ClassRanges:
             where = f"{path}: {kind}.{key}"
             entry = ClassRange(key, kind, {lang: str(given["label"][lang]) for lang in ("zh", "en")},
                                _words(given, "names"), _words(given, "qualifiers"), _words(given, "people"),
-                               tuple(dict.fromkeys(_codes(given, local, where))), _words(given, "subjects"))
+                               tuple(dict.fromkeys(_codes(given, local, where))), _words(given, "subjects"),
+                               places=_words(given, "places"))
             if not entry.codes or not (entry.names or entry.qualifiers or entry.people):
                 raise ValueError(f"{where}: needs codes and a name, qualifier or people word")
             entries.append(entry)

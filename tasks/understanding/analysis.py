@@ -220,11 +220,24 @@ def find_cues(seg: Segmented, cues: Cues, taken: list[tuple[int, int]], value_st
              and not (kind.direction == NEXT_VALUE and next_start(text, b, value_starts, cues.filler) is None
                       and not (kind.kinds_only and compared_until(text, b, cues)))
              and not (kind.at_clause_end and text[b:seg.clause_of(a)[1]].strip(" .!?'\""))
-             and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))]
+             and not (text[a:b].lower() in cues.degree and cues.word_after_degree.match(text, b))
+             and not _inside_a_name(text, a)]
     free = [f for f in found if not f[2].only_where_free]
     found = free + [(a, b, kind) for a, b, kind in found if kind.only_where_free
                     and not any(x < b and a < y and other.effect != TERMINATE for x, y, other in free)]
     return [Cue(a, b, kind) for a, b, kind in longest_apart(found)]
+
+
+def _inside_a_name(text: str, at: int) -> bool:
+    """A cue word capitalised right after a capitalised word, in a sentence written in sentence case, is a word of a
+    name: "Words Without Borders picks", "the Doctors Without Borders week". After a clause's mark a capital says
+    nothing ("Display: No romance"), nor in a heading in title case ("Cozy Mysteries Without Murder")."""
+    if not text[at:at + 1].isupper() or not text[at:at + 1].isascii():
+        return False
+    start = max((m.end() for m in re.finditer(r"[.!?:;\n]", text[:at])), default=0)
+    end = next((m.start() + at for m in re.finditer(r"[.!?:;\n]", text[at:])), len(text))
+    prose = any(len(w) > 3 and w[0].islower() for w in re.findall(r"[A-Za-z][\w'’-]*", text[start:end]))
+    return prose and bool(re.search(r"[A-Z][\w'’-]*\s+$", text[start:at]))
 
 
 def _cue_terms(text: str, kind: CueKind, cues: Cues) -> list[tuple[int, int, str]]:
@@ -363,9 +376,13 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
                   if _names_books(seg, _next_word_start(text, b, edition=True), bookish)]
     historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
+    # a literature's qualifier joined to another's that a kind follows shares that kind: "American or British writers"
+    shared = _joined_qualifiers(seg, literary, cues)
     for entry in (*class_ranges().entries, *class_ranges().groups):
         found += [(a, b, "classification", entry.key) for a, b in _class_spans(
             seg, entry, literary if entry.kind == "literatures" else historical, cues)]
+        found += [(a, b, "classification", entry.key) for a, b, _ in find_terms(text, entry.qualifiers)
+                  if entry.kind == "literatures" and b in shared]
     # readers' ages mostly in childhood, the middle of their range up to a children's book's oldest reader: "for
     # ages 9 to 12", "3-6岁", "grades five to eight" (10 to 14), not "ages 12 to 18"
     found += [(a, b, "audience", "children")
@@ -537,7 +554,8 @@ def _class_spans(seg: Segmented, entry: ClassRange, kind_starts: set[int], cues:
     """Where the text names a literature or a period of config/class_ranges.yaml: a name anywhere; a qualifier
     before a word of its kind or standing for books of its own ("日本推理", "唐代历史", "不要明清的", "no Japanese
     ones"; not "去日本旅行", "三国演义"); the nation's people as writers ("by Americans", "美国人写的"); a
-    literature's qualifier as a translation's source ("translated from the French")."""
+    literature's qualifier as a translation's source ("translated from the French"); its country where the books come
+    from ("novels from Japan")."""
     text = seg.text
     yield from ((a, b) for a, b, _ in find_terms(text, entry.names))
     yield from ((a, b) for a, b, _ in find_terms(text, entry.qualifiers)
@@ -547,6 +565,25 @@ def _class_spans(seg: Segmented, entry: ClassRange, kind_starts: set[int], cues:
                 or entry.kind == "literatures" and cues.translated.search(text, 0, a))
     yield from ((a, b) for a, b, _ in find_terms(text, entry.people)
                 if cues.by_people.search(text, 0, a) or cues.written_by.match(text, b))
+    origin = regex(rf"(?<![\w-])(?:{alternation(cues.readings.origin_before)})\s*(?:[\w'’]+\s+){{0,2}}?(?:the\s+)?$",
+                   re.IGNORECASE)
+    # a country's name inside a longer name is none: "from outside North America"
+    yield from ((a, b) for a, b, _ in find_terms(text, entry.places)
+                if origin.search(text, seg.clause_of(a)[0], a) and not re.search(r"[A-Z][\w'’-]*\s+$", text[:a]))
+
+
+def _joined_qualifiers(seg: Segmented, kind_starts: set[int], cues: Cues) -> set[int]:
+    """The ends of literatures' qualifiers a joiner ties to another qualifier that a kind of writing follows, right
+    after or a word or two on ("American or British writers", "French and Italian novels", "中国和日本的小说"): the
+    first names the same kind of writing."""
+    text = seg.text
+    qualifiers = [(a, b) for e in class_ranges().entries if e.kind == "literatures"
+                  for a, b, _ in find_terms(text, e.qualifiers)]
+    joined = regex(rf"\s*(?:{alternation(tuple(cues.clauses.joiners))})\s*$", re.IGNORECASE)
+    kinded = {b for a, b in qualifiers if _next_word_start(text, b) in kind_starts or _kind_after_words(seg, b, kind_starts)
+              or _kind_after_modifier(seg, b, kind_starts)}
+    return {b for a, b in qualifiers for x, y in qualifiers if y in kinded and b < x and x - b <= 6
+            and joined.search(text[b:x]) and not text[b:x].strip().startswith(",")}
 
 
 def _kind_after_modifier(seg: Segmented, end: int, kind_starts: set[int]) -> bool:

@@ -225,6 +225,7 @@ class Readings:
     person_after: tuple[str, ...] = ()  # right after a word, words that make it a person's name: "本人"
     kind_nouns: tuple[str, ...] = ()  # a kind of book no vocabulary value names: "guides", "工具书"
     author_words: tuple[str, ...] = ()  # the author of the book the brief names, said so: "作者", "the author"
+    origin_before: tuple[str, ...] = ()  # before a country, where books come from: "novels from Japan", "来自日本的"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -414,7 +415,7 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         person_tags=tuple(map(str, persons.get("tags", ()))),
                         person_min_length=int(persons.get("min_length", 0)),
                         person_after=tuple(map(str, persons.get("after", ()))), kind_nouns=said("kind_nouns"),
-                        author_words=said("author_words"))
+                        author_words=said("author_words"), origin_before=said("origin_before"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -251,10 +251,11 @@ def _modified_forms(mentions: list[Mention], scopes: list[Scope], text: str, cue
 def _audiences_kinds(mentions: list[Mention], text: str, cues: Cues) -> list[Mention]:
     """"no children's popular science", "不要少儿科普": a kind of book right after the audience it is excluded for is
     that audience's books of the kind, excluded with the audience; the kind itself is not (the shelf may hold grown-ups'
-    popular science), which had emptied shelves of their own kind."""
+    popular science), which had emptied shelves of their own kind. Not a material: "no children's DVDs" on a shelf of
+    recordings keeps the DVDs off."""
     possessive = regex(rf"\s*(?:{alternation(cues.readings.possessive)})?\s*$", re.IGNORECASE)
     audiences = [m for m in mentions if m.field == "audience" and m.polarity == EXCLUDED]
-    return [m for m in mentions if not (m.polarity == EXCLUDED and m.field in (*KIND_FIELDS, "material") and any(
+    return [m for m in mentions if not (m.polarity == EXCLUDED and m.field in KIND_FIELDS and any(
         a.end <= m.start and possessive.fullmatch(text[a.end:m.start]) for a in audiences))]
 
 

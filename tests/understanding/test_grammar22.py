@@ -88,3 +88,67 @@ def test_a_clause_that_is_a_bound_alone_takes_the_unit_of_the_clause_before(brie
 def test_a_bound_with_words_of_its_own_takes_no_unit_from_before():
     assert set(read_brief("novels under 300 pages, for ages above 8", get_vocabulary(),
                           today=TODAY).numeric) == {N("pages", "<", 300)}
+
+
+def conditions(brief: str) -> set[tuple[str, tuple[str, ...], str]]:
+    from tasks.understanding.translate.rules import conditions_of
+    reading = read_brief(brief, get_vocabulary(), today=TODAY)
+    return {(c.field, c.values, c.operator) for c in conditions_of(reading, get_vocabulary())}
+
+
+@pytest.mark.parametrize("brief", ["Novellas & short stories for one sitting", "小说和短篇集都要"])
+def test_a_kind_listed_beside_a_genre_of_its_own_form_is_either(brief):
+    # both had been required: a shelf of story collections only, where novellas fit as well
+    found = conditions(brief)
+    assert ("form", ("fiction",), "MUST") in found and ("genre", ("短篇小说集",), "MUST") not in found, found
+
+
+def test_a_genre_beside_its_form_unjoined_still_qualifies_it():
+    assert ("genre", ("科幻",), "MUST") in conditions("science fiction short stories")
+
+
+@pytest.mark.parametrize("brief, literatures", [
+    ("novels, no American or British writers", {"american", "british"}),
+    ("French and Italian novels for the summer", {"french", "italian"}),
+])
+def test_a_nation_joined_to_another_s_writing_shares_it(brief, literatures):
+    # the first nation, with no word of writing after it, had been a subject ("American") or nothing
+    found = {v for f, values, _ in conditions(brief) if f == "literature" for v in values}
+    assert literatures <= found, found
+
+
+@pytest.mark.parametrize("brief, operator", [
+    ("novels from anywhere but the US, any year is fine", "MUST_NOT"),
+    ("crime fiction from Japan", "SHOULD"),
+])
+def test_a_country_the_books_come_from_is_its_literature(brief, operator):
+    # "from anywhere but the US" had excluded nothing; "the US" is no qualifier before a word of writing
+    found = {(values, op) for f, values, op in conditions(brief) if f == "literature"}
+    key = "american" if "US" in brief else "japanese"
+    assert ((key,), operator) in found, found
+
+
+@pytest.mark.parametrize("brief", ["novels set in Japan", "translated novels from outside North America"])
+def test_a_setting_or_a_longer_place_name_is_no_literature(brief):
+    assert not any(f == "literature" and op != "MUST_NOT" for f, _, op in conditions(brief)), conditions(brief)
+    assert ("literature", ("american",), "SHOULD") not in conditions(brief)
+
+
+def test_a_capitalised_cue_inside_a_name_in_a_sentence_is_no_cue():
+    # "Without" of the organisation's name had excluded the translated fiction the brief asks for
+    found = conditions("Words Without Borders picks for a translated fiction table")
+    assert ("form", ("fiction",), "MUST") in found, found
+
+
+def test_a_capitalised_cue_in_a_heading_in_title_case_is_still_a_cue():
+    assert excluded("Cozy Mysteries Without Murder") & {("subject", "murder")}, excluded("Cozy Mysteries Without Murder")
+
+
+def test_a_kind_beside_another_in_one_book_is_no_item_of_the_list():
+    # "科幻小说" is one item: the fantasy joined to it is one of two kinds, not a wish of the novels' form
+    assert ("genre", ("科幻", "奇幻"), "MUST") in conditions("科幻小说和奇幻")
+
+
+def test_an_audience_s_material_excluded_keeps_the_material_out():
+    # "no children's DVDs" on a shelf of recordings: the DVDs stay off, whoever they are for
+    assert ("material", "film") in excluded("Piano concertos on CD, no children's DVDs")
