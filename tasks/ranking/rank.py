@@ -131,6 +131,10 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
         named, unknown = brief_topic(theme.brief, query.language, TOPIC_WORDS), understanding.intent is Intent.UNKNOWN
         unreadable = unread(named, ctx.letters()) if unknown else ()
         named = tuple(w for w in named if w not in unreadable)
+        unheld_series = understanding.intent is Intent.SERIES and not understanding.book_ids
+        if unheld_series:
+            # a series the catalog holds none of: no other book stands in for it, and the review names the series
+            admissible, named = [], (understanding.series,)
         if unknown and not review.lowered:
             # nothing the catalog holds: only books their records tie to the brief, never its vector's neighbours
             admissible = evidenced(admissible, ranking.candidates, ranking.evidence, ranking.weighed)
@@ -158,7 +162,8 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
     with timed(timings, "gating"):
         short = len(placed) < settings.gating.min_books
         # a topic the catalog holds no word of is named as the brief says it ("beekeeping"), not by the theme's name
-        fit = (fit_of(ranking, admissible, placed, ctx, theme.theme_name, named, unreadable, unknown)
+        fit = (fit_of(ranking, admissible, placed, ctx, theme.theme_name, named, unreadable,
+                      unknown or unheld_series)
                if ctx.relevance else None)
         unavailable = (likely_fitting(count_unavailable(ctx.books.values(), query, ctx.snapshot.filter_confidence),
                                       fit) if short and ctx.available_only else 0)
@@ -198,7 +203,7 @@ def fit_of(ranking: Ranking, admissible: Sequence[Candidate], entries: Sequence[
     floor, gating = ctx.settings.ranking.relevance_floor, ctx.settings.gating
     likely = likely_works(admissible, ctx.books, floor)
     share = expected_fit_share([e.candidate.relevance for e in entries])
-    topic = tuple((ranking.content or ())[:TOPIC_WORDS]) or named or (name,)
+    topic = (named if unheld and named else ()) or tuple((ranking.content or ())[:TOPIC_WORDS]) or named or (name,)
     topics: tuple[tuple[str, str, int], ...] = ()
     if len(entries) < gating.min_books or share < gating.done_fit_share:
         # only a shelf the gate may question offers nearby topics (gating.gate asks of no filled, fitting shelf):

@@ -226,6 +226,8 @@ class Readings:
     kind_nouns: tuple[str, ...] = ()  # a kind of book no vocabulary value names: "guides", "工具书"
     author_words: tuple[str, ...] = ()  # the author of the book the brief names, said so: "作者", "the author"
     origin_before: tuple[str, ...] = ()  # before a country, where books come from: "novels from Japan", "来自日本的"
+    series_order: tuple[str, ...] = ()  # books shown one after another, as a series is read: "in order", "按册序"
+    series_nouns: tuple[str, ...] = ()  # a series' books named so: "books", "volumes", "丛书", "一套"
 
     def comparisons(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """The compared forms of the one-word Latin words ("light": lighter, lightest; "cozy": cozier; "sad":
@@ -415,7 +417,8 @@ def load_cues(root: Path = PACKS_DIR) -> Cues:
                         person_tags=tuple(map(str, persons.get("tags", ()))),
                         person_min_length=int(persons.get("min_length", 0)),
                         person_after=tuple(map(str, persons.get("after", ()))), kind_nouns=said("kind_nouns"),
-                        author_words=said("author_words"), origin_before=said("origin_before"))
+                        author_words=said("author_words"), origin_before=said("origin_before"),
+                        series_order=said("series_order"), series_nouns=said("series_nouns"))
     clauses = Clauses(re.compile(end or "(?!)"), re.compile(rf"[{marks}]\s*$" if marks else "(?!)"),
                       packs.words("clauses.yaml", "sentence_ends"),
                       frozenset(w.lower() for w in packs.words("clauses.yaml", "joiners")),

@@ -26,6 +26,8 @@ from tasks.understanding.lang import EXCLUDE
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
+# a name in title case, its small words between ("The Mary Russell", "Dog Man", "Diary of a Wimpy Kid")
+_SERIES_NAME = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|the|a|an|and|in|on|at|to|for)\s+)*[A-Z][\w'’-]*)*")
 _INITIALS = re.compile(r"\b([A-Z])\. (?=[A-Z]\.)")  # an initial and the space before the next one
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
                                r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
@@ -602,6 +604,30 @@ def _alike_by_reference(brief: str, bare: list[tuple[int, int, str]]) -> bool:
                or article.search(brief[max(0, a - 4):a]) and for_whom.match(brief, b) for a, b in kept)
 
 
+def _series_order(brief: str) -> str:
+    """The series a brief asks to be shown in its order (readings.yaml `series_order`): named in 《》, by a name in title
+    case that a word for a series' books follows ("Dog Man from book one, in order", "The Mary Russell books"), or by
+    the words before the order in its sentence where they hold such a word ("那套谜语丛书29册，按册次排"). "" where it
+    asks no order ("in order to") or names no series ("a chapter book series about money, books one to four in order"
+    is a theme: what the shelf holds of it is the catalog's books on money)."""
+    said = load_cues().readings
+    order = regex(rf"(?:{alternation(said.series_order)})(?!\s+to\b)", re.IGNORECASE)
+    found = order.search(brief)
+    if found is None:
+        return ""
+    quoted = _QUOTED_TITLE.search(brief)
+    if quoted:
+        return quoted.group(1)
+    nouns = regex(rf"^(?:\s+[\w'’-]+){{0,3}}?\s+(?:{alternation(said.series_nouns)})(?![\w-])", re.IGNORECASE)
+    for name in _SERIES_NAME.finditer(brief, 0, found.start()):
+        if nouns.match(brief[name.end():found.end()]) or not brief[name.end():found.start()].strip(" ,"):
+            return name.group(0)
+    # in an unspaced script, the words before it in its sentence: the clause may be the order alone ("，按册次排")
+    start = max((m.end() for m in re.finditer(r"[。！？；;:：.!?]", brief[:found.start()])), default=0)
+    before = brief[start:found.start()].strip(" ,，")
+    return before if not before.isascii() and find_terms(before, said.series_nouns) else ""
+
+
 def _beside(brief: str, start: int, end: int, verbs: re.Pattern) -> bool:
     """Whether a verb ends right before the span or starts right after it (only spaces and "the" between)."""
     before = re.search(r"(?:\s*\bthe)?\s*$", brief[:start], re.IGNORECASE)
@@ -675,6 +701,15 @@ def understand(brief: str, index: EntityIndex, said: str = "") -> Understanding:
         intent = (Intent.SIMILAR_TO_BOOK if alike or liked or _FANS_CUES.search(brief)
                   else Intent.AUTHOR_SPOTLIGHT)
         return _named(intent, brief, corrections, confidence, authors=authors, book_ids=ids)
+    ordered = _series_order(said or brief)
+    if ordered:
+        # "Dog Man from book one, in order", "那一套按册序摆出来": a series shelf whatever the catalog holds of it;
+        # what it holds stands in its order, and a series it lacks is a short shelf for the curator to see
+        keys = [series_key(t) for t in quoted] or index.series_lookup.find(brief, 2)
+        series = next((k for k in keys if k in index.series_books), None)
+        named = series or next(iter(_QUOTED_TITLE.findall(brief)), "") or ordered
+        return _named(Intent.SERIES, brief, corrections, titles=(named,),
+                      book_ids=index.series_books[series] if series else ())
     if _NEW_ARRIVAL_CUES.search(brief):
         return Understanding(Intent.NEW_ARRIVALS, resolved_query=brief)
     return Understanding(Intent.THEME_SHELF, resolved_query=brief)

@@ -171,6 +171,15 @@ def test_a_series_comes_first_in_reading_order_and_a_misspelt_author_is_still_fo
     assert all("沈从文" in b["authors"] for b in report["shelf"][:3])
 
 
+def test_a_series_the_catalog_lacks_shelves_nothing_in_its_place_and_says_which(demo_workspace, capsys):
+    # shown in order, a series the demo holds none of had been a theme shelf of books sharing a word ("man" of "Dog
+    # Man"); no book stands in for the series, and the review names it
+    report = try_brief(capsys, "Dog Man from book one, in order; the whole series fits on one shelf")
+    assert "intent series: Dog Man" in report["notes"]
+    assert report["shelf"] == [] and report["gating"]["status"] == "needs_review"
+    assert "'Dog Man'" in report["gating"]["question"]
+
+
 def test_new_arrivals_are_the_newest_books_of_the_theme(demo_workspace, demo_context, capsys):
     report = try_brief(capsys, "本月新书：科幻")
     assert "intent new_arrivals" in report["notes"]

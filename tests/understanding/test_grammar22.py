@@ -152,3 +152,37 @@ def test_a_kind_beside_another_in_one_book_is_no_item_of_the_list():
 def test_an_audience_s_material_excluded_keeps_the_material_out():
     # "no children's DVDs" on a shelf of recordings: the DVDs stay off, whoever they are for
     assert ("material", "film") in excluded("Piano concertos on CD, no children's DVDs")
+
+
+SERIES_INDEX = EntityIndex.build([BookRecord("h1", "The Hunger Games (The Hunger Games, #1)", authors=("Suzanne Collins",)),
+                                  BookRecord("h2", "Catching Fire (The Hunger Games, #2)", authors=("Suzanne Collins",))],
+                                 {}, {})
+
+
+def read_series(brief: str):
+    return understand_reading(read_brief(brief, get_vocabulary(), SERIES_INDEX, today=TODAY), SERIES_INDEX)
+
+
+@pytest.mark.parametrize("brief, name", [
+    ("Dog Man from book one, in order; the whole series fits on one shelf", "Dog Man"),
+    ("The Mary Russell books from The Beekeeper's Apprentice on, in order, for the mystery readers", "The Mary Russell"),
+    ("《恩施州书法文献》上中下三册那一套，按册序一本接一本摆出来", "恩施州书法文献"),
+    ("传承人捐的那套谜语丛书29册，按册次排，一本都别漏", "传承人捐的那套谜语丛书29册"),
+])
+def test_books_shown_in_their_order_are_a_series_the_catalog_lacks_or_not(brief, name):
+    # without the word "series" (or with it, of a series the catalog lacks) the brief had been a theme shelf
+    found = read_series(brief)
+    assert (found.intent, found.series, found.book_ids) == ("series", name, ()), found
+
+
+def test_a_series_the_catalog_holds_shown_in_order_is_its_books():
+    assert read_series("The Hunger Games books in order").book_ids == ("h1", "h2")
+
+
+@pytest.mark.parametrize("brief", [
+    "In order to celebrate spring, poetry for adults",
+    # a series described, not named: the catalog's books on its topic
+    "an early chapter book series about money for second and third graders, books one through four in order",
+])
+def test_an_order_without_a_series_named_is_no_series(brief):
+    assert read_series(brief).intent == "theme_shelf"

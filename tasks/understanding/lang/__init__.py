@@ -75,7 +75,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                       "title_articles": WORDS, "kind_likeness": WORDS, "kind_people": WORDS, "people_about": WORDS, "spotlight_before": WORDS, "partitive": WORDS, "examples_end": WORDS, "qualifying": WORDS,
                       "examples_of": WORDS, "name_ends": WORDS, "guardians": WORDS, "alike_before": WORDS,
                       "alike_article": WORDS, "adult_kinds": WORDS, "person_names": TABLE, "kind_nouns": WORDS, "author_words": WORDS,
-                      "origin_before": WORDS,
+                      "origin_before": WORDS, "series_order": WORDS, "series_nouns": WORDS,
                       "everyone": WORDS, "kind_heads": GROUPS, "alike_beside": WORDS, "alike_beside_composed": TABLE,
                       "alike_remark": WORDS,
                       "translated_from": WORDS, "name_joiners": WORDS, "name_nations": WORDS,
