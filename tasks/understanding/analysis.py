@@ -345,12 +345,15 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
                   if named and b - a >= len(e) + 2 and text.endswith(e, a, b)]
     # a quality's word that ends its phrase is the kind of book it heads ("温暖的纪实", "考古纪实，", "纪实和小说", "来点悬疑的";
     # "纪实风格" is a texture, and so is "有点悬疑的家庭小说", the particle leading on to the kind it qualifies): a clause
-    # end, a joiner or the brief's end after it, a particle between or none
+    # end, a joiner or the brief's end after it, a particle between or none; or a cue that ends its clause right after
+    # it, which says how much of the shelf the kind is ("纪实为主", "纪实优先")
     joiners = tuple(cues.clauses.joiners)
+    closing = tuple(w for k in cues.kinds if k.at_clause_end for w in cues.kind_words.get(k.name, ()) if not w.isascii())
 
-    def heads(at: int) -> bool:
+    def heads(at: int, closed: bool = False) -> bool:
         at += next((len(p) for p in cues.clauses.particles if text.startswith(p, at)), 0)
-        return at >= len(text.rstrip()) or seg.ends_at(at) or text[at:].lower().startswith(joiners)
+        return (at >= len(text.rstrip()) or seg.ends_at(at) or text[at:].lower().startswith(joiners)
+                or not closed and any(text.startswith(w, at) and heads(at + len(w), True) for w in closing))
     for name, words in cues.readings.kind_heads.items():
         named = named_value(name, vocabulary)
         found += [(a, b, *named) for a, b, _ in find_terms(text, words) if named and heads(b)]
@@ -447,8 +450,9 @@ def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pa
     after it; a reader noun right after a title."""
     cues = load_cues()
     said = cues.readings
+    # "&" joins a title's words as "and" does: "Craig & Fred", "Legends & Lattes"
     small = "|".join(re.escape(w) for w in sorted({*cues.filler, *cues.clauses.joiners, *said.title_small}, key=len,
-                                                  reverse=True) if w.isascii() and w.isalpha())
+                                                  reverse=True) if w.isascii() and (w.isalpha() or w == "&"))
     word = r"[A-Z][\w'’-]*"
     likeness = tuple(w for w in said.likeness if w.isascii())
     back = alternation(tuple(w for w in (*said.alike_back, *said.alike_beside) if w.isascii()))

@@ -340,9 +340,12 @@ def counted_parts(mentions: list[Mention], seg: Segmented, cues: Cues, number_sp
         small = (small_count(text, reach, m.start, g, number_spans)
                  or any(c <= _CAP_REACH for c, _, _ in find_terms(text[m.end:b], g.few_after)))
         # the adding word anywhere after the first clause ("and then, so it isn't all food, two or three …"), or a
-        # joining word in the count's own clause ("Books about rivers, and two or three novels")
+        # joining word in the count's own clause before the count ("Books about rivers, and two or three novels"; not
+        # one joining what the counted books are about: "再找几本写粮食和农民的纪实")
         joining = tuple(w for w in cues.clauses.joiners if w not in cues.clauses.offering)
-        return (small and bool(find_terms(text[first[1]:m.start], adding) or find_terms(text[a:m.start], joining))
+        count = min([reach + x for x, _, _ in find_terms(text[reach:m.start], g.few)]
+                    + [n.start() for n in g.number.finditer(text, reach, m.start)], default=m.start)
+        return (small and bool(find_terms(text[first[1]:m.start], adding) or find_terms(text[a:count], joining))
                 or m.field in KIND_FIELDS and capped(m, a, b))
 
     caps = tuple(w for w, op in {**g.before, **g.after}.items() if op == "<=")

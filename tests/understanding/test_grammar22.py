@@ -186,3 +186,26 @@ def test_a_series_the_catalog_holds_shown_in_order_is_its_books():
 ])
 def test_an_order_without_a_series_named_is_no_series(brief):
     assert read_series(brief).intent == "theme_shelf"
+
+
+def test_an_ampersand_joins_a_title_s_words():
+    # "Craig & Fred" had been two names, neither a title of two words: the likeness after a comma found no model
+    assert intent("Dog books for grown-ups, true stories only, like Craig & Fred") == "similar_to_book"
+
+
+def test_a_joiner_after_a_small_count_joins_what_the_books_are_about():
+    # "和" between the topics after "几本" had made the reportage a part beside the rest, and no kind was required
+    assert ("form", ("nonfiction",), "MUST") in conditions("照《中国饭碗》那个路子，再找几本写粮食和农民的纪实，不要教材")
+
+
+def test_a_joiner_before_a_small_count_still_adds_a_part():
+    assert ("form", ("fiction",), "SHOULD") in conditions("Books about rivers, and two or three novels")
+
+
+def test_a_quality_word_before_a_weight_that_ends_its_clause_heads_a_kind():
+    # "纪实为主": the reportage is most of the shelf, not a documentary texture
+    assert ("form", ("nonfiction",), "SHOULD") in conditions("世界艾滋病日的书，评分不到七分的就不要了，纪实为主")
+
+
+def test_a_weight_word_leading_on_in_its_clause_makes_no_kind():
+    assert not any(f == "genre" for f, _, _ in conditions("悬疑优先的书单"))
