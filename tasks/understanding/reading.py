@@ -26,7 +26,7 @@ from tasks.catalog.names import simplified
 from tasks.language.text_analysis import brief_stopwords, detect_language, dictionary_tag
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Mention, Segmented,
                                           Topic, clause_spans, everyday_readings, find_candidates, find_cues,
-                                          find_terms, list_gap, named_as_title, resolve_overlaps, segment,
+                                          find_terms, list_gap, named_as_title, put_elsewhere, resolve_overlaps, segment,
                                           titled_after_alike, titles_within, word_bounds)
 from tasks.understanding.cues import Cues, alternation, load_cues, regex
 from tasks.understanding.lang import ALLOW, CLAUSE
@@ -118,7 +118,7 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
                 and m.polarity in (WANTED, ALLOWED) and m.start >= g.end and not text[g.end:m.start].strip()}
     grown = [g for g in grown if g not in together]
     children = [m for m in mentions if m.field == "audience" and m.polarity in (WANTED, ALLOWED)]
-    dropped = set(together)
+    dropped, allowed = set(together), set()
     if grown and children:
         pairs = sorted(grown + children, key=lambda m: m.start)
         joined = any(list_gap(text[a.end:b.start], cues) is not None for a, b in zip(pairs, pairs[1:])
@@ -134,7 +134,17 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         both = any((clause := seg.clause_of(g.start)) == seg.clause_of(c.start)
                    and find_terms(text[max(g.end, c.end):clause[1]], letting)
                    for g in grown for c in children)
-        dropped |= set(children) | (set(grown) if joined or added or both else set())
+        # each age given a kind of book of its own ("picture books for the kids, soccer histories for the grown-ups"):
+        # the shelf is in parts, each kind a part's, required of no book of the other
+        parts = [k for age in (*grown, *children) for k in mentions if (k.field in KIND_FIELDS or k in children)
+                 and k.end <= age.start and _given_to(text[k.end:age.start], cues)]
+        given_grown = any(_given_to(text[k.end:g.start], cues) for g in grown for k in parts if k.end <= g.start)
+        # (a part put elsewhere is none of this shelf: "and a separate table of picture books for toddlers")
+        parted = given_grown and any(k in children or _given_to(text[k.end:c.start], cues)
+                                     for c in children for k in parts if k.end <= c.start
+                                     and not put_elsewhere(text[slice(*seg.clause_of(c.start))], cues))
+        dropped |= set(children) | (set(grown) if joined or added or both or parted else set())
+        allowed |= {k for k in parts if k.field in KIND_FIELDS and k.polarity == WANTED} if parted else set()
     # a shelf for every age ("for all ages: picture books and a few for adults", "全家老少都能读的，从幼儿到爷爷奶奶"): no
     # age is whose books these are; "kids of all ages", "各年龄段小读者" are still kids, the every-age words saying which
     # kids; children only let in ("fine for middle grade too") stay let in
@@ -146,7 +156,15 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
         dropped |= set(grown) | {m for m in mentions if m.field == "audience"
                                  and (m.polarity == WANTED or grown and m.polarity == ALLOWED)}
     # the reader's words, no condition and no topic ("大人小孩" had searched for 大人, "kids" for children's books)
-    return [replace(m, polarity=READER) if m in dropped else m for m in mentions]
+    return [replace(m, polarity=READER) if m in dropped else replace(m, polarity=ALLOWED) if m in allowed else m
+            for m in mentions]
+
+
+def _given_to(gap: str, cues: Cues) -> bool:
+    """Whether what stands between a kind of book and a reader gives the books to the reader: a word for books or
+    none, a for-whom word, a few words of the reader's own after it ("for their", "书给", "给刚学棋的")."""
+    return bool(regex(rf"^\s*(?:{alternation(cues.readings.book_words)})?\s*(?:{alternation(cues.for_whom)})"
+                      rf"(?:\s*[\w'’-]+){{0,2}}?\s*$", re.IGNORECASE).match(gap))
 
 
 def _owner(word: str, cues: Cues) -> str:

@@ -209,3 +209,24 @@ def test_a_quality_word_before_a_weight_that_ends_its_clause_heads_a_kind():
 
 def test_a_weight_word_leading_on_in_its_clause_makes_no_kind():
     assert not any(f == "genre" for f, _, _ in conditions("悬疑优先的书单"))
+
+
+@pytest.mark.parametrize("brief, kind", [
+    ("World Cup shelf for the whole family: picture books for the kids, soccer histories for the grown-ups",
+     ("genre", ("历史",), "SHOULD")),
+    ("绘本给孩子，历史书给大人", ("genre", ("历史",), "SHOULD")),
+])
+def test_each_age_given_a_kind_of_its_own_makes_a_shelf_in_parts(brief, kind):
+    # the grown-ups' histories had been required of every book, and the children's books excluded
+    found = conditions(brief)
+    assert kind in found and not any(f == "audience" for f, _, _ in found), found
+
+
+def test_a_kind_for_grown_ups_alone_is_still_theirs():
+    found = conditions("给大人的历史书")
+    assert {("genre", ("历史",), "MUST"), ("audience", ("children",), "MUST_NOT")} <= found, found
+
+
+def test_a_part_on_a_separate_table_is_no_part_of_this_shelf():
+    found = conditions("Quirky nonfiction for the grown-up set, and a separate table of picture books for toddlers")
+    assert ("form", ("nonfiction",), "MUST") in found, found
