@@ -29,7 +29,7 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER
                                           find_terms, list_gap, named_as_title, put_elsewhere, resolve_overlaps, segment,
                                           titled_after_alike, titles_within, word_bounds)
 from tasks.understanding.cues import Cues, alternation, load_cues, regex
-from tasks.understanding.lang import ALLOW, CLAUSE
+from tasks.understanding.lang import ALLOW, CLAUSE, EXCLUDE
 from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_parts, excluded_people,
                                           guardians_children, not_asked, number_weight, overruled_years,
                                           parts_by_reader, periods_of_other_things, small_count)
@@ -460,8 +460,14 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     clauses = clause_spans(seg, cue_list) if preferring else []
     g = cues.numbers
     overruled = overruled_years(numbers, cue_list, text, cues) | periods_of_other_things(numbers, seg, cue_list, cues)
+    negations = {w.lower() for k in cues.kinds if k.effect == EXCLUDE for w in cues.kind_words.get(k.name, ())}
     for number in numbers:
         mood = polarity(number.start, number.end)
+        # a negation the comparator holds is the comparator's, said once ("but not more than 350 pages" is at most
+        # 350, not its opposite): the words the cue and the comparator share are a negation of their own
+        if mood == EXCLUDED and any(c.start < number.start < c.end and text[number.start:c.end].strip().lower()
+                                    in negations for c in cue_list if c.kind.effect == EXCLUDE):
+            mood = WANTED
         if mood == READER or number in overruled or any(a <= number.start < b for a, b in referred):
             continue
         weight = number_weight(number, mood != EXCLUDED, scopes, seg, g)

@@ -230,3 +230,14 @@ def test_a_kind_for_grown_ups_alone_is_still_theirs():
 def test_a_part_on_a_separate_table_is_no_part_of_this_shelf():
     found = conditions("Quirky nonfiction for the grown-up set, and a separate table of picture books for toddlers")
     assert ("form", ("nonfiction",), "MUST") in found, found
+
+
+def test_a_negation_the_comparator_holds_is_said_once():
+    # "but not more than 350 pages" had been excluded as a whole: 351 pages or more
+    assert set(read_brief("Scientists' memoirs of the deep sea, but not more than 350 pages", get_vocabulary(),
+                          today=TODAY).numeric) == {N("pages", "<=", 350)}
+
+
+def test_an_exclusion_before_a_bound_still_turns_it_round():
+    assert set(read_brief("nothing from before 2000", get_vocabulary(), today=TODAY).numeric) == {
+        N("pub_year", ">=", 2000)}
