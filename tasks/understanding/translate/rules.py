@@ -182,8 +182,6 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
       ("日本推理短篇集", "science fiction short stories"), where one book can be both; a genre before a form no book
       of that genre has is what the books are about ("历史小说": novels); with a container word between them the
       second is found inside the first ("科普佳作精选里的科幻"), and the first qualifies it;
-    - a kind listed on its own beside a genre of its own form is either ("novellas and short stories"): the form
-      holds both, the genre is a wish;
     - a list that offers a choice ("a romance, a cozy mystery or a snowed-in thriller") with an item naming no kind of
       book makes each kind in it one choice among other things: a wish, never a requirement of one alone."""
     seg = segment(text)
@@ -191,20 +189,12 @@ def _kinds_as_wishes(mentions: Sequence[Mention], text: str, cues: Cues, vocabul
     kinds = [m for m in asked if m.field in KIND_FIELDS]
     forms = _form_sets(kinds, vocabulary)
     wishes: set[Mention] = set()
-    pairs = list(zip(kinds, kinds[1:]))
-    # the kinds that stand side by side with another, one book of both ("科幻小说"): no item of a list on their own
-    compound = {m for a, b in pairs if not text[a.end:b.start].strip(" -" + cues.clauses.particles) for m in (a, b)}
     for (first, one), (second, other) in zip(zip(kinds, forms), list(zip(kinds, forms))[1:]):
         gap = text[first.end:second.start]
         if first.value == second.value or seg.any_end(first.end, second.start):
             continue
         if first.field == second.field and any(c in gap.lower() for c in cues.clauses.containers):
             wishes.add(first)
-        elif (first.field != second.field and one & other and list_gap(gap, cues) is not None
-              and not {first, second} & compound):
-            # "novellas and short stories", "小说和短篇集": a kind listed beside a genre of its own form is either,
-            # and the form holds both; the genre is a wish, not a second requirement that left only story collections
-            wishes |= {m for m in (first, second) if m.field == "genre"}
         elif not gap.strip(" -" + cues.clauses.particles):
             if one & other:  # one book both: the later qualifies the first, unless it is the general form
                 wishes |= {second} if first.field == second.field else set()
