@@ -467,6 +467,16 @@ def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pa
                        re.IGNORECASE))
 
 
+@lru_cache(maxsize=1)
+def _likened_nouns() -> tuple[frozenset[str], frozenset[str]]:
+    """Before a likeness, the nouns of places and people it gives examples of, and the words for books and kinds
+    after which one capitalised word is a title (titled_after_alike), lower-cased."""
+    said = load_cues().readings
+    return (frozenset(w.lower() for w in said.examples_of),
+            frozenset(w.lower() for w in (*said.book_words, *said.literature_words, *said.kind_nouns,
+                                          *(w for words in said.values.values() for w in words))))
+
+
 def titled_after_alike(brief: str) -> list[tuple[int, int]]:
     """Titles written in title case in a read-alike's place, the catalog holding them or not: right after a
     read-alike form ("If you liked The Thursday Murder Club", "for fans of Lessons in Chemistry", "in the vein of
@@ -479,10 +489,7 @@ def titled_after_alike(brief: str) -> list[tuple[int, int]]:
     title, like_before, back_beside, back_later, readers = _title_case()
     occasions = {w.lower() for o in load_cues().readings.occasions for w in o.words}
     formed = [form.end() for form in read_alike_forms().finditer(brief)]
-    said = load_cues().readings
-    examples = {w.lower() for w in said.examples_of}
-    books = {w.lower() for w in (*said.book_words, *said.literature_words, *said.kind_nouns,
-                                 *(w for words in said.values.values() for w in words))}
+    examples, books = _likened_nouns()
     # a likeness after a noun of places or people gives examples of them: "places like New York City" is no model
     likes = [(m.end(), (like.group(1) or "").lower()) for m in re.finditer(r"(?:^|\s+)", brief)
              if (like := like_before.search(brief, 0, m.end())) and (like.group(1) or "").lower() not in examples]
