@@ -63,6 +63,7 @@ class IntentPolicy:
     #                                from the author, book or date: a summary sentence cannot improve it
     ordered_by: str | None = None  # the path whose order the shelf keeps: a series' volumes, the newest books
     announced: bool = True  # the intent is written in the theme's notes
+    stands_in: bool = True  # where the catalog holds nothing it names, other books may stand in (a series: none)
 
 
 # A catalog author or title named in the brief is the surest signal there is (less so misspelt); "新书上架"
@@ -77,7 +78,7 @@ POLICIES: Mapping[Intent, IntentPolicy] = {
     Intent.THEME_SHELF: IntentPolicy(sentence_rerank=True, announced=False),
     Intent.AUTHOR_SPOTLIGHT: IntentPolicy(("entity", "related"), ENTITY_CONFIDENCE, True, uncapped="named"),
     Intent.SERIES: IntentPolicy(("entity", "similar", "related"), ENTITY_CONFIDENCE, True, uncapped="series",
-                                ordered_by="entity"),
+                                ordered_by="entity", stands_in=False),
     Intent.SIMILAR_TO_BOOK: IntentPolicy(("similar", "related"), ENTITY_CONFIDENCE, True, shelves_named_books=False),
     Intent.NEW_ARRIVALS: IntentPolicy(("recent",), NEW_ARRIVALS_CONFIDENCE, ordered_by="recent"),
     Intent.UNKNOWN: IntentPolicy(),

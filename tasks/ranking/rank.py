@@ -131,7 +131,7 @@ def shelve_ranking(ranking: Ranking, hits: Hits, understood: Understood, ctx: Ra
         named, unknown = brief_topic(theme.brief, query.language, TOPIC_WORDS), understanding.intent is Intent.UNKNOWN
         unreadable = unread(named, ctx.letters()) if unknown else ()
         named = tuple(w for w in named if w not in unreadable)
-        unheld_series = understanding.intent is Intent.SERIES and not understanding.book_ids
+        unheld_series = not POLICIES[understanding.intent].stands_in and not understanding.book_ids
         if unheld_series:
             # a series the catalog holds none of: no other book stands in for it, and the review names the series
             admissible, named = [], (understanding.series,)
