@@ -379,13 +379,11 @@ def find_candidates(seg: Segmented, vocabulary: Vocabulary, cues: Cues, entities
         found += [(a, b, "language", code) for a, b, _ in find_terms(text, words)
                   if _names_books(seg, _next_word_start(text, b, edition=True), bookish)]
     historical = {a for a, _, _ in find_terms(text, class_ranges().history_words)}
-    # a literature's qualifier joined to another's that a kind follows shares that kind: "American or British writers"
-    shared = _joined_qualifiers(seg, literary, cues)
     for entry in (*class_ranges().entries, *class_ranges().groups):
         found += [(a, b, "classification", entry.key) for a, b in _class_spans(
             seg, entry, literary if entry.kind == "literatures" else historical, cues)]
-        found += [(a, b, "classification", entry.key) for a, b, _ in find_terms(text, entry.qualifiers)
-                  if entry.kind == "literatures" and b in shared]
+    # a literature's qualifier joined to another's that a kind follows shares that kind: "American or British writers"
+    found += [(a, b, "classification", key) for a, b, key in _joined_qualifiers(seg, literary, cues)]
     # readers' ages mostly in childhood, the middle of their range up to a children's book's oldest reader: "for
     # ages 9 to 12", "3-6岁", "grades five to eight" (10 to 14), not "ages 12 to 18"
     found += [(a, b, "audience", "children")
@@ -583,18 +581,18 @@ def _class_spans(seg: Segmented, entry: ClassRange, kind_starts: set[int], cues:
                 if origin.search(text, seg.clause_of(a)[0], a) and not re.search(r"[A-Z][\w'’-]*\s+$", text[:a]))
 
 
-def _joined_qualifiers(seg: Segmented, kind_starts: set[int], cues: Cues) -> set[int]:
-    """The ends of literatures' qualifiers a joiner ties to another qualifier that a kind of writing follows, right
-    after or a word or two on ("American or British writers", "French and Italian novels", "中国和日本的小说"): the
-    first names the same kind of writing."""
+def _joined_qualifiers(seg: Segmented, kind_starts: set[int], cues: Cues) -> list[tuple[int, int, str]]:
+    """Literatures' qualifiers (start, end, key) a joiner ties to another qualifier that a kind of writing follows,
+    right after or a word or two on ("American or British writers", "French and Italian novels", "中国和日本的小说"):
+    the first names the same kind of writing."""
     text = seg.text
-    qualifiers = [(a, b) for e in class_ranges().entries if e.kind == "literatures"
-                  for a, b, _ in find_terms(text, e.qualifiers)]
+    qualifiers = [(a, b, e.key) for e in class_ranges().literatures for a, b, _ in find_terms(text, e.qualifiers)]
     joined = regex(rf"\s*(?:{alternation(tuple(cues.clauses.joiners))})\s*$", re.IGNORECASE)
-    kinded = {b for a, b in qualifiers if _next_word_start(text, b) in kind_starts or _kind_after_words(seg, b, kind_starts)
-              or _kind_after_modifier(seg, b, kind_starts)}
-    return {b for a, b in qualifiers for x, y in qualifiers if y in kinded and b < x and x - b <= 6
-            and joined.search(text[b:x]) and not text[b:x].strip().startswith(",")}
+    kinded = {b for _, b, _ in qualifiers if _next_word_start(text, b) in kind_starts
+              or _kind_after_words(seg, b, kind_starts) or _kind_after_modifier(seg, b, kind_starts)}
+    return list(dict.fromkeys((a, b, key) for a, b, key in qualifiers for x, y, _ in qualifiers
+                              if y in kinded and b < x and x - b <= 6 and joined.search(text[b:x])
+                              and not text[b:x].strip().startswith(",")))
 
 
 def _kind_after_modifier(seg: Segmented, end: int, kind_starts: set[int]) -> bool:

@@ -604,6 +604,12 @@ def _alike_by_reference(brief: str, bare: list[tuple[int, int, str]]) -> bool:
                or article.search(brief[max(0, a - 4):a]) and for_whom.match(brief, b) for a, b in kept)
 
 
+def _held_series(brief: str, quoted: list[str], index: EntityIndex) -> str | None:
+    """The catalog series a brief names: by a quoted title's series key, else by a series name in its words."""
+    keys = [series_key(t) for t in quoted] or index.series_lookup.find(brief, 2)
+    return next((k for k in keys if k in index.series_books), None)
+
+
 def _series_order(brief: str) -> str:
     """The series a brief asks to be shown in its order (readings.yaml `series_order`): named in 《》, by a name in title
     case that a word for a series' books follows ("Dog Man from book one, in order", "The Mary Russell books"), or by
@@ -642,11 +648,9 @@ def understand(brief: str, index: EntityIndex, said: str = "") -> Understanding:
     bare = brief.strip(" \t\n\"'“”‘’《》「」.,，。!！?？")
     if bare in index.series_books:  # a brief that is a series' name and nothing else: "三体", "Harry Potter"
         return _named(Intent.SERIES, brief, corrections, titles=(bare,), book_ids=index.series_books[bare])
-    if _SERIES_CUES.search(brief):
-        keys = [series_key(t) for t in quoted] or index.series_lookup.find(brief, 2)
-        series = next((k for k in keys if k in index.series_books), None)
-        if series:
-            return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
+    series = _held_series(brief, quoted, index) if _SERIES_CUES.search(brief) else None
+    if series:
+        return _named(Intent.SERIES, brief, corrections, titles=(series,), book_ids=index.series_books[series])
     alike = bool(read_alike_forms().search(brief))
     # an unquoted title inside an author's name is none: "For fans of Stephen King" is not about a book "King"
     in_names = [(x, y) for x, y, _ in index.author_lookup.spans(brief, 2)] if not quoted else []
@@ -705,10 +709,8 @@ def understand(brief: str, index: EntityIndex, said: str = "") -> Understanding:
     if ordered:
         # "Dog Man from book one, in order", "那一套按册序摆出来": a series shelf whatever the catalog holds of it;
         # what it holds stands in its order, and a series it lacks is a short shelf for the curator to see
-        keys = [series_key(t) for t in quoted] or index.series_lookup.find(brief, 2)
-        series = next((k for k in keys if k in index.series_books), None)
-        named = series or next(iter(_QUOTED_TITLE.findall(brief)), "") or ordered
-        return _named(Intent.SERIES, brief, corrections, titles=(named,),
+        series = _held_series(brief, quoted, index)
+        return _named(Intent.SERIES, brief, corrections, titles=(series or ordered,),
                       book_ids=index.series_books[series] if series else ())
     if _NEW_ARRIVAL_CUES.search(brief):
         return Understanding(Intent.NEW_ARRIVALS, resolved_query=brief)

@@ -136,13 +136,14 @@ def _both_ages(mentions: list[Mention], grown: list[Mention], seg: Segmented, cu
                    for g in grown for c in children)
         # each age given a kind of book of its own ("picture books for the kids, soccer histories for the grown-ups"):
         # the shelf is in parts, each kind a part's, required of no book of the other
-        parts = [k for age in (*grown, *children) for k in mentions if (k.field in KIND_FIELDS or k in children)
-                 and k.end <= age.start and _given_to(text[k.end:age.start], cues)]
-        given_grown = any(_given_to(text[k.end:g.start], cues) for g in grown for k in parts if k.end <= g.start)
+        given = [(k, age) for age in (*grown, *children) for k in mentions
+                 if (k.field in KIND_FIELDS or k in children) and k.end <= age.start
+                 and _given_to(text[k.end:age.start], cues)]
+        parts = [k for k, _ in given]
         # (a part put elsewhere is none of this shelf: "and a separate table of picture books for toddlers")
-        parted = given_grown and any(k in children or _given_to(text[k.end:c.start], cues)
-                                     for c in children for k in parts if k.end <= c.start
-                                     and not put_elsewhere(text[slice(*seg.clause_of(c.start))], cues))
+        parted = any(age in grown for _, age in given) and any(
+            (k in children or (k, c) in given) for c in children for k in parts if k.end <= c.start
+            and not put_elsewhere(text[slice(*seg.clause_of(c.start))], cues))
         dropped |= set(children) | (set(grown) if joined or added or both or parted else set())
         allowed |= {k for k in parts if k.field in KIND_FIELDS and k.polarity == WANTED} if parted else set()
     # a shelf for every age ("for all ages: picture books and a few for adults", "全家老少都能读的，从幼儿到爷爷奶奶"): no
