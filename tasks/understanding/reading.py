@@ -42,7 +42,7 @@ from tasks.understanding.topics import (brief_keywords, is_stopword, joined_part
 __all__ = ["ALLOWED", "EXCLUDED", "READER", "REFERRED", "REQUIRED", "WANTED", "Cues", "Mention", "Reading", "Topic",
            "load_cues", "read_brief"]
 REFERRED = "referred"  # describes the earlier shelf the brief refers to ("前面那个历史书架"): nothing new
-_BOOK_TITLE = re.compile(r"《[^《》]+》")
+_BOOK_TITLE = re.compile(r"《([^《》]+)》")
 # A person's name written without spaces or dots, as a topic of its own: two to four characters of a CJK script.
 _NAME_RUN = re.compile(r"[\u3400-\u9fff]{2,4}")
 _QUALIFIES = 4  # how near the children's word an every-age word says which children: "kids of all ages"
@@ -548,6 +548,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # a word the tokenizer's dictionary knows as a person's name is an author the catalog may lack
                 # ("冯骥才的除外"), not a subject heading's word
                 written = {t: _written(text, t, start) for t in topics}
+                # a title in 《》 is a book, in the catalog or not ("《空谷幽兰》上回被借走了，不放"), never a person
+                quoted = {m.group(1) for m in _BOOK_TITLE.finditer(text, start, end)}
+                works = entities.title_works if entities is not None else {}
+                mentions += [Mention(start, end, "work", t, EXCLUDED) for t in topics if t in quoted and t not in works]
+                topics = [t for t in topics if t not in quoted or t in works]
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
                              else Mention(start, end, "author", short[_owner(t, cues)], EXCLUDED)
                              if _owner(t, cues) in short
@@ -555,7 +560,6 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                              if _person_name(written[t][0], cues, written[t][1])
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
-                works = entities.title_works if entities is not None else {}
                 mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]
     # a person's name excluded is an author, not in the catalog ("skip John Grisham", "[英] 罗杰·迪金的不放"; the
     # catalog's own names are read as theirs)
