@@ -549,10 +549,11 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 # ("冯骥才的除外"), not a subject heading's word
                 written = {t: _written(text, t, start) for t in topics}
                 # a title in 《》 is a book, in the catalog or not ("《空谷幽兰》上回被借走了，不放"), never a person
-                quoted = {m.group(1) for m in _BOOK_TITLE.finditer(text, start, end)}
+                # (its words are no topic: "《我是猫》这回不放" excludes no books on cats)
+                quoted = [m.group(1) for m in _BOOK_TITLE.finditer(text, start, end)]
                 works = entities.title_works if entities is not None else {}
-                mentions += [Mention(start, end, "work", t, EXCLUDED) for t in topics if t in quoted and t not in works]
-                topics = [t for t in topics if t not in quoted or t in works]
+                mentions += [Mention(start, end, "work", works[t][0] if t in works else t, EXCLUDED) for t in quoted]
+                topics = [t for t in topics if not any(t in title for title in quoted)]
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
                              else Mention(start, end, "author", short[_owner(t, cues)], EXCLUDED)
                              if _owner(t, cues) in short
