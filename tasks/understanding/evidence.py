@@ -9,11 +9,12 @@ where their readings are made: an author spotlight's in entities.py, a kind's MU
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from config.class_ranges import class_ranges
 from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER, REQUIRED, WANTED, Cue, Mention,
-                                          Segmented, find_terms, list_gap, put_elsewhere)
+                                          Segmented, find_terms, list_gap, put_elsewhere, term_pattern)
 from tasks.understanding.cues import Cues, alternation, regex
 from tasks.understanding.lang import TERMINATE
 from tasks.understanding.numbers import NumberGrammar, NumericMention
@@ -198,6 +199,60 @@ def _listed_with_readers_books(mentions: list[Mention], given: list[tuple[int, i
         return False
     return [replace(m, polarity=ALLOWED) if m in kinds and m.polarity == WANTED and parted(m) else m
             for m in mentions]
+
+
+def mixed_kinds(mentions: list[Mention], seg: Segmented, cues: Cues, polarity: Callable[[int, int], str]
+                ) -> list[Mention]:
+    """Kinds of book of different sorts, items of one list ("biographies and essays", "报告文学和老天津回忆录", "a
+    memoir, a self-help toolkit and a book on teen anxiety"): the shelf holds books of each, so a genre that not every
+    item says is no requirement of every book, only a wish. A genre every item says stays required, of any of its
+    values ("history and biography", "crime and detective fiction"), and so does a form: the broad class that a list
+    mixing it with a genre mostly names kinds within ("mysteries and cozy novels"; measured on the kept-back fragment
+    batches, demoting forms too cost more readings than it mended). An item is a run of kinds and the word for books
+    after them ("mystery books"), or a word for books the brief asks for (`polarity`) ending an item of its own ("a
+    book on teen anxiety"). The items stand a few words apart in one sentence, joined by a word or a list mark
+    somewhere in the list: a comma alone also sets a description beside a kind ("Mysteries, books that keep you up
+    at night")."""
+    text = seg.text
+    kinds = [m for m in mentions if m.field in KIND_FIELDS and m.polarity in (WANTED, ALLOWED)]
+    if not any(m.field == "genre" and m.polarity == WANTED for m in kinds):
+        return mentions
+    words = [(a, b, None) for a, b, _ in find_terms(text, cues.readings.book_words, plural=True)
+             if not any(m.start < b and a < m.end for m in mentions) and polarity(a, b) in (WANTED, ALLOWED)]
+    items: list[tuple[int, int, set[str], list[Mention]]] = []  # an item's span, the fields it says, its genres
+    for a, b, m in sorted([(m.start, m.end, m) for m in kinds] + words, key=lambda w: w[:2]):
+        if not (items and _HEAD_GAP.fullmatch(text[items[-1][1]:a])):  # else the same item: "mystery books"
+            items.append((a, b, set(), []))
+        start, _, fields, genres = items[-1]
+        items[-1] = (start, b, fields | ({m.field} if m else set()), genres + ([m] if m and m.field == "genre" else []))
+    joiners = tuple(j for j in cues.clauses.joiners if j != ",")
+    chains: list[list[tuple[int, int, set[str], list[Mention]]]] = []
+    joined: list[bool] = []
+    for before, item in zip(items, items[1:]):
+        gap = text[before[1]:item[0]]
+        if list_gap(gap, cues) is not None and _few_words(gap, cues):
+            if not chains or chains[-1][-1] is not before:
+                chains.append([before])
+                joined.append(False)
+            chains[-1].append(item)
+            joined[-1] = joined[-1] or bool(find_terms(gap, joiners, whole_words=True))
+    wishes = {m for chain, said in zip(chains, joined)
+              if said and not all("genre" in fields for _, _, fields, _ in chain) for *_, genres in chain for m in genres}
+    return [replace(m, polarity=ALLOWED) if m in wishes and m.polarity == WANTED else m for m in mentions]
+
+
+_HEAD_GAP = re.compile(r"[\s的类-]*")  # between a kind and the word for books or the kind after it, in one item
+
+
+def _few_words(gap: str, cues: Cues) -> bool:
+    """Whether a gap between two items of a list holds at most two words of its own beside its joiners and filler
+    (Chinese: four characters): more is a clause of its own ("fiction about robots and AI for adult readers")."""
+    rest = gap.lower()
+    for joiner in sorted(cues.clauses.joiners, key=len, reverse=True):
+        rest = re.sub(term_pattern(joiner), " ", rest)
+    if not rest.isascii():
+        return len(re.sub(r"[\s\W]", "", rest)) <= 4
+    return len([w for w in re.findall(r"[a-z'-]+", rest) if w not in cues.filler]) <= 2
 
 
 def excluded_people(text: str, start: int, end: int, cues: Cues) -> list[tuple[int, int, str]]:

@@ -31,8 +31,8 @@ from tasks.understanding.analysis import (ALLOWED, EXCLUDED, KIND_FIELDS, READER
 from tasks.understanding.cues import Cues, alternation, load_cues, regex
 from tasks.understanding.lang import ALLOW, CLAUSE, EXCLUDE
 from tasks.understanding.evidence import (HARD, WISH, bands_within, counted_parts, excluded_people,
-                                          guardians_children, not_asked, number_weight, overruled_years,
-                                          parts_by_reader, periods_of_other_things, small_count)
+                                          guardians_children, mixed_kinds, not_asked, number_weight,
+                                          overruled_years, parts_by_reader, periods_of_other_things, small_count)
 from tasks.understanding.numbers import find_numbers
 from tasks.understanding.references import contrasted_clauses, done_clauses, shelf_descriptions
 from tasks.understanding.scopes import Scope, find_scopes
@@ -433,6 +433,7 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
     mentions = guardians_children(_both_ages(mentions, grown, seg, cues), seg, cues)
     mentions = counted_parts(not_asked(parts_by_reader(mentions, audience_readers, seg, cues), seg, cues), seg, cues,
                              number_spans)
+    mentions = mixed_kinds(mentions, seg, cues, polarity)
     # a kind of a form said by its everyday word (言情, sagas) is that kind before any narrower part of the form is
     # looked for: the form asked for beside it had made it a subject
     mentions = _kinds_of_forms(_narrowed_by_class(mentions, scopes, text), text, cues, vocabulary)

@@ -96,6 +96,7 @@ MAX_TOPIC_WORDS = 3
 _NAMED_FIELDS = frozenset({"author", "work", "form", "genre", "audience", "language", "classification", "adult"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[\u3400-\u9fff]+")
 _BETWEEN = re.compile(r"[ \t\-的类]*")  # what may stand between a topic and the word for books after it
+_COMPOUND = re.compile(r"[ \t\-]?")  # between two words of one compound ("cello music", "cello-music", 太空探索)
 STRENGTH = {"exact": 1.0, "holds": 0.8, "mapped": 0.9}  # a vector match's strength is its similarity
 # A genre read from part of a word stands where at least this share of the books carrying the word's subjects hold it
 WORD_GENRE_SHARE = 0.5
@@ -683,7 +684,8 @@ def match_topics(topics: Sequence[TopicPhrase], vocabulary: SubjectVocabulary, e
     return out + [d for t, m in genre_matches.items() if (d := _genre_doubt(t, m, out, vocabulary, context))]
 
 
-def within_heads(found: list[TopicSubjects], reading: Reading, vocabulary: SubjectVocabulary) -> list[TopicSubjects]:
+def within_heads(found: list[TopicSubjects], reading: Reading, vocabulary: SubjectVocabulary,
+                 nations: frozenset[str]) -> list[TopicSubjects]:
     """The topics, each modifier's set within its head's matches: a topic that a word of config/subjects.yaml
     `head_after` / `head_before` sets in another topic or a genre the brief names ("women in science", 科学中的女性)
     only narrows the head, which is what the shelf is about. A head the catalog holds no subject of narrows nothing;
@@ -702,8 +704,25 @@ def within_heads(found: list[TopicSubjects], reading: Reading, vocabulary: Subje
         head = next((matches for start, end, matches in heads if matches and topic in wanted and (
             (start >= topic.topic.end and text[topic.topic.end:start].strip().lower() in after)
             or (end <= topic.topic.start and text[end:topic.topic.start].strip() in before))), ())
+        head = head or _compound_modifier(topic, found, wanted, text, nations)
         out.append(replace(topic, within=tuple(head)) if head else topic)
     return out
+
+
+def _compound_modifier(topic: TopicSubjects, found: Sequence[TopicSubjects], wanted: Sequence[TopicSubjects],
+                       text: str, nations: frozenset[str]) -> tuple[SubjectMatch, ...]:
+    """The subjects of the word before a wished topic in one compound ("cello music", "dog training", 太空探索), that
+    the catalog files by the word's own words: the compound's last word is its head, and a book under the head's
+    headings alone ("Music", a history of the Harlem festival) is no book of the compound, while one under the word
+    before it (cello concertos) is, whether or not the catalog also files it under the head. So the head only narrows
+    the word before it, as a modifier narrows its head ("women in science"). A nation's or language's word before it
+    ("Japanese cooking") says whose, not what: no such word brings the books."""
+    if topic not in wanted:
+        return ()
+    before = next((t for t in found if t.role in (REQUIRED_ROLE, PREFERRED_ROLE) and not t.topic.genre
+                   and t.topic.end <= topic.topic.start and _COMPOUND.fullmatch(text[t.topic.end:topic.topic.start])
+                   and t.topic.text.lower() not in nations), None)
+    return tuple(m for m in before.matches if m.how != "vector") if before else ()
 
 
 def _its_writing(topic: TopicPhrase, vocabulary: SubjectVocabulary, kinds: KindWords,
@@ -891,6 +910,6 @@ def subjects_of_brief(reading: Reading, query: ThemeQuery, vocabulary: SubjectVo
     tables = load_expansion_tables()
     topics = [t for t in topic_phrases(reading, query.search_keywords, vocabulary, tables, cues)
               if (words_held or not t.bare) and not _only_named(t.text, named)]
-    found = match_topics(topics, vocabulary, embedder, reading.text, tables, kind_words(cues), min_books,
-                         brief_kind(query), books)
-    return with_subjects(query, within_heads(found, reading, vocabulary))
+    kinds = kind_words(cues)
+    found = match_topics(topics, vocabulary, embedder, reading.text, tables, kinds, min_books, brief_kind(query), books)
+    return with_subjects(query, within_heads(found, reading, vocabulary, kinds.nations))

@@ -1,0 +1,60 @@
+"""Reader round twenty-three: a genre listed with kinds of book of other sorts ("memoirs and essays", "报告文学和老天津
+回忆录", "a memoir, a self-help toolkit and a book on teen anxiety") is one of the shelf's parts, not required of every
+book; a list of one field's values ("小说和散文", "history and biography"), a genre every item says ("crime and
+detective fiction") and a form stay required. Each test of the first kind fails without the change; the controls held
+before it and must hold after."""
+
+from datetime import date
+
+import pytest
+
+from config.vocabulary import get_vocabulary
+from tasks.understanding.reading import ALLOWED, WANTED, read_brief
+
+TODAY = date(2026, 11, 29)
+
+
+def kinds(brief: str) -> dict[tuple[str, str], str]:
+    """The brief's kinds of book (form and genre values) with their polarity."""
+    return {(m.field, m.value): m.polarity for m in read_brief(brief, get_vocabulary(), today=TODAY).mentions
+            if m.field in ("form", "genre")}
+
+
+@pytest.mark.parametrize("brief, parts", [
+    # a genre and a form joined
+    ("Math phobia, remembered: memoirs and essays by adults who went back to school in midlife",
+     {("genre", "传记回忆")}),
+    ("退休以后天天泡图书馆的老读者：给他们一架报告文学和老天津回忆录，字大点", {("genre", "传记回忆")}),
+    # a kind beside an item ending in a word for books
+    ("Recent reads only, 2022 or newer: a memoir, a self-help toolkit and a book on teen anxiety",
+     {("genre", "传记回忆")}),
+    ("Road trip shelf: travel guides and mysteries for the passenger seat", {("genre", "推理悬疑")}),
+    ("Mysteries and cozy novels for the fireside", {("genre", "推理悬疑")}),
+])
+def test_kinds_of_different_sorts_listed_together_are_parts_not_requirements(brief, parts):
+    read = kinds(brief)
+    assert parts <= set(read) and all(read[p] == ALLOWED for p in parts), read
+
+
+@pytest.mark.parametrize("brief, required", [
+    # one field's values: any of them is required
+    ("小说和散文，写江南的", {("form", "fiction"), ("form", "essays")}),
+    ("History and biography for the reading room", {("genre", "历史"), ("genre", "传记回忆")}),
+    # a form after the list is the head of every item that says a kind alone
+    ("Crime and detective fiction, leave out Agatha Christie", {("genre", "推理悬疑"), ("form", "fiction")}),
+    ("魔幻和奇幻小说，托尔金的不算在内", {("genre", "奇幻")}),
+    # a form mixed with a genre: the broad class the list mostly names kinds within
+    ("Math phobia, remembered: memoirs and essays by adults who went back to school in midlife", {("form", "essays")}),
+    ("Mysteries and cozy novels for the fireside", {("form", "fiction")}),
+    # a comma alone sets a description beside the kind
+    ("Mysteries, books that keep you up at night", {("genre", "推理悬疑")}),
+    # a word for books the brief excludes is no item of the shelf
+    ("Get comfy and cozy in December: winter-set novels, no cookbooks or knitting guides this time",
+     {("form", "fiction")}),
+    # nor one many words away, in a clause of its own
+    ("Near-future fiction about robots and AI for adult readers, no kids' books on this one", {("form", "fiction")}),
+])
+def test_a_list_of_one_fields_kinds_stays_required(brief, required):
+    read = kinds(brief)
+    assert required <= set(read) and all(read[r] != ALLOWED for r in required), read
+    assert any(read[r] == WANTED for r in required), read
