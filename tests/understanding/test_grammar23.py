@@ -92,3 +92,14 @@ def test_a_surname_excluded_after_the_whole_name_is_that_person(brief, person):
 def test_a_place_said_before_is_no_person():
     # the whole phrase said before is a place's, not a person's: the word stays a subject
     assert not {v for f, v in excluded("New York stories, but no York") if f == "author"}
+
+
+@pytest.mark.parametrize("brief, value", [
+    # a degree over a book's thickness or its technical depth: the reading load it names, excluded
+    ("给初中生的课外书，别选太厚的，两百页左右", ("reading_load", "需要耐心")),
+    ("讲足球战术的科普，不要太专业", ("reading_load", "烧脑硬核")),
+    ("写航天人的报告文学，别太技术化", ("reading_load", "烧脑硬核")),
+    ("Stargazing for absolute beginners, nothing too technical, plenty of pictures", ("reading_load", "烧脑硬核")),
+])
+def test_too_thick_or_too_technical_excludes_the_reading_load(brief, value):
+    assert value in excluded(brief), excluded(brief)
