@@ -103,3 +103,14 @@ def test_a_place_said_before_is_no_person():
 ])
 def test_too_thick_or_too_technical_excludes_the_reading_load(brief, value):
     assert value in excluded(brief), excluded(brief)
+
+
+def test_a_request_word_may_open_the_clause_that_sets_the_author_apart():
+    # "请" before "换别人的" had kept the clause from opening with its cue, and the author stayed on the shelf
+    from tasks.model.books import BookRecord
+    from tasks.understanding.entities import EntityIndex
+
+    index = EntityIndex.build([BookRecord("a", "射雕英雄传", authors=("金庸",))], {}, {})
+    read = read_brief("武侠小说读书小组：金庸的书他们都读过了，请换别人的，最好是香港作家", get_vocabulary(), index,
+                      today=TODAY)
+    assert ("author", "金庸", "excluded") in {(m.field, m.value, m.polarity) for m in read.mentions}
