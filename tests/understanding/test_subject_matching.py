@@ -389,15 +389,20 @@ def test_a_heading_family_leaves_out_the_name_of_one_thing_holding_the_word(brie
 # A brief's head topic and a modifier's (issue 31, round eight): "women in science" is science with women, not every
 # book on women. The modifier's headings only narrow the head's: no condition of their own, no book of the subject
 # path that carries them alone (the wordings are this round's own, written before the change, and failed before it).
-@pytest.fixture(scope="module")
-def modifier_catalog(demo_books, embedder, tmp_path_factory):
+def headed_catalog(headings: dict[str, int], demo_books, embedder, folder: Path):
+    """A catalog of `count` books under each heading alone, and its subject index."""
     from dataclasses import replace as copy
 
+    books = [copy(demo_books[0], book_id=f"h{n:03d}", work_id="", title=f"{heading} {i}", subjects=(heading,))
+             for n, (heading, i) in enumerate((h, i) for h, count in headings.items() for i in range(count))]
+    return books, index_of(books, embedder, folder)
+
+
+@pytest.fixture(scope="module")
+def modifier_catalog(demo_books, embedder, tmp_path_factory):
     headings = {"Women -- Fiction": 8, "Science": 6, "Women -- Science": 2, "Animals -- Fiction": 6, "History": 6,
                 "Animals -- History": 2, "女性": 6, "科学": 5, "女性—科学": 2, "动物": 6, "历史": 6, "动物—历史": 2}
-    books = [copy(demo_books[0], book_id=f"m{n:03d}", work_id="", title=f"{heading} {i}", subjects=(heading,))
-             for n, (heading, i) in enumerate((h, i) for h, count in headings.items() for i in range(count))]
-    return books, index_of(books, embedder, tmp_path_factory.mktemp("modifiers"))
+    return headed_catalog(headings, demo_books, embedder, tmp_path_factory.mktemp("modifiers"))
 
 
 @pytest.mark.parametrize("brief, head, modifier", [
@@ -431,13 +436,9 @@ def test_a_modifiers_headings_only_narrow_the_head_topics(modifier_catalog, embe
 # books under "Music" alone; the wordings are this session's own and failed before the change).
 @pytest.fixture(scope="module")
 def compound_catalog(demo_books, embedder, tmp_path_factory):
-    from dataclasses import replace as copy
-
     headings = {"Concertos (Violoncello)": 5, "Music": 6, "Dogs": 6, "Training": 5, "Cooking": 6, "Gardens": 5,
                 "Design": 5, "大提琴": 5, "音乐": 6, "太空": 5, "探索": 5}
-    books = [copy(demo_books[0], book_id=f"c{n:03d}", work_id="", title=f"{heading} {i}", subjects=(heading,))
-             for n, (heading, i) in enumerate((h, i) for h, count in headings.items() for i in range(count))]
-    return books, index_of(books, embedder, tmp_path_factory.mktemp("compounds"))
+    return headed_catalog(headings, demo_books, embedder, tmp_path_factory.mktemp("compounds"))
 
 
 @pytest.mark.parametrize("brief, modifier, head", [
