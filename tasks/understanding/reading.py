@@ -184,6 +184,16 @@ def _person_name(word: str, cues: Cues, after: str = "") -> bool:
             or after.lstrip().startswith(cues.readings.person_after) and not (word.isascii() and word.islower()))
 
 
+def _said_as_a_person(name: str, text: str, cues: Cues) -> bool:
+    """Whether the brief says the name as a person's: after an authorship word ("by George MacDonald Fraser") or with
+    a possessive ("Katherine Mansfield's Selected Stories"), not as a place ("New York stories")."""
+    r = cues.readings
+    by = alternation(tuple(w for w in r.authorship_before if w.isascii())) if r.authorship_before else "(?!)"
+    owned = alternation(tuple(r.possessive)) if r.possessive else "(?!)"
+    return regex(rf"\b(?:{by})\s+{re.escape(name)}\b|{re.escape(name)}(?:{owned})", re.IGNORECASE).search(
+        text) is not None
+
+
 def _written(text: str, word: str, start: int) -> tuple[str, str]:
     """The word as the brief writes it at its first place from `start` on, in any case ("Mansfield" of the topic
     "mansfield"), and the text after it ("" where it is not there)."""
@@ -554,11 +564,14 @@ def read_brief(text: str, vocabulary: Vocabulary, entities=None, today: date | N
                 works = entities.title_works if entities is not None else {}
                 mentions += [Mention(start, end, "work", works[t][0] if t in works else t, EXCLUDED) for t in quoted]
                 topics = [t for t in topics if not any(t in title for title in quoted)]
+                # so is a surname alone after the whole name said before it ("like The Pyrates by George MacDonald
+                # Fraser, though not Fraser again"), the catalog holding the name or not
                 mentions += [Mention(start, end, "classification", ranges[t], EXCLUDED) if t in ranges
                              else Mention(start, end, "author", short[_owner(t, cues)], EXCLUDED)
                              if _owner(t, cues) in short
                              else Mention(start, end, "author", written[t][0], EXCLUDED)
                              if _person_name(written[t][0], cues, written[t][1])
+                             or _said_as_a_person(written[t][0], text, cues) and written[t][0].lower() != t.lower()
                              else Mention(start, end, "subject", t, EXCLUDED) for t in topics if t not in cues.pronouns]
                 # a topic that is a catalog title ("三体就别再放了") is that book too, however short its title
                 mentions += [Mention(start, end, "work", works[t][0], EXCLUDED) for t in topics if t in works]

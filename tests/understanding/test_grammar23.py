@@ -78,3 +78,17 @@ def test_a_title_in_book_quotes_set_aside_is_a_book_not_a_person(brief, title):
     found = excluded(brief)
     assert ("work", title) in found and ("author", title) not in found, found
     assert not {v for f, v in found if f == "subject"} & set(title), found
+
+
+@pytest.mark.parametrize("brief, person", [
+    # a surname alone, excluded after the whole name said as a person's (after "by"), the catalog lacking both
+    ("Pirate fiction for adults like The Pyrates by George MacDonald Fraser, comic and rollicking, though not Fraser "
+     "again", "George MacDonald Fraser"),
+])
+def test_a_surname_excluded_after_the_whole_name_is_that_person(brief, person):
+    assert ("author", person) in excluded(brief), excluded(brief)
+
+
+def test_a_place_said_before_is_no_person():
+    # the whole phrase said before is a place's, not a person's: the word stays a subject
+    assert not {v for f, v in excluded("New York stories, but no York") if f == "author"}
