@@ -236,8 +236,8 @@ def mixed_kinds(mentions: list[Mention], seg: Segmented, cues: Cues, polarity: C
                 joined.append(False)
             chains[-1].append(item)
             joined[-1] = joined[-1] or bool(find_terms(gap, joiners, whole_words=True))
-    wishes = {m for chain, said in zip(chains, joined)
-              if said and not all("genre" in fields for _, _, fields, _ in chain) for *_, genres in chain for m in genres}
+    wishes = {m for chain, said in zip(chains, joined) if said and not all("genre" in item[2] for item in chain)
+              for *_, genres in chain for m in genres}
     return [replace(m, polarity=ALLOWED) if m in wishes and m.polarity == WANTED else m for m in mentions]
 
 
