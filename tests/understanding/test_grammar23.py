@@ -114,3 +114,24 @@ def test_a_request_word_may_open_the_clause_that_sets_the_author_apart():
     read = read_brief("武侠小说读书小组：金庸的书他们都读过了，请换别人的，最好是香港作家", get_vocabulary(), index,
                       today=TODAY)
     assert ("author", "金庸", "excluded") in {(m.field, m.value, m.polarity) for m in read.mentions}
+
+
+def material_conditions(brief: str) -> set[tuple[str, str]]:
+    from tasks.model.themes import Theme
+    from tasks.understanding.translate.rules import RulesTranslator
+
+    vocabulary = get_vocabulary()
+    query = RulesTranslator(vocabulary).translate(Theme("b", "t", brief), read_brief(brief, vocabulary, today=TODAY))
+    return {(c.operator, v) for c in query.filter_conditions if c.field == "material" for v in c.values}
+
+
+@pytest.mark.parametrize("brief, operator", [
+    # a word for books right after the material is a verb or its head, no item of a list beside it
+    ("Audiobooks read by their authors", "MUST"),
+    # the carrier said after the books ("on audio")
+    ("Bill Bryson's travel books on audio for the road", "MUST"),
+    # a material listed with books by a joiner is one part of the shelf
+    ("books and audiobooks about the sea", "SHOULD"),
+])
+def test_a_material_is_required_unless_listed_beside_books(brief, operator):
+    assert (operator, "audiobook") in material_conditions(brief), material_conditions(brief)

@@ -293,8 +293,9 @@ def _kinds_beside_other_books(reading: Reading, cues: Cues) -> set[Mention]:
 
 def _materials_beside_books(reading: Reading, cues: Cues) -> set[Mention]:
     """A material listed with a word for books ("books and DVDs on sailing", "books, DVDs and audiobooks"): the
-    shelf holds each, so a material is a wish, never what every item must be."""
-    joined = regex(rf"(?:\s|{alternation(tuple(cues.clauses.joiners))})+", re.IGNORECASE)
+    shelf holds each, so a material is a wish, never what every item must be. A joiner stands between the items: a
+    word for books right after the material is no item of a list ("Audiobooks read by their authors")."""
+    joined = regex(rf"\s*(?:(?:{alternation(tuple(cues.clauses.joiners))})\s*)+", re.IGNORECASE)
     books = [_Span(a, b) for a, b, _ in find_terms(reading.text, cues.readings.book_words, plural=True)]
     materials = [m for m in reading.mentions if m.field == "material"]
     return {m for run in _runs([*books, *materials], reading.text, joined) if any(isinstance(i, _Span) for i in run)
