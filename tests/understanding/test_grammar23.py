@@ -135,3 +135,8 @@ def material_conditions(brief: str) -> set[tuple[str, str]]:
 ])
 def test_a_material_is_required_unless_listed_beside_books(brief, operator):
     assert (operator, "audiobook") in material_conditions(brief), material_conditions(brief)
+
+
+def test_printed_scores_left_out_are_the_score_material():
+    # "no printed scores" had excluded a subject string that records of scores do not carry (their leader says so)
+    assert ("MUST_NOT", "score") in material_conditions("Cello music for the listening corner, no printed scores")
