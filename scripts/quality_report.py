@@ -35,7 +35,7 @@ BOTH, BLIND = ("tagged", "blind"), ("blind",)
 LATER_SETS = ("next2", "next3", "next4", "next5", "next6", "next7", "next8", "next9", "next10",
               "next11", "next12", "next13", "next14", "next15", "next16", "next17", "next18",
               "next19", "next20", "next21", "next22", "next23", "next24",
-              "next25")
+              "next25", "next26")
 # The sets the product is tuned on (benchmarks/judged/README.md); whoever tunes it never opens the others.
 TUNED_ON = frozenset({"demo-dev", "demo-next", "demo-next2", "demo-next3", "demo-next4", "gutenberg-dev",
                       "gutenberg-next", "gutenberg-next2", "gutenberg-next3", "gutenberg-next4", "evergreen-next"})
@@ -64,6 +64,7 @@ JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
           ("evergreen-next23", "benchmarks/judged/evergreen-next23.yaml", "evergreen", BLIND),
           ("evergreen-next24", "benchmarks/judged/evergreen-next24.yaml", "evergreen", BLIND),
           ("evergreen-next25", "benchmarks/judged/evergreen-next25.yaml", "evergreen", BLIND),
+          ("evergreen-next26", "benchmarks/judged/evergreen-next26.yaml", "evergreen", BLIND),
           *((f"{catalog}-{later}", f"benchmarks/judged/{catalog}-{later}.yaml", catalog, modes)
             for later in LATER_SETS for catalog, modes in (("demo", BOTH), ("gutenberg", BLIND))))
 # The committed first-sight runs, before any change made for these briefs (main at cbca387 for the first sets, at
@@ -76,7 +77,8 @@ JUDGED = (("demo-dev", "benchmarks/judged/demo-dev.yaml", "demo", BOTH),
 # `evergreen-next17`, at 9d7d4c4 for `next18` and `evergreen-next18`, at 3587d34 for `next19` and
 # `evergreen-next19`, at 18e04ef for `next20` and `evergreen-next20`, at e64e16b for `next21` and
 # `evergreen-next21`, at 427e970 for `next22` and `evergreen-next22`, at 8c4d499 for `next23` and `evergreen-next23`, at
-# a06eeb2 for `next24` and `evergreen-next24`, at 85af471 for `next25` and `evergreen-next25`);
+# a06eeb2 for `next24` and `evergreen-next24`, at 85af471 for `next25` and `evergreen-next25`, at 63998bb for `next26`
+# and `evergreen-next26`);
 # the real catalogs were run as imported, holding none of our tags, so they stand beside the tag-blind rows.
 FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json",
                "demo-dev-blind": "benchmarks/judged/first-sight-dev-blind.json",
@@ -106,6 +108,7 @@ FIRST_SIGHT = {"demo-dev-tagged": "benchmarks/judged/first-sight-dev-tagged.json
                "evergreen-next23-blind": "benchmarks/judged/first-sight-next23-evergreen.json",
                "evergreen-next24-blind": "benchmarks/judged/first-sight-next24-evergreen.json",
                "evergreen-next25-blind": "benchmarks/judged/first-sight-next25-evergreen.json",
+               "evergreen-next26-blind": "benchmarks/judged/first-sight-next26-evergreen.json",
                **{key: f"benchmarks/judged/first-sight-{later}-{name}.json" for later in LATER_SETS
                   for key, name in ((f"demo-{later}-tagged", "demo-tagged"), (f"demo-{later}-blind", "demo-blind"),
                                     (f"gutenberg-{later}-blind", "gutenberg"))}}
