@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TypeVar
@@ -441,6 +441,22 @@ def read_alike_forms() -> re.Pattern:
                       re.IGNORECASE)
 
 
+def _capitals_run(small: Iterable[str]) -> str:
+    """A run of capitalised words with these small words between them (the Latin ones; "&" joins as "and" does:
+    "Craig & Fred", "Legends & Lattes")."""
+    between = "|".join(re.escape(w) for w in sorted(set(small), key=len, reverse=True)
+                       if w.isascii() and (w.isalpha() or w == "&"))
+    word = r"[A-Z][\w'’-]*"
+    return rf"{word}(?:\s+(?:(?:{between})\s+)*{word})*"
+
+
+@lru_cache(maxsize=1)
+def series_name() -> re.Pattern:
+    """A series' name as written: capitalised words, only a title's own small words between them ("The Mary
+    Russell", "Diary of a Wimpy Kid"; the packs' title_small), so that a word for its books ends it."""
+    return re.compile(_capitals_run(load_cues().readings.title_small))
+
+
 @lru_cache(maxsize=1)
 def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
     """A run of capitalised words, the filler and joining words between them aside; a likeness before a title (a kind
@@ -448,16 +464,13 @@ def _title_case() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pa
     after it; a reader noun right after a title."""
     cues = load_cues()
     said = cues.readings
-    # "&" joins a title's words as "and" does: "Craig & Fred", "Legends & Lattes"
-    small = "|".join(re.escape(w) for w in sorted({*cues.filler, *cues.clauses.joiners, *said.title_small}, key=len,
-                                                  reverse=True) if w.isascii() and (w.isalpha() or w == "&"))
-    word = r"[A-Z][\w'’-]*"
+    title = _capitals_run({*cues.filler, *cues.clauses.joiners, *said.title_small})
     likeness = tuple(w for w in said.likeness if w.isascii())
     back = alternation(tuple(w for w in (*said.alike_back, *said.alike_beside) if w.isascii()))
     # an article before the title may be lower case ("If you enjoy the Jack Reacher series"), and so may a word that
     # makes the title a kind ("while you wait for the next Murderbot")
     kind_of = alternation(tuple(w for w in said.alike_before if w.isascii()))
-    return (re.compile(rf"\s*(?:(?:{kind_of})\s+)?(?:the\s+)?({word}(?:\s+(?:(?:{small})\s+)*{word})*)"),
+    return (re.compile(rf"\s*(?:(?:{kind_of})\s+)?(?:the\s+)?({title})"),
             re.compile(rf"(?:([\w'’-]+)\s+)?(?<![\w-])(?:{alternation(likeness)}),?\s*$", re.IGNORECASE),
             re.compile(rf"\s*,?\s*(?:and\s+)?(?:{back})(?![\w-])", re.IGNORECASE),
             re.compile(rf"(?<![\w-])(?:{back})(?![\w-])", re.IGNORECASE),

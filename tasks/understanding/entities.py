@@ -20,14 +20,12 @@ from tasks.catalog.names import name_marks
 from tasks.model.books import BookRecord
 from tasks.model.intent import Intent, Understanding
 from tasks.understanding.analysis import (find_terms, list_gap, longest_apart, put_elsewhere, read_alike_forms,
-                                          segment, titled_after_alike)
+                                          segment, series_name, titled_after_alike)
 from tasks.understanding.cues import alternation, regex, term_pattern
 from tasks.understanding.lang import EXCLUDE
 from tasks.understanding.reading import ALLOWED, EXCLUDED, Reading, load_cues
 
 _QUOTED_TITLE = re.compile(r"《([^》]+)》")
-# a name in title case, its small words between ("The Mary Russell", "Dog Man", "Diary of a Wimpy Kid")
-_SERIES_NAME = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|the|a|an|and|in|on|at|to|for)\s+)*[A-Z][\w'’-]*)*")
 _INITIALS = re.compile(r"\b([A-Z])\. (?=[A-Z]\.)")  # an initial and the space before the next one
 _NEW_ARRIVAL_CUES = re.compile(r"(新书|新到|新上架|新进|到馆|新出版|最新|新近出版|\bnew (arrivals|books|releases|titles)\b"
                                r"|\bjust (in|arrived)\b|\blatest\b|\brecently published\b)", re.IGNORECASE)
@@ -625,7 +623,7 @@ def _series_order(brief: str) -> str:
     if quoted:
         return quoted.group(1)
     nouns = regex(rf"^(?:\s+[\w'’-]+){{0,3}}?\s+(?:{alternation(said.series_nouns)})(?![\w-])", re.IGNORECASE)
-    for name in _SERIES_NAME.finditer(brief, 0, found.start()):
+    for name in series_name().finditer(brief, 0, found.start()):
         if nouns.match(brief[name.end():found.end()]) or not brief[name.end():found.start()].strip(" ,"):
             return name.group(0)
     # in an unspaced script, the words before it in its sentence: the clause may be the order alone ("，按册次排")
